@@ -1,0 +1,44 @@
+# acp-codegen: every target installs what it needs into .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+CODEGEN := $(PY) -m codegen.cli
+
+.PHONY: help setup generate check test test-fast lint bench clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(STAMP)  ## create .venv with the tool and its test dependencies
+
+generate: $(STAMP)  ## regenerate generated/ for every locked release
+	$(CODEGEN) generate
+
+check: $(STAMP)  ## fail with a diff if generated/ is stale (writes nothing)
+	$(CODEGEN) generate --check --quiet
+
+lint: $(STAMP)  ## ruff and mypy --strict on the generator and the generated code
+	$(PY) -m ruff check codegen generated tests benchmarks
+	$(PY) -m mypy codegen
+	cd generated && ../$(PY) -m mypy --strict --no-incremental .
+
+test: $(STAMP)  ## the whole suite: lint, the stale check and pytest
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory check
+	$(PY) -m pytest -q
+
+test-fast: $(STAMP)  ## pytest only
+	$(PY) -m pytest -q -x
+
+bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen
+	$(PY) benchmarks/bench_models.py
+
+clean:  ## remove caches and the virtualenv
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,188 @@
+"""The ``acp-codegen`` command line.
+
+Exit status: 0 success, 1 a check failed (stale output, breaking changes),
+2 bad input or usage (one error line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from . import generate as gen
+from .errors import EXIT_INPUT_ERROR, CodegenError
+from .load import DEFAULT_LOCK, PROJECT_ROOT, SchemaSource, add_to_lock, default_cache_dir, fetch_release, read_lock
+
+DEFAULT_OUT = PROJECT_ROOT / "generated"
+EXIT_CHECK_FAILED = 1
+
+Command = Callable[[argparse.Namespace, Console], int]
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    def register(func: Command) -> Command:
+        _COMMANDS[name] = func
+        return func
+
+    return register
+
+
+def _source(args: argparse.Namespace) -> SchemaSource:
+    return SchemaSource(read_lock(args.lock), args.schemas, args.cache)
+
+
+@command("generate")
+def _generate(args: argparse.Namespace, console: Console) -> int:
+    source = _source(args)
+    releases = args.releases or gen.all_releases(source, source.lock)
+    units = gen.units_for(source, releases)
+    started = time.perf_counter()
+
+    def progress(result: gen.UnitResult) -> None:
+        if not args.quiet:
+            state = "unchanged" if result.cached else f"rendered in {result.seconds:.1f}s"
+            console.print(f"  {result.unit.package}: {state}", highlight=False)
+
+    results = gen.render(
+        source, units, jobs=args.jobs, out=args.out, use_cache=not (args.no_cache or args.check), progress=progress
+    )
+    tree = gen.assemble(args.out, results, replace_all=not args.releases)
+    elapsed = time.perf_counter() - started
+    if args.check:
+        lines = gen.diff_trees(gen.read_tree(args.out), tree)
+        if lines:
+            for line in lines:
+                print(line)
+            console.print(
+                f"[bold red]{args.out} is stale[/]: run `make generate` (or `acp-codegen generate`) and commit the result.",
+                highlight=False,
+            )
+            return EXIT_CHECK_FAILED
+        if not args.quiet:
+            console.print(f"{args.out} is up to date ({len(units)} packages checked in {elapsed:.1f}s).", highlight=False)
+        return 0
+    changed = gen.write_tree(args.out, tree)
+    if not args.quiet:
+        verb = "wrote" if changed else "kept"
+        console.print(f"{verb} {args.out} ({len(units)} packages, {elapsed:.1f}s).", highlight=False)
+    return 0
+
+
+@command("fetch")
+def _fetch(args: argparse.Namespace, console: Console) -> int:
+    lock = read_lock(args.lock)
+    locked = lock.release(args.release)
+    origin: str | Path | None = args.origin
+    if origin is not None and "://" not in str(origin):
+        origin = Path(origin)
+    target = fetch_release(locked, origin, args.cache)
+    console.print(f"fetched {args.release} into {target} (all {len(locked.files)} sha256 sums match the lock)", highlight=False)
+    return 0
+
+
+@command("lock")
+def _lock(args: argparse.Namespace, console: Console) -> int:
+    source = SchemaSource(read_lock(args.lock), args.schemas, args.cache)
+    folder = next((f for f in source.folders(args.release) if (f / "schema.json").is_file()), None)
+    if folder is None:
+        raise CodegenError(f"release {args.release!r} is not in {source.source} or the fetch cache")
+    add_to_lock(args.release, folder, args.lock)
+    console.print(f"recorded {args.release} from {folder} in {args.lock}", highlight=False)
+    return 0
+
+
+@command("ir")
+def _ir(args: argparse.Namespace, console: Console) -> int:
+    from .build_ir import build_release
+    from .ir import ObjectType, UnionType, to_json
+
+    stable, unstable = build_release(_source(args).load(args.release))
+    surface = unstable if args.unstable else stable
+    if args.json:
+        json.dump(to_json(surface), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    console.print(
+        f"ACP {surface.release} ({surface.stability}), protocol version {surface.protocol_version}: "
+        f"{len(surface.types)} types, {len(surface.methods)} methods",
+        highlight=False,
+    )
+    for method in surface.methods:
+        result = f" -> {method.result}" if method.result else ""
+        flag = " [unstable]" if method.unstable else ""
+        console.print(f"  {method.side:8} {method.kind:12} {method.wire_name}({method.params}){result}{flag}", highlight=False)
+    for type_ in surface.types.values():
+        if isinstance(type_, UnionType) and type_.tagged:
+            state = "open" if type_.open else "closed"
+            console.print(f"  union {type_.name} on {type_.tag_wire_name!r} ({state}, {len(type_.variants)} variants)", highlight=False)
+        elif isinstance(type_, ObjectType) and args.verbose:
+            console.print(f"  object {type_.name} ({len(type_.fields)} fields)", highlight=False)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="acp-codegen",
+        description="Generate typed Python bindings from the upstream ACP v2 JSON Schema releases.",
+        epilog="Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
+    )
+    parser.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help="release lock (default: %(default)s)")
+    parser.add_argument(
+        "--schemas",
+        type=Path,
+        default=None,
+        help="folder holding v2/<release>/ schema files (default: $ACP_SCHEMAS, else ../shared/schemas)",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=default_cache_dir(),
+        help="where fetched releases and the build cache live (default: %(default)s)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("generate", help="generate the packages under generated/", description="Generate one package per release and stability.")
+    p.add_argument("releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
+    p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument("--no-cache", action="store_true", help="render every package even if its inputs did not change")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff if the output is stale")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only errors and the check diff")
+
+    p = sub.add_parser("fetch", help="copy or download a locked release into the cache", description="Copy or download the four files of a release, refusing any whose sha256 differs from the lock.")
+    p.add_argument("release", metavar="RELEASE")
+    p.add_argument("--from", dest="origin", default=None, metavar="DIR_OR_URL", help="a folder or base URL laid out as v2/<release>/<file> (default: the upstream addresses in the lock)")
+
+    p = sub.add_parser("lock", help="record a new release's sha256 sums in the lock", description="Add a release found in the schema folder (or the cache) to the lock.")
+    p.add_argument("release", metavar="RELEASE")
+
+    p = sub.add_parser("ir", help="print the intermediate representation of a release", description="Print the IR that every emitter reads.")
+    p.add_argument("release", metavar="RELEASE")
+    p.add_argument("--unstable", action="store_true", help="the unstable schema instead of the stable one")
+    p.add_argument("--json", action="store_true", help="the whole IR as JSON")
+    p.add_argument("--verbose", "-v", action="store_true", help="list every object type too")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    console = Console(stderr=True, soft_wrap=True)
+    try:
+        return _COMMANDS[args.command](args, console)
+    except CodegenError as error:
+        print(f"acp-codegen: error: {error.one_line()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,381 @@
+"""Stage 2: the intermediate representation of one ACP schema file.
+
+The IR is a plain, typed description of the API surface: named types (objects,
+tagged or untagged unions, string/integer enums, aliases), their fields, and
+the JSON-RPC methods with the side that handles each one.  It carries no
+pydantic or code-generation details; every emitter (models, method stubs,
+patch helpers, the differ) reads the IR and never the raw JSON.
+
+The builder lives in :mod:`codegen.build_ir`; this module only defines the
+data model and its JSON form (``acp-codegen ir RELEASE --json``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+JsonScalar: TypeAlias = str | int | float | bool | None
+Side = Literal["agent", "client", "protocol"]
+MethodKind = Literal["request", "notification"]
+Stability = Literal["stable", "unstable"]
+ScalarKind = Literal["string", "integer", "number", "boolean", "any", "null"]
+Extra = Literal["allow", "forbid"]
+
+
+class _Missing:
+    """Marker for "no default" (a JSON default may itself be ``null``)."""
+
+    _instance: _Missing | None = None
+
+    def __new__(cls) -> _Missing:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """JSON Schema validation keywords that narrow a scalar or an array."""
+
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: float | None = None
+    exclusive_maximum: float | None = None
+    min_length: int | None = None
+    max_length: int | None = None
+    pattern: str | None = None
+    min_items: int | None = None
+    max_items: int | None = None
+    format: str | None = None
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                yield f.name, value
+
+    def __bool__(self) -> bool:
+        return any(True for _ in self.items())
+
+
+NO_CONSTRAINTS = Constraints()
+
+
+# --- type expressions -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a named type, by its Python name."""
+
+    name: str
+    kind: Literal["ref"] = "ref"
+
+
+@dataclass(frozen=True)
+class Scalar:
+    type: ScalarKind
+    constraints: Constraints = NO_CONSTRAINTS
+    kind: Literal["scalar"] = "scalar"
+
+
+@dataclass(frozen=True)
+class ArrayOf:
+    item: TypeExpr
+    constraints: Constraints = NO_CONSTRAINTS
+    kind: Literal["array"] = "array"
+
+
+@dataclass(frozen=True)
+class MapOf:
+    value: TypeExpr
+    kind: Literal["map"] = "map"
+
+
+@dataclass(frozen=True)
+class Const:
+    value: JsonScalar
+    kind: Literal["const"] = "const"
+
+
+@dataclass(frozen=True)
+class Nullable:
+    inner: TypeExpr
+    kind: Literal["nullable"] = "nullable"
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """An untagged choice between type expressions."""
+
+    members: tuple[TypeExpr, ...]
+    kind: Literal["any_of"] = "any_of"
+
+
+TypeExpr: TypeAlias = Ref | Scalar | ArrayOf | MapOf | Const | Nullable | AnyOf
+
+
+def refs_in(expr: TypeExpr) -> Iterator[str]:
+    """Names of every named type an expression mentions."""
+    if isinstance(expr, Ref):
+        yield expr.name
+    elif isinstance(expr, ArrayOf):
+        yield from refs_in(expr.item)
+    elif isinstance(expr, MapOf):
+        yield from refs_in(expr.value)
+    elif isinstance(expr, Nullable):
+        yield from refs_in(expr.inner)
+    elif isinstance(expr, AnyOf):
+        for member in expr.members:
+            yield from refs_in(member)
+
+
+def strip_nullable(expr: TypeExpr) -> TypeExpr:
+    return expr.inner if isinstance(expr, Nullable) else expr
+
+
+# --- named types --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of an object type."""
+
+    wire_name: str
+    py_name: str
+    type: TypeExpr
+    required: bool
+    nullable: bool
+    doc: str = ""
+    default: Any = MISSING
+    default_on_error: bool = False
+    skip_invalid_items: bool = False
+    unstable: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not MISSING
+
+    @property
+    def lenient(self) -> bool:
+        return self.default_on_error or self.skip_invalid_items
+
+
+@dataclass(frozen=True)
+class TagValue:
+    """The const tag a union variant pins (``sessionUpdate: "agent_message_chunk"``)."""
+
+    wire_name: str
+    py_name: str
+    value: JsonScalar
+
+
+@dataclass(frozen=True)
+class ReservedTags:
+    """The tag values a catch-all variant must refuse."""
+
+    wire_name: str
+    py_name: str
+    values: tuple[JsonScalar, ...]
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    name: str
+    fields: tuple[Field, ...]
+    doc: str = ""
+    schema_name: str | None = None
+    pointer: str = ""
+    unstable: bool = False
+    internal: bool = False
+    base: str | None = None
+    extra: Extra = "allow"
+    tag: TagValue | None = None
+    reserved: ReservedTags | None = None
+    kind: Literal["object"] = "object"
+
+    def field(self, wire_name: str) -> Field | None:
+        return next((f for f in self.fields if f.wire_name == wire_name), None)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One member of a union: its tag value (``None`` if untagged) and its type."""
+
+    tag: JsonScalar
+    type: TypeExpr
+    title: str = ""
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class UnionType:
+    name: str
+    variants: tuple[Variant, ...]
+    doc: str = ""
+    schema_name: str | None = None
+    pointer: str = ""
+    unstable: bool = False
+    internal: bool = False
+    tag_wire_name: str | None = None
+    tag_py_name: str | None = None
+    catch_all: Variant | None = None
+    kind: Literal["union"] = "union"
+
+    @property
+    def tagged(self) -> bool:
+        return self.tag_wire_name is not None
+
+    @property
+    def open(self) -> bool:
+        return self.catch_all is not None
+
+    @property
+    def known_tags(self) -> tuple[JsonScalar, ...]:
+        return tuple(v.tag for v in self.variants if v.tag is not None)
+
+    @property
+    def untagged_variants(self) -> tuple[Variant, ...]:
+        return tuple(v for v in self.variants if v.tag is None)
+
+
+@dataclass(frozen=True)
+class EnumValue:
+    value: JsonScalar
+    doc: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class EnumType:
+    name: str
+    base: Literal["string", "integer"]
+    values: tuple[EnumValue, ...]
+    open: bool
+    doc: str = ""
+    schema_name: str | None = None
+    pointer: str = ""
+    unstable: bool = False
+    internal: bool = False
+    open_doc: str = ""
+    kind: Literal["enum"] = "enum"
+
+
+@dataclass(frozen=True)
+class AliasType:
+    name: str
+    target: TypeExpr
+    doc: str = ""
+    schema_name: str | None = None
+    pointer: str = ""
+    unstable: bool = False
+    internal: bool = False
+    kind: Literal["alias"] = "alias"
+
+
+NamedType: TypeAlias = ObjectType | UnionType | EnumType | AliasType
+
+
+# --- methods and the surface ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Method:
+    """A JSON-RPC method as one side handles it."""
+
+    wire_name: str
+    key: str
+    side: Side
+    kind: MethodKind
+    params: str
+    result: str | None
+    doc: str = ""
+    unstable: bool = False
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A JSON-RPC batch the schema allows: who sends it and what it may hold."""
+
+    name: str
+    sender: str
+    items: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ApiSurface:
+    """Everything one schema file (stable or unstable) defines."""
+
+    release: str
+    stability: Stability
+    schema_file: str
+    schema_sha256: str
+    meta_file: str
+    meta_sha256: str
+    protocol_version: int
+    types: Mapping[str, NamedType]
+    methods: tuple[Method, ...]
+    batches: tuple[Batch, ...] = ()
+    extension_types: Mapping[str, str] = field(default_factory=dict)
+
+    def type(self, name: str) -> NamedType:
+        return self.types[name]
+
+    def object(self, name: str) -> ObjectType:
+        found = self.types[name]
+        assert isinstance(found, ObjectType), name
+        return found
+
+    def by_schema_name(self, schema_name: str) -> NamedType | None:
+        return next((t for t in self.types.values() if t.schema_name == schema_name), None)
+
+    def all_fields(self, name: str) -> tuple[Field, ...]:
+        """Fields of an object type including the ones it inherits."""
+        obj = self.object(name)
+        inherited = self.all_fields(obj.base) if obj.base else ()
+        own = {f.wire_name for f in obj.fields}
+        return tuple(f for f in inherited if f.wire_name not in own) + obj.fields
+
+    def methods_for(self, side: Side) -> tuple[Method, ...]:
+        return tuple(m for m in self.methods if m.side == side)
+
+    def unions(self) -> Iterator[UnionType]:
+        return (t for t in self.types.values() if isinstance(t, UnionType))
+
+
+# --- JSON form ----------------------------------------------------------------
+
+
+def to_json(value: Any) -> Any:
+    """The IR as plain JSON data (dataclasses become objects with their fields)."""
+    if value is MISSING:
+        return None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if isinstance(item, Constraints):
+                item = dict(item.items())
+                if not item:
+                    continue
+            if f.name == "default" and item is MISSING:
+                continue
+            out[f.name] = to_json(item)
+        return out
+    if isinstance(value, Mapping):
+        return {str(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(v) for v in value]
+    return value

@@ -1,0 +1,341 @@
+"""Stage 1: find, verify and read upstream schema releases.
+
+The release lock (``schemas/lock.json``) records every known release with the
+sha256 and upstream address of each of its four files.  Schema files are read
+from a *source folder* laid out like upstream's ``schema/`` directory
+(``<source>/v2/<release>/<file>``) or from the local fetch cache, and every
+file is checked against the lock before it is parsed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import CodegenError
+
+RELEASE_FILES = ("schema.json", "schema.unstable.json", "meta.json", "meta.unstable.json")
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_LOCK = PROJECT_ROOT / "schemas" / "lock.json"
+SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
+UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
+UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/v2/{file}"
+DOWNLOAD_TIMEOUT = 30.0
+
+
+def default_cache_dir() -> Path:
+    """Where ``fetch`` keeps verified copies: ``$ACP_CODEGEN_CACHE`` or ``~/.cache``."""
+    if env := os.environ.get("ACP_CODEGEN_CACHE"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "acp-codegen" / "schemas"
+
+
+def default_source() -> Path | None:
+    """The schema folder used when none is given: ``$ACP_SCHEMAS`` or ``../shared/schemas``."""
+    if env := os.environ.get("ACP_SCHEMAS"):
+        return Path(env)
+    if SHARED_SCHEMAS.is_dir():
+        return SHARED_SCHEMAS
+    return None
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class LockedFile:
+    name: str
+    sha256: str
+    url: str
+
+
+@dataclass(frozen=True)
+class LockedRelease:
+    name: str
+    tag: str
+    files: Mapping[str, LockedFile]
+
+
+@dataclass(frozen=True)
+class Lock:
+    path: Path
+    releases: Mapping[str, LockedRelease]
+
+    def release(self, name: str) -> LockedRelease:
+        try:
+            return self.releases[name]
+        except KeyError:
+            known = ", ".join(self.releases) or "none"
+            raise CodegenError(
+                f"release {name!r} is not in the lock (known releases: {known}); "
+                f"run `acp-codegen lock {name}` to add it",
+                file=self.path,
+            ) from None
+
+
+def _release_sort_key(name: str) -> tuple[Any, ...]:
+    """Sort ``2.0.0-alpha.10`` after ``2.0.0-alpha.9`` (numbers compare as numbers)."""
+    parts: list[tuple[int, Any]] = []
+    for chunk in name.replace("-", ".").split("."):
+        parts.append((0, int(chunk)) if chunk.isdigit() else (1, chunk))
+    return tuple(parts)
+
+
+def sort_releases(names: list[str]) -> list[str]:
+    return sorted(names, key=_release_sort_key)
+
+
+def read_lock(path: Path = DEFAULT_LOCK) -> Lock:
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("releases"), dict):
+        raise CodegenError("the lock must be an object with a 'releases' object", file=path, pointer="")
+    releases: dict[str, LockedRelease] = {}
+    for name, entry in data["releases"].items():
+        pointer = f"/releases/{name}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+            raise CodegenError("a release entry needs a 'files' object", file=path, pointer=pointer)
+        files: dict[str, LockedFile] = {}
+        for file_name in RELEASE_FILES:
+            item = entry["files"].get(file_name)
+            if not isinstance(item, dict) or not isinstance(item.get("sha256"), str):
+                raise CodegenError(
+                    f"the lock has no sha256 for {file_name}", file=path, pointer=f"{pointer}/files"
+                )
+            files[file_name] = LockedFile(file_name, item["sha256"], str(item.get("url", "")))
+        releases[name] = LockedRelease(name, str(entry.get("tag", f"schema-v{name}")), files)
+    ordered = {name: releases[name] for name in sort_releases(list(releases))}
+    return Lock(path, ordered)
+
+
+def lock_entry(release: str, folder: Path) -> dict[str, Any]:
+    """A lock entry for the release files found in ``folder``."""
+    tag = f"schema-v{release}"
+    files: dict[str, Any] = {}
+    for file_name in RELEASE_FILES:
+        data = _read_bytes(folder / file_name)
+        files[file_name] = {
+            "sha256": sha256_bytes(data),
+            "bytes": len(data),
+            "url": UPSTREAM_URL.format(repository=UPSTREAM_REPOSITORY, tag=tag, file=file_name),
+        }
+    return {"tag": tag, "files": files}
+
+
+def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
+    """Record ``release`` (read from ``folder``) in the lock file, atomically."""
+    data = read_json(path)
+    data["releases"][release] = lock_entry(release, folder)
+    data["releases"] = {n: data["releases"][n] for n in sort_releases(list(data["releases"]))}
+    write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise CodegenError("file not found", file=path) from None
+    except OSError as exc:
+        raise CodegenError(f"cannot read file: {exc.strerror}", file=path) from None
+
+
+def parse_json(data: bytes, file: str | Path) -> Any:
+    """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CodegenError(f"not UTF-8 text (byte {exc.start})", file=file) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CodegenError(
+            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=file
+        ) from None
+    except RecursionError:
+        raise CodegenError("not usable JSON: nested too deeply", file=file) from None
+
+
+def read_json(path: Path) -> Any:
+    return parse_json(_read_bytes(path), path)
+
+
+def release_folder(source: Path, release: str) -> Path:
+    """``<source>/v2/<release>`` (or ``<source>/<release>`` for a folder of releases)."""
+    for candidate in (source / "v2" / release, source / release):
+        if candidate.is_dir():
+            return candidate
+    return source / "v2" / release
+
+
+def releases_in(source: Path) -> list[str]:
+    """Release names present in a source folder."""
+    base = source / "v2" if (source / "v2").is_dir() else source
+    if not base.is_dir():
+        return []
+    found = [p.name for p in base.iterdir() if p.is_dir() and (p / "schema.json").is_file()]
+    return sort_releases(found)
+
+
+@dataclass(frozen=True)
+class SchemaDocument:
+    """One parsed and verified schema file."""
+
+    release: str
+    file_name: str
+    path: Path
+    sha256: str
+    data: Any
+
+
+@dataclass(frozen=True)
+class ReleaseFiles:
+    """The four verified files of one release."""
+
+    release: str
+    folder: Path
+    documents: Mapping[str, SchemaDocument]
+
+    def schema(self, unstable: bool) -> SchemaDocument:
+        return self.documents["schema.unstable.json" if unstable else "schema.json"]
+
+    def meta(self, unstable: bool) -> SchemaDocument:
+        return self.documents["meta.unstable.json" if unstable else "meta.json"]
+
+
+class SchemaSource:
+    """Resolves release names to verified files: source folder first, then the cache."""
+
+    def __init__(self, lock: Lock, source: Path | None = None, cache: Path | None = None) -> None:
+        self.lock = lock
+        self.source = source if source is not None else default_source()
+        self.cache = cache if cache is not None else default_cache_dir()
+
+    def available(self) -> list[str]:
+        """Releases that can be generated: the locked ones, plus unlocked ones found on disk."""
+        names = set(self.lock.releases)
+        if self.source is not None:
+            names.update(releases_in(self.source))
+        return sort_releases(list(names))
+
+    def folders(self, release: str) -> Iterator[Path]:
+        if self.source is not None:
+            yield release_folder(self.source, release)
+        yield self.cache / release
+
+    def check_locked(self, release: str) -> LockedRelease:
+        if release in self.lock.releases:
+            return self.lock.releases[release]
+        where = next((f for f in self.folders(release) if (f / "schema.json").is_file()), None)
+        if where is not None:
+            raise CodegenError(
+                f"release {release!r} is in {where.parent} but not in the lock; "
+                f"review it, then run `acp-codegen lock {release}` to record its sha256 sums",
+                file=self.lock.path,
+            )
+        raise CodegenError(
+            f"unknown release {release!r}; known releases: {', '.join(self.lock.releases)}",
+            file=self.lock.path,
+        )
+
+    def load(self, release: str) -> ReleaseFiles:
+        locked = self.check_locked(release)
+        for folder in self.folders(release):
+            if all((folder / name).is_file() for name in RELEASE_FILES):
+                return load_release_folder(locked, folder)
+        searched = ", ".join(str(f) for f in self.folders(release))
+        raise CodegenError(
+            f"release {release!r} is locked but its files are not on disk (looked in {searched}); "
+            f"run `acp-codegen fetch {release}`",
+            file=self.lock.path,
+        )
+
+
+def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
+    documents: dict[str, SchemaDocument] = {}
+    for name in RELEASE_FILES:
+        path = folder / name
+        raw = _read_bytes(path)
+        digest = sha256_bytes(raw)
+        expected = locked.files[name].sha256
+        if digest != expected:
+            raise CodegenError(
+                f"sha256 mismatch: the file has {digest}, the lock expects {expected}", file=path
+            )
+        documents[name] = SchemaDocument(locked.name, name, path, digest, parse_json(raw, path))
+    return ReleaseFiles(locked.name, folder, documents)
+
+
+def _download(url: str) -> bytes:
+    try:
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310
+            data: bytes = response.read()
+            return data
+    except urllib.error.HTTPError as exc:
+        raise CodegenError(f"download failed: HTTP {exc.code} {exc.reason}", file=url) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise CodegenError(f"download failed: {reason}", file=url) from None
+
+
+def fetch_release(
+    locked: LockedRelease, origin: str | Path | None, cache: Path
+) -> Path:
+    """Copy or download every file of ``locked`` into ``cache/<release>``.
+
+    ``origin`` is a folder laid out like ``schemas/`` (``v2/<release>/<file>``),
+    a base URL laid out the same way, or ``None`` for the upstream addresses in
+    the lock.  Every file is checked against its sha256 before anything is
+    written; the cache folder is replaced whole.
+    """
+    contents: dict[str, bytes] = {}
+    for name, entry in locked.files.items():
+        if origin is None:
+            raw = _download(entry.url)
+            where: str | Path = entry.url
+        elif isinstance(origin, str) and "://" in origin:
+            where = f"{origin.rstrip('/')}/v2/{locked.name}/{name}"
+            raw = _download(where)
+        else:
+            where = release_folder(Path(origin), locked.name) / name
+            raw = _read_bytes(where)
+        digest = sha256_bytes(raw)
+        if digest != entry.sha256:
+            raise CodegenError(
+                f"refusing {name}: sha256 is {digest}, the lock expects {entry.sha256}", file=where
+            )
+        contents[name] = raw
+    target = cache / locked.name
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=cache, prefix=f".{locked.name}."))
+    try:
+        for name, raw in contents.items():
+            (staging / name).write_bytes(raw)
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return target

@@ -1,0 +1,165 @@
+"""Naming rules shared by every emitter.
+
+Names are derived, never looked up in a table:
+
+* a named type keeps its ``$defs`` name (made a valid identifier);
+* a union variant is ``<Tag><Union>``: the tag value (or the variant's title)
+  in PascalCase followed by the union's name, e.g. the ``text`` variant of
+  ``ContentBlock`` is ``TextContentBlock``.  When the tag already ends with the
+  union's last word that word is not repeated (``tool_call_update`` in
+  ``SessionUpdate`` is ``ToolCallSessionUpdate``);
+* a name that is already taken gets the suffix ``Variant``; if that is taken
+  too the schema is reported as unusable, so no name is ever numbered;
+* fields are snake_case; a leading underscore becomes ``field_`` (``_meta`` is
+  ``field_meta``), and keywords or names that would shadow a pydantic member
+  get a trailing underscore.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import unicodedata
+
+_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9]|[^A-Za-z0-9]|$)|[A-Z]?[a-z0-9]+|[A-Z]+|[^\W_]+", re.UNICODE)
+
+# Attribute names of pydantic.BaseModel (and a few of ours) that a field must not shadow.
+_MODEL_MEMBERS = frozenset(
+    {
+        "construct",
+        "copy",
+        "dict",
+        "from_orm",
+        "json",
+        "parse_file",
+        "parse_obj",
+        "parse_raw",
+        "schema",
+        "schema_json",
+        "update_forward_refs",
+        "validate",
+        "model_computed_fields",
+        "model_config",
+        "model_extra",
+        "model_fields",
+        "model_fields_set",
+        "register",
+    }
+)
+
+# Names the generated modules import or define; a schema type may not take them.
+RESERVED_TYPE_NAMES = frozenset(
+    {
+        "Annotated",
+        "Any",
+        "BaseModel",
+        "ClassVar",
+        "ConfigDict",
+        "Discriminator",
+        "Field",
+        "Literal",
+        "Tag",
+        "TypeAlias",
+        "TypeAdapter",
+        "Union",
+        "AcpModel",
+        "annotations",
+        "bool",
+        "bytes",
+        "dict",
+        "float",
+        "int",
+        "list",
+        "object",
+        "str",
+        "tagged_union",
+        "type",
+    }
+)
+
+
+def words(text: str) -> list[str]:
+    """Split camelCase, PascalCase, snake_case, kebab-case or free text into words."""
+    text = unicodedata.normalize("NFKC", text)
+    return _WORD.findall(text)
+
+
+def pascal(text: str) -> str:
+    """``agent_message_chunk`` -> ``AgentMessageChunk``; ``searchAndReplace`` -> ``SearchAndReplace``."""
+    return "".join(w[:1].upper() + w[1:] for w in words(text))
+
+
+def snake(text: str) -> str:
+    """``toolCallId`` -> ``tool_call_id``; ``URLMode`` -> ``url_mode``."""
+    return "_".join(w.lower() for w in words(text))
+
+
+def is_identifier(name: str) -> bool:
+    return name.isidentifier() and not keyword.iskeyword(name) and name.isascii()
+
+
+def class_name(schema_name: str) -> str:
+    """A ``$defs`` name as a Python class name."""
+    name = unicodedata.normalize("NFKC", schema_name)
+    if not is_identifier(name) or name.startswith("_"):
+        name = pascal(name) or "Type"
+    if not name.isascii():
+        name = pascal(unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()) or "Type"
+    if name[0].isdigit():
+        name = "Type" + name
+    if name in RESERVED_TYPE_NAMES or keyword.iskeyword(name):
+        name += "_"
+    return name
+
+
+def _tag_words(tag: str) -> list[str]:
+    parts = [w[:1].upper() + w[1:] for w in words(tag)]
+    ascii_parts = []
+    for part in parts:
+        if not part.isascii():
+            part = unicodedata.normalize("NFKD", part).encode("ascii", "ignore").decode()
+        if part:
+            ascii_parts.append(part[:1].upper() + part[1:])
+    return ascii_parts
+
+
+def variant_name(tag_or_title: str, union: str) -> str:
+    """``<Tag><Union>`` with the union's last word not repeated."""
+    tag = _tag_words(tag_or_title)
+    union_words = words(union)
+    if len(tag) > 1 and union_words and tag[-1].lower() == union_words[-1].lower():
+        tag = tag[:-1]
+    name = "".join(tag) + union
+    if not name[:1].isalpha():
+        name = "Variant" + name
+    return name
+
+
+def field_name(wire: str) -> str:
+    """A wire property name as a Python attribute name."""
+    stripped = wire.lstrip("_")
+    base = snake(stripped)
+    if not base:
+        base = "field"
+    elif stripped != wire:
+        base = "field_" + base
+    if base[0].isdigit():
+        base = "field_" + base
+    if not base.isascii():
+        base = snake(unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()) or "field"
+    if keyword.iskeyword(base) or base in _MODEL_MEMBERS or base.startswith("model_"):
+        base += "_"
+    return base
+
+
+def unique(name: str, taken: set[str], suffix: str = "_") -> str:
+    """``name``, or ``name`` plus as many ``suffix`` as needed to be new."""
+    while name in taken:
+        name += suffix
+    return name
+
+
+def package_name(release: str, unstable: bool) -> str:
+    """``2.0.0-alpha.7`` -> ``acp_2_0_0_alpha_7`` (``..._unstable`` for the unstable schema)."""
+    slug = re.sub(r"[^0-9a-z]+", "_", release.lower()).strip("_")
+    return f"acp_{slug}" + ("_unstable" if unstable else "")

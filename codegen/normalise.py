@@ -1,0 +1,259 @@
+"""Stage 3: turn the IR into the input of datamodel-code-generator.
+
+datamodel-code-generator is the engine that resolves types, orders the
+classes and renders them through our templates (``templates/models``).  It is
+fed a *normalised* JSON Schema built from the IR, in which:
+
+* every named type of the IR is one ``$defs`` entry under its final Python
+  name, so the engine never invents or numbers a name;
+* every property is listed as required and carries only its type, so the
+  engine's type hint is the bare type; optionality, defaults, aliases and
+  lenient markers come from the IR through the template data;
+* a variant that builds on a payload type extends it with ``allOf``, which the
+  engine renders as a subclass.
+
+The second product is the template data: per class, the pre-rendered pieces
+(docstrings, field metadata, defaults) that the templates place around the
+engine's type hints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import pysource
+from .ir import (
+    AliasType,
+    AnyOf,
+    ApiSurface,
+    ArrayOf,
+    Const,
+    EnumType,
+    Field,
+    MapOf,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    TypeExpr,
+    UnionType,
+)
+
+UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
+_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "null": "null"}
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """What the model emitter hands to datamodel-code-generator."""
+
+    schema: dict[str, Any]
+    template_data: dict[str, dict[str, Any]]
+    runtime_names: frozenset[str]
+
+
+def normalise(surface: ApiSurface) -> Normalised:
+    defs: dict[str, Any] = {}
+    data: dict[str, dict[str, Any]] = {}
+    runtime: set[str] = set()
+    for name, type_ in surface.types.items():
+        defs[name] = _definition(surface, type_)
+        data[name] = {"acp": _template_data(surface, type_, runtime)}
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
+    return Normalised(schema, data, frozenset(runtime))
+
+
+# --- the normalised schema ------------------------------------------------------
+
+
+_PYDANTIC_CONSTRAINTS = {
+    "minimum": "ge",
+    "maximum": "le",
+    "exclusive_minimum": "gt",
+    "exclusive_maximum": "lt",
+    "min_length": "min_length",
+    "max_length": "max_length",
+    "pattern": "pattern",
+    "min_items": "min_length",
+    "max_items": "max_length",
+}
+
+
+def constraint_field(expr: TypeExpr) -> str | None:
+    """``Field(ge=..., ...)`` for the constraints on a (nullable) scalar or array."""
+    inner = expr.inner if isinstance(expr, Nullable) else expr
+    if not isinstance(inner, (Scalar, ArrayOf)):
+        return None
+    args = [
+        f"{_PYDANTIC_CONSTRAINTS[key]}={pysource.literal(value)}"
+        for key, value in inner.constraints.items()
+        if key in _PYDANTIC_CONSTRAINTS
+    ]
+    return f"Field({', '.join(args)})" if args else None
+
+
+def type_schema(expr: TypeExpr) -> dict[str, Any]:
+    """JSON Schema for a type expression, in the terms datamodel-code-generator maps best."""
+    if isinstance(expr, Ref):
+        return {"$ref": f"#/$defs/{expr.name}"}
+    if isinstance(expr, Scalar):
+        if expr.type == "any":
+            return {}
+        return {"type": _SCALARS[expr.type]}
+    if isinstance(expr, ArrayOf):
+        return {"type": "array", "items": type_schema(expr.item)}
+    if isinstance(expr, MapOf):
+        return {"type": "object", "additionalProperties": type_schema(expr.value) or True}
+    if isinstance(expr, Const):
+        return {"const": expr.value}
+    if isinstance(expr, Nullable):
+        return {"anyOf": [type_schema(expr.inner), {"type": "null"}]}
+    if isinstance(expr, AnyOf):
+        return {"anyOf": [type_schema(m) for m in expr.members]}
+    raise TypeError(expr)
+
+
+def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
+    if isinstance(type_, ObjectType):
+        properties = {f.wire_name: type_schema(f.type) for f in type_.fields}
+        node: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
+        if type_.base:
+            node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
+        return node
+    if isinstance(type_, UnionType):
+        members = [v.type for v in type_.variants]
+        if type_.catch_all is not None:
+            members.append(type_.catch_all.type)
+        return {"anyOf": [type_schema(m) for m in members]}
+    if isinstance(type_, EnumType):
+        return {"type": "string" if type_.base == "string" else "integer"}
+    if isinstance(type_, AliasType):
+        return type_schema(type_.target) or {"description": "any JSON value"}
+    raise TypeError(type_)
+
+
+# --- template data -----------------------------------------------------------------
+
+
+def _doc_text(type_: NamedType | Field, doc: str) -> str:
+    if type_.unstable and "UNSTABLE" not in doc:
+        return f"{UNSTABLE_NOTE}\n\n{doc}" if doc else UNSTABLE_NOTE
+    return doc
+
+
+def _enum_doc(enum: EnumType) -> str:
+    lines = [enum.doc] if enum.doc else []
+    described = [(v.value, " ".join(v.doc.split())) for v in enum.values]
+    if described:
+        lines.append("")
+        lines.extend(f"- ``{v!r}``: {d}" if d else f"- ``{v!r}``" for v, d in described)
+    if enum.open:
+        note = " ".join(enum.open_doc.split()) or "Any other value is accepted as is."
+        lines.extend(["", f"Other values: {note}"])
+    return "\n".join(lines)
+
+
+def _enum_annotation(enum: EnumType) -> str:
+    values = ", ".join(pysource.literal(v.value) for v in enum.values)
+    literal = f"Literal[{values}]"
+    if enum.open:
+        return f"{literal} | {'str' if enum.base == 'string' else 'int'}"
+    return literal
+
+
+def _template_data(surface: ApiSurface, type_: NamedType, runtime: set[str]) -> dict[str, Any]:
+    doc = _doc_text(type_, _enum_doc(type_) if isinstance(type_, EnumType) else type_.doc)
+    if isinstance(type_, ObjectType):
+        return _object_data(surface, type_, doc, runtime)
+    if isinstance(type_, UnionType):
+        if type_.tagged:
+            runtime.add("TaggedUnion")
+        return {
+            "kind": "union",
+            "doc": pysource.docstring(doc),
+            "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
+        }
+    if isinstance(type_, EnumType):
+        return {"kind": "enum", "doc": pysource.docstring(doc), "annotation": _enum_annotation(type_)}
+    return {"kind": "alias", "doc": pysource.docstring(doc), "constraints": constraint_field(type_.target)}
+
+
+def _object_data(surface: ApiSurface, obj: ObjectType, doc: str, runtime: set[str]) -> dict[str, Any]:
+    fields = {f.wire_name: _field_data(surface, obj, f, runtime) for f in obj.fields}
+    return {
+        "kind": "object",
+        "doc": pysource.docstring(doc, indent="    "),
+        "forbid_extra": obj.extra == "forbid",
+        "fields": fields,
+    }
+
+
+def _is_object_ref(surface: ApiSurface, expr: TypeExpr) -> str | None:
+    if isinstance(expr, Ref) and isinstance(surface.types.get(expr.name), ObjectType):
+        return expr.name
+    return None
+
+
+def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: set[str]) -> dict[str, Any]:
+    meta: list[str] = []
+    if field.default_on_error:
+        meta.append("DefaultOnError")
+        runtime.add("DefaultOnError")
+    if field.skip_invalid_items:
+        meta.append("SkipInvalidItems")
+        runtime.add("SkipInvalidItems")
+    if owner.reserved is not None and field.wire_name == owner.reserved.wire_name:
+        values = ", ".join(pysource.literal(v) for v in owner.reserved.values)
+        meta.append(f"Reserved({values})")
+        runtime.add("Reserved")
+    constraints = constraint_field(field.type)
+    if constraints:
+        meta.append(constraints)
+    alias_args = ""
+    if field.py_name != field.wire_name:
+        wire = pysource.literal(field.wire_name)
+        alias_args = f"validation_alias={wire}, serialization_alias={wire}"
+    optional = False
+    default = ""
+    pinned = owner.tag is not None and owner.tag.wire_name == field.wire_name
+    if pinned and isinstance(field.type, Const):
+        default = pysource.literal(field.type.value)
+    elif not field.required:
+        default, optional = _default(surface, field)
+    if default.startswith("Field(") and alias_args:
+        default = default[:-1] + ", " + alias_args + ")"
+    elif alias_args:
+        meta.append(f"Field({alias_args})")
+    doc = _doc_text(field, field.doc)
+    return {
+        "name": field.py_name,
+        "meta": meta,
+        "optional": optional and not field.nullable,
+        "default": f" = {default}" if default else "",
+        "doc": pysource.docstring(doc, indent="    "),
+    }
+
+
+def _default(surface: ApiSurface, field: Field) -> tuple[str, bool]:
+    """The default of a field that may be omitted, and whether ``None`` must be allowed for it."""
+    expr = field.type
+    if field.has_default and field.default is not None:
+        target = _is_object_ref(surface, expr)
+        if target is not None and isinstance(field.default, dict):
+            if not field.default:
+                return f"Field(default_factory={target})", False
+            return f"Field(default_factory=lambda: {target}.model_validate({pysource.literal(field.default)}))", False
+        if isinstance(field.default, (list, dict)):
+            if not field.default:
+                return f"Field(default_factory={type(field.default).__name__})", False
+            return f"Field(default_factory=lambda: {pysource.literal(field.default)})", False
+        return pysource.literal(field.default), False
+    if field.nullable:
+        return "None", False
+    if isinstance(expr, ArrayOf):
+        return "Field(default_factory=list)", False
+    if isinstance(expr, MapOf):
+        return "Field(default_factory=dict)", False
+    return "None", True
