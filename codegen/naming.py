@@ -163,3 +163,36 @@ def package_name(release: str, unstable: bool) -> str:
     """``2.0.0-alpha.7`` -> ``acp_2_0_0_alpha_7`` (``..._unstable`` for the unstable schema)."""
     slug = re.sub(r"[^0-9a-z]+", "_", release.lower()).strip("_")
     return f"acp_{slug}" + ("_unstable" if unstable else "")
+
+
+def method_name(wire: str, kind: str, params_type: str) -> str:
+    """The Python name of a JSON-RPC method.
+
+    The wire name is ``namespace/verb`` (``session/new``) or a bare verb
+    (``initialize``); a ``$`` namespace counts as none.
+
+    * a notification is named like an event, ``namespace_verb``:
+      ``session/update`` -> ``session_update``, ``$/cancel_request`` -> ``cancel_request``;
+    * a request whose verb has several words already names its object and is
+      just the verb: ``session/set_config_option`` -> ``set_config_option``;
+    * otherwise a request is ``verb_object``, where the object is the
+      namespace as the params type spells it (``session/list`` with
+      ``ListSessionsRequest`` -> ``list_sessions``), and is left out when the
+      params type does not mention it (``session/prompt`` with
+      ``PromptRequest`` -> ``prompt``).
+    """
+    namespace, _, verb = wire.rpartition("/")
+    namespace = "" if namespace.strip("$") == "" else namespace
+    verb_words = [w.lower() for w in words(verb)]
+    if kind == "notification":
+        return "_".join([w.lower() for w in words(namespace)] + verb_words)
+    if not namespace or len(verb_words) > 1:
+        return "_".join(verb_words)
+    type_words = [w.lower() for w in words(params_type)]
+    noun_words = [w.lower() for w in words(namespace)]
+    for spelling in (noun_words, [*noun_words[:-1], noun_words[-1] + "s"], [*noun_words[:-1], noun_words[-1].rstrip("s")]):
+        size = len(spelling)
+        for start in range(len(type_words) - size + 1):
+            if type_words[start : start + size] == spelling:
+                return "_".join(verb_words + spelling)
+    return "_".join(verb_words)
