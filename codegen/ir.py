@@ -348,6 +348,37 @@ class ApiSurface:
         own = {f.wire_name for f in obj.fields}
         return tuple(f for f in inherited if f.wire_name not in own) + obj.fields
 
+    def lineage(self, name: str) -> tuple[ObjectType, ...]:
+        """An object type and its base classes, most derived first."""
+        chain: list[ObjectType] = []
+        current: str | None = name
+        while current is not None:
+            obj = self.object(current)
+            chain.append(obj)
+            current = obj.base
+        return tuple(chain)
+
+    def tags_of(self, name: str) -> tuple[TagValue, ...]:
+        """Every tag an object type pins, its own and inherited ones."""
+        return tuple(obj.tag for obj in self.lineage(name) if obj.tag is not None)
+
+    def reserved_of(self, name: str) -> tuple[ReservedTags, ...]:
+        """Every catch-all reservation an object type carries, its own and inherited ones."""
+        return tuple(obj.reserved for obj in self.lineage(name) if obj.reserved is not None)
+
+    def classes_of(self, expr: TypeExpr) -> tuple[str, ...]:
+        """The object types a union member stands for, looking through untagged nesting."""
+        if isinstance(expr, AnyOf):
+            return tuple(name for member in expr.members for name in self.classes_of(member))
+        if isinstance(expr, Ref):
+            found = self.types.get(expr.name)
+            if isinstance(found, ObjectType):
+                return (found.name,)
+            if isinstance(found, UnionType):
+                members = [*found.variants, *((found.catch_all,) if found.catch_all else ())]
+                return tuple(name for v in members for name in self.classes_of(v.type))
+        return ()
+
     def methods_for(self, side: Side) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
 

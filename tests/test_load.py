@@ -1,0 +1,197 @@
+"""The release lock, verified loading and ``fetch`` (from a folder and over HTTP)."""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import shutil
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from codegen.errors import CodegenError
+from codegen.load import (
+    DEFAULT_LOCK,
+    RELEASE_FILES,
+    SHARED_SCHEMAS,
+    SchemaSource,
+    add_to_lock,
+    fetch_release,
+    read_lock,
+    releases_in,
+    sort_releases,
+)
+
+SHARED_RELEASES = json.loads((SHARED_SCHEMAS / "releases.json").read_text())
+
+
+def test_lock_matches_upstream_release_index() -> None:
+    """Every file of every release is locked with the sha256 upstream's index records."""
+    lock = read_lock()
+    locked = {
+        f"v2/{release}/{name}": entry.sha256
+        for release, locked_release in lock.releases.items()
+        for name, entry in locked_release.files.items()
+    }
+    assert locked == {entry["path"]: entry["sha256"] for entry in SHARED_RELEASES}
+
+
+def test_lock_records_upstream_address_at_the_release_tag() -> None:
+    entry = read_lock().release("2.0.0-alpha.3").files["schema.unstable.json"]
+    assert entry.url == (
+        "https://raw.githubusercontent.com/agentclientprotocol/agent-client-protocol/"
+        "schema-v2.0.0-alpha.3/schema/v2/schema.unstable.json"
+    )
+
+
+def test_releases_sort_by_number_not_text() -> None:
+    assert sort_releases(["2.0.0-alpha.10", "2.0.0-alpha.9", "2.0.0-alpha.1"]) == [
+        "2.0.0-alpha.1",
+        "2.0.0-alpha.9",
+        "2.0.0-alpha.10",
+    ]
+
+
+def test_load_verifies_and_parses_all_four_files() -> None:
+    files = SchemaSource(read_lock()).load("2.0.0-alpha.7")
+    assert set(files.documents) == set(RELEASE_FILES)
+    assert files.schema(True).data["title"] == "Agent Client Protocol"
+    assert files.meta(False).data["version"] == 2
+
+
+def copy_release(tmp_path: Path, release: str = "2.0.0-alpha.5") -> Path:
+    source = tmp_path / "schemas"
+    shutil.copytree(SHARED_SCHEMAS / "v2" / release, source / "v2" / release)
+    return source
+
+
+def test_tampered_file_is_refused_with_both_digests(tmp_path: Path) -> None:
+    source = copy_release(tmp_path)
+    target = source / "v2" / "2.0.0-alpha.5" / "meta.json"
+    target.write_text(target.read_text().replace("initialize", "initialise"))
+    with pytest.raises(CodegenError) as caught:
+        SchemaSource(read_lock(), source, tmp_path / "cache").load("2.0.0-alpha.5")
+    message = caught.value.one_line()
+    assert str(target) in message
+    assert "sha256 mismatch" in message
+    assert read_lock().release("2.0.0-alpha.5").files["meta.json"].sha256 in message
+
+
+def test_unlocked_release_on_disk_says_how_to_lock_it(tmp_path: Path) -> None:
+    source = copy_release(tmp_path)
+    (source / "v2" / "2.0.0-alpha.5").rename(source / "v2" / "2.0.0-alpha.99")
+    with pytest.raises(CodegenError, match=r"acp-codegen lock 2\.0\.0-alpha\.99"):
+        SchemaSource(read_lock(), source, tmp_path / "cache").load("2.0.0-alpha.99")
+
+
+def test_unknown_release_lists_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError, match="known releases: 2.0.0-alpha.1, 2.0.0-alpha.2"):
+        SchemaSource(read_lock(), tmp_path, tmp_path / "cache").load("9.9.9")
+
+
+def test_locked_release_missing_on_disk_says_to_fetch(tmp_path: Path) -> None:
+    with pytest.raises(CodegenError, match=r"acp-codegen fetch 2\.0\.0-alpha\.1"):
+        SchemaSource(read_lock(), tmp_path / "empty", tmp_path / "cache").load("2.0.0-alpha.1")
+
+
+def test_lock_adds_a_new_release_without_code_changes(tmp_path: Path) -> None:
+    source = copy_release(tmp_path)
+    (source / "v2" / "2.0.0-alpha.5").rename(source / "v2" / "2.0.0-alpha.8")
+    lock_path = tmp_path / "lock.json"
+    shutil.copy(DEFAULT_LOCK, lock_path)
+    add_to_lock("2.0.0-alpha.8", source / "v2" / "2.0.0-alpha.8", lock_path)
+    lock = read_lock(lock_path)
+    assert list(lock.releases)[-1] == "2.0.0-alpha.8"
+    assert lock.release("2.0.0-alpha.8").tag == "schema-v2.0.0-alpha.8"
+    files = SchemaSource(lock, source, tmp_path / "cache").load("2.0.0-alpha.8")
+    assert files.release == "2.0.0-alpha.8"
+
+
+def test_source_folder_lists_releases_in_number_order() -> None:
+    assert releases_in(SHARED_SCHEMAS) == list(read_lock().releases)
+
+
+def test_env_variable_overrides_the_default_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = copy_release(tmp_path)
+    monkeypatch.setenv("ACP_SCHEMAS", str(source))
+    assert SchemaSource(read_lock(), cache=tmp_path / "cache").source == source
+
+
+# --- fetch --------------------------------------------------------------------------------
+
+
+def test_fetch_from_a_folder_fills_the_cache(tmp_path: Path) -> None:
+    locked = read_lock().release("2.0.0-alpha.2")
+    target = fetch_release(locked, SHARED_SCHEMAS, tmp_path / "cache")
+    assert sorted(p.name for p in target.iterdir()) == sorted(RELEASE_FILES)
+    for name, entry in locked.files.items():
+        assert hashlib.sha256((target / name).read_bytes()).hexdigest() == entry.sha256
+    files = SchemaSource(read_lock(), tmp_path / "no-such-folder", tmp_path / "cache").load("2.0.0-alpha.2")
+    assert files.folder == target
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - keep test output quiet
+        pass
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An HTTP server on 127.0.0.1 serving a copy of the shared schema folder."""
+    root = tmp_path / "mirror"
+    shutil.copytree(SHARED_SCHEMAS / "v2", root / "v2")
+
+    def handler(*args: object, **kwargs: object) -> _Handler:
+        return _Handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", root
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_fetch_over_http(mirror: tuple[str, Path], tmp_path: Path) -> None:
+    url, _ = mirror
+    locked = read_lock().release("2.0.0-alpha.7")
+    target = fetch_release(locked, url, tmp_path / "cache")
+    assert (target / "schema.unstable.json").read_bytes() == (
+        SHARED_SCHEMAS / "v2" / "2.0.0-alpha.7" / "schema.unstable.json"
+    ).read_bytes()
+
+
+def test_fetch_refuses_a_tampered_download_and_keeps_the_cache(mirror: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = mirror
+    locked = read_lock().release("2.0.0-alpha.7")
+    cache = tmp_path / "cache"
+    fetch_release(locked, url, cache)
+    before = {p.name: p.read_bytes() for p in (cache / "2.0.0-alpha.7").iterdir()}
+    tampered = root / "v2" / "2.0.0-alpha.7" / "schema.json"
+    tampered.write_bytes(tampered.read_bytes().replace(b"Agent Client Protocol", b"Agent Client Protocal"))
+    with pytest.raises(CodegenError, match=r"refusing schema\.json: sha256 is [0-9a-f]{64}, the lock expects"):
+        fetch_release(locked, url, cache)
+    assert {p.name: p.read_bytes() for p in (cache / "2.0.0-alpha.7").iterdir()} == before
+
+
+def test_fetch_reports_a_404_with_the_address(mirror: tuple[str, Path], tmp_path: Path) -> None:
+    url, root = mirror
+    (root / "v2" / "2.0.0-alpha.7" / "meta.json").unlink()
+    with pytest.raises(CodegenError) as caught:
+        fetch_release(read_lock().release("2.0.0-alpha.7"), url, tmp_path / "cache")
+    assert caught.value.one_line().startswith(f"{url}/v2/2.0.0-alpha.7/meta.json: download failed: HTTP 404")
+    assert not (tmp_path / "cache" / "2.0.0-alpha.7").exists()
+
+
+def test_fetch_reports_a_server_that_is_down(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(CodegenError, match="download failed: .*[Cc]onnection refused"):
+        fetch_release(read_lock().release("2.0.0-alpha.1"), f"http://127.0.0.1:{port}", tmp_path / "cache")
