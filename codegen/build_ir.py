@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from . import naming
 from .errors import CodegenError, pointer_join
@@ -180,7 +180,9 @@ class _Builder:
         for def_name in defs:
             if not isinstance(defs[def_name], dict):
                 raise self.error("a type definition must be a JSON object", pointer_join("/$defs", def_name))
-            self.class_of[def_name] = self.claim(naming.class_name(def_name), pointer_join("/$defs", def_name), dedupe=True)
+            self.class_of[def_name] = self.claim(
+                naming.class_name(def_name), pointer_join("/$defs", def_name), dedupe=True
+            )
         for def_name in defs:
             self.ensure(def_name)
         self.check_alias_cycles()
@@ -278,7 +280,9 @@ class _Builder:
                     raise self.error(f"'{key}' must be a non-empty array", pointer_join(pointer, key))
                 for index, member in enumerate(value):
                     if not isinstance(member, dict):
-                        raise self.error("a union member must be an object", pointer_join(pointer, key, index))
+                        raise self.error(
+                            "a union member must be an object", pointer_join(pointer, key, index)
+                        )
                 return key, value
         return None
 
@@ -305,7 +309,11 @@ class _Builder:
         kind = member.get("type")
         if "const" in member:
             value = member["const"]
-            if isinstance(value, (str, int)) and not isinstance(value, bool) and kind in (None, "string", "integer"):
+            if (
+                isinstance(value, (str, int))
+                and not isinstance(value, bool)
+                and kind in (None, "string", "integer")
+            ):
                 return "const"
             return None
         if kind in ("string", "integer"):
@@ -344,7 +352,7 @@ class _Builder:
             if all(isinstance(v, str) for v in values) or all(
                 isinstance(v, int) and not isinstance(v, bool) for v in values
             ):
-                base = "string" if isinstance(values[0], str) else "integer"
+                base: Literal["string", "integer"] = "string" if isinstance(values[0], str) else "integer"
                 return EnumType(
                     name=name,
                     base=base,
@@ -366,7 +374,9 @@ class _Builder:
         is_open = False
         kinds = {m.get("type") for m in members}
         consts = [m["const"] for m in members if "const" in m]
-        base = "integer" if all(isinstance(c, int) for c in consts) and "string" not in kinds else "string"
+        base: Literal["string", "integer"] = (
+            "integer" if all(isinstance(c, int) for c in consts) and "string" not in kinds else "string"
+        )
         seen: set[JsonScalar] = set()
         for index, member in enumerate(members):
             if "const" in member:
@@ -380,7 +390,7 @@ class _Builder:
             else:
                 is_open = True
                 open_doc = _doc(member)
-        return EnumType(name=name, base=cast(Any, base), values=tuple(values), open=is_open, open_doc=open_doc, **common)
+        return EnumType(name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **common)
 
     # -- objects ----------------------------------------------------------------
 
@@ -420,7 +430,11 @@ class _Builder:
 
     @staticmethod
     def extra_of(parts: list[_Part]) -> Any:
-        return "forbid" if any(p.extra == "forbid" for p in parts) and not any(p.extra == "allow" for p in parts) else "allow"
+        return (
+            "forbid"
+            if any(p.extra == "forbid" for p in parts) and not any(p.extra == "allow" for p in parts)
+            else "allow"
+        )
 
     def combine(
         self, parts: list[_Part], owner: str, owner_schema_name: str | None
@@ -447,7 +461,9 @@ class _Builder:
                         prop = {}
                     else:
                         raise self.error("a property schema must be an object", prop_pointer)
-                fields[wire] = self.build_field(owner, owner_schema_name, wire, prop, wire in part.required, prop_pointer)
+                fields[wire] = self.build_field(
+                    owner, owner_schema_name, wire, prop, wire in part.required, prop_pointer
+                )
             for wire in part.required:
                 if wire not in fields and wire not in inherited:
                     # required without a property schema: any JSON value
@@ -470,7 +486,14 @@ class _Builder:
         """Give colliding snake_case names trailing underscores, in wire-name order."""
         taken = set(inherited_names)
         named: dict[str, str] = {}
-        for f in sorted(fields, key=lambda f: (naming.field_name(f.wire_name), f.wire_name != naming.field_name(f.wire_name), f.wire_name)):
+        for f in sorted(
+            fields,
+            key=lambda f: (
+                naming.field_name(f.wire_name),
+                f.wire_name != naming.field_name(f.wire_name),
+                f.wire_name,
+            ),
+        ):
             py = naming.unique(naming.field_name(f.wire_name), taken)
             taken.add(py)
             named[f.wire_name] = py
@@ -533,7 +556,11 @@ class _Builder:
         found = self.members(node, pointer)
         if found is not None:
             key, members = found
-            nulls = [m for m in members if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1]
+            nulls = [
+                m
+                for m in members
+                if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
+            ]
             rest = [m for m in members if m not in nulls]
             exprs = [self.type_expr(m, pointer_join(pointer, key, members.index(m)), context) for m in rest]
             flat: list[TypeExpr] = []
@@ -549,7 +576,9 @@ class _Builder:
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
             if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
-                raise self.error("only string or integer enum values are supported", pointer_join(pointer, "enum"))
+                raise self.error(
+                    "only string or integer enum values are supported", pointer_join(pointer, "enum")
+                )
             consts = tuple(Const(v) for v in values)
             return consts[0] if len(consts) == 1 else AnyOf(consts)
         kind = node.get("type")
@@ -564,12 +593,19 @@ class _Builder:
             return Nullable(inner) if "null" in kind else inner
         if kind == "array":
             items = node.get("items", True)
-            return ArrayOf(self.type_expr(items, pointer_join(pointer, "items"), context + "Item"), self.constraints(node))
+            return ArrayOf(
+                self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
+                self.constraints(node),
+            )
         if kind == "object" or "properties" in node or "additionalProperties" in node:
             if node.get("properties"):
                 return Ref(self.inline_object(node, pointer, context))
             additional = node.get("additionalProperties", True)
-            value = self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value") if additional is not False else Scalar("any")
+            value = (
+                self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+                if additional is not False
+                else Scalar("any")
+            )
             return MapOf(value)
         if kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node))
@@ -613,7 +649,9 @@ class _Builder:
 
         def walk(node: Any) -> None:
             if isinstance(node, dict):
-                prop = node.get("properties", {}).get(tag) if isinstance(node.get("properties"), dict) else None
+                prop = (
+                    node.get("properties", {}).get(tag) if isinstance(node.get("properties"), dict) else None
+                )
                 if isinstance(prop, dict):
                     if "const" in prop:
                         found.append(prop["const"])
@@ -676,10 +714,18 @@ class _Builder:
         for variant, is_catch_all in variants:
             found = self.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
             if not isinstance(found, ObjectType):
-                raise self.error(f"a variant may not build on {target.name}: its members are not all objects", pointer)
+                raise self.error(
+                    f"a variant may not build on {target.name}: its members are not all objects", pointer
+                )
             label = variant.title or ("other" if is_catch_all else str(variant.tag))
             options.append(
-                _Option(label, [_Part(class_name=found.name, pointer=pointer)], variant.doc, variant.tag, is_catch_all)
+                _Option(
+                    label,
+                    [_Part(class_name=found.name, pointer=pointer)],
+                    variant.doc,
+                    variant.tag,
+                    is_catch_all,
+                )
             )
         return _Branch(options, target.tag_wire_name, target.tag_py_name)
 
@@ -695,7 +741,9 @@ class _Builder:
     ) -> str:
         fields, base = self.combine(parts, name, None)
         if tag is not None:
-            fields = tuple(replace(f, py_name=tag.py_name) if f.wire_name == tag.wire_name else f for f in fields)
+            fields = tuple(
+                replace(f, py_name=tag.py_name) if f.wire_name == tag.wire_name else f for f in fields
+            )
         self.types[name] = ObjectType(
             name=name,
             fields=fields,
@@ -729,12 +777,18 @@ class _Builder:
             member_pointer = pointer_join(pointer, key, index)
             prop = member.get("properties", {}).get(tag) if tag is not None else None
             tag_value: JsonScalar = prop["const"] if isinstance(prop, dict) and "const" in prop else None
-            is_catch_all = tag is not None and tag_value is None and "not" in member and isinstance(prop, dict)
+            is_catch_all = (
+                tag is not None and tag_value is None and "not" in member and isinstance(prop, dict)
+            )
             title = str(member.get("title", ""))
             doc = _doc(member)
             parts, branches = self.member_parts(member, member_pointer)
             member_common = {**common, "unstable": common["unstable"] or _is_marked_unstable(member)}
-            tag_info = TagValue(tag, tag_py, tag_value) if tag is not None and tag_py is not None and tag_value is not None else None
+            tag_info = (
+                TagValue(tag, tag_py, tag_value)
+                if tag is not None and tag_py is not None and tag_value is not None
+                else None
+            )
             reserved = (
                 ReservedTags(tag, tag_py, self.reserved_values(member, tag))
                 if is_catch_all and tag is not None and tag_py is not None
@@ -747,12 +801,21 @@ class _Builder:
                 label = self.member_label(tag_value, title, is_catch_all, parts, member_pointer)
                 base_name = self.claim(naming.variant_name(label, name), member_pointer)
                 if not branches:
-                    self.variant_class(base_name, shared + parts, doc, member_pointer, member_common, tag_info, reserved)
+                    self.variant_class(
+                        base_name, shared + parts, doc, member_pointer, member_common, tag_info, reserved
+                    )
                     expr = Ref(base_name)
                 else:
                     expr = Ref(
                         self.nested_union(
-                            base_name, shared + parts, branches, doc, member_pointer, member_common, tag_info, reserved
+                            base_name,
+                            shared + parts,
+                            branches,
+                            doc,
+                            member_pointer,
+                            member_common,
+                            tag_info,
+                            reserved,
                         )
                     )
             variant = Variant(tag=tag_value, type=expr, title=title, doc=doc)
@@ -808,7 +871,15 @@ class _Builder:
             class_name = self.claim(label + name, pointer)
             option_doc = "\n\n".join(o.doc for o in combo if o.doc)
             full_doc = f"{doc}\n\n{option_doc}" if doc and option_doc else doc or option_doc
-            self.variant_class(class_name, parts + [p for o in combo for p in o.parts], full_doc, pointer, common, tag, reserved)
+            self.variant_class(
+                class_name,
+                parts + [p for o in combo for p in o.parts],
+                full_doc,
+                pointer,
+                common,
+                tag,
+                reserved,
+            )
             inner = Variant(
                 tag=combo[0].tag if inner_tag else None,
                 type=Ref(class_name),
@@ -877,22 +948,26 @@ class _Builder:
             items = node.get(key)
             if isinstance(items, list):
                 for index, item in enumerate(items):
-                    for def_name, title, doc in self.envelope_payloads(item, pointer_join(pointer, key, index)):
+                    for def_name, title, doc in self.envelope_payloads(
+                        item, pointer_join(pointer, key, index)
+                    ):
                         yield def_name, title or str(item.get("title", "")), doc or _doc(item)
 
     def envelope(self, node: Mapping[str, Any], pointer: str) -> dict[str, list[tuple[str, str, str, str]]]:
         """Payloads of one root message kind, by role (Request/Response/Notification)."""
         found: dict[str, list[tuple[str, str, str, str]]] = {}
         targets: list[tuple[Mapping[str, Any], str, str]] = []
-        members = node.get("anyOf") if isinstance(node.get("anyOf"), list) else []
-        for index, member in enumerate(members):
+        members = node.get("anyOf")
+        for index, member in enumerate(members if isinstance(members, list) else []):
             if not isinstance(member, dict):
                 continue
             member_pointer = pointer_join(pointer, "anyOf", index)
             role = str(member.get("title", ""))
             for ref_index, item in enumerate(member.get("allOf", [])):
                 if isinstance(item, dict) and "$ref" in item:
-                    def_name = self.resolve(item["$ref"], pointer_join(member_pointer, "allOf", ref_index, "$ref"))
+                    def_name = self.resolve(
+                        item["$ref"], pointer_join(member_pointer, "allOf", ref_index, "$ref")
+                    )
                     targets.append((self.defs[def_name], role, pointer_join("/$defs", def_name)))
         if "params" in node.get("properties", {}):
             targets.append((node, "Notification", pointer))
@@ -901,9 +976,16 @@ class _Builder:
             carriers: list[tuple[Any, str]] = []
             if "params" in props:
                 carriers.append((props["params"], pointer_join(target_pointer, "properties", "params")))
-            for index, branch in enumerate(target.get("anyOf", []) if isinstance(target.get("anyOf"), list) else []):
+            for index, branch in enumerate(
+                target.get("anyOf", []) if isinstance(target.get("anyOf"), list) else []
+            ):
                 if isinstance(branch, dict) and "result" in branch.get("properties", {}):
-                    carriers.append((branch["properties"]["result"], pointer_join(target_pointer, "anyOf", index, "properties", "result")))
+                    carriers.append(
+                        (
+                            branch["properties"]["result"],
+                            pointer_join(target_pointer, "anyOf", index, "properties", "result"),
+                        )
+                    )
             for carrier, carrier_pointer in carriers:
                 for def_name, title, doc in self.envelope_payloads(carrier, carrier_pointer):
                     found.setdefault(role, []).append((def_name, title, doc, carrier_pointer))
@@ -945,7 +1027,7 @@ class _Builder:
                 continue
             handler = _OTHER_SIDE[_SIDES[sender]]
             for role, kind in (("Request", "request"), ("Notification", "notification")):
-                for def_name, _title, doc, carrier_pointer in roles.get(role, []):
+                for def_name, _title, doc, _carrier in roles.get(role, []):
                     node = self.defs[def_name]
                     def_pointer = pointer_join("/$defs", def_name)
                     wire = node.get("x-method")
@@ -957,7 +1039,8 @@ class _Builder:
                     side = node.get("x-side")
                     if side not in (handler, "both") and not (sender == "protocol" and side == "protocol"):
                         raise self.error(
-                            f"'x-side' is {side!r} but the schema routes this {kind} from the {sender} to the {handler}",
+                            f"'x-side' is {side!r} but the schema routes this {kind} "
+                            f"from the {sender} to the {handler}",
                             pointer_join(def_pointer, "x-side"),
                         )
                     result = None
@@ -965,7 +1048,8 @@ class _Builder:
                         response = responses.get((handler, wire))
                         if response is None:
                             raise self.error(
-                                f"x-method {wire!r} has a request but no matching response sent by the {handler}",
+                                f"x-method {wire!r} has a request but no matching response "
+                                f"sent by the {handler}",
                                 def_pointer,
                             )
                         result = self.class_of[response]
@@ -1007,7 +1091,9 @@ class _Builder:
         for side, table_name in _META_TABLES.items():
             table = meta.get(table_name, {})
             if not isinstance(table, dict):
-                raise CodegenError(f"'{table_name}' must be an object", file=self.meta.path, pointer=f"/{table_name}")
+                raise CodegenError(
+                    f"'{table_name}' must be an object", file=self.meta.path, pointer=f"/{table_name}"
+                )
             wires = {m.wire_name for m in methods if m.side == side}
             for key, wire in table.items():
                 if wire not in wires:

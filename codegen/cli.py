@@ -17,7 +17,15 @@ from rich.console import Console
 
 from . import generate as gen
 from .errors import EXIT_INPUT_ERROR, CodegenError
-from .load import DEFAULT_LOCK, PROJECT_ROOT, SchemaSource, add_to_lock, default_cache_dir, fetch_release, read_lock
+from .load import (
+    DEFAULT_LOCK,
+    PROJECT_ROOT,
+    SchemaSource,
+    add_to_lock,
+    default_cache_dir,
+    fetch_release,
+    read_lock,
+)
 
 DEFAULT_OUT = PROJECT_ROOT / "generated"
 EXIT_CHECK_FAILED = 1
@@ -51,7 +59,12 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
             console.print(f"  {result.unit.package}: {state}", highlight=False)
 
     results = gen.render(
-        source, units, jobs=args.jobs, out=args.out, use_cache=not (args.no_cache or args.check), progress=progress
+        source,
+        units,
+        jobs=args.jobs,
+        out=args.out,
+        use_cache=not (args.no_cache or args.check),
+        progress=progress,
     )
     tree = gen.assemble(args.out, results, replace_all=not args.releases)
     elapsed = time.perf_counter() - started
@@ -61,12 +74,16 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
             for line in lines:
                 print(line)
             console.print(
-                f"[bold red]{args.out} is stale[/]: run `make generate` (or `acp-codegen generate`) and commit the result.",
+                f"[bold red]{args.out} is stale[/]: run `make generate` "
+                "(or `acp-codegen generate`) and commit the result.",
                 highlight=False,
             )
             return EXIT_CHECK_FAILED
         if not args.quiet:
-            console.print(f"{args.out} is up to date ({len(units)} packages checked in {elapsed:.1f}s).", highlight=False)
+            console.print(
+                f"{args.out} is up to date ({len(units)} packages checked in {elapsed:.1f}s).",
+                highlight=False,
+            )
         return 0
     changed = gen.write_tree(args.out, tree)
     if not args.quiet:
@@ -83,7 +100,10 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
     if origin is not None and "://" not in str(origin):
         origin = Path(origin)
     target = fetch_release(locked, origin, args.cache)
-    console.print(f"fetched {args.release} into {target} (all {len(locked.files)} sha256 sums match the lock)", highlight=False)
+    console.print(
+        f"fetched {args.release} into {target} (all {len(locked.files)} sha256 sums match the lock)",
+        highlight=False,
+    )
     return 0
 
 
@@ -117,11 +137,17 @@ def _ir(args: argparse.Namespace, console: Console) -> int:
     for method in surface.methods:
         result = f" -> {method.result}" if method.result else ""
         flag = " [unstable]" if method.unstable else ""
-        console.print(f"  {method.side:8} {method.kind:12} {method.wire_name}({method.params}){result}{flag}", highlight=False)
+        console.print(
+            f"  {method.side:8} {method.kind:12} {method.wire_name}({method.params}){result}{flag}",
+            highlight=False,
+        )
     for type_ in surface.types.values():
         if isinstance(type_, UnionType) and type_.tagged:
             state = "open" if type_.open else "closed"
-            console.print(f"  union {type_.name} on {type_.tag_wire_name!r} ({state}, {len(type_.variants)} variants)", highlight=False)
+            console.print(
+                f"  union {type_.name} on {type_.tag_wire_name!r} ({state}, {len(type_.variants)} variants)",
+                highlight=False,
+            )
         elif isinstance(type_, ObjectType) and args.verbose:
             console.print(f"  object {type_.name} ({len(type_.fields)} fields)", highlight=False)
     return 0
@@ -148,22 +174,52 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("generate", help="generate the packages under generated/", description="Generate one package per release and stability.")
-    p.add_argument("releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)")
+    p = sub.add_parser(
+        "generate",
+        help="generate the packages under generated/",
+        description="Generate one package per release and stability.",
+    )
+    p.add_argument(
+        "releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)"
+    )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
-    p.add_argument("--no-cache", action="store_true", help="render every package even if its inputs did not change")
-    p.add_argument("--check", action="store_true", help="write nothing; exit 1 with a diff if the output is stale")
+    p.add_argument(
+        "--no-cache", action="store_true", help="render every package even if its inputs did not change"
+    )
+    p.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 with a diff if the output is stale"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="print only errors and the check diff")
 
-    p = sub.add_parser("fetch", help="copy or download a locked release into the cache", description="Copy or download the four files of a release, refusing any whose sha256 differs from the lock.")
+    p = sub.add_parser(
+        "fetch",
+        help="copy or download a locked release into the cache",
+        description="Copy or download the four files of a release, "
+        "refusing any whose sha256 differs from the lock.",
+    )
     p.add_argument("release", metavar="RELEASE")
-    p.add_argument("--from", dest="origin", default=None, metavar="DIR_OR_URL", help="a folder or base URL laid out as v2/<release>/<file> (default: the upstream addresses in the lock)")
+    p.add_argument(
+        "--from",
+        dest="origin",
+        default=None,
+        metavar="DIR_OR_URL",
+        help="a folder or base URL laid out as v2/<release>/<file> "
+        "(default: the upstream addresses in the lock)",
+    )
 
-    p = sub.add_parser("lock", help="record a new release's sha256 sums in the lock", description="Add a release found in the schema folder (or the cache) to the lock.")
+    p = sub.add_parser(
+        "lock",
+        help="record a new release's sha256 sums in the lock",
+        description="Add a release found in the schema folder (or the cache) to the lock.",
+    )
     p.add_argument("release", metavar="RELEASE")
 
-    p = sub.add_parser("ir", help="print the intermediate representation of a release", description="Print the IR that every emitter reads.")
+    p = sub.add_parser(
+        "ir",
+        help="print the intermediate representation of a release",
+        description="Print the IR that every emitter reads.",
+    )
     p.add_argument("release", metavar="RELEASE")
     p.add_argument("--unstable", action="store_true", help="the unstable schema instead of the stable one")
     p.add_argument("--json", action="store_true", help="the whole IR as JSON")

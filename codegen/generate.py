@@ -27,8 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import naming
-from .errors import CodegenError
-from .load import Lock, SchemaSource, default_cache_dir, sha256_bytes
+from .load import Lock, SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR_ROOT.parent / "templates"
@@ -106,10 +105,11 @@ class BuildCache:
 
     def lookup(self, key: str, out: Path) -> dict[str, str] | None:
         entry = self.entries.get(key)
-        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+        recorded = entry.get("files") if isinstance(entry, dict) else None
+        if not isinstance(recorded, dict):
             return None
         files: dict[str, str] = {}
-        for rel, digest in entry["files"].items():
+        for rel, digest in recorded.items():
             path = out / rel
             try:
                 content = path.read_bytes()
@@ -168,7 +168,12 @@ def render(
         if found is not None:
             meta = cache.meta(key)
             results[unit] = UnitResult(
-                unit, found, 0.0, True, str(meta.get("schema_sha256", "")), int(str(meta.get("protocol_version", 0)))
+                unit,
+                found,
+                0.0,
+                True,
+                str(meta.get("schema_sha256", "")),
+                int(str(meta.get("protocol_version", 0))),
             )
             if progress:
                 progress(results[unit])
@@ -220,8 +225,10 @@ def read_tree(out: Path) -> dict[str, str]:
     if not out.is_dir():
         return files
     for path in sorted(out.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            files[path.relative_to(out).as_posix()] = path.read_text()
+        rel = path.relative_to(out)
+        if not path.is_file() or any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
+            continue  # caches that tools (mypy, Python) leave behind are not output
+        files[rel.as_posix()] = path.read_bytes().decode("utf-8", errors="replace")
     return files
 
 
@@ -229,18 +236,30 @@ def assemble(out: Path, results: list[UnitResult], replace_all: bool) -> dict[st
     """The complete new tree: the rendered packages plus, unless all were rendered, the old ones."""
     tree = {} if replace_all else read_tree(out)
     rendered = {r.unit.package for r in results}
-    tree = {rel: text for rel, text in tree.items() if rel.split("/", 1)[0] not in rendered and rel != INDEX_FILE}
+    tree = {
+        rel: text for rel, text in tree.items() if rel.split("/", 1)[0] not in rendered and rel != INDEX_FILE
+    }
     for result in results:
         tree.update(result.files)
     packages: dict[str, tuple[str, str, str, int]] = {}
     old_index = read_tree(out).get(INDEX_FILE, "") if not replace_all else ""
     for line in old_index.splitlines():
         cells = [c.strip().strip("`") for c in line.split("|")[1:-1]]
-        if len(cells) == 5 and cells[0] not in rendered and cells[0] != "package" and not cells[0].startswith("-"):
+        if (
+            len(cells) == 5
+            and cells[0] not in rendered
+            and cells[0] != "package"
+            and not cells[0].startswith("-")
+        ):
             packages[cells[0]] = (cells[1], cells[2], cells[4], int(cells[3]) if cells[3].isdigit() else 0)
     for result in results:
         stability = "unstable" if result.unit.unstable else "stable"
-        packages[result.unit.package] = (result.unit.release, stability, result.schema_sha256, result.protocol_version)
+        packages[result.unit.package] = (
+            result.unit.release,
+            stability,
+            result.schema_sha256,
+            result.protocol_version,
+        )
     tree[INDEX_FILE] = index_source(packages)
     return dict(sorted(tree.items()))
 
@@ -255,7 +274,8 @@ def _exchange(a: Path, b: Path) -> bool:
     except (OSError, AttributeError):
         return False
     at_fdcwd, rename_exchange = -100, 2
-    return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
+    result: int = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return result == 0
 
 
 def write_tree(out: Path, tree: dict[str, str]) -> bool:

@@ -86,10 +86,8 @@ class Lock:
 
 def _release_sort_key(name: str) -> tuple[Any, ...]:
     """Sort ``2.0.0-alpha.10`` after ``2.0.0-alpha.9`` (numbers compare as numbers)."""
-    parts: list[tuple[int, Any]] = []
-    for chunk in name.replace("-", ".").split("."):
-        parts.append((0, int(chunk)) if chunk.isdigit() else (1, chunk))
-    return tuple(parts)
+    chunks = name.replace("-", ".").split(".")
+    return tuple((0, int(chunk)) if chunk.isdigit() else (1, chunk) for chunk in chunks)
 
 
 def sort_releases(names: list[str]) -> list[str]:
@@ -289,7 +287,7 @@ def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
 
 def _download(url: str) -> bytes:
     try:
-        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:  # noqa: S310
+        with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
             data: bytes = response.read()
             return data
     except urllib.error.HTTPError as exc:
@@ -299,9 +297,7 @@ def _download(url: str) -> bytes:
         raise CodegenError(f"download failed: {reason}", file=url) from None
 
 
-def fetch_release(
-    locked: LockedRelease, origin: str | Path | None, cache: Path
-) -> Path:
+def fetch_release(locked: LockedRelease, origin: str | Path | None, cache: Path) -> Path:
     """Copy or download every file of ``locked`` into ``cache/<release>``.
 
     ``origin`` is a folder laid out like ``schemas/`` (``v2/<release>/<file>``),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import logging
 import warnings
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ _KNOWN_IMPORTS: dict[str, str] = {
     "Reserved": "._base",
     "SkipInvalidItems": "._base",
     "TaggedUnion": "._base",
+    "UnionTag": "._base",
 }
 
 
@@ -60,7 +62,7 @@ def _engine_output(surface: ApiSurface) -> str:
             output_model_type=dcg.DataModelType.PydanticV2BaseModel,
             target_python_version=dcg.PythonVersion.PY_311,
             custom_template_dir=MODEL_TEMPLATES,
-            extra_template_data=normalised.template_data,
+            extra_template_data=defaultdict(dict, normalised.template_data),
             use_type_alias=True,
             use_annotated=True,
             field_constraints=True,
@@ -89,7 +91,9 @@ def _body(engine_output: str) -> str:
 
 def _used_names(body: str) -> set[str]:
     tree = ast.parse(body)
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
 
 
 def import_block(names: set[str]) -> str:

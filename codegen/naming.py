@@ -190,7 +190,11 @@ def method_name(wire: str, kind: str, params_type: str) -> str:
         return "_".join(verb_words)
     type_words = [w.lower() for w in words(params_type)]
     noun_words = [w.lower() for w in words(namespace)]
-    for spelling in (noun_words, [*noun_words[:-1], noun_words[-1] + "s"], [*noun_words[:-1], noun_words[-1].rstrip("s")]):
+    for spelling in (
+        noun_words,
+        [*noun_words[:-1], noun_words[-1] + "s"],
+        [*noun_words[:-1], noun_words[-1].rstrip("s")],
+    ):
         size = len(spelling)
         for start in range(len(type_words) - size + 1):
             if type_words[start : start + size] == spelling:

@@ -42,7 +42,13 @@ from .ir import (
 )
 
 UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
-_SCALARS = {"string": "string", "integer": "integer", "number": "number", "boolean": "boolean", "null": "null"}
+_SCALARS = {
+    "string": "string",
+    "integer": "integer",
+    "number": "number",
+    "boolean": "boolean",
+    "null": "null",
+}
 
 
 @dataclass(frozen=True)
@@ -198,19 +204,21 @@ def _is_object_ref(surface: ApiSurface, expr: TypeExpr) -> str | None:
 
 def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: set[str]) -> dict[str, Any]:
     meta: list[str] = []
-    if field.default_on_error:
-        meta.append("DefaultOnError")
-        runtime.add("DefaultOnError")
+    # Order matters, inner first: constraints, then invalid items are skipped, then a
+    # still-invalid value falls back to the default.
+    constraints = constraint_field(field.type)
+    if constraints:
+        meta.append(constraints)
     if field.skip_invalid_items:
         meta.append("SkipInvalidItems")
         runtime.add("SkipInvalidItems")
+    if field.default_on_error:
+        meta.append("DefaultOnError")
+        runtime.add("DefaultOnError")
     if owner.reserved is not None and field.wire_name == owner.reserved.wire_name:
         values = ", ".join(pysource.literal(v) for v in owner.reserved.values)
         meta.append(f"Reserved({values})")
         runtime.add("Reserved")
-    constraints = constraint_field(field.type)
-    if constraints:
-        meta.append(constraints)
     alias_args = ""
     if field.py_name != field.wire_name:
         wire = pysource.literal(field.wire_name)
@@ -220,10 +228,14 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: s
     pinned = owner.tag is not None and owner.tag.wire_name == field.wire_name
     if pinned and isinstance(field.type, Const):
         default = pysource.literal(field.type.value)
+        meta.insert(0, "UnionTag")
+        runtime.add("UnionTag")
     elif not field.required:
         default, optional = _default(surface, field)
     if default.startswith("Field(") and alias_args:
         default = default[:-1] + ", " + alias_args + ")"
+    elif alias_args and constraints and meta == [constraints]:
+        meta = [f"{constraints[:-1]}, {alias_args})"]
     elif alias_args:
         meta.append(f"Field({alias_args})")
     doc = _doc_text(field, field.doc)
@@ -244,7 +256,10 @@ def _default(surface: ApiSurface, field: Field) -> tuple[str, bool]:
         if target is not None and isinstance(field.default, dict):
             if not field.default:
                 return f"Field(default_factory={target})", False
-            return f"Field(default_factory=lambda: {target}.model_validate({pysource.literal(field.default)}))", False
+            return (
+                f"Field(default_factory=lambda: {target}.model_validate({pysource.literal(field.default)}))",
+                False,
+            )
         if isinstance(field.default, (list, dict)):
             if not field.default:
                 return f"Field(default_factory={type(field.default).__name__})", False

@@ -33,7 +33,9 @@ def literal(value: Any) -> str:
 def _escape_docstring(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
     text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    text = _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
     if text.endswith('"'):
         text = text[:-1] + '\\"'
     return text

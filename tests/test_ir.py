@@ -65,7 +65,10 @@ def test_alpha7_stable_methods_by_handling_side() -> None:
 def test_method_types_and_docs() -> None:
     surface = surface_of("2.0.0-alpha.7", False)
     by_wire = {m.wire_name: m for m in surface.methods}
-    assert (by_wire["session/new"].params, by_wire["session/new"].result) == ("NewSessionRequest", "NewSessionResponse")
+    assert (by_wire["session/new"].params, by_wire["session/new"].result) == (
+        "NewSessionRequest",
+        "NewSessionResponse",
+    )
     assert by_wire["session/update"].result is None
     assert by_wire["session/set_config_option"].params == "SetSessionConfigOptionRequest"
     assert by_wire["session/request_permission"].doc.startswith("Requests permission from the user")
@@ -77,7 +80,11 @@ def test_method_types_and_docs() -> None:
 def test_methods_match_meta_tables(release: str, unstable: bool) -> None:
     meta = release_files(release).meta(unstable).data
     surface = surface_of(release, unstable)
-    for side, table in (("agent", "agentMethods"), ("client", "clientMethods"), ("protocol", "protocolMethods")):
+    for side, table in (
+        ("agent", "agentMethods"),
+        ("client", "clientMethods"),
+        ("protocol", "protocolMethods"),
+    ):
         assert {m.wire_name for m in surface.methods_for(side)} == set(meta[table].values())  # type: ignore[arg-type]
 
 
@@ -85,14 +92,23 @@ def test_method_handled_by_both_sides_appears_for_each() -> None:
     """alpha.1 unstable marks mcp/message x-side "both": a request and a notification each way."""
     surface = surface_of("2.0.0-alpha.1", True)
     mcp = sorted((m.side, m.kind) for m in surface.methods if m.wire_name == "mcp/message")
-    assert mcp == [("agent", "notification"), ("agent", "request"), ("client", "notification"), ("client", "request")]
+    assert mcp == [
+        ("agent", "notification"),
+        ("agent", "request"),
+        ("client", "notification"),
+        ("client", "request"),
+    ]
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_session_update_variants_by_tag(release: str) -> None:
     for unstable in (False, True):
         raw = raw_defs(release, unstable)["SessionUpdate"]["anyOf"]
-        expected = [m["properties"]["sessionUpdate"]["const"] for m in raw if "const" in m["properties"]["sessionUpdate"]]
+        expected = [
+            m["properties"]["sessionUpdate"]["const"]
+            for m in raw
+            if "const" in m["properties"]["sessionUpdate"]
+        ]
         union = surface_of(release, unstable).type("SessionUpdate")
         assert isinstance(union, UnionType)
         assert union.tag_wire_name == "sessionUpdate"
@@ -128,7 +144,7 @@ def test_catch_all_refuses_the_tags_its_not_clause_lists(release: str, unstable:
 
 
 def test_stable_catch_all_also_refuses_tags_of_unstable_variants() -> None:
-    """Stable PlanUpdateContent has only ``items``, but its catch-all refuses ``file`` and ``markdown`` too."""
+    """Stable PlanUpdateContent has only ``items``; its catch-all refuses ``file`` and ``markdown`` too."""
     surface = surface_of("2.0.0-alpha.7", False)
     union = surface.type("PlanUpdateContent")
     assert isinstance(union, UnionType) and list(union.known_tags) == ["items"]
@@ -140,7 +156,10 @@ def test_variant_classes_extend_their_payload_and_pin_the_tag() -> None:
     surface = surface_of("2.0.0-alpha.7", False)
     chunk = surface.object("AgentMessageChunkSessionUpdate")
     assert chunk.base == "ContentChunk"
-    assert chunk.tag is not None and (chunk.tag.wire_name, chunk.tag.value) == ("sessionUpdate", "agent_message_chunk")
+    assert chunk.tag is not None and (chunk.tag.wire_name, chunk.tag.value) == (
+        "sessionUpdate",
+        "agent_message_chunk",
+    )
     assert surface.object("TextContentBlock").base == "TextContent"
     other = surface.object("OtherContentBlock")
     assert other.tag is None and other.extra == "allow"
@@ -170,7 +189,13 @@ def test_elicitation_scopes_multiply_the_mode_variants() -> None:
     names = [v.type.name for v in scopes.variants if isinstance(v.type, Ref)]
     assert names == ["SessionFormCreateElicitationRequest", "RequestFormCreateElicitationRequest"]
     session_form = surface.all_fields("SessionFormCreateElicitationRequest")
-    assert {f.wire_name for f in session_form} >= {"message", "mode", "requestedSchema", "sessionId", "toolCallId"}
+    assert {f.wire_name for f in session_form} >= {
+        "message",
+        "mode",
+        "requestedSchema",
+        "sessionId",
+        "toolCallId",
+    }
     assert "requestId" in {f.wire_name for f in surface.all_fields("RequestFormCreateElicitationRequest")}
 
 
@@ -202,7 +227,13 @@ def test_enums_open_and_closed() -> None:
     surface = surface_of("2.0.0-alpha.7", True)
     stop = surface.type("StopReason")
     assert isinstance(stop, EnumType) and stop.open and stop.base == "string"
-    assert [v.value for v in stop.values] == ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    assert [v.value for v in stop.values] == [
+        "end_turn",
+        "max_tokens",
+        "max_turn_requests",
+        "refusal",
+        "cancelled",
+    ]
     tool_kind = surface.type("ToolKind")
     assert isinstance(tool_kind, EnumType) and tool_kind.open
     assert "other" in [v.value for v in tool_kind.values]  # a real value, besides the open member
@@ -221,7 +252,11 @@ def test_stability_is_marked_from_the_stable_schema() -> None:
     assert unstable.type("McpServerAcp").unstable
     assert not unstable.type("McpServerStdio").unstable
     capabilities = unstable.object("AgentCapabilities")
-    assert {f.wire_name for f in capabilities.fields if f.unstable} == {"providers", "nes", "positionEncoding"}
+    assert {f.wire_name for f in capabilities.fields if f.unstable} == {
+        "providers",
+        "nes",
+        "positionEncoding",
+    }
     idle = unstable.object("IdleStateUpdate").field("usage")
     assert idle is not None and idle.unstable
     assert not any(m.unstable for m in surface_of("2.0.0-alpha.7", False).methods)
@@ -231,7 +266,9 @@ def test_stability_is_marked_from_the_stable_schema() -> None:
 def test_every_def_becomes_a_named_type(release: str) -> None:
     for unstable in (False, True):
         surface = surface_of(release, unstable)
-        assert {t.schema_name for t in surface.types.values() if t.schema_name} == set(raw_defs(release, unstable))
+        assert {t.schema_name for t in surface.types.values() if t.schema_name} == set(
+            raw_defs(release, unstable)
+        )
 
 
 def test_batches_come_from_the_root_message_kinds() -> None:

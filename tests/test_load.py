@@ -89,7 +89,7 @@ def test_unlocked_release_on_disk_says_how_to_lock_it(tmp_path: Path) -> None:
 
 
 def test_unknown_release_lists_the_known_ones(tmp_path: Path) -> None:
-    with pytest.raises(CodegenError, match="known releases: 2.0.0-alpha.1, 2.0.0-alpha.2"):
+    with pytest.raises(CodegenError, match=r"known releases: 2\.0\.0-alpha\.1, 2\.0\.0-alpha\.2"):
         SchemaSource(read_lock(), tmp_path, tmp_path / "cache").load("9.9.9")
 
 
@@ -135,7 +135,7 @@ def test_fetch_from_a_folder_fills_the_cache(tmp_path: Path) -> None:
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -167,7 +167,9 @@ def test_fetch_over_http(mirror: tuple[str, Path], tmp_path: Path) -> None:
     ).read_bytes()
 
 
-def test_fetch_refuses_a_tampered_download_and_keeps_the_cache(mirror: tuple[str, Path], tmp_path: Path) -> None:
+def test_fetch_refuses_a_tampered_download_and_keeps_the_cache(
+    mirror: tuple[str, Path], tmp_path: Path
+) -> None:
     url, root = mirror
     locked = read_lock().release("2.0.0-alpha.7")
     cache = tmp_path / "cache"
@@ -175,7 +177,9 @@ def test_fetch_refuses_a_tampered_download_and_keeps_the_cache(mirror: tuple[str
     before = {p.name: p.read_bytes() for p in (cache / "2.0.0-alpha.7").iterdir()}
     tampered = root / "v2" / "2.0.0-alpha.7" / "schema.json"
     tampered.write_bytes(tampered.read_bytes().replace(b"Agent Client Protocol", b"Agent Client Protocal"))
-    with pytest.raises(CodegenError, match=r"refusing schema\.json: sha256 is [0-9a-f]{64}, the lock expects"):
+    with pytest.raises(
+        CodegenError, match=r"refusing schema\.json: sha256 is [0-9a-f]{64}, the lock expects"
+    ):
         fetch_release(locked, url, cache)
     assert {p.name: p.read_bytes() for p in (cache / "2.0.0-alpha.7").iterdir()} == before
 
@@ -193,5 +197,5 @@ def test_fetch_reports_a_server_that_is_down(tmp_path: Path) -> None:
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    with pytest.raises(CodegenError, match="download failed: .*[Cc]onnection refused"):
+    with pytest.raises(CodegenError, match=r"download failed: .*[Cc]onnection refused"):
         fetch_release(read_lock().release("2.0.0-alpha.1"), f"http://127.0.0.1:{port}", tmp_path / "cache")

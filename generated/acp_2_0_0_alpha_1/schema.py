@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -53,7 +60,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class ClientCapabilities(AcpModel):
@@ -508,7 +515,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -543,7 +550,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 class OtherAuthMethod(AcpModel):
@@ -1042,7 +1049,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -1074,7 +1081,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -1101,7 +1108,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -1208,7 +1215,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -1279,7 +1286,7 @@ SessionListCursor: TypeAlias = str
 class StartReplayFrom(ReplayFromStart):
     """Replay the whole conversation from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -1288,7 +1295,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1317,8 +1324,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -1395,6 +1402,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -1497,7 +1505,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1621,13 +1629,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -1638,7 +1646,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1683,7 +1691,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthMethodAgent(AcpModel):
@@ -1764,7 +1772,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -1792,7 +1800,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -1910,7 +1918,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -1945,7 +1953,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -1980,7 +1988,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -2082,7 +2090,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -2096,7 +2104,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -2132,7 +2140,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -2164,7 +2172,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -2199,7 +2207,7 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class InitializeRequest(AcpModel):
@@ -2259,7 +2267,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -2331,7 +2339,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2343,7 +2351,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -2481,6 +2489,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2546,7 +2555,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -2673,6 +2682,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2688,7 +2698,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -2719,7 +2729,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResultClientResponse(AcpModel):
@@ -2745,7 +2755,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2758,7 +2768,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -2798,6 +2808,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2892,6 +2903,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -2950,6 +2962,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -2957,13 +2970,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -2993,7 +3006,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class UsageSessionUpdate(UsageUpdate):
@@ -3001,6 +3014,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -3011,7 +3025,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class AgentCapabilities(AcpModel):
@@ -3109,7 +3123,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 class EmbeddedResource(AcpModel):
@@ -3140,6 +3154,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3169,7 +3184,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -3196,7 +3211,7 @@ class InitializeResponse(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 PlanUpdateContent: TypeAlias = Annotated[
@@ -3213,7 +3228,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class SessionConfigSelectGroup(AcpModel):
@@ -3227,7 +3242,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -3286,8 +3301,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -3450,7 +3465,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -3472,6 +3487,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -3486,6 +3502,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -3510,7 +3527,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -3532,6 +3549,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -3546,6 +3564,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -3570,7 +3589,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -3592,6 +3611,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -3606,6 +3626,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -3615,6 +3636,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -3664,7 +3686,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 class PlanSessionUpdate(PlanUpdate):
@@ -3674,6 +3696,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -3703,7 +3726,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -3718,8 +3741,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -3786,6 +3809,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -3820,11 +3844,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -3859,8 +3883,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -3891,7 +3915,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -3915,7 +3939,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -3948,7 +3972,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -3956,6 +3980,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -3965,6 +3990,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -53,7 +60,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class ClientCapabilities(AcpModel):
@@ -508,7 +515,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -543,7 +550,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 class OtherAuthMethod(AcpModel):
@@ -1045,7 +1052,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -1077,7 +1084,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -1104,7 +1111,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -1211,7 +1218,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -1282,7 +1289,7 @@ SessionListCursor: TypeAlias = str
 class StartReplayFrom(ReplayFromStart):
     """Replay the whole conversation from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -1291,7 +1298,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1320,8 +1327,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -1398,6 +1405,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -1500,7 +1508,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1625,13 +1633,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -1642,7 +1650,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -1687,7 +1695,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthMethodAgent(AcpModel):
@@ -1768,7 +1776,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -1796,7 +1804,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -1914,7 +1922,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -1949,7 +1957,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -1984,7 +1992,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -2086,7 +2094,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -2100,7 +2108,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -2136,7 +2144,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -2168,7 +2176,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -2203,7 +2211,7 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class InitializeRequest(AcpModel):
@@ -2263,7 +2271,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -2335,7 +2343,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2347,7 +2355,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -2485,6 +2493,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2550,7 +2559,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -2677,6 +2686,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2692,7 +2702,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -2723,7 +2733,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResultClientResponse(AcpModel):
@@ -2749,7 +2759,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2762,7 +2772,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -2802,6 +2812,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -2896,6 +2907,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -2954,6 +2966,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -2961,13 +2974,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -2997,7 +3010,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class UsageSessionUpdate(UsageUpdate):
@@ -3005,6 +3018,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -3015,7 +3029,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class AgentCapabilities(AcpModel):
@@ -3113,7 +3127,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 class EmbeddedResource(AcpModel):
@@ -3144,6 +3158,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3173,7 +3188,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -3200,7 +3215,7 @@ class InitializeResponse(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 PlanUpdateContent: TypeAlias = Annotated[
@@ -3217,7 +3232,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class SessionConfigSelectGroup(AcpModel):
@@ -3231,7 +3246,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -3290,8 +3305,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -3454,7 +3469,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -3476,6 +3491,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -3490,6 +3506,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -3514,7 +3531,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -3536,6 +3553,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -3550,6 +3568,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -3574,7 +3593,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -3596,6 +3615,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -3610,6 +3630,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -3619,6 +3640,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -3668,7 +3690,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 class PlanSessionUpdate(PlanUpdate):
@@ -3678,6 +3700,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -3707,7 +3730,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -3722,8 +3745,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -3790,6 +3813,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -3824,11 +3848,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -3863,8 +3887,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -3895,7 +3919,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -3919,7 +3943,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -3952,7 +3976,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -3960,6 +3984,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -3969,6 +3994,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -121,7 +128,7 @@ class CancelCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["cancel"] = "cancel"
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
@@ -134,7 +141,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class CloseNesResponse(AcpModel):
@@ -209,7 +216,7 @@ class DeclineCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["decline"] = "decline"
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
 
 
 class DeleteSessionResponse(AcpModel):
@@ -943,7 +950,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -978,7 +985,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 NesDiagnosticSeverity: TypeAlias = (
@@ -1100,8 +1107,8 @@ class NesEditHistoryCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of edit history entries the agent can use."""
@@ -1148,15 +1155,11 @@ class NesExcerpt(AcpModel):
     """
 
     start_line: Annotated[
-        int,
-        Field(ge=0),
-        Field(validation_alias="startLine", serialization_alias="startLine"),
+        int, Field(ge=0, validation_alias="startLine", serialization_alias="startLine")
     ]
     """The start line of the excerpt (zero-based)."""
     end_line: Annotated[
-        int,
-        Field(ge=0),
-        Field(validation_alias="endLine", serialization_alias="endLine"),
+        int, Field(ge=0, validation_alias="endLine", serialization_alias="endLine")
     ]
     """The end line of the excerpt (zero-based)."""
     text: str
@@ -1247,8 +1250,8 @@ class NesRecentFilesCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of recent files the agent can use."""
@@ -1418,8 +1421,8 @@ class NesUserActionsCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of user actions the agent can use."""
@@ -1992,6 +1995,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
 
     session_update: Annotated[
         Literal["plan_removed"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_removed"
 
@@ -2172,7 +2176,7 @@ class ProviderInfo(AcpModel):
         Field(validation_alias="providerId", serialization_alias="providerId"),
     ]
     """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], DefaultOnError, SkipInvalidItems]
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
     """Supported protocol types for this provider."""
     required: bool
     """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
@@ -2289,7 +2293,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -2321,7 +2325,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -2348,7 +2352,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -2478,7 +2482,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2633,7 +2637,7 @@ class StartNesResponse(AcpModel):
 class StartReplayFrom(ReplayFromStart):
     """Replay the whole conversation from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -2642,7 +2646,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -2703,7 +2707,7 @@ class StringMultiSelectItemsVariant(StringMultiSelectItems):
     Multi-select string items with plain string values.
     """
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class StringPropertySchema(AcpModel):
@@ -2721,14 +2725,12 @@ class StringPropertySchema(AcpModel):
     """Human-readable description."""
     min_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minLength", serialization_alias="minLength"),
+        Field(ge=0, validation_alias="minLength", serialization_alias="minLength"),
     ] = None
     """Minimum string length."""
     max_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxLength", serialization_alias="maxLength"),
+        Field(ge=0, validation_alias="maxLength", serialization_alias="maxLength"),
     ] = None
     """Maximum string length."""
     pattern: str | None = None
@@ -2743,8 +2745,7 @@ class StringPropertySchema(AcpModel):
     """
     one_of: Annotated[
         list[EnumOption] | None,
-        Field(min_length=1),
-        Field(validation_alias="oneOf", serialization_alias="oneOf"),
+        Field(min_length=1, validation_alias="oneOf", serialization_alias="oneOf"),
     ] = None
     """Titled enum options for titled single-select enums.
     Must contain at least one option when present.
@@ -2794,8 +2795,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -2872,6 +2873,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -3003,8 +3005,7 @@ class TitledMultiSelectItems(AcpModel):
 
     any_of: Annotated[
         list[EnumOption],
-        Field(min_length=1),
-        Field(validation_alias="anyOf", serialization_alias="anyOf"),
+        Field(min_length=1, validation_alias="anyOf", serialization_alias="anyOf"),
     ]
     """Titled enum options. Must contain at least one option."""
     field_meta: Annotated[
@@ -3035,7 +3036,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -3116,33 +3117,32 @@ class Usage(AcpModel):
 
     total_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="totalTokens", serialization_alias="totalTokens"),
+        Field(ge=0, validation_alias="totalTokens", serialization_alias="totalTokens"),
     ]
     """Sum of all token types across session."""
     input_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="inputTokens", serialization_alias="inputTokens"),
+        Field(ge=0, validation_alias="inputTokens", serialization_alias="inputTokens"),
     ]
     """Total input tokens."""
     output_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="outputTokens", serialization_alias="outputTokens"),
+        Field(
+            ge=0, validation_alias="outputTokens", serialization_alias="outputTokens"
+        ),
     ]
     """Total output tokens."""
     thought_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="thoughtTokens", serialization_alias="thoughtTokens"),
     ] = None
     """Total thought/reasoning tokens"""
     cached_read_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(
             validation_alias="cachedReadTokens", serialization_alias="cachedReadTokens"
         ),
@@ -3150,8 +3150,8 @@ class Usage(AcpModel):
     """Total cache read tokens."""
     cached_write_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(
             validation_alias="cachedWriteTokens",
             serialization_alias="cachedWriteTokens",
@@ -3276,13 +3276,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -3293,7 +3293,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -3338,7 +3338,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthCapabilities(AcpModel):
@@ -3417,7 +3417,7 @@ class AuthMethodEnvVar(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    vars: Annotated[list[AuthEnvVar], DefaultOnError, SkipInvalidItems]
+    vars: Annotated[list[AuthEnvVar], SkipInvalidItems, DefaultOnError]
     """The environment variables the client should set."""
     link: Annotated[str | None, DefaultOnError] = None
     """Optional link to a page where the user can obtain their credentials."""
@@ -3452,11 +3452,11 @@ class AuthMethodTerminal(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], DefaultOnError, SkipInvalidItems] = Field(
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional arguments to pass when running the agent binary for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnError, SkipInvalidItems] = Field(
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional environment variables to set when running the agent binary for terminal auth."""
@@ -3505,7 +3505,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
     Boolean property.
     """
 
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -3533,7 +3533,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -3561,7 +3561,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -3727,7 +3727,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -3840,7 +3840,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -3875,7 +3875,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -3917,8 +3917,8 @@ class DidChangeDocumentNotification(AcpModel):
     """The new version number of the document."""
     content_changes: Annotated[
         list[TextDocumentContentChangeEvent],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="contentChanges", serialization_alias="contentChanges"),
     ]
     """The content changes."""
@@ -4225,7 +4225,7 @@ class EnvVarAuthMethod(AuthMethodEnvVar):
     User provides a key that the client passes to the agent as an environment variable.
     """
 
-    type: Literal["env_var"] = "env_var"
+    type: Annotated[Literal["env_var"], UnionTag] = "env_var"
 
 
 class Error(AcpModel):
@@ -4275,7 +4275,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -4289,7 +4289,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -4325,7 +4325,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -4367,7 +4367,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -4402,7 +4402,7 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
@@ -4411,7 +4411,7 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     Integer property.
     """
 
-    type: Literal["integer"] = "integer"
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
 class ListProvidersResponse(AcpModel):
@@ -4460,7 +4460,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -4491,7 +4491,7 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     Raw markdown content for the plan.
     """
 
-    type: Literal["markdown"] = "markdown"
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
 
 
 class McpCapabilities(AcpModel):
@@ -4589,19 +4589,17 @@ class MultiSelectPropertySchema(AcpModel):
     """Human-readable description."""
     min_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minItems", serialization_alias="minItems"),
+        Field(ge=0, validation_alias="minItems", serialization_alias="minItems"),
     ] = None
     """Minimum number of items to select."""
     max_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxItems", serialization_alias="maxItems"),
+        Field(ge=0, validation_alias="maxItems", serialization_alias="maxItems"),
     ] = None
     """Maximum number of items to select."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Default selected values."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -4838,8 +4836,8 @@ class NesOpenFile(AcpModel):
     """The visible range in the editor, if any."""
     last_focused_ms: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="lastFocusedMs", serialization_alias="lastFocusedMs"),
     ] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
@@ -4961,8 +4959,7 @@ class NesUserAction(AcpModel):
     """The position where the action occurred."""
     timestamp_ms: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="timestampMs", serialization_alias="timestampMs"),
+        Field(ge=0, validation_alias="timestampMs", serialization_alias="timestampMs"),
     ]
     """Timestamp in milliseconds since epoch."""
     field_meta: Annotated[
@@ -4984,7 +4981,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     Number (floating-point) property.
     """
 
-    type: Literal["number"] = "number"
+    type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -5106,6 +5103,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5198,7 +5196,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -5317,7 +5315,7 @@ class RenameNesSuggestion(NesRenameSuggestion):
     A rename symbol suggestion.
     """
 
-    kind: Literal["rename"] = "rename"
+    kind: Annotated[Literal["rename"], UnionTag] = "rename"
 
 
 ReplayFrom: TypeAlias = Annotated[
@@ -5433,7 +5431,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
@@ -5444,6 +5442,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5459,7 +5458,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -5490,7 +5489,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
@@ -5501,6 +5500,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5511,7 +5511,7 @@ class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     A search-and-replace suggestion.
     """
 
-    kind: Literal["searchAndReplace"] = "searchAndReplace"
+    kind: Annotated[Literal["searchAndReplace"], UnionTag] = "searchAndReplace"
 
 
 class SessionCapabilities(AcpModel):
@@ -5629,6 +5629,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -5692,7 +5693,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -5758,7 +5759,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class Terminal(AcpModel):
@@ -5795,7 +5796,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     Client runs an interactive terminal for the user to authenticate via a TUI.
     """
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -5803,6 +5804,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -5810,13 +5812,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -5846,7 +5848,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 UrlCreateElicitationRequest: TypeAlias = (
@@ -5863,6 +5865,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -5884,7 +5887,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["accept"] = "accept"
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
 
 
 class AcpMcpServer(McpServerAcp):
@@ -5898,7 +5901,7 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    type: Literal["acp"] = "acp"
+    type: Annotated[Literal["acp"], UnionTag] = "acp"
 
 
 class AgentAuthMethod(AuthMethodAgent):
@@ -5907,7 +5910,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
@@ -5916,7 +5919,7 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     Multi-select array property.
     """
 
-    type: Literal["array"] = "array"
+    type: Annotated[Literal["array"], UnionTag] = "array"
 
 
 AuthMethod: TypeAlias = Annotated[
@@ -5978,7 +5981,7 @@ class ClientCapabilities(AcpModel):
     NES suggestion-kind extensions.
     """
     position_encodings: Annotated[
-        list[PositionEncodingKind], DefaultOnError, SkipInvalidItems
+        list[PositionEncodingKind], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="positionEncodings",
@@ -6077,7 +6080,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -6168,7 +6171,7 @@ class FilePlanUpdateContent(PlanFile):
     A URI pointing to a file containing the plan.
     """
 
-    type: Literal["file"] = "file"
+    type: Annotated[Literal["file"], UnionTag] = "file"
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
@@ -6179,6 +6182,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -6220,7 +6224,7 @@ class InitializeRequest(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
@@ -6229,7 +6233,7 @@ class JumpNesSuggestion(NesJumpSuggestion):
     A jump-to-location suggestion.
     """
 
-    kind: Literal["jump"] = "jump"
+    kind: Annotated[Literal["jump"], UnionTag] = "jump"
 
 
 McpServer: TypeAlias = Annotated[
@@ -6361,7 +6365,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6373,7 +6377,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6457,7 +6461,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -6468,7 +6472,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class ResultClientResponse(AcpModel):
@@ -6501,7 +6505,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6514,7 +6518,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6557,7 +6561,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -6615,7 +6619,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 StateSessionUpdate: TypeAlias = Annotated[
@@ -6764,8 +6768,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -6848,7 +6852,7 @@ class EditNesSuggestion(NesEditSuggestion):
     A text edit suggestion.
     """
 
-    kind: Literal["edit"] = "edit"
+    kind: Annotated[Literal["edit"], UnionTag] = "edit"
 
 
 ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
@@ -6880,7 +6884,7 @@ class ForkSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6892,7 +6896,7 @@ class ForkSessionRequest(AcpModel):
     this is the complete resulting additional-root list for the forked
     session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6945,7 +6949,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -7094,7 +7098,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -7116,6 +7120,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -7130,6 +7135,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -7154,7 +7160,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -7176,6 +7182,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -7190,6 +7197,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -7214,7 +7222,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -7236,6 +7244,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -7250,6 +7259,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -7259,6 +7269,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -7316,7 +7327,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 CreateElicitationRequest: TypeAlias = Annotated[
@@ -7344,6 +7355,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -7373,7 +7385,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -7388,8 +7400,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -7456,6 +7468,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -7502,11 +7515,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -7541,8 +7554,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -7572,7 +7585,7 @@ class ForkSessionResponse(AcpModel):
     ]
     """Unique identifier for the newly created forked session."""
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7606,7 +7619,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7630,7 +7643,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7663,7 +7676,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -7671,6 +7684,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -7680,6 +7694,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

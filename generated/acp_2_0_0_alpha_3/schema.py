@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -92,7 +99,7 @@ class CancelCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["cancel"] = "cancel"
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
@@ -105,7 +112,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class CloseSessionResponse(AcpModel):
@@ -160,7 +167,7 @@ class DeclineCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["decline"] = "decline"
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
 
 
 class DeleteSessionResponse(AcpModel):
@@ -684,7 +691,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -719,7 +726,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 class NumberPropertySchema(AcpModel):
@@ -1331,7 +1338,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -1363,7 +1370,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -1390,7 +1397,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -1497,7 +1504,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -1568,7 +1575,7 @@ SessionListCursor: TypeAlias = str
 class StartReplayFrom(ReplayFromStart):
     """Replay the whole conversation from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -1577,7 +1584,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1632,7 +1639,7 @@ class StringMultiSelectItems(AcpModel):
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class StringPropertySchema(AcpModel):
@@ -1654,8 +1661,7 @@ class StringPropertySchema(AcpModel):
     """
     min_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minLength", serialization_alias="minLength"),
+        Field(ge=0, validation_alias="minLength", serialization_alias="minLength"),
     ] = None
     """Minimum string length.
 
@@ -1663,8 +1669,7 @@ class StringPropertySchema(AcpModel):
     """
     max_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxLength", serialization_alias="maxLength"),
+        Field(ge=0, validation_alias="maxLength", serialization_alias="maxLength"),
     ] = None
     """Maximum string length.
 
@@ -1693,8 +1698,7 @@ class StringPropertySchema(AcpModel):
     """
     one_of: Annotated[
         list[EnumOption] | None,
-        Field(min_length=1),
-        Field(validation_alias="oneOf", serialization_alias="oneOf"),
+        Field(min_length=1, validation_alias="oneOf", serialization_alias="oneOf"),
     ] = None
     """Titled enum options for titled single-select enums.
     Must contain at least one option when present.
@@ -1746,8 +1750,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -1824,6 +1828,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -1916,8 +1921,7 @@ class TitledMultiSelectItems(AcpModel):
 
     any_of: Annotated[
         list[EnumOption],
-        Field(min_length=1),
-        Field(validation_alias="anyOf", serialization_alias="anyOf"),
+        Field(min_length=1, validation_alias="anyOf", serialization_alias="anyOf"),
     ]
     """Titled enum options. Must contain at least one option."""
     field_meta: Annotated[
@@ -1950,7 +1954,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2075,13 +2079,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -2092,7 +2096,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2137,7 +2141,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthCapabilities(AcpModel):
@@ -2214,11 +2218,11 @@ class AuthMethodTerminal(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], DefaultOnError, SkipInvalidItems] = Field(
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnError, SkipInvalidItems] = Field(
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional environment variables to set on the configured agent invocation for terminal auth.
@@ -2267,7 +2271,7 @@ class BlobResourceContents(AcpModel):
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -2295,7 +2299,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -2323,7 +2327,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -2441,7 +2445,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -2499,7 +2503,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -2534,7 +2538,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -2708,7 +2712,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -2722,7 +2726,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -2758,7 +2762,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -2790,7 +2794,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -2825,13 +2829,13 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"] = "integer"
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
 class ListSessionsRequest(AcpModel):
@@ -2857,7 +2861,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -2942,8 +2946,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     min_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minItems", serialization_alias="minItems"),
+        Field(ge=0, validation_alias="minItems", serialization_alias="minItems"),
     ] = None
     """Minimum number of items to select.
 
@@ -2951,8 +2954,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     max_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxItems", serialization_alias="maxItems"),
+        Field(ge=0, validation_alias="maxItems", serialization_alias="maxItems"),
     ] = None
     """Maximum number of items to select.
 
@@ -2960,7 +2962,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
@@ -2989,7 +2991,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -3001,7 +3003,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -3023,7 +3025,7 @@ class NewSessionRequest(AcpModel):
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"] = "number"
+    type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -3145,6 +3147,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3210,7 +3213,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -3404,7 +3407,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
@@ -3415,6 +3418,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3430,7 +3434,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -3461,7 +3465,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResumeSessionRequest(AcpModel):
@@ -3478,7 +3482,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -3491,7 +3495,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -3531,6 +3535,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3637,6 +3642,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -3700,7 +3706,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -3729,7 +3735,7 @@ while `idle`. Those notifications do not change this state.
 class StringElicitationPropertySchema(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class Terminal(AcpModel):
@@ -3763,7 +3769,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -3771,6 +3777,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -3778,13 +3785,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -3814,7 +3821,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 UrlCreateElicitationRequest: TypeAlias = (
@@ -3828,6 +3835,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -3848,7 +3856,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["accept"] = "accept"
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
 
 
 class AgentAuthMethod(AuthMethodAgent):
@@ -3857,7 +3865,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class AgentCapabilities(AcpModel):
@@ -3901,7 +3909,7 @@ class AgentCapabilities(AcpModel):
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"] = "array"
+    type: Annotated[Literal["array"], UnionTag] = "array"
 
 
 AuthMethod: TypeAlias = Annotated[
@@ -4004,7 +4012,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -4097,6 +4105,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -4160,7 +4169,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -4187,7 +4196,7 @@ class InitializeResponse(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 OtherCreateElicitationRequest: TypeAlias = (
@@ -4247,7 +4256,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -4258,7 +4267,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class ResultClientResponse(AcpModel):
@@ -4281,7 +4290,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -4336,7 +4345,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 StateSessionUpdate: TypeAlias = Annotated[
@@ -4376,8 +4385,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -4554,7 +4563,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -4576,6 +4585,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -4590,6 +4600,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -4614,7 +4625,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -4636,6 +4647,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -4650,6 +4662,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -4674,7 +4687,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -4696,6 +4709,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -4710,6 +4724,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -4719,6 +4734,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -4768,7 +4784,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 CreateElicitationRequest: TypeAlias = Annotated[
@@ -4792,6 +4808,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -4821,7 +4838,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -4836,8 +4853,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -4904,6 +4921,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -4938,11 +4956,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -4977,8 +4995,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -5009,7 +5027,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -5033,7 +5051,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -5066,7 +5084,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -5074,6 +5092,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -5083,6 +5102,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

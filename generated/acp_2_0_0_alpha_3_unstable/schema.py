@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -92,7 +99,7 @@ class CancelCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["cancel"] = "cancel"
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
@@ -105,7 +112,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class CloseNesResponse(AcpModel):
@@ -206,7 +213,7 @@ class DeclineCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["decline"] = "decline"
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
 
 
 class DeleteSessionResponse(AcpModel):
@@ -942,7 +949,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -977,7 +984,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 NesDiagnosticSeverity: TypeAlias = (
@@ -1099,8 +1106,8 @@ class NesEditHistoryCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of edit history entries the agent can use."""
@@ -1147,15 +1154,11 @@ class NesExcerpt(AcpModel):
     """
 
     start_line: Annotated[
-        int,
-        Field(ge=0),
-        Field(validation_alias="startLine", serialization_alias="startLine"),
+        int, Field(ge=0, validation_alias="startLine", serialization_alias="startLine")
     ]
     """The start line of the excerpt (zero-based)."""
     end_line: Annotated[
-        int,
-        Field(ge=0),
-        Field(validation_alias="endLine", serialization_alias="endLine"),
+        int, Field(ge=0, validation_alias="endLine", serialization_alias="endLine")
     ]
     """The end line of the excerpt (zero-based)."""
     text: str
@@ -1246,8 +1249,8 @@ class NesRecentFilesCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of recent files the agent can use."""
@@ -1417,8 +1420,8 @@ class NesUserActionsCapabilities(AcpModel):
 
     max_count: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="maxCount", serialization_alias="maxCount"),
     ] = None
     """Maximum number of user actions the agent can use."""
@@ -2002,6 +2005,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
 
     session_update: Annotated[
         Literal["plan_removed"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_removed"
 
@@ -2182,7 +2186,7 @@ class ProviderInfo(AcpModel):
         Field(validation_alias="providerId", serialization_alias="providerId"),
     ]
     """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], DefaultOnError, SkipInvalidItems]
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
     """Supported protocol types for this provider."""
     required: bool
     """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
@@ -2299,7 +2303,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -2331,7 +2335,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -2358,7 +2362,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -2488,7 +2492,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -2643,7 +2647,7 @@ class StartNesResponse(AcpModel):
 class StartReplayFrom(ReplayFromStart):
     """Replay the whole conversation from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -2652,7 +2656,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -2707,7 +2711,7 @@ class StringMultiSelectItems(AcpModel):
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class StringPropertySchema(AcpModel):
@@ -2729,8 +2733,7 @@ class StringPropertySchema(AcpModel):
     """
     min_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minLength", serialization_alias="minLength"),
+        Field(ge=0, validation_alias="minLength", serialization_alias="minLength"),
     ] = None
     """Minimum string length.
 
@@ -2738,8 +2741,7 @@ class StringPropertySchema(AcpModel):
     """
     max_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxLength", serialization_alias="maxLength"),
+        Field(ge=0, validation_alias="maxLength", serialization_alias="maxLength"),
     ] = None
     """Maximum string length.
 
@@ -2768,8 +2770,7 @@ class StringPropertySchema(AcpModel):
     """
     one_of: Annotated[
         list[EnumOption] | None,
-        Field(min_length=1),
-        Field(validation_alias="oneOf", serialization_alias="oneOf"),
+        Field(min_length=1, validation_alias="oneOf", serialization_alias="oneOf"),
     ] = None
     """Titled enum options for titled single-select enums.
     Must contain at least one option when present.
@@ -2821,8 +2822,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -2899,6 +2900,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -3027,8 +3029,7 @@ class TitledMultiSelectItems(AcpModel):
 
     any_of: Annotated[
         list[EnumOption],
-        Field(min_length=1),
-        Field(validation_alias="anyOf", serialization_alias="anyOf"),
+        Field(min_length=1, validation_alias="anyOf", serialization_alias="anyOf"),
     ]
     """Titled enum options. Must contain at least one option."""
     field_meta: Annotated[
@@ -3061,7 +3062,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -3142,33 +3143,32 @@ class Usage(AcpModel):
 
     total_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="totalTokens", serialization_alias="totalTokens"),
+        Field(ge=0, validation_alias="totalTokens", serialization_alias="totalTokens"),
     ]
     """Sum of all token types across session."""
     input_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="inputTokens", serialization_alias="inputTokens"),
+        Field(ge=0, validation_alias="inputTokens", serialization_alias="inputTokens"),
     ]
     """Total input tokens."""
     output_tokens: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="outputTokens", serialization_alias="outputTokens"),
+        Field(
+            ge=0, validation_alias="outputTokens", serialization_alias="outputTokens"
+        ),
     ]
     """Total output tokens."""
     thought_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="thoughtTokens", serialization_alias="thoughtTokens"),
     ] = None
     """Total thought/reasoning tokens"""
     cached_read_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(
             validation_alias="cachedReadTokens", serialization_alias="cachedReadTokens"
         ),
@@ -3176,8 +3176,8 @@ class Usage(AcpModel):
     """Total cache read tokens."""
     cached_write_tokens: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(
             validation_alias="cachedWriteTokens",
             serialization_alias="cachedWriteTokens",
@@ -3302,13 +3302,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -3319,7 +3319,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -3364,7 +3364,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthCapabilities(AcpModel):
@@ -3441,11 +3441,11 @@ class AuthMethodTerminal(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], DefaultOnError, SkipInvalidItems] = Field(
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnError, SkipInvalidItems] = Field(
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional environment variables to set on the configured agent invocation for terminal auth.
@@ -3494,7 +3494,7 @@ class BlobResourceContents(AcpModel):
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -3522,7 +3522,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -3550,7 +3550,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -3716,7 +3716,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -3826,7 +3826,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -3861,7 +3861,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -3903,8 +3903,8 @@ class DidChangeDocumentNotification(AcpModel):
     """The new version number of the document."""
     content_changes: Annotated[
         list[TextDocumentContentChangeEvent],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="contentChanges", serialization_alias="contentChanges"),
     ]
     """The content changes."""
@@ -4238,7 +4238,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -4252,7 +4252,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -4288,7 +4288,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -4330,7 +4330,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -4365,13 +4365,13 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"] = "integer"
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
 class ListProvidersResponse(AcpModel):
@@ -4420,7 +4420,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -4451,7 +4451,7 @@ class MarkdownPlanUpdateContent(PlanMarkdown):
     Raw markdown content for the plan.
     """
 
-    type: Literal["markdown"] = "markdown"
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
 
 
 class McpCapabilities(AcpModel):
@@ -4549,8 +4549,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     min_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minItems", serialization_alias="minItems"),
+        Field(ge=0, validation_alias="minItems", serialization_alias="minItems"),
     ] = None
     """Minimum number of items to select.
 
@@ -4558,8 +4557,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     max_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxItems", serialization_alias="maxItems"),
+        Field(ge=0, validation_alias="maxItems", serialization_alias="maxItems"),
     ] = None
     """Maximum number of items to select.
 
@@ -4567,7 +4565,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
@@ -4809,8 +4807,8 @@ class NesOpenFile(AcpModel):
     """The visible range in the editor, if any."""
     last_focused_ms: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="lastFocusedMs", serialization_alias="lastFocusedMs"),
     ] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
@@ -4932,8 +4930,7 @@ class NesUserAction(AcpModel):
     """The position where the action occurred."""
     timestamp_ms: Annotated[
         int,
-        Field(ge=0),
-        Field(validation_alias="timestampMs", serialization_alias="timestampMs"),
+        Field(ge=0, validation_alias="timestampMs", serialization_alias="timestampMs"),
     ]
     """Timestamp in milliseconds since epoch."""
     field_meta: Annotated[
@@ -4952,7 +4949,7 @@ class NesUserAction(AcpModel):
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"] = "number"
+    type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -5074,6 +5071,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5166,7 +5164,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -5285,7 +5283,7 @@ class RenameNesSuggestion(NesRenameSuggestion):
     A rename symbol suggestion.
     """
 
-    kind: Literal["rename"] = "rename"
+    kind: Annotated[Literal["rename"], UnionTag] = "rename"
 
 
 ReplayFrom: TypeAlias = Annotated[
@@ -5399,7 +5397,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
@@ -5410,6 +5408,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5425,7 +5424,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -5456,7 +5455,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
@@ -5467,6 +5466,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -5477,7 +5477,7 @@ class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     A search-and-replace suggestion.
     """
 
-    kind: Literal["searchAndReplace"] = "searchAndReplace"
+    kind: Annotated[Literal["searchAndReplace"], UnionTag] = "searchAndReplace"
 
 
 class SessionCapabilities(AcpModel):
@@ -5592,6 +5592,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -5655,7 +5656,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -5718,7 +5719,7 @@ while `idle`. Those notifications do not change this state.
 class StringElicitationPropertySchema(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class Terminal(AcpModel):
@@ -5752,7 +5753,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -5760,6 +5761,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -5767,13 +5769,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -5803,7 +5805,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 UrlCreateElicitationRequest: TypeAlias = (
@@ -5817,6 +5819,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -5837,7 +5840,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    action: Literal["accept"] = "accept"
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
 
 
 class AcpMcpServer(McpServerAcp):
@@ -5851,7 +5854,7 @@ class AcpMcpServer(McpServerAcp):
     The MCP server is provided by an ACP component and communicates over the ACP channel.
     """
 
-    type: Literal["acp"] = "acp"
+    type: Annotated[Literal["acp"], UnionTag] = "acp"
 
 
 class AgentAuthMethod(AuthMethodAgent):
@@ -5860,13 +5863,13 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"] = "array"
+    type: Annotated[Literal["array"], UnionTag] = "array"
 
 
 AuthMethod: TypeAlias = Annotated[
@@ -5919,7 +5922,7 @@ class ClientCapabilities(AcpModel):
     NES suggestion-kind extensions.
     """
     position_encodings: Annotated[
-        list[PositionEncodingKind], DefaultOnError, SkipInvalidItems
+        list[PositionEncodingKind], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="positionEncodings",
@@ -6013,7 +6016,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -6106,7 +6109,7 @@ class FilePlanUpdateContent(PlanFile):
     A URI pointing to a file containing the plan.
     """
 
-    type: Literal["file"] = "file"
+    type: Annotated[Literal["file"], UnionTag] = "file"
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
@@ -6117,6 +6120,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -6158,7 +6162,7 @@ class InitializeRequest(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
@@ -6167,7 +6171,7 @@ class JumpNesSuggestion(NesJumpSuggestion):
     A jump-to-location suggestion.
     """
 
-    kind: Literal["jump"] = "jump"
+    kind: Annotated[Literal["jump"], UnionTag] = "jump"
 
 
 McpServer: TypeAlias = Annotated[
@@ -6299,7 +6303,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6311,7 +6315,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6391,7 +6395,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -6402,7 +6406,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class ResultClientResponse(AcpModel):
@@ -6435,7 +6439,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6448,7 +6452,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6491,7 +6495,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -6546,7 +6550,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 StateSessionUpdate: TypeAlias = Annotated[
@@ -6695,8 +6699,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -6779,7 +6783,7 @@ class EditNesSuggestion(NesEditSuggestion):
     A text edit suggestion.
     """
 
-    kind: Literal["edit"] = "edit"
+    kind: Annotated[Literal["edit"], UnionTag] = "edit"
 
 
 ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
@@ -6806,7 +6810,7 @@ class ForkSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -6818,7 +6822,7 @@ class ForkSessionRequest(AcpModel):
     this is the complete resulting additional-root list for the forked
     session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -6868,7 +6872,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -7017,7 +7021,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -7039,6 +7043,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -7053,6 +7058,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -7077,7 +7083,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -7099,6 +7105,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -7113,6 +7120,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -7137,7 +7145,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -7159,6 +7167,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -7173,6 +7182,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -7182,6 +7192,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -7253,6 +7264,7 @@ class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
 
     session_update: Annotated[
         Literal["compaction_summary_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "compaction_summary_chunk"
 
@@ -7278,7 +7290,7 @@ class CompactionUpdate(AcpModel):
     """The Agent-owned ID of this compaction, unique within the session."""
     status: CompactionStatus
     """Current lifecycle status."""
-    summary: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    summary: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement user-displayable summary retained by the compaction."""
@@ -7313,7 +7325,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 CreateElicitationRequest: TypeAlias = Annotated[
@@ -7337,6 +7349,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -7366,7 +7379,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -7381,8 +7394,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -7449,6 +7462,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -7495,11 +7509,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -7539,6 +7553,7 @@ class CompactionSessionUpdate(CompactionUpdate):
 
     session_update: Annotated[
         Literal["compaction_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "compaction_update"
 
@@ -7548,8 +7563,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -7579,7 +7594,7 @@ class ForkSessionResponse(AcpModel):
     ]
     """Unique identifier for the newly created forked session."""
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7613,7 +7628,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7637,7 +7652,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -7670,7 +7685,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -7678,6 +7693,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -7687,6 +7703,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

@@ -12,7 +12,14 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
 
-from ._base import AcpModel, DefaultOnError, Reserved, SkipInvalidItems, TaggedUnion
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    Reserved,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
 AbsolutePath: TypeAlias = str
 """An absolute filesystem path used by the protocol."""
@@ -92,7 +99,7 @@ class CancelCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["cancel"] = "cancel"
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
@@ -105,7 +112,7 @@ class CancelledRequestPermissionOutcome(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    outcome: Literal["cancelled"] = "cancelled"
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class CloseSessionResponse(AcpModel):
@@ -160,7 +167,7 @@ class DeclineCreateElicitationResponse(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["decline"] = "decline"
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
 
 
 class DeleteSessionResponse(AcpModel):
@@ -684,7 +691,7 @@ class ModifyDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["modify"] = "modify"
+    operation: Annotated[Literal["modify"], UnionTag] = "modify"
 
 
 class MoveDiffChange(DiffPathPairChange):
@@ -719,7 +726,7 @@ class MoveDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["move"] = "move"
+    operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
 class NumberPropertySchema(AcpModel):
@@ -1343,7 +1350,7 @@ class RequiresActionStateUpdate(AcpModel):
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     """Foreground work is blocked on user action."""
 
-    state: Literal["requires_action"] = "requires_action"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 Role: TypeAlias = Literal["assistant", "user"] | str
@@ -1375,7 +1382,7 @@ class RunningStateUpdate(AcpModel):
 class RunningStateUpdateVariant(RunningStateUpdate):
     """Foreground work is in progress."""
 
-    state: Literal["running"] = "running"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SelectedPermissionOutcome(AcpModel):
@@ -1402,7 +1409,7 @@ class SelectedPermissionOutcome(AcpModel):
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
     """The user selected one of the provided options."""
 
-    outcome: Literal["selected"] = "selected"
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
 
 class SessionAdditionalDirectoriesCapabilities(AcpModel):
@@ -1509,7 +1516,7 @@ class SessionInfo(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -1580,7 +1587,7 @@ SessionListCursor: TypeAlias = str
 class StartReplayFrom(ReplayFromStart):
     """Replay all retained conversation history from its first replayable entry."""
 
-    type: Literal["start"] = "start"
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
@@ -1589,7 +1596,7 @@ class StdioMcpServer(McpServerStdio):
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
 
-    type: Literal["stdio"] = "stdio"
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1644,7 +1651,7 @@ class StringMultiSelectItems(AcpModel):
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
     """Multi-select string items with plain string values."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class StringPropertySchema(AcpModel):
@@ -1666,8 +1673,7 @@ class StringPropertySchema(AcpModel):
     """
     min_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minLength", serialization_alias="minLength"),
+        Field(ge=0, validation_alias="minLength", serialization_alias="minLength"),
     ] = None
     """Minimum string length.
 
@@ -1675,8 +1681,7 @@ class StringPropertySchema(AcpModel):
     """
     max_length: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxLength", serialization_alias="maxLength"),
+        Field(ge=0, validation_alias="maxLength", serialization_alias="maxLength"),
     ] = None
     """Maximum string length.
 
@@ -1705,8 +1710,7 @@ class StringPropertySchema(AcpModel):
     """
     one_of: Annotated[
         list[EnumOption] | None,
-        Field(min_length=1),
-        Field(validation_alias="oneOf", serialization_alias="oneOf"),
+        Field(min_length=1, validation_alias="oneOf", serialization_alias="oneOf"),
     ] = None
     """Titled enum options for titled single-select enums.
     Must contain at least one option when present.
@@ -1758,8 +1762,8 @@ class TerminalExitStatus(AcpModel):
 
     exit_code: Annotated[
         int | None,
-        DefaultOnError,
         Field(ge=0),
+        DefaultOnError,
         Field(validation_alias="exitCode", serialization_alias="exitCode"),
     ] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
@@ -1836,6 +1840,7 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 
     session_update: Annotated[
         Literal["terminal_output_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_output_chunk"
 
@@ -1928,8 +1933,7 @@ class TitledMultiSelectItems(AcpModel):
 
     any_of: Annotated[
         list[EnumOption],
-        Field(min_length=1),
-        Field(validation_alias="anyOf", serialization_alias="anyOf"),
+        Field(min_length=1, validation_alias="anyOf", serialization_alias="anyOf"),
     ]
     """Titled enum options. Must contain at least one option."""
     field_meta: Annotated[
@@ -1962,7 +1966,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, DefaultOnError, Field(ge=0)] = None
+    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2087,13 +2091,13 @@ class AddDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["add"] = "add"
+    operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
 class Annotations(AcpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: Annotated[list[Role] | None, DefaultOnError, SkipInvalidItems] = None
+    audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
     last_modified: Annotated[
         str | None,
@@ -2104,7 +2108,7 @@ class Annotations(AcpModel):
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
-    priority: Annotated[float | None, DefaultOnError, Field(ge=0, le=1)] = None
+    priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
     field_meta: Annotated[
         dict[str, Any] | None,
@@ -2149,7 +2153,7 @@ class AudioContentBlock(AudioContent):
     Requires the `audio` prompt capability when included in prompts.
     """
 
-    type: Literal["audio"] = "audio"
+    type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
 class AuthCapabilities(AcpModel):
@@ -2226,11 +2230,11 @@ class AuthMethodTerminal(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], DefaultOnError, SkipInvalidItems] = Field(
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnError, SkipInvalidItems] = Field(
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list
     )
     """Additional environment variables to set on the configured agent invocation for terminal auth.
@@ -2279,7 +2283,7 @@ class BlobResourceContents(AcpModel):
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """Boolean property."""
 
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -2307,7 +2311,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
@@ -2335,7 +2339,7 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """
     value: bool
     """The boolean value."""
-    type: Literal["boolean"] = "boolean"
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class CancelRequestNotification(AcpModel):
@@ -2453,7 +2457,7 @@ class CommandPermissionSubject(AcpModel):
 class CommandRequestPermissionSubject(CommandPermissionSubject):
     """Permission is requested before running a command."""
 
-    type: Literal["command"] = "command"
+    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -2511,7 +2515,7 @@ class CopyDiffChange(DiffPathPairChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["copy"] = "copy"
+    operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
 class DeleteDiffChange(DiffPathChange):
@@ -2546,7 +2550,7 @@ class DeleteDiffChange(DiffPathChange):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    operation: Literal["delete"] = "delete"
+    operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
 class DeleteSessionRequest(AcpModel):
@@ -2720,7 +2724,7 @@ class HttpMcpServer(McpServerHttp):
     Only available when the Agent capabilities include `session.mcp.http`.
     """
 
-    type: Literal["http"] = "http"
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class Icon(AcpModel):
@@ -2734,7 +2738,7 @@ class Icon(AcpModel):
         Field(validation_alias="mimeType", serialization_alias="mimeType"),
     ] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
-    sizes: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in `WxH` format (e.g., `"48x48"`, `"96x96"`) or
     `"any"` for scalable formats like SVG.
@@ -2770,7 +2774,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """
     value: SessionConfigValueId
     """The value ID."""
-    type: Literal["id"] = "id"
+    type: Annotated[Literal["id"], UnionTag] = "id"
 
 
 class IdleStateUpdate(AcpModel):
@@ -2802,7 +2806,7 @@ class IdleStateUpdate(AcpModel):
 class IdleStateUpdateVariant(IdleStateUpdate):
     """The agent is ready to process a new prompt."""
 
-    state: Literal["idle"] = "idle"
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ImageContent(AcpModel):
@@ -2837,13 +2841,13 @@ class ImageContentBlock(ImageContent):
     Requires the `image` prompt capability when included in prompts.
     """
 
-    type: Literal["image"] = "image"
+    type: Annotated[Literal["image"], UnionTag] = "image"
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Integer property."""
 
-    type: Literal["integer"] = "integer"
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
 class ListSessionsRequest(AcpModel):
@@ -2869,7 +2873,7 @@ class ListSessionsRequest(AcpModel):
 class ListSessionsResponse(AcpModel):
     """Response from listing sessions."""
 
-    sessions: Annotated[list[SessionInfo], DefaultOnError, SkipInvalidItems]
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
     next_cursor: Annotated[
         SessionListCursor | None,
@@ -2954,8 +2958,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     min_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="minItems", serialization_alias="minItems"),
+        Field(ge=0, validation_alias="minItems", serialization_alias="minItems"),
     ] = None
     """Minimum number of items to select.
 
@@ -2963,8 +2966,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     max_items: Annotated[
         int | None,
-        Field(ge=0),
-        Field(validation_alias="maxItems", serialization_alias="maxItems"),
+        Field(ge=0, validation_alias="maxItems", serialization_alias="maxItems"),
     ] = None
     """Maximum number of items to select.
 
@@ -2972,7 +2974,7 @@ class MultiSelectPropertySchema(AcpModel):
     """
     items: MultiSelectItems
     """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, DefaultOnError, SkipInvalidItems] = None
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Default selected values.
 
     Optional. Omitted and `null` are equivalent and mean no default selections are provided.
@@ -3001,7 +3003,7 @@ class NewSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -3013,7 +3015,7 @@ class NewSessionRequest(AcpModel):
     remains the base for relative paths. When omitted or empty, no
     additional roots are activated for the new session.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -3035,7 +3037,7 @@ class NewSessionRequest(AcpModel):
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """Number (floating-point) property."""
 
-    type: Literal["number"] = "number"
+    type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -3157,6 +3159,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3222,7 +3225,7 @@ class PlanItems(AcpModel):
         PlanId, Field(validation_alias="planId", serialization_alias="planId")
     ]
     """The plan ID to update."""
-    entries: Annotated[list[PlanEntry], DefaultOnError, SkipInvalidItems]
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
     When updating an item-based plan, the agent must send a complete list of all entries
@@ -3416,7 +3419,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
@@ -3427,6 +3430,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3442,7 +3446,7 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, DefaultOnError, SkipInvalidItems] = None
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[
         MediaType | None,
@@ -3473,7 +3477,7 @@ class ResourceLinkContentBlock(ResourceLink):
     All agents MUST support resource links in prompts.
     """
 
-    type: Literal["resource_link"] = "resource_link"
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResumeSessionRequest(AcpModel):
@@ -3490,7 +3494,7 @@ class ResumeSessionRequest(AcpModel):
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
-        list[AbsolutePath], DefaultOnError, SkipInvalidItems
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="additionalDirectories",
@@ -3503,7 +3507,7 @@ class ResumeSessionRequest(AcpModel):
     session. It may differ from any previously used or reported list as long as
     the request `cwd` matches the session's `cwd`.
     """
-    mcp_servers: Annotated[list[McpServer], DefaultOnError, SkipInvalidItems] = Field(
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="mcpServers",
         serialization_alias="mcpServers",
@@ -3543,6 +3547,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -3649,6 +3654,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
     session_update: Annotated[
         Literal["session_info_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "session_info_update"
 
@@ -3712,7 +3718,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["url"] = "url"
+    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -3741,7 +3747,7 @@ while `idle`. Those notifications do not change this state.
 class StringElicitationPropertySchema(StringPropertySchema):
     """String property (or single-select enum when `enum`/`oneOf` is set)."""
 
-    type: Literal["string"] = "string"
+    type: Annotated[Literal["string"], UnionTag] = "string"
 
 
 class Terminal(AcpModel):
@@ -3775,7 +3781,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
     process, without passing this method to `auth/login`.
     """
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -3783,6 +3789,7 @@ class TerminalSessionUpdate(TerminalUpdate):
 
     session_update: Annotated[
         Literal["terminal_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "terminal_update"
 
@@ -3790,13 +3797,13 @@ class TerminalSessionUpdate(TerminalUpdate):
 class TerminalToolCallContent(Terminal):
     """A display-only reference to an agent-owned terminal."""
 
-    type: Literal["terminal"] = "terminal"
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """All text that was typed after the command name is provided as input."""
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class TextContent(AcpModel):
@@ -3826,7 +3833,7 @@ class TextContentBlock(TextContent):
     Clients SHOULD render this text as Markdown.
     """
 
-    type: Literal["text"] = "text"
+    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 UrlCreateElicitationRequest: TypeAlias = (
@@ -3840,6 +3847,7 @@ class UsageSessionUpdate(UsageUpdate):
 
     session_update: Annotated[
         Literal["usage_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "usage_update"
 
@@ -3860,7 +3868,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    action: Literal["accept"] = "accept"
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
 
 
 class AgentAuthMethod(AuthMethodAgent):
@@ -3869,7 +3877,7 @@ class AgentAuthMethod(AuthMethodAgent):
     The `type` discriminator value is `agent`.
     """
 
-    type: Literal["agent"] = "agent"
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
 class AgentCapabilities(AcpModel):
@@ -3913,7 +3921,7 @@ class AgentCapabilities(AcpModel):
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """Multi-select array property."""
 
-    type: Literal["array"] = "array"
+    type: Annotated[Literal["array"], UnionTag] = "array"
 
 
 AuthMethod: TypeAlias = Annotated[
@@ -4016,7 +4024,7 @@ class Diff(AcpModel):
 class DiffToolCallContent(Diff):
     """File modification shown as a diff."""
 
-    type: Literal["diff"] = "diff"
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -4109,6 +4117,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
 
     session_update: Annotated[
         Literal["state_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "state_update"
 
@@ -4172,7 +4181,7 @@ class InitializeResponse(AcpModel):
         default_factory=AgentCapabilities
     )
     """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], DefaultOnError, SkipInvalidItems] = Field(
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list,
         validation_alias="authMethods",
         serialization_alias="authMethods",
@@ -4199,7 +4208,7 @@ class InitializeResponse(AcpModel):
 class ItemsPlanUpdateContent(PlanItems):
     """Structured plan entries."""
 
-    type: Literal["items"] = "items"
+    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 OtherCreateElicitationRequest: TypeAlias = (
@@ -4259,7 +4268,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -4270,7 +4279,7 @@ class ResourceContentBlock(EmbeddedResource):
     Requires the `embeddedContext` prompt capability when included in prompts.
     """
 
-    type: Literal["resource"] = "resource"
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
 class ResultClientResponse(AcpModel):
@@ -4293,7 +4302,7 @@ class SessionConfigSelectGroup(AcpModel):
     name: str
     """Human-readable label for this group."""
     options: Annotated[
-        list[SessionConfigSelectOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
     field_meta: Annotated[
@@ -4348,7 +4357,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    mode: Literal["form"] = "form"
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 StateSessionUpdate: TypeAlias = Annotated[
@@ -4388,8 +4397,8 @@ class AvailableCommandsUpdate(AcpModel):
 
     available_commands: Annotated[
         list[AvailableCommand],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(
             validation_alias="availableCommands",
             serialization_alias="availableCommands",
@@ -4566,7 +4575,7 @@ class UserMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -4588,6 +4597,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["user_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message_chunk"
 
@@ -4602,6 +4612,7 @@ class UserMessageSessionUpdate(UserMessage):
 
     session_update: Annotated[
         Literal["user_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "user_message"
 
@@ -4626,7 +4637,7 @@ class AgentMessage(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
@@ -4648,6 +4659,7 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_message_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message_chunk"
 
@@ -4662,6 +4674,7 @@ class AgentMessageSessionUpdate(AgentMessage):
 
     session_update: Annotated[
         Literal["agent_message"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_message"
 
@@ -4686,7 +4699,7 @@ class AgentThought(AcpModel):
         MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
     ]
     """A unique identifier for the thought message."""
-    content: Annotated[list[ContentBlock] | None, DefaultOnError, SkipInvalidItems] = (
+    content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
@@ -4708,6 +4721,7 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
     session_update: Annotated[
         Literal["agent_thought_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought_chunk"
 
@@ -4722,6 +4736,7 @@ class AgentThoughtSessionUpdate(AgentThought):
 
     session_update: Annotated[
         Literal["agent_thought"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "agent_thought"
 
@@ -4731,6 +4746,7 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
 
     session_update: Annotated[
         Literal["available_commands_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "available_commands_update"
 
@@ -4780,7 +4796,7 @@ class Content(AcpModel):
 class ContentToolCallContent(Content):
     """Standard content block (text, images, resources)."""
 
-    type: Literal["content"] = "content"
+    type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 CreateElicitationRequest: TypeAlias = Annotated[
@@ -4804,6 +4820,7 @@ class PlanSessionUpdate(PlanUpdate):
 
     session_update: Annotated[
         Literal["plan_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "plan_update"
 
@@ -4833,7 +4850,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
-    type: Literal["select"] = "select"
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
 SessionConfigOption: TypeAlias = Annotated[
@@ -4848,8 +4865,8 @@ class SetSessionConfigOptionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -4916,6 +4933,7 @@ class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
 
     session_update: Annotated[
         Literal["tool_call_content_chunk"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_content_chunk"
 
@@ -4958,11 +4976,11 @@ class ToolCallUpdate(AcpModel):
     status: Annotated[ToolCallStatus | None, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[
-        list[ToolCallContent] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallContent] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """Content produced by the tool call."""
     locations: Annotated[
-        list[ToolCallLocation] | None, DefaultOnError, SkipInvalidItems
+        list[ToolCallLocation] | None, SkipInvalidItems, DefaultOnError
     ] = None
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
@@ -4997,8 +5015,8 @@ class ConfigOptionUpdate(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption],
-        DefaultOnError,
         SkipInvalidItems,
+        DefaultOnError,
         Field(validation_alias="configOptions", serialization_alias="configOptions"),
     ]
     """The full set of configuration options and their current values."""
@@ -5029,7 +5047,7 @@ class NewSessionResponse(AcpModel):
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -5053,7 +5071,7 @@ class ResumeSessionResponse(AcpModel):
     """Response from resuming an existing session."""
 
     config_options: Annotated[
-        list[SessionConfigOption], DefaultOnError, SkipInvalidItems
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ] = Field(
         default_factory=list,
         validation_alias="configOptions",
@@ -5086,7 +5104,7 @@ class ToolCallPermissionSubject(AcpModel):
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
     """Permission is requested before executing a tool call."""
 
-    type: Literal["tool_call"] = "tool_call"
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
@@ -5094,6 +5112,7 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
     session_update: Annotated[
         Literal["tool_call_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "tool_call_update"
 
@@ -5103,6 +5122,7 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
 
     session_update: Annotated[
         Literal["config_option_update"],
+        UnionTag,
         Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ] = "config_option_update"
 

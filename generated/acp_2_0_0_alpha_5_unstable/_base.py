@@ -8,9 +8,10 @@ package, so that a package needs nothing but pydantic and the standard library.
 
 It gives the generated classes three behaviours that plain pydantic lacks:
 
-* **pinned tags** - a field typed ``Literal[X]`` whose default is ``X`` is a
-  union tag.  It is required when data is validated (a JSON object without
-  its tag is rejected) and filled in when a model is built in Python.
+* **union tags** - a field annotated with :data:`UnionTag` (typed
+  ``Literal[X]``, default ``X``) is the tag a union variant pins.  It is
+  required when data is validated (a JSON object without its tag is rejected)
+  and filled in when a model is built in Python.
 * **lenient fields** - fields annotated with :data:`DefaultOnError` fall back
   to their default when their value is invalid, exactly as if the key had been
   omitted (so a bad patch value never turns into an explicit ``null``);
@@ -27,32 +28,91 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError, core_schema
 
-__all__ = ["AcpModel", "DefaultOnError", "Reserved", "SkipInvalidItems", "TaggedUnion"]
+__all__ = ["AcpModel", "DefaultOnError", "Reserved", "SkipInvalidItems", "TaggedUnion", "UnionTag"]
 
-
-class _Marker:
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __repr__(self) -> str:
-        return self.name
-
-
-DefaultOnError: Final = _Marker("DefaultOnError")
-"""An invalid value is treated as if the field had been omitted."""
-
-SkipInvalidItems: Final = _Marker("SkipInvalidItems")
-"""Invalid items of a list are dropped instead of failing the whole value."""
 
 _UNTAGGED: Final = "<no tag>"
 _OTHER: Final = "<any other string>"
 _MISSING: Final = object()
+
+
+class _Dropped:
+    """What a lenient field holds between validation and ``model_post_init``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<invalid value dropped>"
+
+
+_DROPPED: Final = _Dropped()
+
+
+class _DefaultOnError:
+    """An invalid value is treated as if the field had been omitted."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DefaultOnError"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def lenient(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+            try:
+                return validate(value)
+            except ValidationError:
+                return _DROPPED
+
+        return core_schema.no_info_wrap_validator_function(lenient, handler(source))
+
+
+class _SkipInvalidItems:
+    """Invalid items of a list are dropped instead of failing the whole value."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SkipInvalidItems"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        def skip(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+            try:
+                return validate(value)
+            except ValidationError as error:
+                if not isinstance(value, list):
+                    raise
+                bad = {detail["loc"][0] for detail in error.errors() if detail["loc"]}
+                if not all(isinstance(index, int) for index in bad):
+                    raise
+                return validate([item for index, item in enumerate(value) if index not in bad])
+
+        return core_schema.no_info_wrap_validator_function(skip, handler(source))
+
+
+class _UnionTag:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UnionTag"
+
+
+UnionTag: Final = _UnionTag()
+"""Marks the tag field a union variant pins (``Literal[X]`` with default ``X``)."""
+
+DefaultOnError: Final = _DefaultOnError()
+"""Marks a lenient field: an invalid value is treated as if it had been omitted
+(a required list or map becomes empty instead)."""
+
+SkipInvalidItems: Final = _SkipInvalidItems()
+"""Marks a lenient list: invalid items are dropped."""
 
 
 class Reserved:
@@ -66,7 +126,9 @@ class Reserved:
     def __repr__(self) -> str:
         return f"Reserved({', '.join(map(repr, sorted(self.values, key=repr)))})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         reserved = self.values
 
         def refuse(value: Any) -> Any:
@@ -81,15 +143,6 @@ class Reserved:
         return core_schema.no_info_after_validator_function(refuse, handler(source))
 
 
-class _Lenient(typing.NamedTuple):
-    name: str
-    default_on_error: bool
-    skip_invalid_items: bool
-    required: bool
-    empty: Callable[[], Any] | None
-    """For a required field: the empty value that replaces an invalid one."""
-
-
 class AcpModel(BaseModel):
     """Base class of every generated model."""
 
@@ -101,8 +154,11 @@ class AcpModel(BaseModel):
     )
 
     __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]] = {}
+    """Pinned tags by wire name: (attribute name, value)."""
     __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]] = {}
-    __acp_lenient__: ClassVar[Mapping[str, _Lenient]] = {}
+    """Tags a catch-all refuses, by wire name."""
+    __acp_lenient__: ClassVar[tuple[str, ...]] = ()
+    """Attribute names of the fields marked :data:`DefaultOnError`."""
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
@@ -110,51 +166,64 @@ class AcpModel(BaseModel):
                 data[name] = value
         super().__init__(**data)
 
+    # Tell pydantic this is its own __init__: validation (model_validate, JSON,
+    # nested models) must not call it, so only Python construction fills tags in.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        if schema["type"] == "model" and schema["schema"]["type"] == "model-fields":
+            fields = schema["schema"]["fields"]
+            for name, _ in cls.__acp_pins__.values():
+                field = fields.get(name)
+                if field is not None and field["schema"]["type"] == "default":
+                    # the default is for type checkers and for building in Python;
+                    # validated data must carry its tag
+                    field["schema"] = field["schema"]["schema"]
+        return schema
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
         pins: dict[str, tuple[str, Any]] = {}
         reserved: dict[str, frozenset[Hashable]] = {}
-        lenient: dict[str, _Lenient] = {}
-        for name, info in cls.model_fields.items():
+        for base in reversed(cls.__mro__[1:]):
+            if issubclass(base, AcpModel):
+                pins.update(base.__acp_pins__)
+                reserved.update(base.__acp_reserved__)
+        lenient: list[str] = []
+        for name, info in cls.__pydantic_fields__.items():
             wire = _wire_name(name, info)
             pinned = _pinned_value(info)
             if pinned is not _MISSING:
                 pins[wire] = (name, pinned)
-            for meta in info.metadata:
-                if isinstance(meta, Reserved):
-                    reserved[wire] = meta.values
-            flags = (DefaultOnError in info.metadata, SkipInvalidItems in info.metadata)
-            if any(flags):
-                entry = _Lenient(name, flags[0], flags[1], info.is_required(), _empty_value(info))
-                lenient[wire] = entry
-                lenient[name] = entry
+            reserved.update((wire, meta.values) for meta in info.metadata if isinstance(meta, Reserved))
+            if DefaultOnError in info.metadata:
+                lenient.append(name)
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
-        cls.__acp_lenient__ = lenient
+        cls.__acp_lenient__ = tuple(lenient)
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _acp_validate(cls, data: Any, handler: Callable[[Any], Any]) -> Any:
-        if not isinstance(data, dict):
-            return handler(data)
-        missing = [
-            wire for wire, (name, _) in cls.__acp_pins__.items() if wire not in data and name not in data
-        ]
-        if missing:
-            raise ValidationError.from_exception_data(
-                cls.__name__,
-                [InitErrorDetails(type="missing", loc=(wire,), input=data) for wire in missing],
-            )
-        if not cls.__acp_lenient__:
-            return handler(data)
-        try:
-            return handler(data)
-        except ValidationError as error:
-            repaired = _repair(cls.__acp_lenient__, data, error)
-            if repaired is None:
-                raise
-            return handler(repaired)
+    def model_post_init(self, context: Any, /) -> None:
+        for name in type(self).__acp_lenient__:
+            if self.__dict__.get(name) is _DROPPED:
+                _restore_default(self, name)
+
+
+def _restore_default(model: AcpModel, name: str) -> None:
+    """Undo an invalid lenient value: back to the default, or empty if the field is required."""
+    info = type(model).__pydantic_fields__[name]
+    if info.is_required():
+        empty = _empty_value(info)
+        if empty is None:
+            raise ValueError(f"{type(model).__name__}.{name}: invalid value and no default to fall back to")
+        model.__dict__[name] = empty()
+    else:
+        model.__dict__[name] = info.get_default(call_default_factory=True, validated_data=model.__dict__)
+        model.__pydantic_fields_set__.discard(name)
 
 
 def _wire_name(name: str, info: FieldInfo) -> str:
@@ -163,8 +232,8 @@ def _wire_name(name: str, info: FieldInfo) -> str:
 
 
 def _pinned_value(info: FieldInfo) -> Any:
-    """The value of a ``Literal[X]`` field whose default is ``X``."""
-    if get_origin(info.annotation) is not Literal:
+    """The value of a :data:`UnionTag` field (``Literal[X]`` with default ``X``)."""
+    if UnionTag not in info.metadata or get_origin(info.annotation) is not Literal:
         return _MISSING
     values = get_args(info.annotation)
     if len(values) == 1 and info.default == values[0]:
@@ -178,37 +247,6 @@ def _empty_value(info: FieldInfo) -> Callable[[], Any] | None:
     if origin in (list, dict):
         return typing.cast(Callable[[], Any], origin)
     return None
-
-
-def _repair(lenient: Mapping[str, _Lenient], data: dict[str, Any], error: ValidationError) -> dict[str, Any] | None:
-    """Drop invalid lenient values and items; ``None`` if some error is not lenient."""
-    drop: set[str] = set()
-    items: dict[str, set[int]] = {}
-    for detail in error.errors(include_url=False, include_context=False, include_input=False):
-        loc = detail["loc"]
-        key = loc[0] if loc else None
-        if not isinstance(key, str) or key not in lenient:
-            return None
-        rule = lenient[key]
-        if rule.skip_invalid_items and len(loc) > 1 and isinstance(loc[1], int) and isinstance(data.get(key), list):
-            items.setdefault(key, set()).add(loc[1])
-        elif rule.default_on_error:
-            drop.add(key)
-        else:
-            return None
-    repaired = dict(data)
-    for key, bad in items.items():
-        if key not in drop:
-            repaired[key] = [item for index, item in enumerate(data[key]) if index not in bad]
-    for key in drop:
-        rule = lenient[key]
-        if not rule.required:
-            del repaired[key]
-        elif rule.empty is not None:
-            repaired[key] = rule.empty()
-        else:
-            return None
-    return repaired
 
 
 class TaggedUnion:
@@ -228,18 +266,29 @@ class TaggedUnion:
     def __repr__(self) -> str:
         return f"TaggedUnion({self.wire!r})"
 
-    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         groups: dict[Hashable, list[Any]] = {}
         for member in _union_members(source):
             groups.setdefault(_member_tag(member, self.wire), []).append(member)
         choices: dict[Hashable, core_schema.CoreSchema] = {}
+        labels: dict[Hashable, Hashable] = {}
         for tag, members in groups.items():
-            choice = members[0] if len(members) == 1 else typing.Union[tuple(members)]  # noqa: UP007
-            choices[tag] = handler.generate_schema(choice)
-        known = frozenset(tag for tag in choices if tag not in (_OTHER, _UNTAGGED))
+            names = [getattr(m, "__name__", repr(m)) for m in members]
+            # the catch-all and untagged members are named by their classes in error locations
+            key = "|".join(names) if tag in (_OTHER, _UNTAGGED) and "|".join(names) not in groups else tag
+            labels[tag] = key
+            if len(members) == 1:
+                choices[key] = handler.generate_schema(members[0])
+            else:
+                choices[key] = core_schema.union_schema(
+                    [(handler.generate_schema(m), name) for m, name in zip(members, names, strict=True)]
+                )
+        known = frozenset(tag for tag in groups if tag not in (_OTHER, _UNTAGGED))
         return core_schema.tagged_union_schema(
             choices=choices,
-            discriminator=_Discriminator(self.wire, known, _OTHER in choices, _UNTAGGED in choices),
+            discriminator=_Discriminator(self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED)),
         )
 
 
@@ -273,19 +322,16 @@ def _member_tag(member: Any, wire: str) -> Hashable:
 
 
 class _Discriminator:
-    """Reads the tag of a dict or a model; its repr is what pydantic's errors show."""
+    """Reads the tag of a dict or a model; its name is what pydantic's errors show."""
 
     __slots__ = ("__name__", "known", "other", "untagged", "wire")
 
-    def __init__(self, wire: str, known: frozenset[Hashable], other: bool, untagged: bool) -> None:
+    def __init__(self, wire: str, known: frozenset[Hashable], other: Hashable, untagged: Hashable) -> None:
         self.__name__ = wire
         self.wire = wire
         self.known = known
         self.other = other
         self.untagged = untagged
-
-    def __repr__(self) -> str:
-        return repr(self.wire)
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -296,11 +342,11 @@ class _Discriminator:
         else:
             return None
         if tag is _MISSING:
-            return _UNTAGGED if self.untagged else None
+            return self.untagged
         if isinstance(tag, Hashable) and tag in self.known:
             return tag
-        if self.other and isinstance(tag, str):
-            return _OTHER
+        if self.other is not None and isinstance(tag, str):
+            return self.other
         return tag if isinstance(tag, (str, int)) else None
 
 

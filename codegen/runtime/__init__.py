@@ -1,0 +1,1 @@
+"""Hand-written runtime support, copied verbatim into every generated package."""
