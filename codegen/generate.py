@@ -59,7 +59,11 @@ def _generator_fingerprint() -> str:
     digest = hashlib.sha256()
     for root in (GENERATOR_ROOT, TEMPLATES):
         for path in sorted(root.rglob("*")):
-            if path.is_file() and path.suffix in (".py", ".jinja2") and "__pycache__" not in path.parts:
+            if (
+                path.is_file()
+                and path.suffix in (".py", ".jinja2", ".toml")
+                and "__pycache__" not in path.parts
+            ):
                 digest.update(path.relative_to(root.parent).as_posix().encode())
                 digest.update(path.read_bytes())
     for dist in ("datamodel-code-generator", "black", "jinja2"):
