@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import models, naming, pysource
+from . import models, naming, patches, pysource
 from .ir import ApiSurface
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
@@ -99,8 +99,15 @@ def emit_models(surface: ApiSurface) -> dict[str, Module]:
     }
 
 
+def emit_patches(surface: ApiSurface) -> dict[str, Module]:
+    return {
+        "patches.py": Module(patches.render_patches(surface), exports=patches.EXPORTS, expose=True),
+        "_patch.py": runtime_module(surface, "_patch.py"),
+    }
+
+
 Emitter = Callable[[ApiSurface], dict[str, Module]]
-EMITTERS: tuple[Emitter, ...] = (emit_models,)
+EMITTERS: tuple[Emitter, ...] = (emit_models, emit_patches)
 
 
 def build_package(surface: ApiSurface) -> Package:

@@ -7,7 +7,17 @@ Models live in :mod:`.schema`.  The package needs only pydantic (2.11 or later)
 and the standard library; copy the whole folder to vendor it.
 """
 
-from . import schema
+from . import patches, schema
+from .patches import (
+    Change,
+    EntityMismatchError,
+    InvalidUpdateError,
+    PatchError,
+    SessionState,
+    UnknownEntityError,
+    apply_patch,
+    merge_meta,
+)
 
 RELEASE = "2.0.0-alpha.2"
 STABILITY = "stable"
@@ -19,5 +29,14 @@ __all__ = [
     "RELEASE",
     "SCHEMA_SHA256",
     "STABILITY",
+    "Change",
+    "EntityMismatchError",
+    "InvalidUpdateError",
+    "PatchError",
+    "SessionState",
+    "UnknownEntityError",
+    "apply_patch",
+    "merge_meta",
+    "patches",
     "schema",
 ]

@@ -1,0 +1,641 @@
+"""Stage 4b: the patch semantics of ``session/update``, one ``patches.py`` per package.
+
+Which updates are upserts, chunks, snapshots, removals, state snapshots or
+live notices is said only in the schema's prose, so it comes from the
+``[patches]`` section of ``codegen/knowledge.toml``.  Everything else comes
+from the IR: the variant classes and the classes their entities are stored
+as, key and patch fields, the types a chunk appends, the foreground states.
+:func:`session_plan` joins the two and refuses a release the table does not
+fully cover; :func:`render_patches` writes the module through
+``templates/patches``.  The behaviour itself lives in the hand-written
+runtime ``codegen/runtime/_patch.py``.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+
+from . import pysource
+from .errors import CodegenError
+from .ir import (
+    AnyOf,
+    ApiSurface,
+    ArrayOf,
+    Const,
+    Field,
+    MapOf,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    TypeExpr,
+    UnionType,
+    strip_nullable,
+)
+from .knowledge import KNOWLEDGE_FILE, section
+from .models import TEMPLATES, format_source, header
+
+PATCH_TEMPLATES = TEMPLATES / "patches"
+ROLES = ("upsert", "chunk", "snapshot", "removal", "state", "live")
+ACTIVITIES = ("working", "done", "unconfirmed")
+OTHER_ACTIVITY = "unconfirmed"
+"""What a custom or future foreground state means (see ``[patches.activity]``)."""
+
+# Names SessionState already uses: a collection cannot take one of them.
+STORE_MEMBERS = frozenset(
+    {
+        "apply",
+        "apply_update",
+        "begin_replay",
+        "completions",
+        "dump",
+        "end_replay",
+        "replay",
+        "replaying",
+        "rules",
+        "session_id",
+        "state",
+        "work_in_progress",
+    }
+)
+RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
+ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
+EXPORTS = tuple(sorted(("Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta")))
+"""What the package's ``__init__`` re-exports from ``patches.py``."""
+
+
+# --- the plan: the table joined with the IR ---------------------------------------
+
+
+@dataclass(frozen=True)
+class UpsertPlan:
+    tag: str
+    update: str
+    collection: str
+    entity: str
+    key: Field | None
+    meta: Field | None
+    patch_fields: tuple[Field, ...]
+    keep_on_null: tuple[Field, ...]
+    role: str = "upsert"
+
+
+@dataclass(frozen=True)
+class ChunkPlan:
+    tag: str
+    update: str
+    of: UpsertPlan
+    append: Field
+    into: tuple[Field, ...]
+    containers: tuple[str, ...]
+    base64: bool
+    creates: bool
+    shared: tuple[Field, ...]
+    role: str = "chunk"
+
+    @property
+    def collection(self) -> str:
+        return self.of.collection
+
+
+@dataclass(frozen=True)
+class SnapshotPlan:
+    tag: str
+    update: str
+    collection: str
+    value: Field | None
+    entity: str | None
+    key: tuple[Field, ...]
+    value_type: str
+    key_type: str | None
+    role: str = "snapshot"
+
+
+@dataclass(frozen=True)
+class RemovalPlan:
+    tag: str
+    update: str
+    collection: str
+    key: Field
+    role: str = "removal"
+
+
+@dataclass(frozen=True)
+class StatePlan:
+    tag: str | None
+    update: str
+    entity: str
+    activity: str
+    role: str = "state"
+
+
+@dataclass(frozen=True)
+class LivePlan:
+    tag: str
+    update: str
+    role: str = "live"
+
+
+RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | StatePlan | LivePlan
+StoredPlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan
+"""The rules that keep a collection of ``SessionState``."""
+
+
+@dataclass(frozen=True)
+class CollectionPlan:
+    """One attribute of ``SessionState``."""
+
+    name: str
+    key: str | None
+    """The key's wire path (``messageId``, ``plan.planId``); ``None`` for a single value."""
+    key_type: str | None
+    values: tuple[str, ...]
+    rules: tuple[StoredPlan, ...]
+
+    @property
+    def annotation(self) -> str:
+        value = " | ".join(self.values)
+        return f"Mapping[{self.key_type}, {value}]" if self.key_type else f"{value} | None"
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """Everything ``patches.py`` says about one surface."""
+
+    surface: ApiSurface
+    union: UnionType
+    notification: ObjectType
+    session_field: Field
+    update_field: Field
+    other: str | None
+    rules: tuple[RulePlan, ...]
+    state_tag: str
+    states: tuple[StatePlan, ...]
+    state_type: str
+    collections: tuple[CollectionPlan, ...]
+
+    def of_role(self, role: str) -> tuple[RulePlan, ...]:
+        return tuple(r for r in self.rules if r.role == role)
+
+    @property
+    def entities(self) -> dict[str, tuple[str, ...]]:
+        """Entity class -> the update classes ``apply_patch`` accepts for it (upserts, then chunks)."""
+        out: dict[str, list[str]] = {}
+        for rule in self.rules:
+            if isinstance(rule, UpsertPlan):
+                out.setdefault(rule.entity, [rule.entity])
+        for rule in self.rules:
+            if isinstance(rule, ChunkPlan):
+                out[rule.of.entity].append(rule.update)
+        return {entity: tuple(dict.fromkeys(updates)) for entity, updates in out.items()}
+
+
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "upsert": ("collection",),
+    "chunk": ("of", "append", "into", "creates"),
+    "snapshot": ("collection",),
+    "removal": ("collection", "key"),
+    "state": (),
+    "live": (),
+}
+_OPTIONAL: dict[str, tuple[str, ...]] = {
+    "upsert": ("key", "keep_on_null"),
+    "chunk": ("join",),
+    "snapshot": ("key", "value"),
+    "removal": (),
+    "state": (),
+    "live": (),
+}
+
+
+def _table() -> tuple[str, Mapping[str, Mapping[str, Any]], Mapping[str, str]]:
+    table = section("patches")
+    metadata, updates, activity = table.get("metadata"), table.get("updates"), table.get("activity")
+    if not isinstance(metadata, str) or not isinstance(updates, dict) or not isinstance(activity, dict):
+        raise CodegenError(
+            "[patches] needs `metadata`, [patches.updates] and [patches.activity]", file=KNOWLEDGE_FILE
+        )
+    for tag, entry in updates.items():
+        if not isinstance(entry, dict) or entry.get("role") not in ROLES:
+            raise CodegenError(
+                f"[patches.updates] {tag}: `role` must be one of {', '.join(ROLES)}", file=KNOWLEDGE_FILE
+            )
+        missing = [k for k in _REQUIRED[entry["role"]] if k not in entry]
+        unknown = sorted(set(entry) - {"role", *_REQUIRED[entry["role"]], *_OPTIONAL[entry["role"]]})
+        if missing or unknown:
+            problem = f"needs {', '.join(missing)}" if missing else f"does not take {', '.join(unknown)}"
+            raise CodegenError(f"[patches.updates] {tag}: a {entry['role']} {problem}", file=KNOWLEDGE_FILE)
+    for state, meaning in activity.items():
+        if meaning not in ACTIVITIES:
+            raise CodegenError(
+                f"[patches.activity] {state}: must be one of {', '.join(ACTIVITIES)}", file=KNOWLEDGE_FILE
+            )
+    return metadata, updates, activity
+
+
+class _Planner:
+    def __init__(self, surface: ApiSurface) -> None:
+        self.surface = surface
+        self.metadata, self.table, self.activity = _table()
+
+    # -- errors and lookups
+
+    def schema_error(self, message: str, pointer: str = "") -> CodegenError:
+        where = f"{self.surface.release} ({self.surface.stability})"
+        return CodegenError(f"{where}: {message}", file=self.surface.schema_file, pointer=pointer or None)
+
+    def table_error(self, tag: str, message: str) -> CodegenError:
+        where = f"{self.surface.release} ({self.surface.stability})"
+        return CodegenError(f"[patches.updates] {tag}: {message} in {where}", file=KNOWLEDGE_FILE)
+
+    def field(self, tag: str, owner: str, wire: str, *, required: bool = False) -> Field:
+        found = next((f for f in self.surface.all_fields(owner) if f.wire_name == wire), None)
+        if found is None:
+            raise self.table_error(tag, f"{owner} has no field {wire!r}")
+        if required and (not found.required or found.nullable):
+            raise self.table_error(tag, f"{owner}.{wire} must be required and not nullable")
+        return found
+
+    def payload(self, variant: str, tag_wire: str) -> str:
+        """The class an update's entity is stored as: the variant without its tag."""
+        obj = self.surface.object(variant)
+        if obj.base and all(f.wire_name != tag_wire for f in self.surface.all_fields(obj.base)):
+            return obj.base
+        return obj.name
+
+    # -- the plan
+
+    def plan(self) -> SessionPlan:
+        surface = self.surface
+        method = next((m for m in surface.methods if m.wire_name == "session/update"), None)
+        if method is None:
+            raise self.schema_error("no session/update notification")
+        notification = surface.object(method.params)
+        update_field, union = self.update_union(notification)
+        others = [f for f in notification.fields if f is not update_field and f.required]
+        if len(others) != 1:
+            raise self.schema_error(f"{notification.name} should have one required field besides the update")
+        unclassified = [str(v.tag) for v in union.variants if v.tag not in self.table]
+        if unclassified:
+            raise CodegenError(
+                f"session updates {', '.join(unclassified)} of {surface.release} ({surface.stability}) "
+                "are not classified: add them to [patches.updates]",
+                file=KNOWLEDGE_FILE,
+            )
+        classes: dict[str, str] = {}
+        for variant in union.variants:
+            if not isinstance(variant.type, Ref):
+                raise self.schema_error(f"session update {variant.tag!r} is not a named type", union.pointer)
+            classes[str(variant.tag)] = variant.type.name
+        upserts = {
+            tag: self.upsert(tag, name, self.table[tag], union)
+            for tag, name in classes.items()
+            if self.table[tag]["role"] == "upsert"
+        }
+        rules: list[RulePlan] = []
+        states: tuple[StatePlan, ...] = ()
+        state_tag = ""
+        for tag, name in classes.items():
+            entry = self.table[tag]
+            role = entry["role"]
+            if role == "upsert":
+                rules.append(upserts[tag])
+            elif role == "chunk":
+                rules.append(self.chunk(tag, name, entry, union, upserts))
+            elif role == "snapshot":
+                rules.append(self.snapshot(tag, name, entry, union))
+            elif role == "removal":
+                key = self.field(tag, name, entry["key"], required=True)
+                rules.append(RemovalPlan(tag, name, entry["collection"], key))
+            elif role == "state":
+                state_tag, states = tag, self.states(tag, name, union)
+            else:
+                rules.append(LivePlan(tag, name))
+        if not states:
+            raise self.schema_error("no session update is classified as the foreground state")
+        other = (
+            union.catch_all.type.name if union.catch_all and isinstance(union.catch_all.type, Ref) else None
+        )
+        collections = self.collections(rules)
+        return SessionPlan(
+            surface,
+            union,
+            notification,
+            others[0],
+            update_field,
+            other,
+            tuple(rules),
+            state_tag,
+            states,
+            self.union_name({s.entity for s in states}),
+            collections,
+        )
+
+    def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
+        for candidate in notification.fields:
+            target = self.surface.types.get(candidate.type.name) if isinstance(candidate.type, Ref) else None
+            if isinstance(target, UnionType) and target.tagged:
+                return candidate, target
+        raise self.schema_error(f"{notification.name} has no tagged union of updates", notification.pointer)
+
+    def upsert(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> UpsertPlan:
+        entity = self.payload(variant, str(union.tag_wire_name))
+        key = self.field(tag, entity, entry["key"], required=True) if "key" in entry else None
+        fields = self.surface.all_fields(entity)
+        meta = next((f for f in fields if f.wire_name == self.metadata), None)
+        patch_fields = tuple(f for f in fields if not f.required)
+        not_nullable = [f.wire_name for f in patch_fields if not f.nullable]
+        if not_nullable:
+            raise self.schema_error(f"patch fields {', '.join(not_nullable)} of {entity} cannot be cleared")
+        keep = tuple(self.field(tag, entity, wire) for wire in entry.get("keep_on_null", ()))
+        if any(f not in patch_fields for f in keep):
+            raise self.table_error(tag, "keep_on_null names a field that is not a patch field")
+        return UpsertPlan(tag, variant, entry["collection"], entity, key, meta, patch_fields, keep)
+
+    def chunk(
+        self,
+        tag: str,
+        variant: str,
+        entry: Mapping[str, Any],
+        union: UnionType,
+        upserts: Mapping[str, UpsertPlan],
+    ) -> ChunkPlan:
+        of = upserts.get(entry.get("of", ""))
+        if of is None or of.key is None:
+            raise self.table_error(tag, f"`of` must name a keyed upsert, not {entry.get('of')!r}")
+        self.field(tag, variant, of.key.wire_name, required=True)
+        append = self.field(tag, variant, entry["append"], required=True)
+        into: list[Field] = []
+        containers: list[str] = []
+        owner = of.entity
+        for step in entry["into"].split("."):
+            if into:
+                target = strip_nullable(into[-1].type)
+                if not (
+                    isinstance(target, Ref) and isinstance(self.surface.types.get(target.name), ObjectType)
+                ):
+                    raise self.table_error(
+                        tag, f"`into` steps through {owner}.{into[-1].wire_name}, not an object"
+                    )
+                owner = target.name
+                containers.append(owner)
+            into.append(self.field(tag, owner, step))
+        last = strip_nullable(into[-1].type)
+        base64 = entry.get("join") == "base64"
+        if base64:
+            string = Scalar("string")
+            if strip_nullable(append.type) != string or last != string:
+                raise self.table_error(tag, "join = 'base64' needs string fields at both ends")
+        elif not (isinstance(last, ArrayOf) and last.item == append.type):
+            raise self.table_error(tag, f"`into` must be an array of what `{append.wire_name}` holds")
+        if not isinstance(entry.get("creates"), bool):
+            raise self.table_error(
+                tag, "`creates` must say whether a chunk for an unknown id starts the entity"
+            )
+        skip = {of.key.wire_name, append.wire_name, self.metadata, union.tag_wire_name}
+        entity_fields = {f.wire_name: f for f in self.surface.all_fields(of.entity)}
+        shared = tuple(
+            f
+            for f in self.surface.all_fields(variant)
+            if f.wire_name not in skip
+            and f.wire_name in entity_fields
+            and entity_fields[f.wire_name].type == f.type
+        )
+        return ChunkPlan(
+            tag, variant, of, append, tuple(into), tuple(containers), base64, entry["creates"], shared
+        )
+
+    def snapshot(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> SnapshotPlan:
+        value = self.field(tag, variant, entry["value"], required=True) if "value" in entry else None
+        entity = None if value else self.payload(variant, str(union.tag_wire_name))
+        key: tuple[Field, ...] = ()
+        key_type = None
+        if "key" in entry:
+            first, _, rest = entry["key"].partition(".")
+            key = (self.field(tag, variant, first, required=True),)
+            if rest:
+                key += (self.nested_key(tag, key[0], rest),)
+            key_type = annotation(key[-1].type)
+        value_type = annotation(value.type) if value else str(entity)
+        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key, value_type, key_type)
+
+    def nested_key(self, tag: str, holder: Field, wire: str) -> Field:
+        """The field ``wire`` of every class ``holder`` may hold (each must have it, alike)."""
+        target = strip_nullable(holder.type)
+        named = self.surface.types.get(target.name) if isinstance(target, Ref) else None
+        if isinstance(named, UnionType):
+            members = [*named.variants, *([named.catch_all] if named.catch_all else [])]
+            classes = [m.type.name for m in members if isinstance(m.type, Ref)]
+        elif isinstance(named, ObjectType):
+            classes = [named.name]
+        else:
+            raise self.table_error(tag, f"`key` steps through {holder.wire_name}, which holds no object")
+        found = {self.field(tag, c, wire, required=True) for c in classes}
+        if len({(f.py_name, f.type) for f in found}) != 1:
+            raise self.table_error(
+                tag, f"the `{wire}` key differs between the classes {holder.wire_name} holds"
+            )
+        return found.pop()
+
+    def states(self, tag: str, variant: str, union: UnionType) -> tuple[StatePlan, ...]:
+        inner = self.surface.types.get(variant)
+        if not isinstance(inner, UnionType) or not inner.tagged:
+            raise self.schema_error(
+                f"session update {tag!r} is not a union of foreground states", union.pointer
+            )
+        unknown = [str(v.tag) for v in inner.variants if v.tag not in self.activity]
+        if unknown:
+            raise CodegenError(
+                f"foreground states {', '.join(unknown)} of {self.surface.release} "
+                f"({self.surface.stability}) are not classified: add them to [patches.activity]",
+                file=KNOWLEDGE_FILE,
+            )
+        members = [(v.tag, v.type) for v in inner.variants]
+        if inner.catch_all is not None:
+            members.append((None, inner.catch_all.type))
+        plans = []
+        for state, expr in members:
+            if not isinstance(expr, Ref):
+                raise self.schema_error(f"foreground state {state!r} is not a named type", inner.pointer)
+            entity = self.payload(expr.name, str(union.tag_wire_name))
+            activity = self.activity[str(state)] if state is not None else OTHER_ACTIVITY
+            plans.append(StatePlan(None if state is None else str(state), expr.name, entity, activity))
+        return tuple(plans)
+
+    def collections(self, rules: Iterable[RulePlan]) -> tuple[CollectionPlan, ...]:
+        grouped: dict[str, list[StoredPlan]] = {}
+        for rule in rules:
+            if isinstance(rule, (UpsertPlan, ChunkPlan, SnapshotPlan, RemovalPlan)):
+                grouped.setdefault(rule.collection, []).append(rule)
+        out = []
+        for name, members in grouped.items():
+            if name in STORE_MEMBERS or not name.isidentifier():
+                raise self.table_error(
+                    members[0].tag, f"collection name {name!r} cannot be a SessionState attribute"
+                )
+            keys: set[tuple[str | None, str | None]] = set()
+            values: list[str] = []
+            for rule in members:
+                if isinstance(rule, UpsertPlan):
+                    keys.add((rule.key.wire_name, annotation(rule.key.type)) if rule.key else (None, None))
+                    values.append(rule.entity)
+                elif isinstance(rule, SnapshotPlan):
+                    wire = ".".join(f.wire_name for f in rule.key) or None
+                    keys.add((wire, rule.key_type))
+                    values.append(rule.value_type)
+                elif isinstance(rule, RemovalPlan):
+                    keys.add((rule.key.wire_name, annotation(rule.key.type)))
+            if len({key_type for _, key_type in keys}) != 1:
+                raise self.table_error(members[0].tag, f"the updates of {name!r} disagree on its key")
+            key, key_type = max(sorted(keys, key=repr), key=lambda k: len(k[0] or ""))
+            out.append(CollectionPlan(name, key, key_type, tuple(dict.fromkeys(values)), tuple(members)))
+        return tuple(out)
+
+    def union_name(self, classes: set[str]) -> str:
+        """The named union of exactly ``classes``, else the classes joined with ``|``."""
+        for union in self.surface.unions():
+            members = [*union.variants, *([union.catch_all] if union.catch_all else [])]
+            if {m.type.name for m in members if isinstance(m.type, Ref)} == classes and len(members) == len(
+                classes
+            ):
+                return union.name
+        return " | ".join(sorted(classes))
+
+
+def session_plan(surface: ApiSurface) -> SessionPlan:
+    """What each session update of ``surface`` does; refuses a release the table does not cover."""
+    return _Planner(surface).plan()
+
+
+_SCALAR_TYPES = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "any": "Any",
+    "null": "None",
+}
+
+
+def annotation(expr: TypeExpr) -> str:
+    """The Python annotation of a type expression, as ``schema.py`` spells it."""
+    if isinstance(expr, Ref):
+        return expr.name
+    if isinstance(expr, Scalar):
+        return _SCALAR_TYPES[expr.type]
+    if isinstance(expr, ArrayOf):
+        return f"list[{annotation(expr.item)}]"
+    if isinstance(expr, MapOf):
+        return f"dict[str, {annotation(expr.value)}]"
+    if isinstance(expr, Nullable):
+        return f"{annotation(expr.inner)} | None"
+    if isinstance(expr, AnyOf):
+        return " | ".join(annotation(m) for m in expr.members)
+    if isinstance(expr, Const):
+        return f"Literal[{pysource.literal(expr.value)}]"
+    raise TypeError(expr)
+
+
+# --- rendering ------------------------------------------------------------------
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(PATCH_TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["py"] = pysource.literal
+    env.filters["doc"] = pysource.docstring
+    env.filters["wire"] = lambda fields: ".".join(f.wire_name for f in fields)
+    return env
+
+
+def describe(rule: RulePlan) -> str:
+    """What ``rule`` does, in one line of the module docstring."""
+    if isinstance(rule, UpsertPlan):
+        where = f"``{rule.collection}[{rule.key.wire_name}]``" if rule.key else f"``{rule.collection}``"
+        fields = ", ".join(f"``{f.wire_name}``" for f in rule.patch_fields) or "none"
+        keep = ", ".join(f"``{f.wire_name}``" for f in rule.keep_on_null)
+        keep = f"; ``null`` keeps {keep}" if keep else ""
+        return f"creates or patches {where} (:class:`{rule.entity}`), patch fields {fields}{keep}"
+    if isinstance(rule, ChunkPlan):
+        into = ".".join(f.wire_name for f in rule.into)
+        what = f"the bytes of ``{rule.append.wire_name}``" if rule.base64 else f"``{rule.append.wire_name}``"
+        start = "starts the entry if it is new" if rule.creates else "the entry must exist"
+        key = rule.of.key.wire_name if rule.of.key else ""
+        return f"appends {what} to ``{rule.collection}[{key}].{into}``; {start}"
+    if isinstance(rule, SnapshotPlan):
+        what = f"``{rule.value.wire_name}``" if rule.value else f"the update (:class:`{rule.entity}`)"
+        key = ".".join(f.wire_name for f in rule.key)
+        where = f"``{rule.collection}[{key}]``" if key else f"``{rule.collection}``"
+        return f"replaces {where} with {what}"
+    if isinstance(rule, RemovalPlan):
+        return f"removes ``{rule.collection}[{rule.key.wire_name}]`` (nothing if it is gone)"
+    if isinstance(rule, LivePlan):
+        return "live only, outside session history: returned, never stored"
+    raise TypeError(rule)
+
+
+def module_doc(plan: SessionPlan) -> str:
+    surface = plan.surface
+    items = [f"``{rule.tag}``: {describe(rule)}." for rule in plan.rules]
+    states = ", ".join(f"``{s.tag}`` ({s.activity})" for s in plan.states if s.tag is not None)
+    items.append(f"``{plan.state_tag}``: replaces ``state``, the foreground-state snapshot: {states}.")
+    lines = [textwrap.fill(item, width=92, initial_indent="* ", subsequent_indent="  ") for item in items]
+    other = f" (:class:`{plan.other}`)" if plan.other else ""
+    return pysource.docstring(
+        f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema).\n\n"
+        ":func:`apply_patch` applies one upsert or chunk to the stored state of its entity, and\n"
+        ":class:`SessionState` keeps what a client needs from ``session/update`` notifications.\n"
+        "Both follow the protocol's rules: an omitted field leaves the stored value unchanged,\n"
+        "an explicit ``null`` clears it, and an upsert's top-level ``_meta`` is patched key by key\n"
+        "(:func:`merge_meta`); metadata on chunks and snapshots never patches an entity.\n\n"
+        "What each ``sessionUpdate`` does:\n\n" + "\n".join(lines) + "\n\n"
+        f"Updates with any other tag{other} are returned, never stored."
+    )
+
+
+def collection_doc(collection: CollectionPlan) -> str:
+    tags = ", ".join(f"``{rule.tag}``" for rule in collection.rules)
+    if collection.key:
+        text = f"By ``{collection.key}``, in the order first seen. Kept by {tags}."
+    else:
+        text = f"Kept by {tags}; ``None`` until the first."
+    return textwrap.fill(text, width=96)
+
+
+def _used_names(source: str) -> set[str]:
+    tree = ast.parse(source)
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def render_patches(surface: ApiSurface) -> str:
+    """The complete, formatted ``patches.py`` of one surface."""
+    plan = session_plan(surface)
+    env = _environment()
+    body = env.get_template("body.py.jinja2").render(plan=plan, collection_doc=collection_doc)
+    names = _used_names(body)
+    module = env.get_template("module.py.jinja2").render(
+        header=header(surface, "Patch semantics of session updates."),
+        doc=module_doc(plan),
+        mapping="Mapping" in names,
+        typing=sorted(n for n in ("Any", "Final", "overload") if n in names),
+        base="AcpModel" in names,
+        runtime=sorted(
+            {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"}
+        ),
+        schema_names=sorted(n for n in names if n in surface.types),
+        exports=sorted(EXPORTS),
+        body=body,
+    )
+    return format_source(module)
