@@ -1,0 +1,184 @@
+"""The [patches] table of codegen/knowledge.toml against every release, and what it derives."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from codegen.errors import CodegenError
+from codegen.ir import ApiSurface, Ref, UnionType, Variant
+from codegen.knowledge import section
+from codegen.patches import ChunkPlan, SnapshotPlan, UpsertPlan, session_plan
+from tests.conftest import RELEASES, SURFACES, surface_of
+
+TABLE = section("patches")
+ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
+
+
+def update_union(surface: ApiSurface) -> UnionType:
+    """The union a ``session/update`` notification carries (found from the method, not by name)."""
+    method = next(m for m in surface.methods if m.wire_name == "session/update")
+    for field in surface.object(method.params).fields:
+        found = surface.types.get(field.type.name) if isinstance(field.type, Ref) else None
+        if isinstance(found, UnionType) and found.tagged:
+            return found
+    raise AssertionError("no update union")
+
+
+def state_union(surface: ApiSurface) -> UnionType:
+    union = update_union(surface)
+    tag = next(tag for tag, entry in TABLE["updates"].items() if entry["role"] == "state")
+    variant = next(v for v in union.variants if v.tag == tag)
+    assert isinstance(variant.type, Ref)
+    found = surface.type(variant.type.name)
+    assert isinstance(found, UnionType)
+    return found
+
+
+def test_every_session_update_tag_of_every_release_is_classified(surface: ApiSurface) -> None:
+    tags = [str(v.tag) for v in update_union(surface).variants]
+    missing = [tag for tag in tags if tag not in TABLE["updates"]]
+    assert not missing, f"add {missing} to [patches.updates] in codegen/knowledge.toml"
+
+
+def test_every_foreground_state_of_every_release_is_classified(surface: ApiSurface) -> None:
+    states = [str(v.tag) for v in state_union(surface).variants]
+    missing = [state for state in states if state not in TABLE["activity"]]
+    assert not missing, f"add {missing} to [patches.activity] in codegen/knowledge.toml"
+
+
+def test_nothing_in_the_table_is_stale() -> None:
+    tags: set[str] = set()
+    states: set[str] = set()
+    for release, unstable in SURFACES:
+        surface = surface_of(release, unstable)
+        tags.update(str(v.tag) for v in update_union(surface).variants)
+        states.update(str(v.tag) for v in state_union(surface).variants)
+    assert set(TABLE["updates"]) - tags == set()
+    assert set(TABLE["activity"]) - states == set()
+
+
+def test_every_update_class_of_every_release_has_a_rule(surface: ApiSurface) -> None:
+    plan = session_plan(surface)
+    covered = {rule.update for rule in plan.rules} | {state.update for state in plan.states}
+    union = update_union(surface)
+    classes = {name for v in union.variants for name in surface.classes_of(v.type)}
+    assert classes == covered
+    assert plan.other is not None and union.catch_all is not None
+    assert Ref(plan.other) == union.catch_all.type
+
+
+def with_extra_variant(surface: ApiSurface, union: UnionType, variant: Variant) -> ApiSurface:
+    changed = dataclasses.replace(union, variants=(*union.variants, variant))
+    return dataclasses.replace(surface, types={**surface.types, union.name: changed})
+
+
+def test_a_release_with_an_unclassified_update_is_refused() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    future = with_extra_variant(
+        surface, update_union(surface), Variant("future_update", Ref("NoticeSessionUpdate"))
+    )
+    with pytest.raises(
+        CodegenError, match=r"future_update of 2\.0\.0-alpha\.7 \(unstable\).*\[patches\.updates\]"
+    ):
+        session_plan(future)
+
+
+def test_a_release_with_an_unclassified_foreground_state_is_refused() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    states = state_union(surface)
+    future = with_extra_variant(surface, states, Variant("paused", states.variants[0].type))
+    with pytest.raises(CodegenError, match=r"paused .*\[patches\.activity\]"):
+        session_plan(future)
+
+
+@pytest.mark.parametrize(
+    "tag, change, message",
+    [
+        ("tool_call_update", {"key": "title"}, "ToolCallUpdate.title must be required"),
+        ("tool_call_update", {"key": "nope"}, "ToolCallUpdate has no field 'nope'"),
+        ("tool_call_content_chunk", {"into": "title"}, "`into` must be an array of what `content` holds"),
+        ("terminal_output_chunk", {"join": "list"}, "`into` must be an array"),
+        ("tool_call_content_chunk", {"of": "plan_update"}, "`of` must name a keyed upsert"),
+        ("plan_update", {"key": "plan.nope"}, "has no field 'nope'"),
+        ("session_message", {"keep_on_null": ["messageId"]}, "not a patch field"),
+        ("usage_update", {"collection": "state"}, "cannot be a SessionState attribute"),
+        ("notice", {"role": "chunk"}, "a chunk needs of, append, into, creates"),
+        ("notice", {"role": "teleport"}, "`role` must be one of"),
+        ("notice", {"colour": "red"}, "does not take colour"),
+    ],
+)
+def test_a_table_entry_the_schema_contradicts_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tag: str, change: dict[str, Any], message: str
+) -> None:
+    table = {**TABLE, "updates": {**TABLE["updates"], tag: {**TABLE["updates"][tag], **change}}}
+    monkeypatch.setattr("codegen.patches.section", lambda name: table)
+    with pytest.raises(CodegenError, match=message):
+        session_plan(surface_of(*ALPHA_7_UNSTABLE))
+
+
+def rule(surface: ApiSurface, tag: str) -> Any:
+    return next(r for r in session_plan(surface).rules if r.tag == tag)
+
+
+def test_patch_fields_come_from_the_schema_of_each_release() -> None:
+    stable = rule(surface_of("2.0.0-alpha.2", False), "tool_call_update")
+    unstable = rule(surface_of("2.0.0-alpha.2", True), "tool_call_update")
+    assert isinstance(stable, UpsertPlan) and isinstance(unstable, UpsertPlan)
+    expected = ["title", "kind", "status", "content", "locations", "rawInput", "rawOutput", "_meta"]
+    assert [f.wire_name for f in stable.patch_fields] == expected
+    assert [f.wire_name for f in unstable.patch_fields] == ["name", *expected]  # unstable in alpha.2
+    assert unstable.entity == "ToolCallUpdate" and unstable.update == "ToolCallSessionUpdate"
+    assert unstable.key is not None and unstable.key.wire_name == "toolCallId"
+    assert unstable.meta is not None and unstable.meta.py_name == "field_meta"
+
+
+def test_a_required_field_besides_the_key_is_not_a_patch_field() -> None:
+    compaction = rule(surface_of("2.0.0-alpha.3", True), "compaction_update")
+    assert [f.wire_name for f in compaction.patch_fields] == ["summary", "error", "_meta"]
+
+
+def test_chunks_are_resolved_against_their_entity() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    terminal = rule(surface, "terminal_output_chunk")
+    assert isinstance(terminal, ChunkPlan)
+    assert (terminal.base64, terminal.creates, terminal.containers) == (True, False, ("TerminalOutput",))
+    assert [f.wire_name for f in terminal.into] == ["output", "data"]
+    session_message = rule(surface, "session_message_chunk")
+    assert [f.wire_name for f in session_message.shared] == ["senderSessionId", "recipientSessionId"]
+    assert [f.wire_name for f in session_message.of.keep_on_null] == ["senderSessionId", "recipientSessionId"]
+    assert rule(surface, "agent_message_chunk").shared == ()
+
+
+def test_plans_are_keyed_inside_the_plan() -> None:
+    plan_update = rule(surface_of(*ALPHA_7_UNSTABLE), "plan_update")
+    assert isinstance(plan_update, SnapshotPlan)
+    assert [f.wire_name for f in plan_update.key] == ["plan", "planId"]
+    assert (plan_update.key_type, plan_update.value_type) == ("PlanId", "PlanUpdateContent")
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_collections_of_each_release(release: str) -> None:
+    stable = session_plan(surface_of(release, False))
+    unstable = session_plan(surface_of(release, True))
+    base = ["messages", "tool_calls", "terminals", "plans", "available_commands", "config_options"]
+    base += ["session_info", "usage"]
+    assert [c.name for c in stable.collections] == base
+    extra = {"2.0.0-alpha.3": ["compactions"], "2.0.0-alpha.5": ["compactions"]}
+    extra["2.0.0-alpha.7"] = ["compactions", "subagents"]
+    assert [c.name for c in unstable.collections] == base + extra.get(release, [])
+    assert stable.state_type == unstable.state_type == "StateUpdate"
+
+
+def test_collection_types_are_the_schema_types() -> None:
+    plan = session_plan(surface_of(*ALPHA_7_UNSTABLE))
+    annotations = {c.name: c.annotation for c in plan.collections}
+    assert annotations["messages"] == (
+        "Mapping[MessageId, UserMessage | AgentMessage | AgentThought | SessionMessage]"
+    )
+    assert annotations["plans"] == "Mapping[PlanId, PlanUpdateContent]"
+    assert annotations["config_options"] == "list[SessionConfigOption] | None"
+    assert annotations["usage"] == "UsageUpdate | None"
+    assert annotations["subagents"] == "Mapping[SessionId, SubagentUpdate]"
