@@ -66,7 +66,7 @@ STORE_MEMBERS = frozenset(
 )
 RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
 ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
-EXPORTS = tuple(sorted(("Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta")))
+EXPORTS = tuple(sorted(("UNSET", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta")))
 """What the package's ``__init__`` re-exports from ``patches.py``."""
 
 

@@ -42,6 +42,7 @@ from pydantic import TypeAdapter, ValidationError
 from ._base import AcpModel
 
 __all__ = [
+    "UNSET",
     "Change",
     "Chunk",
     "EntityMismatchError",
