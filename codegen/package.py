@@ -63,7 +63,9 @@ class Package:
             if module.exports:
                 imports.append(f"from .{module_name} import {', '.join(module.exports)}")
                 exported.extend(module.exports)
-        all_names = ",\n    ".join(pysource.literal(n) for n in sorted(set(exported), key=_export_order))
+        all_names = ",\n    ".join(
+            pysource.literal(n) for n in sorted(set(exported), key=pysource.name_order)
+        )
         source = (
             models.header(surface, "Package entry point.")
             + doc
@@ -77,11 +79,6 @@ class Package:
             + f"__all__ = [\n    {all_names},\n]\n"
         )
         return models.format_source(source)
-
-
-def _export_order(name: str) -> tuple[int, str]:
-    """Constants, then classes, then the rest, as ruff sorts ``__all__``."""
-    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def runtime_module(surface: ApiSurface, file_name: str) -> Module:

@@ -66,7 +66,12 @@ STORE_MEMBERS = frozenset(
 )
 RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
 ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
-EXPORTS = tuple(sorted(("UNSET", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta")))
+EXPORTS = tuple(
+    sorted(
+        ("UNSET", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta"),
+        key=pysource.name_order,
+    )
+)
 """What the package's ``__init__`` re-exports from ``patches.py``."""
 
 
@@ -632,10 +637,11 @@ def render_patches(surface: ApiSurface) -> str:
         typing=sorted(n for n in ("Any", "Final", "overload") if n in names),
         base="AcpModel" in names,
         runtime=sorted(
-            {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"}
+            {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"},
+            key=pysource.name_order,
         ),
         schema_names=sorted(n for n in names if n in surface.types),
-        exports=sorted(EXPORTS),
+        exports=EXPORTS,
         body=body,
     )
     return format_source(module)

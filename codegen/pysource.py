@@ -61,3 +61,8 @@ def docstring(text: str, indent: str = "") -> str:
 def comment(text: str) -> str:
     """Text made safe for a single ``#`` comment line."""
     return _CONTROL.sub(" ", " ".join(text.split()))
+
+
+def name_order(name: str) -> tuple[int, str]:
+    """Sort key for imported and exported names as ruff orders them: constants, classes, the rest."""
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)

@@ -9,12 +9,12 @@ and the standard library; copy the whole folder to vendor it.
 
 from . import patches, schema
 from .patches import (
+    UNSET,
     Change,
     EntityMismatchError,
     InvalidUpdateError,
     PatchError,
     SessionState,
-    UNSET,
     UnknownEntityError,
     apply_patch,
     merge_meta,

@@ -54,6 +54,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
+    UNSET,
     Change,
     Chunk,
     EntityMismatchError,
@@ -64,7 +65,6 @@ from ._patch import (
     SessionStore,
     Snapshot,
     State,
-    UNSET,
     UnknownEntityError,
     Upsert,
     merge_meta,
@@ -116,12 +116,12 @@ from .schema import (
 )
 
 __all__ = [
+    "UNSET",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",
     "PatchError",
     "SessionState",
-    "UNSET",
     "UnknownEntityError",
     "apply_patch",
     "merge_meta",

@@ -59,6 +59,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
+    UNSET,
     Change,
     Chunk,
     EntityMismatchError,
@@ -70,7 +71,6 @@ from ._patch import (
     SessionStore,
     Snapshot,
     State,
-    UNSET,
     UnknownEntityError,
     Upsert,
     merge_meta,
@@ -127,12 +127,12 @@ from .schema import (
 )
 
 __all__ = [
+    "UNSET",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",
     "PatchError",
     "SessionState",
-    "UNSET",
     "UnknownEntityError",
     "apply_patch",
     "merge_meta",

@@ -53,6 +53,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
+    UNSET,
     Change,
     Chunk,
     EntityMismatchError,
@@ -62,7 +63,6 @@ from ._patch import (
     SessionStore,
     Snapshot,
     State,
-    UNSET,
     UnknownEntityError,
     Upsert,
     merge_meta,
@@ -113,12 +113,12 @@ from .schema import (
 )
 
 __all__ = [
+    "UNSET",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",
     "PatchError",
     "SessionState",
-    "UNSET",
     "UnknownEntityError",
     "apply_patch",
     "merge_meta",

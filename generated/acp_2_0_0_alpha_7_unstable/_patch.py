@@ -228,7 +228,9 @@ class Rules:
         if isinstance(update, AcpModel):
             return update
         if not isinstance(update, Mapping):
-            raise TypeError(f"expected a session update model or a JSON object, not {type(update).__name__}")
+            raise TypeError(
+                f"{type(update).__name__} is not a session update of this release or a JSON object"
+            )
         if self._adapter is None:
             self._adapter = TypeAdapter(self._union)
         try:
