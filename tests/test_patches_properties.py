@@ -46,7 +46,7 @@ every_surface = pytest.mark.parametrize("release, unstable", SURFACES, ids=[surf
 
 
 def streams(release: str, unstable: bool) -> st.SearchStrategy[list[dict[str, Any]]]:
-    return st.lists(update_strategy(surface_of(release, unstable)), max_size=24)
+    return st.lists(update_strategy(surface_of(release, unstable)), min_size=4, max_size=32)
 
 
 def wire(model: Any) -> Any:
