@@ -13,7 +13,6 @@ runtime ``codegen/runtime/_patch.py``.
 
 from __future__ import annotations
 
-import ast
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from .ir import (
     strip_nullable,
 )
 from .knowledge import KNOWLEDGE_FILE, section
-from .models import TEMPLATES, format_source, header
+from .models import TEMPLATES, _used_names, format_source, header
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
 ROLES = ("upsert", "chunk", "snapshot", "removal", "state", "live")
@@ -219,12 +218,27 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
 }
 
 
-def _table() -> tuple[str, Mapping[str, Mapping[str, Any]], Mapping[str, str]]:
+@dataclass(frozen=True)
+class _Table:
+    method: str
+    metadata: str
+    updates: Mapping[str, Mapping[str, Any]]
+    activity: Mapping[str, str]
+
+
+def _table() -> _Table:
     table = section("patches")
-    metadata, updates, activity = table.get("metadata"), table.get("updates"), table.get("activity")
-    if not isinstance(metadata, str) or not isinstance(updates, dict) or not isinstance(activity, dict):
+    method, metadata = table.get("method"), table.get("metadata")
+    updates, activity = table.get("updates"), table.get("activity")
+    if not (
+        isinstance(method, str)
+        and isinstance(metadata, str)
+        and isinstance(updates, dict)
+        and isinstance(activity, dict)
+    ):
         raise CodegenError(
-            "[patches] needs `metadata`, [patches.updates] and [patches.activity]", file=KNOWLEDGE_FILE
+            "[patches] needs `method`, `metadata`, [patches.updates] and [patches.activity]",
+            file=KNOWLEDGE_FILE,
         )
     for tag, entry in updates.items():
         if not isinstance(entry, dict) or entry.get("role") not in ROLES:
@@ -241,13 +255,13 @@ def _table() -> tuple[str, Mapping[str, Mapping[str, Any]], Mapping[str, str]]:
             raise CodegenError(
                 f"[patches.activity] {state}: must be one of {', '.join(ACTIVITIES)}", file=KNOWLEDGE_FILE
             )
-    return metadata, updates, activity
+    return _Table(method, metadata, updates, activity)
 
 
 class _Planner:
     def __init__(self, surface: ApiSurface) -> None:
         self.surface = surface
-        self.metadata, self.table, self.activity = _table()
+        self.known = _table()
 
     # -- errors and lookups
 
@@ -278,15 +292,15 @@ class _Planner:
 
     def plan(self) -> SessionPlan:
         surface = self.surface
-        method = next((m for m in surface.methods if m.wire_name == "session/update"), None)
+        method = next((m for m in surface.methods if m.wire_name == self.known.method), None)
         if method is None:
-            raise self.schema_error("no session/update notification")
+            raise self.schema_error(f"no {self.known.method} notification")
         notification = surface.object(method.params)
         update_field, union = self.update_union(notification)
         others = [f for f in notification.fields if f is not update_field and f.required]
         if len(others) != 1:
             raise self.schema_error(f"{notification.name} should have one required field besides the update")
-        unclassified = [str(v.tag) for v in union.variants if v.tag not in self.table]
+        unclassified = [str(v.tag) for v in union.variants if v.tag not in self.known.updates]
         if unclassified:
             raise CodegenError(
                 f"session updates {', '.join(unclassified)} of {surface.release} ({surface.stability}) "
@@ -299,15 +313,15 @@ class _Planner:
                 raise self.schema_error(f"session update {variant.tag!r} is not a named type", union.pointer)
             classes[str(variant.tag)] = variant.type.name
         upserts = {
-            tag: self.upsert(tag, name, self.table[tag], union)
+            tag: self.upsert(tag, name, self.known.updates[tag], union)
             for tag, name in classes.items()
-            if self.table[tag]["role"] == "upsert"
+            if self.known.updates[tag]["role"] == "upsert"
         }
         rules: list[RulePlan] = []
         states: tuple[StatePlan, ...] = ()
         state_tag = ""
         for tag, name in classes.items():
-            entry = self.table[tag]
+            entry = self.known.updates[tag]
             role = entry["role"]
             if role == "upsert":
                 rules.append(upserts[tag])
@@ -353,7 +367,7 @@ class _Planner:
         entity = self.payload(variant, str(union.tag_wire_name))
         key = self.field(tag, entity, entry["key"], required=True) if "key" in entry else None
         fields = self.surface.all_fields(entity)
-        meta = next((f for f in fields if f.wire_name == self.metadata), None)
+        meta = next((f for f in fields if f.wire_name == self.known.metadata), None)
         patch_fields = tuple(f for f in fields if not f.required)
         not_nullable = [f.wire_name for f in patch_fields if not f.nullable]
         if not_nullable:
@@ -403,7 +417,7 @@ class _Planner:
             raise self.table_error(
                 tag, "`creates` must say whether a chunk for an unknown id starts the entity"
             )
-        skip = {of.key.wire_name, append.wire_name, self.metadata, union.tag_wire_name}
+        skip = {of.key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
         entity_fields = {f.wire_name: f for f in self.surface.all_fields(of.entity)}
         shared = tuple(
             f
@@ -454,7 +468,7 @@ class _Planner:
             raise self.schema_error(
                 f"session update {tag!r} is not a union of foreground states", union.pointer
             )
-        unknown = [str(v.tag) for v in inner.variants if v.tag not in self.activity]
+        unknown = [str(v.tag) for v in inner.variants if v.tag not in self.known.activity]
         if unknown:
             raise CodegenError(
                 f"foreground states {', '.join(unknown)} of {self.surface.release} "
@@ -469,7 +483,7 @@ class _Planner:
             if not isinstance(expr, Ref):
                 raise self.schema_error(f"foreground state {state!r} is not a named type", inner.pointer)
             entity = self.payload(expr.name, str(union.tag_wire_name))
-            activity = self.activity[str(state)] if state is not None else OTHER_ACTIVITY
+            activity = self.known.activity[str(state)] if state is not None else OTHER_ACTIVITY
             plans.append(StatePlan(None if state is None else str(state), expr.name, entity, activity))
         return tuple(plans)
 
@@ -561,7 +575,6 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["py"] = pysource.literal
     env.filters["doc"] = pysource.docstring
-    env.filters["wire"] = lambda fields: ".".join(f.wire_name for f in fields)
     return env
 
 
@@ -619,11 +632,6 @@ def collection_doc(collection: CollectionPlan) -> str:
     return textwrap.fill(text, width=96)
 
 
-def _used_names(source: str) -> set[str]:
-    tree = ast.parse(source)
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-
-
 def render_patches(surface: ApiSurface) -> str:
     """The complete, formatted ``patches.py`` of one surface."""
     plan = session_plan(surface)
@@ -634,7 +642,7 @@ def render_patches(surface: ApiSurface) -> str:
         header=header(surface, "Patch semantics of session updates."),
         doc=module_doc(plan),
         mapping="Mapping" in names,
-        typing=sorted(n for n in ("Any", "Final", "overload") if n in names),
+        typing=sorted(n for n in ("Any", "Final", "Literal", "overload") if n in names),
         base="AcpModel" in names,
         runtime=sorted(
             {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"},

@@ -19,7 +19,7 @@ ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
 
 def update_union(surface: ApiSurface) -> UnionType:
     """The union a ``session/update`` notification carries (found from the method, not by name)."""
-    method = next(m for m in surface.methods if m.wire_name == "session/update")
+    method = next(m for m in surface.methods if m.wire_name == TABLE["method"])
     for field in surface.object(method.params).fields:
         found = surface.types.get(field.type.name) if isinstance(field.type, Ref) else None
         if isinstance(found, UnionType) and found.tagged:
