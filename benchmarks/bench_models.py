@@ -176,9 +176,8 @@ def main() -> None:
             gen = time_generation(workdir, args.jobs)
             print(f"\ngeneration of {gen['schemas']:.0f} schemas, {args.jobs} workers:")
             print(f"  plain datamodel-codegen     {gen['plain']:7.2f} s")
-            print(
-                f"  acp-codegen, cold           {gen['cold']:7.2f} s   ratio {gen['cold'] / gen['plain']:.2f}x"
-            )
+            ratio = gen["cold"] / gen["plain"]
+            print(f"  acp-codegen, cold           {gen['cold']:7.2f} s   ratio {ratio:.2f}x")
             print(f"  acp-codegen, nothing changed{gen['unchanged']:7.2f} s")
             ours_root = workdir / "ours"
         else:
@@ -191,13 +190,11 @@ def main() -> None:
 
         ours_import = import_seconds(ours_root, f"{package}.schema", args.repeat)
         plain_import = import_seconds(plain_path, "plain_models", args.repeat)
-        print(
-            f"\ncold import of the {args.release} stable models (median of {args.repeat}, pydantic preloaded):"
-        )
+        print(f"\ncold import of the {args.release} stable models", end=" ")
+        print(f"(median of {args.repeat}, pydantic preloaded):")
         print(f"  plain datamodel-codegen     {plain_import * 1000:7.1f} ms")
-        print(
-            f"  acp-codegen                 {ours_import * 1000:7.1f} ms   ratio {ours_import / plain_import:.2f}x"
-        )
+        ratio = ours_import / plain_import
+        print(f"  acp-codegen                 {ours_import * 1000:7.1f} ms   ratio {ratio:.2f}x")
 
         sys.path.insert(0, str(ours_root))
         ours = importlib.import_module(f"{package}.schema")
@@ -208,9 +205,8 @@ def main() -> None:
             ours.UpdateSessionNotification.model_validate_json(message)
         plain_v = validation_seconds(plain.UpdateSessionNotification, messages, 2000)
         ours_v = validation_seconds(ours.UpdateSessionNotification, messages, 2000)
-        print(
-            "\nvalidation of a session/update notification (agent_message_chunk, tool_call_update, unknown tag):"
-        )
+        print("\nvalidation of a session/update notification", end=" ")
+        print("(agent_message_chunk, tool_call_update, unknown tag):")
         print(f"  plain datamodel-codegen     {plain_v * 1e6:7.1f} us per message (member-by-member union)")
         print(f"  acp-codegen                 {ours_v * 1e6:7.1f} us per message (tagged union)")
         print(f"  speed-up                    {plain_v / ours_v:7.1f}x")
