@@ -329,6 +329,8 @@ class ApiSurface:
     methods: tuple[Method, ...]
     batches: tuple[Batch, ...] = ()
     extension_types: Mapping[str, str] = field(default_factory=dict)
+    envelopes: Mapping[str, str] = field(default_factory=dict)
+    """Every root message envelope type (``AgentRequest``, ``ClientResponse``...) -> the side that sends it."""
 
     def type(self, name: str) -> NamedType:
         return self.types[name]
