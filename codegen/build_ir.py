@@ -1009,8 +1009,8 @@ class _Builder:
                 items = role.get("allOf", []) if isinstance(role, dict) else []
                 for item_index, item in enumerate(items if isinstance(items, list) else []):
                     if isinstance(item, dict) and "$ref" in item:
-                        pointer = pointer_join("/anyOf", index, "anyOf", role_index, "allOf", item_index, "$ref")
-                        found[self.class_of[self.resolve(item["$ref"], pointer)]] = sender
+                        where = pointer_join("/anyOf", index, "anyOf", role_index, "allOf", item_index, "$ref")
+                        found[self.class_of[self.resolve(item["$ref"], where)]] = sender
         return dict(sorted(found.items()))
 
     def method_is_new(self, wire: str) -> bool:

@@ -330,7 +330,7 @@ class ApiSurface:
     batches: tuple[Batch, ...] = ()
     extension_types: Mapping[str, str] = field(default_factory=dict)
     envelopes: Mapping[str, str] = field(default_factory=dict)
-    """Every root message envelope type (``AgentRequest``, ``ClientResponse``...) -> the side that sends it."""
+    """Each root message envelope type (``AgentRequest``, ``ClientResponse``...) -> the side sending it."""
 
     def type(self, name: str) -> NamedType:
         return self.types[name]
