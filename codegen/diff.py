@@ -380,6 +380,7 @@ class _Differ:
         self.old = old
         self.new = new
         self.renames = detect_renames(old, new)
+        self.renamed_from = {new_name: old_name for old_name, new_name in self.renames.items()}
         self.old_senders = senders_by_type(old)
         self.new_senders = senders_by_type(new)
         self.changes: list[Change] = []
@@ -521,36 +522,53 @@ class _Differ:
     def compare_expr(
         self, old: TypeExpr, new: TypeExpr, subject: str, senders: frozenset[Peer], where: NamedType | None
     ) -> None:
-        old = rename_refs(old, self.renames)
+        """Report how the type of ``subject`` changed (old references are read through the renames)."""
+        self._compare(rename_refs(old, self.renames), new, subject, senders, where, "")
+
+    def _compare(
+        self,
+        old: TypeExpr,
+        new: TypeExpr,
+        subject: str,
+        senders: frozenset[Peer],
+        where: NamedType | None,
+        context: str,
+    ) -> None:
         if old == new:
             return
         if _without_constraints(old) == _without_constraints(new):
             for a, b in _constraint_pairs(old, new):
                 for rule_id, detail in constraint_changes(a, b):
-                    self.add(rule_id, subject, detail, senders, where)
+                    self.add(rule_id, subject, context + detail, senders, where)
+            return
+        if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
+            for rule_id, detail in constraint_changes(old.constraints, new.constraints):
+                self.add(rule_id, subject, context + detail, senders, where)
+            self._compare(old.item, new.item, subject, senders, where, context + "items: ")
+            return
+        if isinstance(old, MapOf) and isinstance(new, MapOf):
+            self._compare(old.value, new.value, subject, senders, where, context + "values: ")
             return
         if isinstance(old, Ref) and isinstance(new, Ref):
             inline = self.inline_move(old.name, new.name)
             if inline is not None:
-                self.add(inline, subject, f"{old.name} -> {new.name}", (), where)
+                self.add(inline, subject, f"{context}{old.name} -> {new.name}", (), where)
                 return
         before, after = _members(old), _members(new)
         if Scalar("any") in after - before or before < after:
-            self.add("type-widened", subject, _set_change(before, after), senders, where)
+            self.add("type-widened", subject, context + _set_change(before, after), senders, where)
         elif Scalar("any") in before - after or after < before:
-            self.add("type-narrowed", subject, _set_change(before, after), senders, where)
+            self.add("type-narrowed", subject, context + _set_change(before, after), senders, where)
         else:
-            self.add("type-changed", subject, f"{describe(old)} -> {describe(new)}", senders, where)
+            self.add("type-changed", subject, f"{context}{describe(old)} -> {describe(new)}", senders, where)
 
     def inline_move(self, old_name: str, new_name: str) -> str | None:
-        """``ref-became-inline`` or ``inline-became-ref`` when two refs differ only in naming."""
-        old_type, new_type = self.old.types.get(old_name), self.new.types.get(new_name)
-        if old_type is None or new_type is None:
-            old_type = old_type or self.new.types.get(old_name)
-            new_type = new_type or self.old.types.get(new_name)
+        """``ref-became-inline`` or ``inline-became-ref`` when two references differ only in naming."""
+        old_type = self.old.types.get(self.renamed_from.get(old_name, old_name))
+        new_type = self.new.types.get(new_name)
         if old_type is None or new_type is None:
             return None
-        if shape(old_type, self.renames) != shape(new_type, self.renames):
+        if shape(old_type, self.renames) != shape(new_type, {}):
             return None
         if old_type.schema_name is not None and new_type.schema_name is None:
             return "ref-became-inline"

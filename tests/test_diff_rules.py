@@ -182,7 +182,7 @@ def add_unused_type(defs: Defs) -> None:
 
 
 def add_session_id_twin(defs: Defs) -> None:
-    """A wire name whose Python name is already ``session_id``: sessionId's attribute becomes ``session_id_``."""
+    """A wire name that is already ``session_id`` in Python: sessionId's attribute becomes ``session_id_``."""
     props(defs, "PromptRequest")["session_id"] = {"type": "string"}
 
 
@@ -561,7 +561,7 @@ def test_a_changed_shape_is_a_removal_and_an_addition_not_a_rename() -> None:
 
 
 def test_the_same_change_is_mirrored_by_who_sends_the_type() -> None:
-    """A new required field breaks whoever sends the type: clients for PromptRequest, agents for PromptResponse."""
+    """A new required field breaks its senders: clients for PromptRequest, agents for PromptResponse."""
 
     def add_to(name: str) -> Callable[[Defs], None]:
         def edit(defs: Defs) -> None:
@@ -595,7 +595,7 @@ def test_a_change_in_a_type_no_message_carries_is_info() -> None:
 
 
 def test_untagged_union_members_are_matched_by_type() -> None:
-    """``ElicitationContentValue`` has no tag and no catch-all: a new member type is a closed-union addition."""
+    """``ElicitationContentValue`` has no tag and no catch-all: a new member is a closed-union addition."""
 
     def add_integer_list(defs: Defs) -> None:
         member = {"title": "IntegerArray", "type": "array", "items": {"type": "integer"}}
