@@ -28,7 +28,7 @@ from typing import Any
 
 from . import naming
 from .build_ir import build_surface
-from .diff_rules import PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
+from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 from .errors import CodegenError
 from .ir import (
     AliasType,
@@ -432,12 +432,7 @@ class _Differ:
             if name not in self.old.types and name not in new_names:
                 self.add("python-class-added", name, "", (), new_type)
         self.compare_methods()
-        order = {r: i for i, r in enumerate(SEVERITIES)}
-        return tuple(
-            sorted(
-                self.changes, key=lambda c: (order[c.severity], c.rule.layer, c.subject, c.rule.id, c.detail)
-            )
-        )
+        return tuple(sorted(self.changes, key=_report_order))
 
     # -- named types ----------------------------------------------------------------
 
@@ -699,6 +694,21 @@ class _Differ:
             if wire not in before:
                 rule_id = "python-method-argument-required" if required else "python-method-argument-added"
                 self.add(rule_id, f"{subject}({py})", "", (), None)
+
+
+_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
+_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
+
+
+def _report_order(change: Change) -> tuple[int, bool, int, str, str]:
+    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
+    return (
+        _SEVERITY_ORDER[change.severity],
+        change.layer == "python",
+        _RULE_ORDER[change.rule.id],
+        change.subject,
+        change.detail,
+    )
 
 
 def _set_change(before: frozenset[TypeExpr], after: frozenset[TypeExpr]) -> str:

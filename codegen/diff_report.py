@@ -29,7 +29,7 @@ def _breaks(change: Change) -> str:
 
 
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 or word == "info" else f"{count} {word}s"
+    return f"{count} {word}s" if word == "warning" and count != 1 else f"{count} {word}"
 
 
 def _summary(surface: SurfaceDiff) -> dict[Severity, int]:
