@@ -480,22 +480,13 @@ class _Differ:
     ) -> None:
         if old.py_name != new.py_name:
             self.add("python-attribute-renamed", subject, f"{old.py_name} -> {new.py_name}", (), where)
-        if old.required != new.required:
-            self.add(
-                "field-became-required" if new.required else "field-became-optional",
-                subject,
-                "",
-                senders,
-                where,
-            )
-        if old.nullable != new.nullable:
-            self.add(
-                "field-became-nullable" if new.nullable else "field-became-non-nullable",
-                subject,
-                "",
-                senders,
-                where,
-            )
+        flips = (
+            (old.required, new.required, "field-became-required", "field-became-optional"),
+            (old.nullable, new.nullable, "field-became-nullable", "field-became-non-nullable"),
+        )
+        for before, after, became_true, became_false in flips:
+            if before != after:
+                self.add(became_true if after else became_false, subject, "", senders, where)
         if old.nullable and new.nullable:
             self.compare_expr(old.type, new.type, subject, senders, where)
         else:
@@ -576,44 +567,49 @@ class _Differ:
         if old.tag_wire_name != new.tag_wire_name:
             self.add("union-tag-changed", name, f"{old.tag_wire_name} -> {new.tag_wire_name}", senders, new)
             return
-        if old.open != new.open:
-            self.add("union-became-open" if new.open else "union-became-closed", name, "", senders, new)
-        state = "open" if new.open else "closed"
         if new.tagged:
-            before = {v.tag: v for v in old.variants}
-            after = {v.tag: v for v in new.variants}
-            for tag, variant in before.items():
-                if tag not in after:
-                    self.add(f"union-variant-removed-{state}", f"{name}[{tag!r}]", "", senders, new)
-                else:
-                    self.compare_expr(variant.type, after[tag].type, f"{name}[{tag!r}]", senders, new)
-            for tag in after:
-                if tag not in before:
-                    self.add(f"union-variant-added-{state}", f"{name}[{tag!r}]", "", senders, new)
+            before = {f"{name}[{v.tag!r}]": v.type for v in old.variants}
+            after = {f"{name}[{v.tag!r}]": v.type for v in new.variants}
+            for subject in [s for s in before if s in after]:
+                self.compare_expr(before[subject], after[subject], subject, senders, new)
+            self.compare_members("union", "variant", old.open, new, list(before), list(after), senders)
             return
-        old_members = {rename_refs(v.type, self.renames) for v in old.variants}
-        new_members = {v.type for v in new.variants}
-        for expr in sorted(old_members - new_members, key=describe):
-            self.add(f"union-variant-removed-{state}", f"{name}[{describe(expr)}]", "", senders, new)
-        for expr in sorted(new_members - old_members, key=describe):
-            self.add(f"union-variant-added-{state}", f"{name}[{describe(expr)}]", "", senders, new)
+        old_members = sorted({rename_refs(v.type, self.renames) for v in old.variants}, key=describe)
+        new_members = sorted({v.type for v in new.variants}, key=describe)
+        labels = (
+            [f"{name}[{describe(e)}]" for e in old_members if e not in new_members],
+            [f"{name}[{describe(e)}]" for e in new_members if e not in old_members],
+        )
+        self.compare_members("union", "variant", old.open, new, *labels, senders)
 
     def compare_enum(self, old: EnumType, new: EnumType, senders: frozenset[Peer]) -> None:
-        name = new.name
         if old.base != new.base:
-            self.add("type-changed", name, f"{old.base} enum -> {new.base} enum", senders, new)
+            self.add("type-changed", new.name, f"{old.base} enum -> {new.base} enum", senders, new)
             return
-        if old.open != new.open:
-            self.add("enum-became-open" if new.open else "enum-became-closed", name, "", senders, new)
+        before = [f"{new.name}[{v.value!r}]" for v in old.values]
+        after = [f"{new.name}[{v.value!r}]" for v in new.values]
+        self.compare_members("enum", "value", old.open, new, before, after, senders)
+
+    def compare_members(
+        self,
+        kind: str,
+        noun: str,
+        was_open: bool,
+        new: UnionType | EnumType,
+        before: list[str],
+        after: list[str],
+        senders: frozenset[Peer],
+    ) -> None:
+        """Open/closed flips and members (one subject each) that left or arrived, for unions and enums."""
+        if was_open != new.open:
+            self.add(f"{kind}-became-{'open' if new.open else 'closed'}", new.name, "", senders, new)
         state = "open" if new.open else "closed"
-        before = [v.value for v in old.values]
-        after = [v.value for v in new.values]
-        for value in before:
-            if value not in after:
-                self.add(f"enum-value-removed-{state}", f"{name}[{value!r}]", "", senders, new)
-        for value in after:
-            if value not in before:
-                self.add(f"enum-value-added-{state}", f"{name}[{value!r}]", "", senders, new)
+        for subject in before:
+            if subject not in after:
+                self.add(f"{kind}-{noun}-removed-{state}", subject, "", senders, new)
+        for subject in after:
+            if subject not in before:
+                self.add(f"{kind}-{noun}-added-{state}", subject, "", senders, new)
 
     # -- methods --------------------------------------------------------------------
 
