@@ -149,7 +149,8 @@ def main() -> None:
     first, last = rows[0], rows[-1]
     print()
     print(
-        f"   {last.k}x: {last.types / first.types:.1f}x the types, {last.changes / first.changes:.1f}x the changes, "
+        f"   {last.k}x: {last.types / first.types:.1f}x the types, "
+        f"{last.changes / first.changes:.1f}x the changes, "
         f"diff time x{last.diff / first.diff:.1f}, IR build time x{last.build / first.build:.1f}"
     )
     print(f"   diff time per type at {last.k}x / at 1x: {last.rate / first.rate:.2f} (1.00 = exactly linear)")
