@@ -13,10 +13,13 @@ It prints figures and ratios; it asserts nothing.
 
 from __future__ import annotations
 
+import cProfile
 import dataclasses
+import functools
 import gc
 import itertools
 import json
+import pstats
 import statistics
 import sys
 import time
@@ -29,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from codegen.diff import DiffResult, diff_releases, diff_surfaces, surfaces_of  # noqa: E402
 from codegen.diff_report import render_json  # noqa: E402
+from codegen.ir import Stability  # noqa: E402
 from codegen.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
 
 BUDGET_SECONDS = 1.0
@@ -56,7 +60,7 @@ def best_and_median(work: Callable[[], object], repeat: int = REPEAT) -> tuple[f
 
 def scaled_document(data: dict[str, Any], k: int) -> dict[str, Any]:
     """``data`` plus k - 1 renamed copies of its definitions and its message kinds."""
-    out = json.loads(json.dumps(data))
+    out: dict[str, Any] = json.loads(json.dumps(data))
     roots = [m for m in data["anyOf"] if m.get("type") != "array"]  # the message kinds, not the batches
     for i in range(1, k):
         prefix = f"C{i}"
@@ -69,7 +73,7 @@ def scaled_document(data: dict[str, Any], k: int) -> dict[str, Any]:
 
 
 def scaled_meta(meta: dict[str, Any], k: int) -> dict[str, Any]:
-    out = json.loads(json.dumps(meta))
+    out: dict[str, Any] = json.loads(json.dumps(meta))
     for table in ("agentMethods", "clientMethods", "protocolMethods"):
         entries = dict(meta.get(table, {}))
         for i in range(1, k):
@@ -96,6 +100,7 @@ class ScaledRow:
     build: float
     diff: float
     changes: int
+    calls: int
 
     @property
     def rate(self) -> float:
@@ -105,7 +110,7 @@ class ScaledRow:
 
 def scaled_run(old_files: ReleaseFiles, new_files: ReleaseFiles, k: int) -> ScaledRow:
     old_k, new_k = scaled_release(old_files, k), scaled_release(new_files, k)
-    both = ("stable", "unstable")
+    both: tuple[Stability, ...] = ("stable", "unstable")
 
     def build() -> tuple[dict[Any, Any], dict[Any, Any]]:
         return surfaces_of(old_k, both), surfaces_of(new_k, both)
@@ -118,7 +123,10 @@ def scaled_run(old_files: ReleaseFiles, new_files: ReleaseFiles, k: int) -> Scal
         found[:] = [DiffResult("a", "b", tuple(diff_surfaces(before[s], after[s]) for s in before))]
 
     diff_best, _ = best_and_median(diff_only)
-    return ScaledRow(k, type_count(new_k), build_best, diff_best, len(found[0].changes))
+    profile = cProfile.Profile()
+    profile.runcall(diff_only)
+    calls = pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
+    return ScaledRow(k, type_count(new_k), build_best, diff_best, len(found[0].changes), calls)
 
 
 # --- the runs ------------------------------------------------------------------------------------
@@ -134,7 +142,7 @@ def main() -> None:
     print(f"1. every consecutive release pair, both stability levels, end to end (best / median of {REPEAT})")
     print(f"   {'pair':36} {'best s':>8} {'median s':>9} {'budget':>7}")
     for old, new in itertools.pairwise(releases):
-        best, median = best_and_median(lambda old=old, new=new: end_to_end(source, old, new))
+        best, median = best_and_median(functools.partial(end_to_end, source, old, new))
         print(f"   {old + '..' + new:36} {best:8.3f} {median:9.3f} {median / BUDGET_SECONDS:6.0%}")
 
     old_files, new_files = source.load(releases[-2]), source.load(releases[-1])
@@ -154,6 +162,10 @@ def main() -> None:
         f"diff time x{last.diff / first.diff:.1f}, IR build time x{last.build / first.build:.1f}"
     )
     print(f"   diff time per type at {last.k}x / at 1x: {last.rate / first.rate:.2f} (1.00 = exactly linear)")
+    print(
+        f"   function calls made by the differ (the work, free of timing noise): "
+        f"x{last.calls / first.calls:.2f} for x{last.types / first.types:.1f} the types"
+    )
 
 
 if __name__ == "__main__":
