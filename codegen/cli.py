@@ -144,7 +144,7 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     result = diff.diff_releases(old, new, stabilities)
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
-        result = diff.apply_waivers(result, waivers, datetime.date.today(), str(args.waivers))
+        result = diff.apply_waivers(result, waivers, datetime.date.today())
     sys.stdout.write(diff_report.render(result, args.format, args.fail_on))
     return result.exit_code(args.fail_on)
 

@@ -55,9 +55,6 @@ from .ir import (
 )
 from .load import ReleaseFiles, SchemaSource, load_schema_folder
 
-FAIL_ON = ("breaking", "warning", "never")
-
-
 # --- results ------------------------------------------------------------------
 
 
@@ -68,7 +65,6 @@ class Waiver:
     fingerprint: str
     reason: str
     expires: datetime.date
-    index: int = 0
 
 
 @dataclass(frozen=True)
@@ -116,18 +112,10 @@ class DiffResult:
     surfaces: tuple[SurfaceDiff, ...]
     expired: tuple[Waiver, ...] = ()
     unmatched: tuple[Waiver, ...] = ()
-    waiver_file: str = ""
 
     @property
     def changes(self) -> tuple[Change, ...]:
         return tuple(c for s in self.surfaces for c in s.changes)
-
-    def counts(self, *, waived: bool = False) -> dict[Severity, int]:
-        out: dict[Severity, int] = dict.fromkeys(SEVERITIES, 0)
-        for change in self.changes:
-            if (change.waiver is not None) == waived:
-                out[change.severity] += 1
-        return out
 
     def failing(self, fail_on: str) -> tuple[Change, ...]:
         """Unwaived changes at or above the threshold."""
@@ -836,13 +824,11 @@ def read_waivers(path: Path) -> tuple[Waiver, ...]:
             raise CodegenError(
                 "'expires' must be a TOML date such as 2026-12-31", file=path, pointer=f"{pointer}/expires"
             )
-        waivers.append(Waiver(fingerprint.strip(), reason.strip(), expires, index))
+        waivers.append(Waiver(fingerprint.strip(), reason.strip(), expires))
     return tuple(waivers)
 
 
-def apply_waivers(
-    result: DiffResult, waivers: Iterable[Waiver], today: datetime.date, file: str = ""
-) -> DiffResult:
+def apply_waivers(result: DiffResult, waivers: Iterable[Waiver], today: datetime.date) -> DiffResult:
     """Mark waived changes; collect expired waivers and the ones that match nothing."""
     active: dict[str, Waiver] = {}
     expired: list[Waiver] = []
@@ -863,6 +849,4 @@ def apply_waivers(
             changes.append(change)
         surfaces.append(dataclasses.replace(surface, changes=tuple(changes)))
     unmatched = tuple(w for w in active.values() if w.fingerprint not in used)
-    return dataclasses.replace(
-        result, surfaces=tuple(surfaces), expired=tuple(expired), unmatched=unmatched, waiver_file=file
-    )
+    return dataclasses.replace(result, surfaces=tuple(surfaces), expired=tuple(expired), unmatched=unmatched)
