@@ -13,7 +13,8 @@ import itertools
 import pytest
 from conftest import RELEASES, release_files, surface_of
 
-from codegen.diff import Change, diff_surfaces
+from codegen.diff import Change, diff_surfaces, senders_by_type
+from codegen.ir import ApiSurface
 
 A1, A2, A3, A5, A7 = RELEASES
 
@@ -222,3 +223,31 @@ def test_the_same_change_has_the_same_fingerprint_in_both_schemas() -> None:
     assert stable.fingerprint == unstable.fingerprint
     # pinned: waiver files name this value, so it must not change between versions of the differ
     assert stable.fingerprint == "ef11d1653702bc7a"
+
+
+# --- the IR facts the differ relies on ------------------------------------------------------------
+
+
+def test_every_root_envelope_has_its_sender(surface: ApiSurface) -> None:
+    """The root message kinds "Agent" and "Client" each name a Request, Response and Notification envelope."""
+    assert dict(surface.envelopes) == {
+        "AgentRequest": "agent",
+        "AgentResponse": "agent",
+        "AgentNotification": "agent",
+        "ClientRequest": "client",
+        "ClientResponse": "client",
+        "ClientNotification": "client",
+    }
+
+
+def test_error_payloads_travel_both_ways(surface: ApiSurface) -> None:
+    """Errors are only reachable through the response envelopes, which both sides send."""
+    senders = senders_by_type(surface)
+    assert senders["Error"] == senders["ErrorCode"] == frozenset({"agent", "client"})
+
+
+def test_by_schema_name_finds_every_definition(surface: ApiSurface) -> None:
+    for named in surface.types.values():
+        if named.schema_name is not None:
+            assert surface.by_schema_name(named.schema_name) is named
+    assert surface.by_schema_name("NoSuchDefinition") is None
