@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench clean
+.PHONY: help setup generate check test test-fast lint bench clean reports bench-diff
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -39,6 +39,13 @@ test-fast: $(STAMP)  ## pytest only
 
 bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen
 	$(PY) benchmarks/bench_models.py
+
+reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive releases, and docs/rules.md
+	$(CODEGEN) reports
+	$(CODEGEN) rules --format markdown > docs/rules.md
+
+bench-diff: $(STAMP)  ## time the API differ on the real release pairs and on a 10x synthetic schema
+	$(PY) benchmarks/bench_diff.py
 
 clean:  ## remove caches and the virtualenv
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
