@@ -27,7 +27,7 @@ check: $(STAMP)  ## fail with a diff if generated/ is stale (writes nothing)
 lint: $(STAMP)  ## ruff and mypy --strict on the generator and the generated code
 	$(PY) -m ruff check codegen generated tests benchmarks
 	$(PY) -m mypy codegen
-	cd generated && ../$(PY) -m mypy --strict --no-incremental .
+	cd generated && ../$(PY) -m mypy --strict --no-incremental --cache-dir ../.mypy_cache/generated .
 
 test: $(STAMP)  ## the whole suite: lint, the stale check and pytest
 	$(MAKE) --no-print-directory lint
