@@ -111,7 +111,7 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
                 "run_agent",
             ),
         ),
-        "_rpc.py": runtime_module(surface, "_rpc.py", exports=("CapabilityError", "RequestError")),
+        "_rpc.py": runtime_module(surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")),
     }

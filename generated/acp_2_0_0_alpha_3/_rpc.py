@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import json
 import logging
@@ -43,6 +44,7 @@ __all__ = [
     "Connection",
     "RequestError",
     "Route",
+    "current_request_id",
 ]
 
 logger = logging.getLogger("acp")
@@ -102,6 +104,17 @@ class RequestError(Exception):
     @classmethod
     def request_cancelled(cls, data: Any = None) -> RequestError:
         return cls(-32800, "Request cancelled", data)
+
+
+_current_request: contextvars.ContextVar[JsonId] = contextvars.ContextVar("acp_current_request")
+
+
+def current_request_id() -> JsonId:
+    """The JSON-RPC id of the request whose handler is running (``LookupError`` outside one).
+
+    An elicitation in request scope names the request it belongs to with this id.
+    """
+    return _current_request.get()
 
 
 class CapabilityError(RuntimeError):
@@ -205,6 +218,8 @@ class Connection:
         self._next_id = 0
         self._pending: dict[JsonId, tuple[asyncio.Future[Any], str]] = {}
         self._incoming: dict[JsonId, asyncio.Task[Any]] = {}
+        self._abandoned: set[JsonId] = set()
+        """Ids of our requests cancelled locally: their late responses are dropped quietly."""
         self._notifications: asyncio.Queue[tuple[Route, Any] | None] = asyncio.Queue()
         self._write_lock = asyncio.Lock()
         self._closed = asyncio.Event()
@@ -310,6 +325,7 @@ class Connection:
             return await future
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
+                self._abandoned.add(request_id)
                 self._spawn(self._send_cancel(request_id))
             raise
         finally:
@@ -440,7 +456,9 @@ class Connection:
             self._receive_notification(method, params)
             return None
         request_id = message["id"]
-        task = asyncio.ensure_future(self._handle_request(method, params))
+        context = contextvars.copy_context()
+        context.run(_current_request.set, request_id)
+        task = asyncio.get_running_loop().create_task(self._handle_request(method, params), context=context)
         self._incoming[request_id] = task
         return self._answer(request_id, method, task)
 
@@ -466,7 +484,9 @@ class Connection:
     def _resolve(self, message: dict[str, Any]) -> None:
         entry = self._pending.pop(message.get("id"), None)
         if entry is None:
-            if "error" in message:
+            if message.get("id") in self._abandoned:
+                self._abandoned.discard(message.get("id"))
+            elif "error" in message:
                 logger.warning("error response to no pending request: %r", message.get("error"))
             else:
                 reply = _error_reply(

@@ -9,7 +9,7 @@ and the standard library; copy the whole folder to vendor it.
 
 from . import schema
 from ._params import UNSET, Unset
-from ._rpc import CapabilityError, RequestError
+from ._rpc import CapabilityError, RequestError, current_request_id
 from ._streams import memory_pipe, spawn, stdio_streams
 from .bindings import (
     Agent,
@@ -41,6 +41,7 @@ __all__ = [
     "Unset",
     "connect_to_agent",
     "connect_to_client",
+    "current_request_id",
     "memory_pipe",
     "run_agent",
     "schema",
