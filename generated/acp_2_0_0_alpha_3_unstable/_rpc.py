@@ -70,7 +70,7 @@ class RequestError(Exception):
     """A JSON-RPC error: raised by a handler to answer with it, or by a call the peer refused."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{message} ({code})")
+        super().__init__(f"{message} ({code})" + (f": {data}" if isinstance(data, str) else ""))
         self.code = code
         self.message = message
         self.data = data
