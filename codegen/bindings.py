@@ -361,15 +361,39 @@ class GateSpec:
 
 
 def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
-    """The capability gates of ``knowledge.toml`` that apply to methods ``side`` handles."""
+    """The capability gates of ``knowledge.toml`` that apply to methods ``side`` handles.
+
+    A gate on a field the release's params do not have gates nothing, and is left out.
+    """
     table = section("capability_gates").get(side, {})
-    wires = {m.wire_name for m in surface.methods if m.side == side}
+    fields: dict[str, set[str]] = {}
+    for m in surface.methods:
+        if m.side == side:
+            fields.setdefault(m.wire_name, set()).update(_wire_fields(surface, m.params))
     out = []
     for key, capability in table.items():
         method, _, path = key.partition(" ")
-        if method in wires and capability:
+        if (
+            method in fields
+            and capability
+            and (not path or path.split(".")[0].split("=")[0] in fields[method])
+        ):
             out.append(GateSpec(method, path, capability))
     return sorted(out, key=lambda g: (g.method, g.field))
+
+
+def _wire_fields(surface: ApiSurface, name: str) -> set[str]:
+    """Wire names of the fields of a params type, over all its branches."""
+    found = surface.types[name]
+    if isinstance(found, ObjectType):
+        return {f.wire_name for f in surface.all_fields(name)}
+    if isinstance(found, UnionType):
+        out: set[str] = set()
+        for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
+            if isinstance(variant.type, Ref):
+                out |= _wire_fields(surface, variant.type.name)
+        return out
+    return set()
 
 
 def batch_kinds(surface: ApiSurface, sender: str) -> list[str]:

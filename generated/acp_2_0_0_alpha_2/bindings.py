@@ -447,24 +447,7 @@ CLIENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
 }
 """Notifications a client handles, by wire name."""
 
-AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
-    "session/new": (
-        Gate("session/new", "systemPrompt", "session.systemPrompt"),
-        Gate(
-            "session/new",
-            "systemPrompt.mode=override",
-            "session.systemPrompt.mode.override",
-        ),
-    ),
-    "session/resume": (
-        Gate("session/resume", "systemPrompt", "session.systemPrompt"),
-        Gate(
-            "session/resume",
-            "systemPrompt.mode=override",
-            "session.systemPrompt.mode.override",
-        ),
-    ),
-}
+AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {}
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
 
 CLIENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {}

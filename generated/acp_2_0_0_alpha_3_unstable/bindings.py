@@ -943,31 +943,7 @@ AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
     "providers/disable": (Gate("providers/disable", "", "providers"),),
     "providers/list": (Gate("providers/list", "", "providers"),),
     "providers/set": (Gate("providers/set", "", "providers"),),
-    "session/fork": (
-        Gate("session/fork", "", "session.fork"),
-        Gate("session/fork", "systemPrompt", "session.systemPrompt"),
-        Gate(
-            "session/fork",
-            "systemPrompt.mode=override",
-            "session.systemPrompt.mode.override",
-        ),
-    ),
-    "session/new": (
-        Gate("session/new", "systemPrompt", "session.systemPrompt"),
-        Gate(
-            "session/new",
-            "systemPrompt.mode=override",
-            "session.systemPrompt.mode.override",
-        ),
-    ),
-    "session/resume": (
-        Gate("session/resume", "systemPrompt", "session.systemPrompt"),
-        Gate(
-            "session/resume",
-            "systemPrompt.mode=override",
-            "session.systemPrompt.mode.override",
-        ),
-    ),
+    "session/fork": (Gate("session/fork", "", "session.fork"),),
 }
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
 
