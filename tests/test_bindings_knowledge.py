@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from conftest import SURFACES, surface_of
+
 from codegen.bindings import gates, prompt_echo
 from codegen.ir import ApiSurface, ObjectType, Ref, UnionType, strip_nullable
 from codegen.knowledge import section
-from conftest import SURFACES, surface_of
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 

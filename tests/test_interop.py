@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import ROOT, package_of
 
 INTEROP = ROOT / "tests" / "interop"
@@ -34,7 +33,7 @@ def test_the_pinned_sdks_speak_these_releases() -> None:
     """Each aliased SDK ships exactly the unstable schema of the release it is paired with."""
     for release, alias in PEERS.items():
         shipped = (INTEROP / "node_modules" / alias / "schema" / "v2" / "schema.unstable.json").read_bytes()
-        assert package_of(release, True).SCHEMA_SHA256 == hashlib.sha256(shipped).hexdigest()
+        assert hashlib.sha256(shipped).hexdigest() == package_of(release, True).SCHEMA_SHA256
 
 
 class RecordingClient:
@@ -53,7 +52,8 @@ async def _drive_typescript_agent(release: str) -> dict[str, Any]:
     async with acp.spawn("node", str(INTEROP / "agent.mjs"), PEERS[release]) as (reader, writer):
         connection = acp.connect_to_agent(client, reader, writer)
         out["initialize"] = await connection.initialize(
-            protocol_version=acp.PROTOCOL_VERSION, info=schema.Implementation(name="py-client", version="1.0.0")
+            protocol_version=acp.PROTOCOL_VERSION,
+            info=schema.Implementation(name="py-client", version="1.0.0"),
         )
         session = await connection.new_session(cwd="/workspace")
         out["session"] = session
@@ -92,12 +92,22 @@ def test_python_client_against_typescript_agent(release: str) -> None:
     assert "".join(chunks) == "Hello from TypeScript"
     tool = [u for u in updates if type(u).__name__ == "ToolCallSessionUpdate"]
     assert [u.model_dump(by_alias=True, exclude_unset=True) for u in tool] == [
-        {"toolCallId": "tool-1", "title": "Read file", "kind": "read", "status": "in_progress", "sessionUpdate": "tool_call_update"},
+        {
+            "toolCallId": "tool-1",
+            "title": "Read file",
+            "kind": "read",
+            "status": "in_progress",
+            "sessionUpdate": "tool_call_update",
+        },
         {"toolCallId": "tool-1", "status": "completed", "title": None, "sessionUpdate": "tool_call_update"},
     ]
     # what the TypeScript agent validated and received for each config value
     received = [response.field_meta["received"] for response in out["config"]]
-    assert [(r["type"], r["value"]) for r in received] == [("boolean", True), ("id", "fast"), ("vendor/number", 10)]
+    assert [(r["type"], r["value"]) for r in received] == [
+        ("boolean", True),
+        ("id", "fast"),
+        ("vendor/number", 10),
+    ]
     # the cancelled prompt reached the agent as $/cancel_request, and the connection stayed usable
     assert out["extension"] == {"echoed": {"value": 1}, "sdk": PEERS[release], "cancelledPrompts": 1}
 
@@ -106,7 +116,14 @@ def test_python_client_against_typescript_agent(release: str) -> None:
 def test_typescript_client_against_python_agent(release: str) -> None:
     package = package_of(release, True).__name__
     run = subprocess.run(
-        ["node", str(INTEROP / "client.mjs"), PEERS[release], sys.executable, str(INTEROP / "py_agent.py"), package],
+        [
+            "node",
+            str(INTEROP / "client.mjs"),
+            PEERS[release],
+            sys.executable,
+            str(INTEROP / "py_agent.py"),
+            package,
+        ],
         capture_output=True,
         text=True,
         timeout=90,
@@ -117,8 +134,16 @@ def test_typescript_client_against_python_agent(release: str) -> None:
     assert report["initialize"]["info"]["name"] == "py-interop-agent"
     message_id = report["prompt"]["messageId"]
     echo = [u for u in report["updates"] if u["sessionUpdate"] == "user_message_chunk"]
-    assert echo == [{"sessionUpdate": "user_message_chunk", "messageId": message_id, "content": {"type": "text", "text": "hello"}}]
-    assert report["permissions"][0]["options"] == [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]
+    assert echo == [
+        {
+            "sessionUpdate": "user_message_chunk",
+            "messageId": message_id,
+            "content": {"type": "text", "text": "hello"},
+        }
+    ]
+    assert report["permissions"][0]["options"] == [
+        {"optionId": "allow", "name": "Allow", "kind": "allow_once"}
+    ]
     session_id = report["sessionId"]
     scopes = [(e["mode"], e.get("sessionId"), e.get("requestId")) for e in report["elicitations"]]
     # request scope names the JSON-RPC id of the prompt request being handled
@@ -132,7 +157,9 @@ def test_typescript_client_against_python_agent(release: str) -> None:
     ]
     assert report["elicitations"][2]["url"] == "https://example.com/a"
     # what the agent got back from the TypeScript client, as it reported it
-    results = json.loads(next(u for u in report["updates"] if u.get("messageId") == "report")["content"]["text"])
+    results = json.loads(
+        next(u for u in report["updates"] if u.get("messageId") == "report")["content"]["text"]
+    )
     assert results == {
         "permission": {"outcome": "selected", "optionId": "allow"},
         "form-session": {"action": "accept", "content": {"name": "Ada"}},

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import package_of
 from runtime_support import Wire, initialize_params, run
 
@@ -130,7 +130,9 @@ def test_params_of_the_wrong_shape_give_invalid_params_with_details() -> None:
         wire, agent = await _initialized()
         reply = await wire.request(1, "session/new", {"cwd": 5})
         assert _error(reply) == (1, -32602)
-        assert {"loc": ["cwd"], "msg": "Input should be a valid string", "type": "string_type"} in reply["error"]["data"]
+        assert {"loc": ["cwd"], "msg": "Input should be a valid string", "type": "string_type"} in reply[
+            "error"
+        ]["data"]
         reply = await wire.request(2, "session/new", [1, 2])
         assert _error(reply) == (2, -32602)
         assert not [c for c in agent.calls if c[0] == "new_session"]
@@ -163,7 +165,9 @@ def test_unknown_and_unimplemented_methods() -> None:
         # a method of the schema the agent does not implement
         assert _error(await wire.request(2, "session/list", {})) == (2, -32601)
         # notifications nobody handles are ignored
-        wire.send({"jsonrpc": "2.0", "method": "nes/accept", "params": {"sessionId": "s", "suggestionId": "x"}})
+        wire.send(
+            {"jsonrpc": "2.0", "method": "nes/accept", "params": {"sessionId": "s", "suggestionId": "x"}}
+        )
         wire.send({"jsonrpc": "2.0", "method": "unknown/thing", "params": {}})
         assert (await wire.request(3, "session/new", {"cwd": "/w"}))["id"] == 3
 
@@ -227,7 +231,11 @@ def test_a_batch_where_the_schema_defines_none_gets_one_invalid_request() -> Non
         assert await wire.recv() == {
             "jsonrpc": "2.0",
             "id": None,
-            "error": {"code": -32600, "message": "Invalid request", "data": {"reason": "a batch is not accepted here"}},
+            "error": {
+                "code": -32600,
+                "message": "Invalid request",
+                "data": {"reason": "a batch is not accepted here"},
+            },
         }
         assert await wire.nothing_within()
 
@@ -235,13 +243,14 @@ def test_a_batch_where_the_schema_defines_none_gets_one_invalid_request() -> Non
 
 
 def test_batch_flags_follow_the_schema() -> None:
-    from codegen.bindings import batch_kinds
     from conftest import surface_of
+
+    from codegen.bindings import batch_kinds
 
     surface = surface_of("2.0.0-alpha.7", True)
     assert batch_kinds(surface, "client") == ["call", "response"]
     assert batch_kinds(surface, "nobody") == []
-    source = (acp.bindings.__file__ and open(acp.bindings.__file__).read()) or ""
+    source = Path(acp.bindings.__file__).read_text()
     assert source.count('batches=frozenset({"call", "response"})') == 2
 
 
@@ -251,7 +260,14 @@ def test_batch_flags_follow_the_schema() -> None:
 def test_incoming_cancel_request_cancels_the_handler_which_answers_minus_32800() -> None:
     async def go() -> None:
         wire, agent = await _initialized()
-        wire.send({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]}})
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "session/prompt",
+                "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "hi"}]},
+            }
+        )
         await asyncio.sleep(0.05)
         wire.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 5}})
         reply = await wire.recv()
@@ -264,7 +280,14 @@ def test_incoming_cancel_request_cancels_the_handler_which_answers_minus_32800()
 def test_a_cancelled_handler_may_still_answer_with_its_result() -> None:
     async def go() -> None:
         wire, _agent = await _initialized()
-        wire.send({"jsonrpc": "2.0", "id": "p", "method": "session/prompt", "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "partial"}]}})
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "p",
+                "method": "session/prompt",
+                "params": {"sessionId": "s", "prompt": [{"type": "text", "text": "partial"}]},
+            }
+        )
         await asyncio.sleep(0.05)
         wire.send({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": "p"}})
         assert await wire.recv() == {"jsonrpc": "2.0", "id": "p", "result": {"messageId": "partial-result"}}
@@ -276,18 +299,32 @@ def test_cancelling_the_awaiting_task_sends_cancel_request() -> None:
     async def go() -> None:
         wire = Wire(acp, QuietClient(), side="client")
         connection = wire.connection
-        init = asyncio.ensure_future(connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1")))
+        init = asyncio.ensure_future(
+            connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1"))
+        )
         sent = await wire.recv()
-        wire.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}})
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": sent["id"],
+                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
+            }
+        )
         await init
         task = asyncio.ensure_future(connection.new_session(cwd="/w"))
         request = await wire.recv()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert await wire.recv() == {"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": request["id"]}}
+        assert await wire.recv() == {
+            "jsonrpc": "2.0",
+            "method": "$/cancel_request",
+            "params": {"requestId": request["id"]},
+        }
         # the late answer is dropped quietly; the connection goes on
-        wire.send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32800, "message": "Request cancelled"}})
+        wire.send(
+            {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32800, "message": "Request cancelled"}}
+        )
         follow = asyncio.ensure_future(connection.new_session(cwd="/x"))
         again = await wire.recv()
         wire.send({"jsonrpc": "2.0", "id": again["id"], "result": {"sessionId": "s-2"}})
@@ -339,11 +376,32 @@ def test_live_notifications_arrive_in_order_with_no_request_pending() -> None:
     async def go() -> None:
         client = Recorder()
         wire = Wire(acp, client, side="client")
-        init = asyncio.ensure_future(wire.connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1")))
+        init = asyncio.ensure_future(
+            wire.connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1"))
+        )
         sent = await wire.recv()
-        wire.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}})
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": sent["id"],
+                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
+            }
+        )
         for n in range(50):
-            wire.send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk", "messageId": "m", "content": {"type": "text", "text": str(n)}}}})
+            wire.send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "session/update",
+                    "params": {
+                        "sessionId": "s",
+                        "update": {
+                            "sessionUpdate": "agent_message_chunk",
+                            "messageId": "m",
+                            "content": {"type": "text", "text": str(n)},
+                        },
+                    },
+                }
+            )
         await init
         for _ in range(100):
             if len(client.texts) == 50:
@@ -362,7 +420,12 @@ def test_clean_shutdown_when_the_peer_closes() -> None:
         await asyncio.wait_for(wire.connection.wait_closed(), 5)
         assert ("session_cancel", {"session_id": "s-9"}) in agent.calls
         with pytest.raises(ConnectionError):
-            await wire.connection.session_update(session_id="s", update=schema.AgentMessageChunkSessionUpdate(message_id="m", content=schema.TextContentBlock(text="x")))
+            await wire.connection.session_update(
+                session_id="s",
+                update=schema.AgentMessageChunkSessionUpdate(
+                    message_id="m", content=schema.TextContentBlock(text="x")
+                ),
+            )
 
     run(go())
 
@@ -370,7 +433,9 @@ def test_clean_shutdown_when_the_peer_closes() -> None:
 def test_pending_calls_fail_when_the_peer_closes() -> None:
     async def go() -> None:
         wire = Wire(acp, QuietClient(), side="client")
-        init = asyncio.ensure_future(wire.connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1")))
+        init = asyncio.ensure_future(
+            wire.connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1"))
+        )
         await wire.recv()
         wire.close()
         with pytest.raises(ConnectionError):
@@ -385,7 +450,9 @@ def test_pending_calls_fail_when_the_peer_closes() -> None:
 def test_handlers_tell_meta_absent_null_and_empty_apart_and_meta_never_overwrites() -> None:
     async def go() -> None:
         wire, agent = await _initialized()
-        for request_id, meta in enumerate([None, "null", {}, {"trace": "t-1", "cwd": "/evil", "_meta": 1}], start=1):
+        for request_id, meta in enumerate(
+            [None, "null", {}, {"trace": "t-1", "cwd": "/evil", "_meta": 1}], start=1
+        ):
             params: dict[str, Any] = {"cwd": "/w"}
             if meta is not None:
                 params["_meta"] = None if meta == "null" else meta
@@ -432,7 +499,7 @@ def test_response_validation_failure_raises() -> None:
         task = asyncio.ensure_future(wire.connection.new_session(cwd="/w"))
         sent = await wire.recv()
         wire.send({"jsonrpc": "2.0", "id": sent["id"], "result": {"sessionId": 42}})
-        with pytest.raises(ValueError, match="session_id|sessionId"):
+        with pytest.raises(ValueError, match=r"session_id|sessionId"):
             await task
 
     run(go())
@@ -444,7 +511,13 @@ def test_peer_error_is_raised_as_request_error() -> None:
         wire.connection.connection.initialized = True
         task = asyncio.ensure_future(wire.connection.new_session(cwd="/w"))
         sent = await wire.recv()
-        wire.send({"jsonrpc": "2.0", "id": sent["id"], "error": {"code": -32002, "message": "nope", "data": {"x": 1}}})
+        wire.send(
+            {
+                "jsonrpc": "2.0",
+                "id": sent["id"],
+                "error": {"code": -32002, "message": "nope", "data": {"x": 1}},
+            }
+        )
         with pytest.raises(acp.RequestError) as caught:
             await task
         assert (caught.value.code, caught.value.message, caught.value.data) == (-32002, "nope", {"x": 1})

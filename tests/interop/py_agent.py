@@ -49,11 +49,12 @@ class InteropAgent(acp.Agent):
         report["permission"] = permission.outcome.model_dump(by_alias=True, exclude_unset=True, mode="json")
         request_id = acp.current_request_id()
         form_schema = schema.ElicitationSchema(properties={"name": {"type": "string", "title": "Name"}})
-        calls = {
-            "form-session": dict(mode="form", session_id=session_id, requested_schema=form_schema),
-            "form-request": dict(mode="form", request_id=request_id, requested_schema=form_schema),
-            "url-session": dict(mode="url", session_id=session_id, elicitation_id="e-1", url="https://example.com/a"),
-            "url-request": dict(mode="url", request_id=request_id, elicitation_id="e-2", url="https://example.com/b"),
+        url_a, url_b = "https://example.com/a", "https://example.com/b"
+        calls: dict[str, dict[str, Any]] = {
+            "form-session": {"mode": "form", "session_id": session_id, "requested_schema": form_schema},
+            "form-request": {"mode": "form", "request_id": request_id, "requested_schema": form_schema},
+            "url-session": {"mode": "url", "session_id": session_id, "elicitation_id": "e-1", "url": url_a},
+            "url-request": {"mode": "url", "request_id": request_id, "elicitation_id": "e-2", "url": url_b},
         }
         for name, arguments in calls.items():
             answer = await self.connection.create_elicitation(message=f"elicit {name}", **arguments)
