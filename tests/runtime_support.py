@@ -19,7 +19,17 @@ class Wire:
         inbound, self._to_connection = acp.memory_pipe()
         self._from_connection, outbound = acp.memory_pipe()
         connect = acp.connect_to_client if side == "agent" else acp.connect_to_agent
+        self.acp = acp
         self.connection = connect(handler, inbound, outbound, **options)
+
+    async def client_handshake(self) -> None:
+        """Run the generated client's ``initialize``, answered by this end as a minimal agent."""
+        info = self.acp.schema.Implementation(name="c", version="1")
+        init = asyncio.ensure_future(self.connection.initialize(protocol_version=2, info=info))
+        sent = await self.recv()
+        result = {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}
+        self.send({"jsonrpc": "2.0", "id": sent["id"], "result": result})
+        await init
 
     def send(self, message: Any) -> None:
         data = message if isinstance(message, bytes) else json.dumps(message).encode()

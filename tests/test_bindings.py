@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import re
 from types import ModuleType
@@ -397,18 +396,7 @@ def test_client_handler_receives_elicitation_mode_and_scope() -> None:
     async def go() -> list[dict[str, Any]]:
         client = Client()
         wire = Wire(acp7, client, side="client")
-        init = asyncio.ensure_future(
-            wire.connection.initialize(protocol_version=2, info=schema7.Implementation(name="c", version="1"))
-        )
-        sent = await wire.recv()
-        wire.send(
-            {
-                "jsonrpc": "2.0",
-                "id": sent["id"],
-                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
-            }
-        )
-        await init
+        await wire.client_handshake()
         reply = await wire.request(
             "e",
             "elicitation/create",

@@ -299,18 +299,7 @@ def test_cancelling_the_awaiting_task_sends_cancel_request() -> None:
     async def go() -> None:
         wire = Wire(acp, QuietClient(), side="client")
         connection = wire.connection
-        init = asyncio.ensure_future(
-            connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1"))
-        )
-        sent = await wire.recv()
-        wire.send(
-            {
-                "jsonrpc": "2.0",
-                "id": sent["id"],
-                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
-            }
-        )
-        await init
+        await wire.client_handshake()
         task = asyncio.ensure_future(connection.new_session(cwd="/w"))
         request = await wire.recv()
         task.cancel()
@@ -368,25 +357,18 @@ def test_live_notifications_arrive_in_order_with_no_request_pending() -> None:
     class Recorder(acp.Client):
         def __init__(self) -> None:
             self.texts: list[str] = []
+            self.all_in = asyncio.Event()
 
         async def session_update(self, *, session_id: str, update: Any, **kwargs: Any) -> None:
             await asyncio.sleep(0)
             self.texts.append(update.content.text)
+            if len(self.texts) == 50:
+                self.all_in.set()
 
     async def go() -> None:
         client = Recorder()
         wire = Wire(acp, client, side="client")
-        init = asyncio.ensure_future(
-            wire.connection.initialize(protocol_version=2, info=schema.Implementation(name="c", version="1"))
-        )
-        sent = await wire.recv()
-        wire.send(
-            {
-                "jsonrpc": "2.0",
-                "id": sent["id"],
-                "result": {"protocolVersion": 2, "info": {"name": "a", "version": "1"}},
-            }
-        )
+        await wire.client_handshake()
         for n in range(50):
             wire.send(
                 {
@@ -402,11 +384,7 @@ def test_live_notifications_arrive_in_order_with_no_request_pending() -> None:
                     },
                 }
             )
-        await init
-        for _ in range(100):
-            if len(client.texts) == 50:
-                break
-            await asyncio.sleep(0.01)
+        await asyncio.wait_for(client.all_in.wait(), 10)
         assert client.texts == [str(n) for n in range(50)]
 
     run(go())
