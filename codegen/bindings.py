@@ -26,6 +26,7 @@ import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 
@@ -49,6 +50,9 @@ from .ir import (
     UnionType,
 )
 from .knowledge import section
+
+if TYPE_CHECKING:
+    from .package import Module
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "bindings"
 META = "_meta"
@@ -581,3 +585,30 @@ def import_block(names: set[str]) -> str:
     ]
     groups = ["from __future__ import annotations", "\n".join(plain + stdlib), "\n".join(package)]
     return "\n\n".join(g for g in groups if g) + "\n"
+
+
+def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
+    """The emitter (see :data:`codegen.package.EMITTERS`): the bindings and the runtime they run on."""
+    from .package import Module, runtime_module
+
+    return {
+        "bindings.py": Module(
+            render_bindings(surface),
+            exports=(
+                "Agent",
+                "AgentSideConnection",
+                "Client",
+                "ClientSideConnection",
+                "connect_to_agent",
+                "connect_to_client",
+                "run_agent",
+            ),
+        ),
+        "_rpc.py": runtime_module(
+            surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
+        ),
+        "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
+        "_streams.py": runtime_module(
+            surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
+        ),
+    }

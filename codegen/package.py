@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import models, naming, pysource
+from . import bindings, models, naming, pysource
 from .ir import ApiSurface
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
@@ -95,30 +95,8 @@ def emit_models(surface: ApiSurface) -> dict[str, Module]:
     }
 
 
-def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
-    from .bindings import render_bindings
-
-    return {
-        "bindings.py": Module(
-            render_bindings(surface),
-            exports=(
-                "Agent",
-                "AgentSideConnection",
-                "Client",
-                "ClientSideConnection",
-                "connect_to_agent",
-                "connect_to_client",
-                "run_agent",
-            ),
-        ),
-        "_rpc.py": runtime_module(surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")),
-        "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
-        "_streams.py": runtime_module(surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")),
-    }
-
-
 Emitter = Callable[[ApiSurface], dict[str, Module]]
-EMITTERS: tuple[Emitter, ...] = (emit_models, emit_bindings)
+EMITTERS: tuple[Emitter, ...] = (emit_models, bindings.emit_bindings)
 
 
 def build_package(surface: ApiSurface) -> Package:
