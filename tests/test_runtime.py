@@ -521,3 +521,21 @@ def test_json_output_is_one_line_per_message() -> None:
         assert json.dumps(message) and message["params"]["text"] == "line1\nline2"
 
     run(go())
+
+
+def test_extension_notifications_reach_ext_notification() -> None:
+    class Listening(TestAgent):
+        async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+            self.calls.append((method, params))
+
+    async def go() -> list[tuple[str, dict[str, Any]]]:
+        agent = Listening()
+        wire = Wire(acp, agent)
+        await wire.request(0, "initialize", initialize_params(acp))
+        wire.send({"jsonrpc": "2.0", "method": "_vendor/event", "params": {"n": 1}})
+        wire.send({"jsonrpc": "2.0", "method": "_vendor/bare"})
+        wire.close()
+        await asyncio.wait_for(wire.connection.wait_closed(), 5)
+        return agent.calls[1:]
+
+    assert run(go()) == [("_vendor/event", {"n": 1}), ("_vendor/bare", {})]

@@ -246,12 +246,15 @@ class Connection:
         for task in (self._reader_task, self._worker_task, *self._incoming.values(), *self._tasks):
             if task is not current:
                 task.cancel()
+        self._fail_pending()
+        with contextlib.suppress(Exception):
+            self._writer.close()
+
+    def _fail_pending(self) -> None:
         for future, _method in self._pending.values():
             if not future.done():
                 future.set_exception(ConnectionError("the connection closed before the response arrived"))
         self._pending.clear()
-        with contextlib.suppress(Exception):
-            self._writer.close()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task: asyncio.Task[Any] = asyncio.ensure_future(coro)
@@ -391,7 +394,8 @@ class Connection:
                 await self._finish()
 
     async def _finish(self) -> None:
-        """The peer closed the stream: let queued notifications run, then close."""
+        """The peer closed the stream: no response can come; let queued notifications run, then close."""
+        self._fail_pending()
         with contextlib.suppress(asyncio.CancelledError):
             await self._worker_task
         await self.close()
@@ -541,17 +545,14 @@ class Connection:
     async def _notification_worker(self) -> None:
         while (item := await self._notifications.get()) is not None:
             route, params = item
+            function = getattr(self.handler, route.attribute, None)
+            if function is None:
+                continue
             try:
-                if route.params is None:
-                    function = getattr(self.handler, route.attribute, None)
-                    if function is not None:
-                        await function(route.method, params if isinstance(params, dict) else {})
-                    continue
-                function = getattr(self.handler, route.attribute, None)
-                if function is None:
-                    continue
-                value = adapter(route.params).validate_python(params)
-                await function(**expand(value))
+                if route.params is None:  # an extension notification
+                    await function(route.method, params if isinstance(params, dict) else {})
+                else:
+                    await function(**expand(adapter(route.params).validate_python(params)))
             except ValidationError as error:
                 logger.warning("invalid %r notification ignored: %s", route.method, error)
             except Exception:
