@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import models, naming, pysource
+from . import bindings, models, naming, pysource
 from .ir import ApiSurface
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
@@ -61,9 +61,10 @@ class Package:
                 exported.append(module_name)
         for module_name, module in public:
             if module.exports:
-                imports.append(f"from .{module_name} import {', '.join(module.exports)}")
+                names = ", ".join(sorted(module.exports, key=pysource.isort_key))
+                imports.append(f"from .{module_name} import {names}")
                 exported.extend(module.exports)
-        all_names = ",\n    ".join(pysource.literal(n) for n in sorted(set(exported)))
+        all_names = ",\n    ".join(pysource.literal(n) for n in sorted(set(exported), key=pysource.isort_key))
         source = (
             models.header(surface, "Package entry point.")
             + doc
@@ -79,11 +80,11 @@ class Package:
         return models.format_source(source)
 
 
-def runtime_module(surface: ApiSurface, file_name: str) -> Module:
+def runtime_module(surface: ApiSurface, file_name: str, exports: tuple[str, ...] = ()) -> Module:
     """A hand-written runtime file, copied with the generated-file header."""
     text = (RUNTIME / file_name).read_text()
     note = "Runtime support copied verbatim from codegen/runtime."
-    return Module(models.header(surface, note) + text)
+    return Module(models.header(surface, note) + text, exports=exports)
 
 
 def emit_models(surface: ApiSurface) -> dict[str, Module]:
@@ -95,7 +96,7 @@ def emit_models(surface: ApiSurface) -> dict[str, Module]:
 
 
 Emitter = Callable[[ApiSurface], dict[str, Module]]
-EMITTERS: tuple[Emitter, ...] = (emit_models,)
+EMITTERS: tuple[Emitter, ...] = (emit_models, bindings.emit_bindings)
 
 
 def build_package(surface: ApiSurface) -> Package:

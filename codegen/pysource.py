@@ -61,3 +61,9 @@ def docstring(text: str, indent: str = "") -> str:
 def comment(text: str) -> str:
     """Text made safe for a single ``#`` comment line."""
     return _CONTROL.sub(" ", " ".join(text.split()))
+
+
+def isort_key(name: str) -> tuple[int, str]:
+    """The order isort (and ruff) give names: CONSTANTS, then Classes, then the rest."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name

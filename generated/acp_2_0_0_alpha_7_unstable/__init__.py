@@ -8,6 +8,18 @@ and the standard library; copy the whole folder to vendor it.
 """
 
 from . import schema
+from ._params import UNSET, Unset
+from ._rpc import CapabilityError, RequestError, current_request_id
+from ._streams import memory_pipe, spawn, stdio_streams
+from .bindings import (
+    Agent,
+    AgentSideConnection,
+    Client,
+    ClientSideConnection,
+    connect_to_agent,
+    connect_to_client,
+    run_agent,
+)
 
 RELEASE = "2.0.0-alpha.7"
 STABILITY = "unstable"
@@ -19,5 +31,20 @@ __all__ = [
     "RELEASE",
     "SCHEMA_SHA256",
     "STABILITY",
+    "UNSET",
+    "Agent",
+    "AgentSideConnection",
+    "CapabilityError",
+    "Client",
+    "ClientSideConnection",
+    "RequestError",
+    "Unset",
+    "connect_to_agent",
+    "connect_to_client",
+    "current_request_id",
+    "memory_pipe",
+    "run_agent",
     "schema",
+    "spawn",
+    "stdio_streams",
 ]
