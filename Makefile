@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench clean
+.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff clean interop-deps reports
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -29,7 +29,14 @@ lint: $(STAMP)  ## ruff and mypy --strict on the generator and the generated cod
 	$(PY) -m mypy codegen
 	cd generated && ../$(PY) -m mypy --strict --cache-dir ../.mypy_cache/generated .
 
-test: $(STAMP)  ## the whole suite: lint, the stale check and pytest
+INTEROP_STAMP := tests/interop/node_modules/.package-lock.json
+
+$(INTEROP_STAMP): tests/interop/package.json tests/interop/package-lock.json
+	cd tests/interop && npm ci --no-audit --no-fund --loglevel=error
+
+interop-deps: $(INTEROP_STAMP)  ## install the pinned TypeScript SDK peers of the interop tests (npm ci)
+
+test: $(STAMP) $(INTEROP_STAMP)  ## the whole suite: lint, the stale check and pytest
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -q
@@ -39,6 +46,16 @@ test-fast: $(STAMP)  ## pytest only
 
 bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen
 	$(PY) benchmarks/bench_models.py
+
+reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive releases, and docs/rules.md
+	$(CODEGEN) reports
+	$(CODEGEN) rules --format markdown > docs/rules.md
+
+bench-diff: $(STAMP)  ## time the API differ on the real release pairs and on a 10x synthetic schema
+	$(PY) benchmarks/bench_diff.py
+
+bench-rpc: $(STAMP) $(INTEROP_STAMP)  ## JSON-RPC round trips and streamed updates, Python runtime vs the TypeScript SDK
+	$(PY) benchmarks/bench_rpc.py
 
 clean:  ## remove caches and the virtualenv
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

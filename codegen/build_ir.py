@@ -187,6 +187,7 @@ class _Builder:
             self.ensure(def_name)
         self.check_alias_cycles()
         methods, batches, extensions = self.build_methods()
+        envelopes = self.envelope_senders()
         version = self.meta.data.get("version") if isinstance(self.meta.data, dict) else None
         if not isinstance(version, int) or isinstance(version, bool):
             raise CodegenError("meta table has no integer 'version'", file=self.meta.path, pointer="/version")
@@ -203,6 +204,7 @@ class _Builder:
             methods=methods,
             batches=batches,
             extension_types=extensions,
+            envelopes=envelopes,
         )
 
     # -- names ------------------------------------------------------------------
@@ -1077,6 +1079,25 @@ class _Builder:
                 )
         methods.sort(key=lambda m: (m.side, m.wire_name, m.kind))
         return tuple(methods), tuple(batches), dict(sorted(extensions.items()))
+
+    def envelope_senders(self) -> dict[str, str]:
+        """Class name of each envelope a root message kind refers to -> the side sending it."""
+        found: dict[str, str] = {}
+        for index, member in enumerate(self.root.get("anyOf", [])):
+            if not isinstance(member, dict) or member.get("type") == "array":
+                continue
+            sender = naming.snake(str(member.get("title", ""))).split("_")[0]
+            if sender not in _SIDES:
+                continue
+            for role_index, role in enumerate(member.get("anyOf", [])):
+                items = role.get("allOf", []) if isinstance(role, dict) else []
+                for item_index, item in enumerate(items if isinstance(items, list) else []):
+                    if isinstance(item, dict) and "$ref" in item:
+                        where = pointer_join(
+                            "/anyOf", index, "anyOf", role_index, "allOf", item_index, "$ref"
+                        )
+                        found[self.class_of[self.resolve(item["$ref"], where)]] = sender
+        return dict(sorted(found.items()))
 
     def method_is_new(self, wire: str) -> bool:
         if self.stability == "stable" or self.baseline is None:

@@ -16,7 +16,9 @@ from pathlib import Path
 from rich.console import Console
 
 from . import generate as gen
+from .diff_report import FORMATS
 from .errors import EXIT_INPUT_ERROR, CodegenError
+from .ir import Stability
 from .load import (
     DEFAULT_LOCK,
     PROJECT_ROOT,
@@ -28,6 +30,7 @@ from .load import (
 )
 
 DEFAULT_OUT = PROJECT_ROOT / "generated"
+DEFAULT_REPORTS = PROJECT_ROOT / "reports"
 EXIT_CHECK_FAILED = 1
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -153,6 +156,54 @@ def _ir(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+@command("diff")
+def _diff(args: argparse.Namespace, console: Console) -> int:
+    import datetime
+
+    from . import diff, diff_report
+
+    source = _source(args)
+    stabilities: tuple[Stability, ...] = ("stable", "unstable")
+    if args.stability != "both":
+        stabilities = (args.stability,)
+    old, new = diff.open_side(args.old, source), diff.open_side(args.new, source)
+    result = diff.diff_releases(old, new, stabilities)
+    if args.waivers is not None:
+        waivers = diff.read_waivers(args.waivers)
+        result = diff.apply_waivers(result, waivers, datetime.date.today())
+    sys.stdout.write(diff_report.render(result, args.format, args.fail_on))
+    return result.exit_code(args.fail_on)
+
+
+@command("rules")
+def _rules(args: argparse.Namespace, console: Console) -> int:
+    from . import diff_report
+
+    sys.stdout.write(diff_report.render_rules(args.format))
+    return 0
+
+
+@command("reports")
+def _reports(args: argparse.Namespace, console: Console) -> int:
+    from . import diff_report
+
+    source = _source(args)
+    written = diff_report.report_files(source, list(source.lock.releases))
+    if args.check:
+        stale = diff_report.stale_reports(args.out, written)
+        for line in stale:
+            print(line)
+        if stale:
+            message = f"[bold red]{args.out} is stale[/]: run `make reports` and commit the result."
+            console.print(message, highlight=False)
+            return EXIT_CHECK_FAILED
+        console.print(f"{args.out} is up to date ({len(written)} files checked).", highlight=False)
+        return 0
+    diff_report.write_reports(args.out, written)
+    console.print(f"wrote {len(written)} files to {args.out}", highlight=False)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
@@ -224,6 +275,50 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unstable", action="store_true", help="the unstable schema instead of the stable one")
     p.add_argument("--json", action="store_true", help="the whole IR as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="list every object type too")
+
+    p = sub.add_parser(
+        "diff",
+        help="classify every API change between two releases by who it breaks",
+        description="Compare two releases (or schema folders) on the wire and in the generated Python names. "
+        "Each change gets a rule, a severity and the role it breaks: an old agent, an old client or "
+        "python callers.",
+        epilog="Exit status: 0 nothing fails, 1 a change at or above --fail-on or an expired waiver, "
+        "2 bad input. `acp-codegen rules` lists every rule.",
+    )
+    p.add_argument("old", metavar="OLD", help="a locked release (2.0.0-alpha.5) or a folder of schema files")
+    p.add_argument("new", metavar="NEW", help="the newer release or folder")
+    p.add_argument(
+        "--stability",
+        choices=("stable", "unstable", "both"),
+        default="both",
+        help="which schema to compare (default: %(default)s)",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: %(default)s)")
+    p.add_argument(
+        "--fail-on",
+        choices=("breaking", "warning", "never"),
+        default="breaking",
+        help="exit 1 when an unwaived change is at least this severe (default: %(default)s)",
+    )
+    p.add_argument(
+        "--waivers",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="TOML file of [[waiver]] tables with fingerprint, reason and expires (a date)",
+    )
+
+    p = sub.add_parser("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="(%(default)s)")
+
+    p = sub.add_parser(
+        "reports",
+        help="write reports/<old>..<new>.md and .json for consecutive locked releases",
+        description="Diff every consecutive pair of locked releases, stable and unstable, into markdown and "
+        "JSON reports.",
+    )
+    p.add_argument("--out", type=Path, default=DEFAULT_REPORTS, help="output folder (default: %(default)s)")
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
     return parser
 
 

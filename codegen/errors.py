@@ -38,6 +38,10 @@ class CodegenError(Exception):
         self.pointer = pointer
         super().__init__(self.one_line())
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # keep file and pointer when the error crosses a process boundary (parallel workers)
+        return (_rebuild, (self.message, self.file, self.pointer))
+
     def one_line(self) -> str:
         """The error as a single line: ``file#/pointer: message``."""
         where = self.file or ""
@@ -51,3 +55,7 @@ class CodegenError(Exception):
         if self.file is not None:
             return self
         return CodegenError(self.message, file=file, pointer=self.pointer)
+
+
+def _rebuild(message: str, file: str | None, pointer: str | None) -> CodegenError:
+    return CodegenError(message, file=file, pointer=pointer)

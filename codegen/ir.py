@@ -13,6 +13,7 @@ data model and its JSON form (``acp-codegen ir RELEASE --json``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -329,6 +330,8 @@ class ApiSurface:
     methods: tuple[Method, ...]
     batches: tuple[Batch, ...] = ()
     extension_types: Mapping[str, str] = field(default_factory=dict)
+    envelopes: Mapping[str, str] = field(default_factory=dict)
+    """Each root message envelope type (``AgentRequest``, ``ClientResponse``...) -> the side sending it."""
 
     def type(self, name: str) -> NamedType:
         return self.types[name]
@@ -339,7 +342,16 @@ class ApiSurface:
         return found
 
     def by_schema_name(self, schema_name: str) -> NamedType | None:
-        return next((t for t in self.types.values() if t.schema_name == schema_name), None)
+        return self._by_schema_name.get(schema_name)
+
+    @functools.cached_property
+    def _by_schema_name(self) -> dict[str, NamedType]:
+        """``$defs`` name -> type, built once: the unstable builder asks for every type and field."""
+        index: dict[str, NamedType] = {}
+        for named in self.types.values():
+            if named.schema_name is not None:
+                index.setdefault(named.schema_name, named)
+        return index
 
     def all_fields(self, name: str) -> tuple[Field, ...]:
         """Fields of an object type including the ones it inherits."""

@@ -285,6 +285,30 @@ def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
     return ReleaseFiles(locked.name, folder, documents)
 
 
+def load_schema_folder(folder: Path) -> ReleaseFiles:
+    """Read the schema files in ``folder`` without the lock (a draft to compare, say).
+
+    The folder holds the files of one release as upstream lays them out; a
+    schema file needs its meta file next to it, and at least one pair must be
+    there.  The release is named after the folder.
+    """
+    if not folder.is_dir():
+        raise CodegenError("not a folder", file=folder)
+    documents: dict[str, SchemaDocument] = {}
+    for schema_name, meta_name in zip(RELEASE_FILES[:2], RELEASE_FILES[2:], strict=True):
+        if not (folder / schema_name).is_file():
+            continue
+        if not (folder / meta_name).is_file():
+            raise CodegenError(f"{meta_name} is missing next to {schema_name}", file=folder / meta_name)
+        for name in (schema_name, meta_name):
+            raw = _read_bytes(folder / name)
+            parsed = parse_json(raw, folder / name)
+            documents[name] = SchemaDocument(folder.name, name, folder / name, sha256_bytes(raw), parsed)
+    if not documents:
+        raise CodegenError(f"no schema here: expected {RELEASE_FILES[0]} or {RELEASE_FILES[1]}", file=folder)
+    return ReleaseFiles(folder.name, folder, documents)
+
+
 def _download(url: str) -> bytes:
     try:
         with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import models, naming, patches, pysource
+from . import bindings, models, naming, patches, pysource
 from .ir import ApiSurface
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
@@ -61,11 +61,10 @@ class Package:
             exported.extend(exposed)
         for module_name, module in public:
             if module.exports:
-                imports.append(f"from .{module_name} import {', '.join(module.exports)}")
+                names = ", ".join(sorted(module.exports, key=pysource.isort_key))
+                imports.append(f"from .{module_name} import {names}")
                 exported.extend(module.exports)
-        all_names = ",\n    ".join(
-            pysource.literal(n) for n in sorted(set(exported), key=pysource.name_order)
-        )
+        all_names = ",\n    ".join(pysource.literal(n) for n in sorted(set(exported), key=pysource.isort_key))
         source = (
             models.header(surface, "Package entry point.")
             + doc
@@ -81,11 +80,11 @@ class Package:
         return models.format_source(source)
 
 
-def runtime_module(surface: ApiSurface, file_name: str) -> Module:
+def runtime_module(surface: ApiSurface, file_name: str, exports: tuple[str, ...] = ()) -> Module:
     """A hand-written runtime file, copied with the generated-file header."""
     text = (RUNTIME / file_name).read_text()
     note = "Runtime support copied verbatim from codegen/runtime."
-    return Module(models.header(surface, note) + text)
+    return Module(models.header(surface, note) + text, exports=exports)
 
 
 def emit_models(surface: ApiSurface) -> dict[str, Module]:
@@ -96,15 +95,8 @@ def emit_models(surface: ApiSurface) -> dict[str, Module]:
     }
 
 
-def emit_patches(surface: ApiSurface) -> dict[str, Module]:
-    return {
-        "patches.py": Module(patches.render_patches(surface), exports=patches.EXPORTS, expose=True),
-        "_patch.py": runtime_module(surface, "_patch.py"),
-    }
-
-
 Emitter = Callable[[ApiSurface], dict[str, Module]]
-EMITTERS: tuple[Emitter, ...] = (emit_models, emit_patches)
+EMITTERS: tuple[Emitter, ...] = (emit_models, bindings.emit_bindings, patches.emit_patches)
 
 
 def build_package(surface: ApiSurface) -> Package:

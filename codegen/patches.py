@@ -16,7 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
@@ -39,6 +39,9 @@ from .ir import (
 )
 from .knowledge import KNOWLEDGE_FILE, section
 from .models import TEMPLATES, _used_names, format_source, header
+
+if TYPE_CHECKING:
+    from .package import Module
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
 ROLES = ("upsert", "chunk", "snapshot", "removal", "state", "live")
@@ -67,8 +70,8 @@ RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot"
 ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
 EXPORTS = tuple(
     sorted(
-        ("UNSET", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta"),
-        key=pysource.name_order,
+        ("UNCHANGED", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta"),
+        key=pysource.isort_key,
     )
 )
 """What the package's ``__init__`` re-exports from ``patches.py``."""
@@ -646,10 +649,20 @@ def render_patches(surface: ApiSurface) -> str:
         base="AcpModel" in names,
         runtime=sorted(
             {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"},
-            key=pysource.name_order,
+            key=pysource.isort_key,
         ),
         schema_names=sorted(n for n in names if n in surface.types),
         exports=EXPORTS,
         body=body,
     )
     return format_source(module)
+
+
+def emit_patches(surface: ApiSurface) -> dict[str, Module]:
+    """The emitter (see :data:`codegen.package.EMITTERS`): ``patches.py`` and the runtime it runs on."""
+    from .package import Module, runtime_module
+
+    return {
+        "patches.py": Module(render_patches(surface), exports=EXPORTS, expose=True),
+        "_patch.py": runtime_module(surface, "_patch.py"),
+    }

@@ -63,6 +63,7 @@ def comment(text: str) -> str:
     return _CONTROL.sub(" ", " ".join(text.split()))
 
 
-def name_order(name: str) -> tuple[int, str]:
-    """Sort key for imported and exported names as ruff orders them: constants, classes, the rest."""
-    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+def isort_key(name: str) -> tuple[int, str]:
+    """The order isort (and ruff) give names: CONSTANTS, then Classes, then the rest."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, name

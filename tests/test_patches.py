@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import base64
+from types import ModuleType
 from typing import Any
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from codegen.ir import AliasType, ApiSurface, Field, Ref, Scalar, TypeExpr, strip_nullable
-from codegen.patches import UpsertPlan, session_plan
-from tests.conftest import SURFACES, package_of, surface_id, surface_of
+from codegen.patches import EXPORTS, UpsertPlan, session_plan
+from tests.conftest import GENERATED, SURFACES, package_of, surface_id, surface_of
 from tests.instances import example
 
 acp = package_of("2.0.0-alpha.7", True)
@@ -36,6 +38,19 @@ def wire(model: Any) -> Any:
 
 def text(value: str) -> dict[str, str]:
     return {"type": "text", "text": value}
+
+
+def test_the_package_exports_what_patches_exports_and_shadows_nothing(
+    surface_and_package: tuple[ApiSurface, ModuleType],
+) -> None:
+    _, package = surface_and_package
+    init = ast.parse((GENERATED / package.__name__ / "__init__.py").read_text())
+    imported = [
+        a.asname or a.name for node in ast.walk(init) if isinstance(node, ast.ImportFrom) for a in node.names
+    ]
+    assert sorted(imported) == sorted(set(imported))
+    assert all(getattr(package, name) is getattr(package.patches, name) for name in EXPORTS)
+    assert set(EXPORTS) <= set(package.patches.__all__) <= set(package.__all__)
 
 
 # --- omitted, null, value -------------------------------------------------------------
@@ -139,8 +154,8 @@ def test_meta_is_patched_by_key(stored: Any, patch: Any, expected: Any) -> None:
 
 @pytest.mark.parametrize("stored, patch, expected", [case for case in META_CASES if case[1] is not OMIT])
 def test_merge_meta_is_the_rule(stored: Any, patch: Any, expected: Any) -> None:
-    merged = acp.merge_meta(acp.UNSET if stored is OMIT else stored, patch)
-    if merged is acp.UNSET:
+    merged = acp.merge_meta(None if stored is OMIT else stored, patch)
+    if merged is acp.UNCHANGED:
         merged = stored
     assert merged == expected
 

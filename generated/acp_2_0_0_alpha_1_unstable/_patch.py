@@ -42,7 +42,7 @@ from pydantic import TypeAdapter, ValidationError
 from ._base import AcpModel
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "Chunk",
     "EntityMismatchError",
@@ -64,12 +64,19 @@ Role = Literal["upsert", "chunk", "snapshot", "removal", "state", "live", "other
 M = TypeVar("M", bound=AcpModel)
 
 
-class _Unset:
+class _Marker:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
     def __repr__(self) -> str:
-        return "UNSET"
+        return self.name
 
 
-UNSET: Final = _Unset()
+UNCHANGED: Final = _Marker("UNCHANGED")
+"""What :func:`merge_meta` returns for a patch that changes nothing: keep the stored value."""
+_UNSET: Final = _Marker("UNSET")
 """A field that was never set (as opposed to one set to ``None``)."""
 
 
@@ -264,7 +271,7 @@ def merge_meta(current: Any, patch: Mapping[str, Any] | None) -> Any:
 
     ``None`` clears it.  Otherwise each key of ``patch`` whose value is ``None``
     is removed and every other key is replaced whole (no nested merge).  A
-    patch that changes nothing, such as ``{}``, returns :data:`UNSET`: the
+    patch that changes nothing, such as ``{}``, returns :data:`UNCHANGED`: the
     stored value stays as it was, even when it is unset or ``None``.
     """
     if patch is None:
@@ -276,13 +283,13 @@ def merge_meta(current: Any, patch: Mapping[str, Any] | None) -> Any:
             merged.pop(key, None)
         else:
             merged[key] = value
-    return UNSET if merged == base else merged
+    return UNCHANGED if merged == base else merged
 
 
 def _get(model: AcpModel | None, name: str) -> Any:
-    """An attribute's stored value, or :data:`UNSET` if it was never set."""
+    """An attribute's stored value, or ``_UNSET`` if it was never set."""
     if model is None or name not in model.model_fields_set:
-        return UNSET
+        return _UNSET
     extra = model.model_extra
     if extra is not None and name in extra:
         return extra[name]
@@ -341,7 +348,7 @@ def patch_entity(rule: Upsert, current: AcpModel | None, update: AcpModel) -> Ac
             continue  # the variant's tag
         if name == rule.meta:
             value = merge_meta(_get(entity, name), value)
-            if value is UNSET:
+            if value is UNCHANGED:
                 continue
         elif value is None and name in rule.keep_on_null:
             continue
@@ -361,7 +368,7 @@ def append_chunk(rule: Chunk, upsert: Upsert, current: AcpModel | None, chunk: A
     values[rule.into[0]] = _appended(rule, entity, 0, getattr(chunk, rule.append))
     for name in rule.shared:
         value = _get(chunk, name)
-        if value is UNSET or (value is None and name in upsert.keep_on_null):
+        if value is _UNSET or (value is None and name in upsert.keep_on_null):
             continue
         values[name] = value
     return _build(upsert.entity, entity, values)

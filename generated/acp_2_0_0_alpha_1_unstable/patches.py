@@ -54,7 +54,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
-    UNSET,
+    UNCHANGED,
     Change,
     Chunk,
     EntityMismatchError,
@@ -116,7 +116,7 @@ from .schema import (
 )
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",

@@ -58,7 +58,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
-    UNSET,
+    UNCHANGED,
     Change,
     Chunk,
     EntityMismatchError,
@@ -124,7 +124,7 @@ from .schema import (
 )
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",

@@ -59,7 +59,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
-    UNSET,
+    UNCHANGED,
     Change,
     Chunk,
     EntityMismatchError,
@@ -127,7 +127,7 @@ from .schema import (
 )
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",

@@ -53,7 +53,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
-    UNSET,
+    UNCHANGED,
     Change,
     Chunk,
     EntityMismatchError,
@@ -113,7 +113,7 @@ from .schema import (
 )
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",

@@ -8,8 +8,20 @@ and the standard library; copy the whole folder to vendor it.
 """
 
 from . import patches, schema
+from ._params import UNSET, Unset
+from ._rpc import CapabilityError, RequestError, current_request_id
+from ._streams import memory_pipe, spawn, stdio_streams
+from .bindings import (
+    Agent,
+    AgentSideConnection,
+    Client,
+    ClientSideConnection,
+    connect_to_agent,
+    connect_to_client,
+    run_agent,
+)
 from .patches import (
-    UNSET,
+    UNCHANGED,
     Change,
     EntityMismatchError,
     InvalidUpdateError,
@@ -30,15 +42,30 @@ __all__ = [
     "RELEASE",
     "SCHEMA_SHA256",
     "STABILITY",
+    "UNCHANGED",
     "UNSET",
+    "Agent",
+    "AgentSideConnection",
+    "CapabilityError",
     "Change",
+    "Client",
+    "ClientSideConnection",
     "EntityMismatchError",
     "InvalidUpdateError",
     "PatchError",
+    "RequestError",
     "SessionState",
     "UnknownEntityError",
+    "Unset",
     "apply_patch",
+    "connect_to_agent",
+    "connect_to_client",
+    "current_request_id",
+    "memory_pipe",
     "merge_meta",
     "patches",
+    "run_agent",
     "schema",
+    "spawn",
+    "stdio_streams",
 ]

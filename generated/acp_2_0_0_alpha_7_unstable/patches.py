@@ -67,7 +67,7 @@ from typing import Final, overload
 
 from ._base import AcpModel
 from ._patch import (
-    UNSET,
+    UNCHANGED,
     Change,
     Chunk,
     EntityMismatchError,
@@ -143,7 +143,7 @@ from .schema import (
 )
 
 __all__ = [
-    "UNSET",
+    "UNCHANGED",
     "Change",
     "EntityMismatchError",
     "InvalidUpdateError",

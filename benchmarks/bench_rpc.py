@@ -1,0 +1,156 @@
+"""JSON-RPC throughput of the generated bindings, side by side with the official TypeScript SDK.
+
+Two workloads, the same traffic for both implementations, each an agent and a
+client in one process over in-memory byte streams (newline-delimited JSON,
+parsed and validated on both ends):
+
+* request/response round trips: ``session/new`` called back to back;
+* 10,000 ``session/update`` notifications (agent message chunks) streamed from
+  the agent to the client, timed from the prompt until the client's handler
+  has seen the last one.
+
+The TypeScript side is ``@agentclientprotocol/sdk`` 1.7.0 (``experimental/v2``)
+from tests/interop (``make interop-deps``); the Python side is the generated
+``acp_2_0_0_alpha_7_unstable`` package, the same schema.
+
+    make bench-rpc        # or: .venv/bin/python benchmarks/bench_rpc.py [--round-trips N] [--notifications N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "generated"))
+
+import acp_2_0_0_alpha_7_unstable as acp  # noqa: E402
+
+schema = acp.schema
+
+
+class BenchAgent(acp.Agent):
+    def __init__(self, connection: acp.AgentSideConnection) -> None:
+        self.connection = connection
+        self.notifications = 0
+
+    async def initialize(self, **kwargs: Any) -> schema.InitializeResponse:
+        return schema.InitializeResponse(
+            protocol_version=acp.PROTOCOL_VERSION,
+            info=schema.Implementation(name="bench-agent", version="1"),
+            capabilities=schema.AgentCapabilities(session=schema.SessionCapabilities()),
+        )
+
+    async def new_session(self, **kwargs: Any) -> schema.NewSessionResponse:
+        return schema.NewSessionResponse(session_id="s-1")
+
+    async def prompt(self, *, session_id: str, **kwargs: Any) -> schema.PromptResponse:
+        update = schema.AgentMessageChunkSessionUpdate(
+            message_id="m", content=schema.TextContentBlock(text="chunk")
+        )
+        for _ in range(self.notifications):
+            await self.connection.session_update(session_id=session_id, update=update)
+        return schema.PromptResponse(message_id="u-1")
+
+
+class BenchClient(acp.Client):
+    def __init__(self, expected: int) -> None:
+        self.expected = expected
+        self.received = 0
+        self.done = asyncio.Event()
+
+    async def session_update(self, **kwargs: Any) -> None:
+        self.received += 1
+        if self.received == self.expected:
+            self.done.set()
+
+
+async def python_side(round_trips: int, notifications: int) -> dict[str, float]:
+    to_agent_reader, to_agent_writer = acp.memory_pipe()
+    to_client_reader, to_client_writer = acp.memory_pipe()
+    agents: list[BenchAgent] = []
+
+    def make_agent(connection: acp.AgentSideConnection) -> BenchAgent:
+        agents.append(BenchAgent(connection))
+        agents[-1].notifications = notifications
+        return agents[-1]
+
+    acp.connect_to_client(make_agent, to_agent_reader, to_client_writer)
+    client = BenchClient(notifications)
+    connection = acp.connect_to_agent(client, to_client_reader, to_agent_writer)
+    await connection.initialize(
+        protocol_version=acp.PROTOCOL_VERSION, info=schema.Implementation(name="bench-client", version="1")
+    )
+    for _ in range(200):  # warm-up: validators are built on first use
+        await connection.new_session(cwd="/w")
+    started = time.perf_counter()
+    for _ in range(round_trips):
+        await connection.new_session(cwd="/w")
+    round_trip_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    await connection.prompt(session_id="s-1", prompt=[schema.TextContentBlock(text="go")])
+    await client.done.wait()
+    stream_seconds = time.perf_counter() - started
+    await connection.close()
+    return {"roundTripSeconds": round_trip_seconds, "streamSeconds": stream_seconds}
+
+
+def typescript_side(round_trips: int, notifications: int) -> dict[str, float] | None:
+    if shutil.which("node") is None or not (ROOT / "tests/interop/node_modules/acp-sdk-alpha7").is_dir():
+        return None
+    script = ROOT / "benchmarks" / "bench_rpc_ts.mjs"
+    run = subprocess.run(
+        ["node", str(script), "acp-sdk-alpha7", str(round_trips), str(notifications)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    result: dict[str, float] = json.loads(run.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--round-trips", type=int, default=5000)
+    parser.add_argument("--notifications", type=int, default=10_000)
+    args = parser.parse_args()
+    machine = platform.processor() or platform.machine()
+    print(f"machine: {machine}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    node = (
+        subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+        if shutil.which("node")
+        else "-"
+    )
+    print(f"node {node}; {args.round_trips} round trips, {args.notifications} notifications\n")
+    py = asyncio.run(python_side(args.round_trips, args.notifications))
+    ts = typescript_side(args.round_trips, args.notifications)
+    rows = [
+        ("round trip (session/new)", "roundTripSeconds", args.round_trips, "us/call"),
+        (f"{args.notifications} session/update, one way", "streamSeconds", args.notifications, "us/msg"),
+    ]
+    print(f"{'workload':38} {'python':>14} {'typescript':>14} {'python/ts':>10}")
+    for label, key, count, unit in rows:
+        py_us = py[key] / count * 1e6
+        ts_us = ts[key] / count * 1e6 if ts else None
+        ts_text = f"{ts_us:8.1f} {unit}" if ts_us else "n/a"
+        ratio = f"{py_us / ts_us:9.2f}x" if ts_us else "n/a"
+        print(f"{label:38} {py_us:8.1f} {unit} {ts_text:>14} {ratio:>10}")
+    print(f"\ntotals: python {py['roundTripSeconds']:.2f}s + {py['streamSeconds']:.2f}s", end="")
+    if ts:
+        print(f", typescript {ts['roundTripSeconds']:.2f}s + {ts['streamSeconds']:.2f}s")
+    else:
+        print(" (TypeScript SDK not installed: run `make interop-deps`)")
+
+
+if __name__ == "__main__":
+    main()

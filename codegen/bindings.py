@@ -1,0 +1,614 @@
+"""Emitter: the typed method bindings of one surface (``bindings.py`` and its runtime).
+
+Everything is derived from the IR (methods, their params and result types,
+union shapes, batches) plus the few facts of ``codegen/knowledge.toml``
+(the handshake method, capability gates, the prompt echo); the templates in
+``templates/bindings`` only lay the code out.
+
+Rules, the same for every release:
+
+* the Python name of a method is :func:`codegen.naming.method_name`;
+* a method takes its params type's fields as keyword-only parameters (the
+  ``_meta`` field excepted: extra keyword arguments carry it).  A required
+  field has no default; an optional one defaults to ``None``, which leaves
+  it out of the message;
+* a union params type takes the fields of all its branches.  A field that
+  every branch requires is required.  The tag is required unless the known
+  branches have the same fields (then the values pick the branch, and the
+  tag defaults to ``None``).  A field for which ``None`` is a real value in a
+  branch that requires it (a JSON-RPC request id) defaults to ``UNSET``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jinja2
+
+from . import models, naming, pysource
+from .errors import CodegenError
+from .ir import (
+    AliasType,
+    AnyOf,
+    ApiSurface,
+    ArrayOf,
+    Const,
+    Field,
+    MapOf,
+    Method,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    Side,
+    TypeExpr,
+    UnionType,
+)
+from .knowledge import section
+
+if TYPE_CHECKING:
+    from .package import Module
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "bindings"
+META = "_meta"
+
+# names the generated methods use besides their parameters
+_LOCALS = frozenset({"self", "kwargs", "arguments", "request", "result"})
+
+_SCALARS = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "any": "Any",
+    "null": "None",
+}
+
+
+# --- type expressions as annotations ----------------------------------------------
+
+
+def annotation(expr: TypeExpr) -> str:
+    """A type expression as a Python annotation inside the bindings module."""
+    if isinstance(expr, Ref):
+        return f"schema.{expr.name}"
+    if isinstance(expr, Scalar):
+        return _SCALARS[expr.type]
+    if isinstance(expr, ArrayOf):
+        return f"list[{annotation(expr.item)}]"
+    if isinstance(expr, MapOf):
+        return f"dict[str, {annotation(expr.value)}]"
+    if isinstance(expr, Const):
+        return f"Literal[{pysource.literal(expr.value)}]"
+    if isinstance(expr, Nullable):
+        return join_types([annotation(expr.inner), "None"])
+    if isinstance(expr, AnyOf):
+        return join_types([annotation(m) for m in expr.members])
+    raise TypeError(expr)
+
+
+def join_types(parts: list[str]) -> str:
+    """``A | B`` without repeats; ``Any`` absorbs everything, ``str`` absorbs string literals."""
+    flat: list[str] = []
+    for part in parts:
+        for item in part.split(" | "):
+            if item not in flat:
+                flat.append(item)
+    if "Any" in flat:
+        return "Any"
+    if "str" in flat:
+        flat = [p for p in flat if not p.startswith(("Literal['", 'Literal["'))]
+    literals = [p for p in flat if p.startswith("Literal[")]
+    if len(literals) > 1:
+        merged = "Literal[" + ", ".join(p[len("Literal[") : -1] for p in literals) + "]"
+        flat = [merged if p == literals[0] else p for p in flat if p not in literals[1:]]
+    if "None" in flat:
+        flat = [p for p in flat if p != "None"] + ["None"]
+    return " | ".join(flat)
+
+
+def accepts_none(surface: ApiSurface, expr: TypeExpr, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``None`` is a valid value of the expression."""
+    if isinstance(expr, Nullable):
+        return True
+    if isinstance(expr, Scalar):
+        return expr.type in ("any", "null")
+    if isinstance(expr, AnyOf):
+        return any(accepts_none(surface, m, seen) for m in expr.members)
+    if isinstance(expr, Ref) and expr.name not in seen:
+        target = surface.types.get(expr.name)
+        if isinstance(target, AliasType):
+            return accepts_none(surface, target.target, seen | {expr.name})
+        if isinstance(target, UnionType):
+            return any(accepts_none(surface, v.type, seen | {expr.name}) for v in target.variants)
+    return False
+
+
+# --- method signatures ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    annotation: str
+    default: str | None
+    """``None`` for a required parameter, else the default's source (``None`` or ``UNSET``)."""
+
+    @property
+    def source(self) -> str:
+        if self.default is None:
+            return f"{self.name}: {self.annotation}"
+        return f"{self.name}: {self.annotation} = {self.default}"
+
+
+@dataclass(frozen=True)
+class UnionShape:
+    """What the template needs to build a union request: the ``UnionParams`` constant."""
+
+    constant: str
+    tag: str
+    known: tuple[tuple[str, str], ...]
+    """(tag literal, branch source) pairs."""
+    other: str | None
+    infer_tag: bool
+
+
+@dataclass
+class MethodSpec:
+    method: Method
+    name: str
+    params: list[Param]
+    doc: str
+    params_type: str
+    result_type: str | None
+    union: UnionShape | None = None
+    required_args: list[str] = field(default_factory=list)
+    omit_none: list[str] = field(default_factory=list)
+    omit_unset: list[str] = field(default_factory=list)
+
+    @property
+    def wire(self) -> str:
+        return self.method.wire_name
+
+    @property
+    def is_request(self) -> bool:
+        return self.method.kind == "request"
+
+    @property
+    def returns(self) -> str:
+        return self.result_type or "None"
+
+    def __post_init__(self) -> None:
+        taken = sorted({p.name for p in self.params} & _LOCALS)
+        if taken:
+            raise CodegenError(
+                f"{self.wire}: a parameter may not be called {', '.join(taken)} "
+                "(the generated method uses the name)"
+            )
+
+    @property
+    def signature(self) -> str:
+        star = ["*"] if self.params else []
+        return ", ".join(["self", *star, *(p.source for p in self.params), "**kwargs: Any"])
+
+
+def _fields(surface: ApiSurface, name: str) -> tuple[Field, ...]:
+    return tuple(f for f in surface.all_fields(name) if f.wire_name != META)
+
+
+def _leaves(surface: ApiSurface, union: UnionType) -> Iterator[tuple[object, list[ObjectType]]]:
+    """(tag, the objects of that branch) for every branch, the catch-all last (tag ``None``)."""
+    branches = [(v.tag, v) for v in union.variants]
+    if union.catch_all is not None:
+        branches.append((None, union.catch_all))
+    for tag, variant in branches:
+        found = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        if isinstance(found, ObjectType):
+            yield tag, [found]
+        elif isinstance(found, UnionType) and not found.tagged and found.catch_all is None:
+            members = [
+                surface.types.get(v.type.name) if isinstance(v.type, Ref) else None for v in found.variants
+            ]
+            if not all(isinstance(m, ObjectType) for m in members):
+                raise CodegenError(
+                    f"union request {union.name}: the members of {found.name} are not all objects"
+                )
+            yield tag, [m for m in members if isinstance(m, ObjectType)]
+        else:
+            raise CodegenError(
+                f"union request {union.name}: cannot build calls for branch {variant.type!r}",
+                pointer=union.pointer,
+            )
+
+
+def _scope_keys(
+    surface: ApiSurface, member: ObjectType, others: list[ObjectType], owner: str
+) -> tuple[str, ...]:
+    """The required fields only ``member`` has: they tell it from the other scopes."""
+    theirs = {f.wire_name for o in others for f in surface.all_fields(o.name)}
+    keys = tuple(f.py_name for f in _fields(surface, member.name) if f.required and f.wire_name not in theirs)
+    if not keys:
+        raise CodegenError(f"union request {owner}: {member.name} has no field of its own to select it by")
+    return keys
+
+
+def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
+    name = naming.method_name(method.wire_name, method.kind, method.params)
+    params_type = surface.types[method.params]
+    result = f"schema.{method.result}" if method.result else None
+    doc = method.doc or params_type.doc
+    if isinstance(params_type, ObjectType):
+        fields = _fields(surface, params_type.name)
+        ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
+        params = []
+        for f in ordered:
+            if f.required:
+                params.append(Param(f.py_name, annotation(f.type), None))
+            else:
+                params.append(Param(f.py_name, join_types([annotation(f.type), "None"]), "None"))
+        return MethodSpec(
+            method,
+            name,
+            params,
+            doc,
+            f"schema.{params_type.name}",
+            result,
+            required_args=[f.py_name for f in ordered if f.required],
+            omit_none=[f.py_name for f in ordered if not f.required],
+        )
+    if isinstance(params_type, UnionType) and params_type.tagged and params_type.tag_py_name:
+        return _union_spec(surface, method, name, params_type, result, doc)
+    raise CodegenError(
+        f"cannot build calls for {method.wire_name}: "
+        f"its params type {method.params} is not an object or a tagged union"
+    )
+
+
+def _union_spec(
+    surface: ApiSurface, method: Method, name: str, union: UnionType, result: str | None, doc: str
+) -> MethodSpec:
+    assert union.tag_py_name is not None
+    tag = union.tag_py_name
+    branches = list(_leaves(surface, union))
+    leaves = [leaf for _tag, objects in branches for leaf in objects]
+    known = [(t, objs) for t, objs in branches if t is not None]
+    infer_tag = (
+        all(len(objs) == 1 for _t, objs in known)
+        and len({frozenset(f.wire_name for f in _fields(surface, objs[0].name)) for _t, objs in known}) == 1
+    )
+    by_name: dict[str, list[tuple[ObjectType, Field]]] = {}
+    for leaf in leaves:
+        for f in _fields(surface, leaf.name):
+            by_name.setdefault(f.py_name, []).append((leaf, f))
+    params: list[Param] = []
+    required_args: list[str] = []
+    omit_none: list[str] = []
+    omit_unset: list[str] = []
+    for py_name, found in by_name.items():
+        types = join_types([annotation(f.type) for _leaf, f in found])
+        everywhere = len(found) == len(leaves) and all(f.required for _leaf, f in found)
+        if py_name == tag:
+            everywhere = not infer_tag
+        if everywhere:
+            params.append(Param(py_name, types, None))
+            required_args.append(py_name)
+        elif any(f.required and accepts_none(surface, f.type) for _leaf, f in found):
+            params.append(Param(py_name, join_types([types, "Unset"]), "UNSET"))
+            omit_unset.append(py_name)
+        else:
+            params.append(Param(py_name, join_types([types, "None"]), "None"))
+            omit_none.append(py_name)
+    params = [p for p in params if p.default is None] + [p for p in params if p.default is not None]
+
+    def branch_source(objects: list[ObjectType]) -> str:
+        if len(objects) == 1:
+            return f"schema.{objects[0].name}"
+        members = []
+        for member in objects:
+            keys = _scope_keys(surface, member, [o for o in objects if o is not member], union.name)
+            members.append(f"(schema.{member.name}, ({''.join(pysource.literal(k) + ', ' for k in keys)}))")
+        return f"Scopes(({', '.join(members)},))"
+
+    other = next((branch_source(objs) for t, objs in branches if t is None), None)
+    shape = UnionShape(
+        constant="_" + naming.snake(union.name).upper(),
+        tag=tag,
+        known=tuple((pysource.literal(t), branch_source(objs)) for t, objs in known),
+        other=other,
+        infer_tag=infer_tag,
+    )
+    return MethodSpec(
+        method,
+        name,
+        params,
+        doc,
+        f"schema.{union.name}",
+        result,
+        union=shape,
+        required_args=required_args,
+        omit_none=omit_none,
+        omit_unset=omit_unset,
+    )
+
+
+# --- the surface -----------------------------------------------------------------------
+
+
+def handled_by(surface: ApiSurface, side: Side) -> list[Method]:
+    """Methods the given side handles: its own and the protocol's."""
+    return [m for m in surface.methods if m.side in (side, "protocol")]
+
+
+def specs(surface: ApiSurface, side: Side) -> list[MethodSpec]:
+    out = [method_spec(surface, m) for m in handled_by(surface, side)]
+    names: dict[str, str] = {}
+    for spec in out:
+        if spec.name in names:
+            raise CodegenError(
+                f"methods {names[spec.name]!r} and {spec.wire!r} both get the Python name {spec.name!r}",
+                file=surface.schema_file,
+            )
+        names[spec.name] = spec.wire
+    return out
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    method: str
+    field: str
+    capability: str
+
+
+def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
+    """The capability gates of ``knowledge.toml`` that apply to methods ``side`` handles.
+
+    A gate on a field the release's params do not have gates nothing, and is left out.
+    """
+    table = section("capability_gates").get(side, {})
+    fields: dict[str, set[str]] = {}
+    for m in surface.methods:
+        if m.side == side:
+            fields.setdefault(m.wire_name, set()).update(_wire_fields(surface, m.params))
+    out = []
+    for key, capability in table.items():
+        method, _, path = key.partition(" ")
+        if (
+            method in fields
+            and capability
+            and (not path or path.split(".")[0].split("=")[0] in fields[method])
+        ):
+            out.append(GateSpec(method, path, capability))
+    return sorted(out, key=lambda g: (g.method, g.field))
+
+
+def _wire_fields(surface: ApiSurface, name: str) -> set[str]:
+    """Wire names of the fields of a params type, over all its branches."""
+    found = surface.types[name]
+    if isinstance(found, ObjectType):
+        return {f.wire_name for f in surface.all_fields(name)}
+    if isinstance(found, UnionType):
+        out: set[str] = set()
+        for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
+            if isinstance(variant.type, Ref):
+                out |= _wire_fields(surface, variant.type.name)
+        return out
+    return set()
+
+
+def batch_kinds(surface: ApiSurface, sender: str) -> list[str]:
+    """``call`` and/or ``response``: the batches the schema lets ``sender`` send."""
+    kinds: set[str] = set()
+    for batch in surface.batches:
+        if batch.sender != sender:
+            continue
+        for item in batch.items:
+            kinds.add("response" if item in ("Result", "Error") else "call")
+    return sorted(kinds)
+
+
+@dataclass(frozen=True)
+class Echo:
+    """The prompt echo helper: which session update carries the user message back."""
+
+    notify: str
+    """Python name of the notification that carries the update."""
+    update_param: str
+    other_params: tuple[Param, ...]
+    update_class: str
+    id_field: str
+    content_field: str
+    content_type: str
+    id_type: str
+
+
+def prompt_echo(surface: ApiSurface) -> Echo | None:
+    """The echo helper's data, or ``None`` when the prompt response carries no message id."""
+    facts = section("prompt_echo")
+    method = next((m for m in surface.methods if m.wire_name == facts["method"] and m.result), None)
+    if method is None or method.result is None:
+        return None
+    response = surface.types.get(method.result)
+    if not isinstance(response, ObjectType) or not any(
+        f.wire_name == facts["response_field"] for f in surface.all_fields(response.name)
+    ):
+        return None
+    notify = next((m for m in surface.methods if m.wire_name == facts["notification"]), None)
+    carrier = surface.types.get(notify.params) if notify else None
+    if notify is None or not isinstance(carrier, ObjectType):
+        raise CodegenError(
+            f"no {facts['notification']!r} notification to echo the prompt with", file=surface.schema_file
+        )
+    for f in _fields(surface, carrier.name):
+        union = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
+        if not isinstance(union, UnionType):
+            continue
+        variant = next((v for v in union.variants if v.tag == facts["update"]), None)
+        if variant is None or not isinstance(variant.type, Ref):
+            continue
+        fields = {x.wire_name: x for x in surface.all_fields(variant.type.name)}
+        id_field = fields.get(facts["update_id_field"])
+        content = fields.get(facts["update_content_field"])
+        if id_field is None or content is None:
+            continue
+        others = tuple(
+            Param(x.py_name, annotation(x.type), None)
+            for x in _fields(surface, carrier.name)
+            if x.required and x is not f
+        )
+        return Echo(
+            naming.method_name(notify.wire_name, notify.kind, notify.params),
+            f.py_name,
+            others,
+            variant.type.name,
+            id_field.py_name,
+            content.py_name,
+            annotation(content.type),
+            annotation(id_field.type),
+        )
+    raise CodegenError(
+        f"{facts['method']} answers with {facts['response_field']} but no {facts['notification']} update "
+        f"{facts['update']!r} carries it back (see [prompt_echo] in codegen/knowledge.toml)",
+        file=surface.schema_file,
+    )
+
+
+@functools.cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["literal"] = pysource.literal
+    env.filters["docstring"] = pysource.docstring
+    return env
+
+
+def render_bindings(surface: ApiSurface) -> str:
+    protocol = section("protocol")
+    wires = {m.wire_name for m in surface.methods}
+    for key in ("initialize", "cancel_request"):
+        if protocol[key] not in wires:
+            raise CodegenError(
+                f"the schema has no {protocol[key]!r} method ([protocol] {key} in codegen/knowledge.toml)",
+                file=surface.schema_file,
+            )
+    echo = prompt_echo(surface)
+    context = {
+        "surface": surface,
+        "agent_methods": specs(surface, "agent"),
+        "client_methods": specs(surface, "client"),
+        "agent_gates": gates(surface, "agent"),
+        "client_gates": gates(surface, "client"),
+        "agent_batches": batch_kinds(surface, "agent"),
+        "client_batches": batch_kinds(surface, "client"),
+        "initialize": protocol["initialize"],
+        "cancel_request": protocol["cancel_request"],
+        "echo": echo,
+    }
+    body = _environment().get_template("bindings.py.jinja2").render(**context)
+    doc_end = body.index('"""', body.index('"""') + 3) + 3
+    imports = import_block(_used_names(body))
+    source = (
+        models.header(surface, "Typed method bindings.") + body[:doc_end] + "\n\n" + imports + body[doc_end:]
+    )
+    return models.format_source(source)
+
+
+# name -> where it comes from; the import block lists only the names the module uses
+_IMPORTS: dict[str, str] = {
+    "asyncio": "import asyncio",
+    "uuid": "import uuid",
+    "Callable": "collections.abc",
+    "Mapping": "collections.abc",
+    "Sequence": "collections.abc",
+    "Any": "typing",
+    "Final": "typing",
+    "Literal": "typing",
+    "Protocol": "typing",
+    "schema": "from . import schema",
+    "UNSET": "._params",
+    "Scopes": "._params",
+    "UnionParams": "._params",
+    "Unset": "._params",
+    "build": "._params",
+    "omit": "._params",
+    "DEFAULT_MAX_MESSAGE_BYTES": "._rpc",
+    "Connection": "._rpc",
+    "Gate": "._rpc",
+    "RequestError": "._rpc",
+    "Route": "._rpc",
+    "Writer": "._rpc",
+    "handler_of": "._rpc",
+    "stdio_streams": "._streams",
+}
+
+
+def _used_names(source: str) -> set[str]:
+    tree = ast.parse(source)
+    return {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def import_block(names: set[str]) -> str:
+    plain = sorted(line for name, line in _IMPORTS.items() if name in names and line.startswith("import "))
+    froms: dict[str, list[str]] = {}
+    local: list[str] = []
+    for name, origin in _IMPORTS.items():
+        if name not in names or origin.startswith("import "):
+            continue
+        if origin.startswith("from "):
+            local.append(origin)
+        else:
+            froms.setdefault(origin, []).append(name)
+    stdlib = [
+        f"from {m} import {', '.join(sorted(froms[m], key=pysource.isort_key))}"
+        for m in ("collections.abc", "typing")
+        if m in froms
+    ]
+    package = [
+        *local,
+        *(
+            f"from {m} import {', '.join(sorted(froms[m], key=pysource.isort_key))}"
+            for m in ("._params", "._rpc", "._streams")
+            if m in froms
+        ),
+    ]
+    groups = ["from __future__ import annotations", "\n".join(plain + stdlib), "\n".join(package)]
+    return "\n\n".join(g for g in groups if g) + "\n"
+
+
+def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
+    """The emitter (see :data:`codegen.package.EMITTERS`): the bindings and the runtime they run on."""
+    from .package import Module, runtime_module
+
+    return {
+        "bindings.py": Module(
+            render_bindings(surface),
+            exports=(
+                "Agent",
+                "AgentSideConnection",
+                "Client",
+                "ClientSideConnection",
+                "connect_to_agent",
+                "connect_to_client",
+                "run_agent",
+            ),
+        ),
+        "_rpc.py": runtime_module(
+            surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
+        ),
+        "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
+        "_streams.py": runtime_module(
+            surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
+        ),
+    }

@@ -1,0 +1,852 @@
+"""The API differ: every change between two surfaces, classified by who it breaks.
+
+It compares two :class:`~codegen.ir.ApiSurface` values (the IR, never the raw
+JSON) in two layers:
+
+* **wire**: fields, types, enums, unions, constraints, defaults, lenient
+  annotations and methods, as peers on the network see them;
+* **python**: class, attribute and method names and method signatures, as
+  code written against the generated bindings sees them.
+
+Types are matched by name; a type that disappears while another with the same
+shape appears is a rename.  Union variants are matched by their tag value,
+never by position.  Who a change breaks comes from who sends the data
+(:func:`senders_by_type`) and the rule's flow, resolved in one place,
+:func:`codegen.diff_rules.impact`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import tomllib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import naming
+from .build_ir import build_surface
+from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
+from .errors import CodegenError
+from .ir import (
+    AliasType,
+    AnyOf,
+    ApiSurface,
+    ArrayOf,
+    Const,
+    Constraints,
+    EnumType,
+    Field,
+    MapOf,
+    Method,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    Stability,
+    TypeExpr,
+    UnionType,
+    refs_in,
+    strip_nullable,
+    to_json,
+)
+from .load import ReleaseFiles, SchemaSource, load_schema_folder
+
+# --- results ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """An accepted change: its fingerprint, why, and until when."""
+
+    fingerprint: str
+    reason: str
+    expires: datetime.date
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change between two surfaces."""
+
+    rule: Rule
+    stability: Stability
+    subject: str
+    detail: str
+    severity: Severity
+    roles: tuple[Role, ...]
+    file: str = ""
+    pointer: str = ""
+    waiver: Waiver | None = None
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across runs, releases and stability levels: the rule and what it is about."""
+        return hashlib.sha256(f"{self.rule.id}\0{self.subject}".encode()).hexdigest()[:16]
+
+    @property
+    def layer(self) -> str:
+        return self.rule.layer
+
+    @property
+    def message(self) -> str:
+        return f"{self.subject}: {self.detail}" if self.detail else self.subject
+
+
+@dataclass(frozen=True)
+class SurfaceDiff:
+    """The changes between the same stability level of two releases."""
+
+    stability: Stability
+    old: str
+    new: str
+    changes: tuple[Change, ...]
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    old: str
+    new: str
+    surfaces: tuple[SurfaceDiff, ...]
+    expired: tuple[Waiver, ...] = ()
+    unmatched: tuple[Waiver, ...] = ()
+
+    @property
+    def changes(self) -> tuple[Change, ...]:
+        return tuple(c for s in self.surfaces for c in s.changes)
+
+    def failing(self, fail_on: str) -> tuple[Change, ...]:
+        """Unwaived changes at or above the threshold."""
+        if fail_on == "never":
+            return ()
+        levels = SEVERITIES[: [*SEVERITIES, "never"].index(fail_on) + 1]
+        return tuple(c for c in self.changes if c.waiver is None and c.severity in levels)
+
+    def exit_code(self, fail_on: str) -> int:
+        return 1 if self.failing(fail_on) or self.expired else 0
+
+
+# --- who sends what -----------------------------------------------------------
+
+
+def _callers(method: Method) -> tuple[Peer, ...]:
+    if method.side == "protocol":
+        return PEERS
+    return tuple(p for p in PEERS if p != method.side)
+
+
+def _handlers(method: Method) -> tuple[Peer, ...]:
+    return PEERS if method.side == "protocol" else (method.side,)
+
+
+def type_edges(named: NamedType) -> Iterator[str]:
+    """Names of the types a value of ``named`` can contain."""
+    if isinstance(named, ObjectType):
+        if named.base:
+            yield named.base
+        for f in named.fields:
+            yield from refs_in(f.type)
+    elif isinstance(named, UnionType):
+        for variant in (*named.variants, *((named.catch_all,) if named.catch_all else ())):
+            yield from refs_in(variant.type)
+    elif isinstance(named, AliasType):
+        yield from refs_in(named.target)
+
+
+def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
+    """Which peers send a message that can contain each type.
+
+    ``Method.side`` is the handler: callers send the params, the handler sends
+    the result, and a protocol method goes both ways; each root message
+    envelope is sent by its side (so error and extension payloads count).
+    Types reached from those through fields, bases, union variants and
+    aliases are sent by the same peers.  Types nothing reaches are missing
+    from the map.
+    """
+    edges = {name: tuple(type_edges(t)) for name, t in surface.types.items()}
+    found: dict[str, set[Peer]] = {}
+    for peer in PEERS:
+        roots = [m.params for m in surface.methods if peer in _callers(m)]
+        roots += [m.result for m in surface.methods if m.result and peer in _handlers(m)]
+        roots += [name for name, sender in surface.envelopes.items() if sender == peer]
+        seen: set[str] = set()
+        stack = [r for r in roots if r in surface.types]
+        while stack:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            found.setdefault(name, set()).add(peer)
+            stack.extend(n for n in edges.get(name, ()) if n not in seen and n in surface.types)
+    return {name: frozenset(peers) for name, peers in found.items()}
+
+
+# --- shapes and renames -----------------------------------------------------------
+
+
+def rename_refs(expr: TypeExpr, renames: Mapping[str, str]) -> TypeExpr:
+    """``expr`` with every reference to an old name replaced by its new name."""
+    if not renames:
+        return expr
+    if isinstance(expr, Ref):
+        return Ref(renames.get(expr.name, expr.name))
+    if isinstance(expr, ArrayOf):
+        return ArrayOf(rename_refs(expr.item, renames), expr.constraints)
+    if isinstance(expr, MapOf):
+        return MapOf(rename_refs(expr.value, renames))
+    if isinstance(expr, Nullable):
+        return Nullable(rename_refs(expr.inner, renames))
+    if isinstance(expr, AnyOf):
+        return AnyOf(tuple(rename_refs(m, renames) for m in expr.members))
+    return expr
+
+
+def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
+    """What a type looks like on the wire, ignoring docs and names (a hashable value)."""
+    if isinstance(named, ObjectType):
+        fields = tuple(
+            sorted(
+                (
+                    f.wire_name,
+                    rename_refs(f.type, renames),
+                    f.required,
+                    f.nullable,
+                    repr(f.default),
+                    f.default_on_error,
+                    f.skip_invalid_items,
+                )
+                for f in named.fields
+            )
+        )
+        base = renames.get(named.base, named.base) if named.base else None
+        return ("object", fields, base, named.extra, named.tag, named.reserved)
+    if isinstance(named, UnionType):
+        variants = tuple(sorted((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants))
+        catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
+        return ("union", named.tag_wire_name, variants, catch_all)
+    if isinstance(named, EnumType):
+        return ("enum", named.base, tuple(v.value for v in named.values), named.open)
+    return ("alias", rename_refs(named.target, renames))
+
+
+def detect_renames(old: ApiSurface, new: ApiSurface) -> dict[str, str]:
+    """Old name -> new name for every type that vanished while one of the same shape appeared.
+
+    A match must be one to one; references to types already matched count as
+    equal, so renamed types that refer to each other are found too.  An alias
+    of a bare scalar (an id such as ``McpConnectionId``) is never taken for a
+    rename: every such alias has the same shape, so the match would be a guess.
+    """
+    removed = [n for n in old.types if n not in new.types and _renameable(old.types[n])]
+    added = [n for n in new.types if n not in old.types and _renameable(new.types[n])]
+    renames: dict[str, str] = {}
+    while removed and added:
+        identity = {n: n for n in added}
+        by_shape: dict[Any, list[str]] = {}
+        for name in added:
+            by_shape.setdefault(shape(new.types[name], identity), []).append(name)
+        candidates: dict[Any, list[str]] = {}
+        for name in removed:
+            candidates.setdefault(shape(old.types[name], renames), []).append(name)
+        found = {
+            olds[0]: by_shape[key][0]
+            for key, olds in candidates.items()
+            if len(olds) == 1 and len(by_shape.get(key, ())) == 1
+        }
+        if not found:
+            break
+        renames.update(found)
+        removed = [n for n in removed if n not in found]
+        added = [n for n in added if n not in found.values()]
+    return renames
+
+
+def _renameable(named: NamedType) -> bool:
+    return not (isinstance(named, AliasType) and isinstance(named.target, Scalar))
+
+
+# --- type expressions ------------------------------------------------------------
+
+
+def _members(expr: TypeExpr) -> frozenset[TypeExpr]:
+    if isinstance(expr, Nullable):
+        return _members(expr.inner) | {Scalar("null")}
+    if isinstance(expr, AnyOf):
+        return frozenset(m for member in expr.members for m in _members(member))
+    return frozenset({expr})
+
+
+def _without_constraints(expr: TypeExpr) -> TypeExpr:
+    if isinstance(expr, Scalar):
+        return Scalar(expr.type)
+    if isinstance(expr, ArrayOf):
+        return ArrayOf(_without_constraints(expr.item))
+    if isinstance(expr, MapOf):
+        return MapOf(_without_constraints(expr.value))
+    if isinstance(expr, Nullable):
+        return Nullable(_without_constraints(expr.inner))
+    if isinstance(expr, AnyOf):
+        return AnyOf(tuple(_without_constraints(m) for m in expr.members))
+    return expr
+
+
+def _constraint_pairs(old: TypeExpr, new: TypeExpr) -> Iterator[tuple[Constraints, Constraints]]:
+    """Matching constraint sets of two expressions that differ only in constraints."""
+    if isinstance(old, (Scalar, ArrayOf)) and isinstance(new, type(old)):
+        yield old.constraints, new.constraints
+    if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
+        yield from _constraint_pairs(old.item, new.item)
+    elif isinstance(old, MapOf) and isinstance(new, MapOf):
+        yield from _constraint_pairs(old.value, new.value)
+    elif isinstance(old, Nullable) and isinstance(new, Nullable):
+        yield from _constraint_pairs(old.inner, new.inner)
+    elif isinstance(old, AnyOf) and isinstance(new, AnyOf):
+        for a, b in zip(old.members, new.members, strict=True):
+            yield from _constraint_pairs(a, b)
+
+
+_LOWER_BOUNDS = ("minimum", "exclusive_minimum", "min_length", "min_items")
+_UPPER_BOUNDS = ("maximum", "exclusive_maximum", "max_length", "max_items")
+_WORDS = {
+    "exclusive_minimum": "exclusiveMinimum",
+    "exclusive_maximum": "exclusiveMaximum",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+}
+
+
+def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[str, str]]:
+    """``(rule id, detail)`` for every constraint keyword that differs."""
+    for key in (*_LOWER_BOUNDS, *_UPPER_BOUNDS, "pattern", "format"):
+        before, after = getattr(old, key), getattr(new, key)
+        if before == after:
+            continue
+        word = _WORDS.get(key, key)
+        detail = f"{word} {_show(before)} -> {_show(after)}"
+        if before is None:
+            yield "constraint-tightened", detail
+        elif after is None:
+            yield "constraint-loosened", detail
+        elif key in _LOWER_BOUNDS:
+            yield ("constraint-tightened" if after > before else "constraint-loosened"), detail
+        elif key in _UPPER_BOUNDS:
+            yield ("constraint-tightened" if after < before else "constraint-loosened"), detail
+        else:
+            yield "constraint-changed", detail
+
+
+def _show(value: Any) -> str:
+    return "none" if value is None else repr(value)
+
+
+def describe(expr: TypeExpr) -> str:
+    """A type expression the way a reader of the report thinks of it."""
+    if isinstance(expr, Ref):
+        return expr.name
+    if isinstance(expr, Scalar):
+        return expr.type
+    if isinstance(expr, ArrayOf):
+        return f"list[{describe(expr.item)}]"
+    if isinstance(expr, MapOf):
+        return f"dict[str, {describe(expr.value)}]"
+    if isinstance(expr, Const):
+        return repr(expr.value)
+    if isinstance(expr, Nullable):
+        return f"{describe(expr.inner)} | null"
+    return " | ".join(describe(m) for m in expr.members)
+
+
+# --- the differ ------------------------------------------------------------------
+
+
+class _Differ:
+    def __init__(self, old: ApiSurface, new: ApiSurface) -> None:
+        self.old = old
+        self.new = new
+        self.renames = detect_renames(old, new)
+        self.renamed_from = {new_name: old_name for old_name, new_name in self.renames.items()}
+        self.old_senders = senders_by_type(old)
+        self.new_senders = senders_by_type(new)
+        self.changes: list[Change] = []
+
+    # -- recording ----------------------------------------------------------------
+
+    def senders(self, old_name: str | None, new_name: str | None = None) -> frozenset[Peer]:
+        found: frozenset[Peer] = frozenset()
+        if old_name is not None:
+            found |= self.old_senders.get(old_name, frozenset())
+        if new_name is not None:
+            found |= self.new_senders.get(new_name, frozenset())
+        return found
+
+    def add(
+        self, rule_id: str, subject: str, detail: str, senders: Iterable[Peer], where: NamedType | None = None
+    ) -> None:
+        found = rule(rule_id)
+        severity, roles = impact(found, senders)
+        in_new = where is not None and self.new.types.get(where.name) is where
+        surface = self.new if in_new or where is None else self.old
+        self.changes.append(
+            Change(
+                rule=found,
+                stability=self.new.stability,
+                subject=subject,
+                detail=detail,
+                severity=severity,
+                roles=roles,
+                file=surface.schema_file,
+                pointer=where.pointer if where is not None else "",
+            )
+        )
+
+    # -- entry point ----------------------------------------------------------------
+
+    def run(self) -> tuple[Change, ...]:
+        new_names = set(self.renames.values())
+        for name, old_type in self.old.types.items():
+            if name in self.renames:
+                new_name = self.renames[name]
+                self.add("python-class-renamed", name, f"now {new_name}", (), self.new.types[new_name])
+                self.compare_type(old_type, self.new.types[new_name])
+            elif name in self.new.types:
+                self.compare_type(old_type, self.new.types[name])
+            else:
+                self.add("python-class-removed", name, "", (), old_type)
+        for name, new_type in self.new.types.items():
+            if name not in self.old.types and name not in new_names:
+                self.add("python-class-added", name, "", (), new_type)
+        self.compare_methods()
+        return tuple(sorted(self.changes, key=_report_order))
+
+    # -- named types ----------------------------------------------------------------
+
+    def compare_type(self, old: NamedType, new: NamedType) -> None:
+        if old.internal and new.internal:
+            return  # the JSON-RPC envelopes: their contents are reported method by method
+        senders = self.senders(old.name, new.name)
+        if old.kind != new.kind:
+            self.add("type-changed", new.name, f"{old.kind} -> {new.kind}", senders, new)
+        elif isinstance(old, ObjectType) and isinstance(new, ObjectType):
+            self.compare_object(old, new, senders)
+        elif isinstance(old, UnionType) and isinstance(new, UnionType):
+            self.compare_union(old, new, senders)
+        elif isinstance(old, EnumType) and isinstance(new, EnumType):
+            self.compare_enum(old, new, senders)
+        elif isinstance(old, AliasType) and isinstance(new, AliasType):
+            self.compare_expr(old.target, new.target, new.name, senders, new)
+
+    def compare_object(self, old: ObjectType, new: ObjectType, senders: frozenset[Peer]) -> None:
+        same_base = (self.renames.get(old.base, old.base) if old.base else None) == new.base
+        old_fields = old.fields if same_base else self.old.all_fields(old.name)
+        new_fields = new.fields if same_base else self.new.all_fields(new.name)
+        before = {f.wire_name: f for f in old_fields}
+        after = {f.wire_name: f for f in new_fields}
+        for wire, f in before.items():
+            subject = f"{new.name}.{wire}"
+            if wire not in after:
+                self.add(
+                    "required-field-removed" if f.required else "optional-field-removed",
+                    subject,
+                    "",
+                    senders,
+                    new,
+                )
+                self.add("python-attribute-removed", f"{new.name}.{f.py_name}", "", (), new)
+            else:
+                self.compare_field(f, after[wire], subject, senders, new)
+        for wire, f in after.items():
+            if wire not in before:
+                rule_id = "field-added-required" if f.required else "field-added-optional"
+                self.add(rule_id, f"{new.name}.{wire}", f"type {describe(f.type)}", senders, new)
+
+    def compare_field(
+        self, old: Field, new: Field, subject: str, senders: frozenset[Peer], where: NamedType
+    ) -> None:
+        if old.py_name != new.py_name:
+            self.add("python-attribute-renamed", subject, f"{old.py_name} -> {new.py_name}", (), where)
+        flips = (
+            (old.required, new.required, "field-became-required", "field-became-optional"),
+            (old.nullable, new.nullable, "field-became-nullable", "field-became-non-nullable"),
+        )
+        for before, after, became_true, became_false in flips:
+            if before != after:
+                self.add(became_true if after else became_false, subject, "", senders, where)
+        if old.nullable and new.nullable:
+            self.compare_expr(old.type, new.type, subject, senders, where)
+        else:
+            self.compare_expr(strip_nullable(old.type), strip_nullable(new.type), subject, senders, where)
+        if repr(old.default) != repr(new.default):
+            self.add(
+                "default-changed", subject, f"{_show_default(old)} -> {_show_default(new)}", senders, where
+            )
+        for attr, keyword in (
+            ("default_on_error", "x-deserialize-default-on-error"),
+            ("skip_invalid_items", "x-deserialize-skip-invalid-items"),
+        ):
+            if getattr(old, attr) != getattr(new, attr):
+                added = getattr(new, attr)
+                self.add(
+                    f"lenient-annotation-{'added' if added else 'removed'}", subject, keyword, senders, where
+                )
+
+    def compare_expr(
+        self, old: TypeExpr, new: TypeExpr, subject: str, senders: frozenset[Peer], where: NamedType | None
+    ) -> None:
+        """Report how the type of ``subject`` changed (old references are read through the renames)."""
+        self._compare(rename_refs(old, self.renames), new, subject, senders, where, "")
+
+    def _compare(
+        self,
+        old: TypeExpr,
+        new: TypeExpr,
+        subject: str,
+        senders: frozenset[Peer],
+        where: NamedType | None,
+        context: str,
+    ) -> None:
+        if old == new:
+            return
+        if _without_constraints(old) == _without_constraints(new):
+            for a, b in _constraint_pairs(old, new):
+                for rule_id, detail in constraint_changes(a, b):
+                    self.add(rule_id, subject, context + detail, senders, where)
+            return
+        if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
+            for rule_id, detail in constraint_changes(old.constraints, new.constraints):
+                self.add(rule_id, subject, context + detail, senders, where)
+            self._compare(old.item, new.item, subject, senders, where, context + "items: ")
+            return
+        if isinstance(old, MapOf) and isinstance(new, MapOf):
+            self._compare(old.value, new.value, subject, senders, where, context + "values: ")
+            return
+        if isinstance(old, Ref) and isinstance(new, Ref):
+            inline = self.inline_move(old.name, new.name)
+            if inline is not None:
+                self.add(inline, subject, f"{context}{old.name} -> {new.name}", (), where)
+                return
+        before, after = _members(old), _members(new)
+        if Scalar("any") in after - before or before < after:
+            self.add("type-widened", subject, context + _set_change(before, after), senders, where)
+        elif Scalar("any") in before - after or after < before:
+            self.add("type-narrowed", subject, context + _set_change(before, after), senders, where)
+        else:
+            self.add("type-changed", subject, f"{context}{describe(old)} -> {describe(new)}", senders, where)
+
+    def inline_move(self, old_name: str, new_name: str) -> str | None:
+        """``ref-became-inline`` or ``inline-became-ref`` when two references differ only in naming."""
+        old_type = self.old.types.get(self.renamed_from.get(old_name, old_name))
+        new_type = self.new.types.get(new_name)
+        if old_type is None or new_type is None:
+            return None
+        if shape(old_type, self.renames) != shape(new_type, {}):
+            return None
+        if old_type.schema_name is not None and new_type.schema_name is None:
+            return "ref-became-inline"
+        if old_type.schema_name is None and new_type.schema_name is not None:
+            return "inline-became-ref"
+        return None
+
+    def compare_union(self, old: UnionType, new: UnionType, senders: frozenset[Peer]) -> None:
+        name = new.name
+        if old.tag_wire_name != new.tag_wire_name:
+            self.add("union-tag-changed", name, f"{old.tag_wire_name} -> {new.tag_wire_name}", senders, new)
+            return
+        if new.tagged:
+            before = {f"{name}[{v.tag!r}]": v.type for v in old.variants}
+            after = {f"{name}[{v.tag!r}]": v.type for v in new.variants}
+            for subject in [s for s in before if s in after]:
+                self.compare_expr(before[subject], after[subject], subject, senders, new)
+            self.compare_members("union", "variant", old.open, new, list(before), list(after), senders)
+            return
+        old_members = sorted({rename_refs(v.type, self.renames) for v in old.variants}, key=describe)
+        new_members = sorted({v.type for v in new.variants}, key=describe)
+        labels = (
+            [f"{name}[{describe(e)}]" for e in old_members if e not in new_members],
+            [f"{name}[{describe(e)}]" for e in new_members if e not in old_members],
+        )
+        self.compare_members("union", "variant", old.open, new, *labels, senders)
+
+    def compare_enum(self, old: EnumType, new: EnumType, senders: frozenset[Peer]) -> None:
+        if old.base != new.base:
+            self.add("type-changed", new.name, f"{old.base} enum -> {new.base} enum", senders, new)
+            return
+        before = [f"{new.name}[{v.value!r}]" for v in old.values]
+        after = [f"{new.name}[{v.value!r}]" for v in new.values]
+        self.compare_members("enum", "value", old.open, new, before, after, senders)
+
+    def compare_members(
+        self,
+        kind: str,
+        noun: str,
+        was_open: bool,
+        new: UnionType | EnumType,
+        before: list[str],
+        after: list[str],
+        senders: frozenset[Peer],
+    ) -> None:
+        """Open/closed flips and members (one subject each) that left or arrived, for unions and enums."""
+        if was_open != new.open:
+            self.add(f"{kind}-became-{'open' if new.open else 'closed'}", new.name, "", senders, new)
+        state = "open" if new.open else "closed"
+        for subject in before:
+            if subject not in after:
+                self.add(f"{kind}-{noun}-removed-{state}", subject, "", senders, new)
+        for subject in after:
+            if subject not in before:
+                self.add(f"{kind}-{noun}-added-{state}", subject, "", senders, new)
+
+    # -- methods --------------------------------------------------------------------
+
+    def compare_methods(self) -> None:
+        def index(surface: ApiSurface) -> dict[tuple[str, str], dict[str, Method]]:
+            out: dict[tuple[str, str], dict[str, Method]] = {}
+            for m in surface.methods:
+                out.setdefault((m.wire_name, m.kind), {})[m.side] = m
+            return out
+
+        before, after = index(self.old), index(self.new)
+        for key in sorted(before.keys() | after.keys()):
+            olds, news = before.get(key, {}), after.get(key, {})
+            if len(olds) == 1 and len(news) == 1 and olds.keys() != news.keys():
+                (old_m,), (new_m,) = olds.values(), news.values()
+                callers = set(_callers(old_m)) | set(_callers(new_m))
+                detail = f"handled by the {old_m.side} -> by the {new_m.side}"
+                self.add("method-moved-side", self.method_subject(new_m), detail, callers, None)
+                self.compare_method(old_m, new_m)
+                continue
+            for side, old_m in olds.items():
+                if side not in news:
+                    self.add("method-removed", self.method_subject(old_m), "", _callers(old_m), None)
+                    self.add("python-method-removed", self.python_subject(old_m), "", (), None)
+                else:
+                    self.compare_method(old_m, news[side])
+            for side, new_m in news.items():
+                if side not in olds:
+                    self.add("method-added", self.method_subject(new_m), "", _callers(new_m), None)
+
+    @staticmethod
+    def method_subject(m: Method) -> str:
+        return f"{m.kind} {m.wire_name} (handled by the {m.side})"
+
+    def python_subject(self, m: Method) -> str:
+        return f"{m.side}.{naming.method_name(m.wire_name, m.kind, m.params)}"
+
+    def compare_method(self, old: Method, new: Method) -> None:
+        subject = self.method_subject(new)
+        callers = set(_callers(old)) | set(_callers(new))
+        if old.unstable != new.unstable:
+            self.add(
+                "method-became-unstable" if new.unstable else "method-became-stable",
+                subject,
+                "",
+                callers,
+                None,
+            )
+        for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
+            if before is None or after is None:
+                if before != after:
+                    self.add("type-changed", f"{subject} {label}", f"{before} -> {after}", callers, None)
+            elif self.renames.get(before, before) != after:
+                senders = callers if label == "params" else set(_handlers(new))
+                self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
+        old_name = naming.method_name(old.wire_name, old.kind, old.params)
+        new_name = naming.method_name(new.wire_name, new.kind, new.params)
+        if old_name != new_name:
+            self.add("python-method-renamed", self.python_subject(new), f"{old_name} -> {new_name}", (), None)
+        self.compare_signature(old, new)
+
+    def compare_signature(self, old: Method, new: Method) -> None:
+        before = signature(self.old, old)
+        after = signature(self.new, new)
+        subject = self.python_subject(new)
+        for wire, (py, required) in before.items():
+            if wire not in after:
+                self.add("python-method-argument-removed", f"{subject}({py})", "", (), None)
+                continue
+            new_py, new_required = after[wire]
+            if py != new_py:
+                self.add(
+                    "python-method-argument-renamed", f"{subject}({new_py})", f"{py} -> {new_py}", (), None
+                )
+            if new_required and not required:
+                self.add("python-method-argument-required", f"{subject}({new_py})", "", (), None)
+        for wire, (py, required) in after.items():
+            if wire not in before:
+                rule_id = "python-method-argument-required" if required else "python-method-argument-added"
+                self.add(rule_id, f"{subject}({py})", "", (), None)
+
+
+_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
+_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
+
+
+def _report_order(change: Change) -> tuple[int, bool, int, str, str]:
+    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
+    return (
+        _SEVERITY_ORDER[change.severity],
+        change.layer == "python",
+        _RULE_ORDER[change.rule.id],
+        change.subject,
+        change.detail,
+    )
+
+
+def _set_change(before: frozenset[TypeExpr], after: frozenset[TypeExpr]) -> str:
+    parts = []
+    if after - before:
+        parts.append("adds " + ", ".join(sorted(describe(e) for e in after - before)))
+    if before - after:
+        parts.append("drops " + ", ".join(sorted(describe(e) for e in before - after)))
+    return "; ".join(parts)
+
+
+def _show_default(f: Field) -> str:
+    return repr(to_json(f.default)) if f.has_default else "none"
+
+
+def signature(surface: ApiSurface, method: Method) -> dict[str, tuple[str, bool]]:
+    """The keyword-only arguments of a method's Python binding: wire name -> (python name, required).
+
+    An object params type spreads its fields as keyword arguments; any other
+    params type (a union) is one ``params`` argument.
+    """
+    params = surface.types.get(method.params)
+    if isinstance(params, ObjectType):
+        return {
+            f.wire_name: (f.py_name, f.required and not f.has_default)
+            for f in surface.all_fields(params.name)
+        }
+    return {"": ("params", True)}
+
+
+def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
+    """Every change from ``old`` to ``new`` (the same stability level of two releases)."""
+    changes = _Differ(old, new).run()
+    return SurfaceDiff(new.stability, old.release, new.release, changes)
+
+
+# --- releases and folders ------------------------------------------------------------
+
+
+def open_side(spec: str, source: SchemaSource) -> ReleaseFiles:
+    """A side of the diff: a schema folder if ``spec`` is a path, else a locked release."""
+    path = Path(spec)
+    if path.is_dir() or "/" in spec or spec.startswith("."):
+        return load_schema_folder(path)
+    return source.load(spec)
+
+
+def surfaces_of(files: ReleaseFiles, stabilities: Iterable[Stability]) -> dict[Stability, ApiSurface]:
+    """The surfaces of one side; the unstable one is built on the stable one when both are there."""
+    wanted = set(stabilities)
+    out: dict[Stability, ApiSurface] = {}
+    for stability in ("stable", "unstable"):
+        unstable = stability == "unstable"
+        schema_name = "schema.unstable.json" if unstable else "schema.json"
+        if schema_name not in files.documents:
+            if stability in wanted:
+                raise CodegenError(
+                    f"{schema_name} is missing, and --stability {stability} needs it",
+                    file=files.folder / schema_name,
+                )
+            continue
+        if stability not in wanted and not (stability == "stable" and "unstable" in wanted):
+            continue
+        out[stability] = build_surface(
+            files.schema(unstable), files.meta(unstable), stability, out.get("stable")
+        )
+    return {s: out[s] for s in ("stable", "unstable") if s in wanted}
+
+
+def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:
+    """Every change between two releases at the given stability levels."""
+    wanted = [s for s in ("stable", "unstable") if s in set(stabilities)]
+    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
+    for stability in wanted:
+        a, b = before[stability], after[stability]
+        if a.protocol_version != b.protocol_version:
+            raise CodegenError(
+                f"cannot compare protocol version {a.protocol_version} ({old.release}) "
+                f"with protocol version {b.protocol_version} ({new.release})",
+                file=new.folder / b.meta_file,
+                pointer="/version",
+            )
+    surfaces = tuple(diff_surfaces(before[s], after[s]) for s in wanted)
+    return DiffResult(old.release, new.release, surfaces)
+
+
+# --- waivers ---------------------------------------------------------------------
+
+
+def read_waivers(path: Path) -> tuple[Waiver, ...]:
+    """Waivers from a TOML file of ``[[waiver]]`` tables (fingerprint, reason, expires)."""
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise CodegenError("waiver file not found", file=path) from None
+    except OSError as exc:
+        raise CodegenError(f"cannot read waiver file: {exc.strerror}", file=path) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
+    entries = data.get("waiver", [])
+    unknown = sorted(data.keys() - {"waiver"})
+    if unknown:
+        raise CodegenError(
+            f"unknown key {unknown[0]!r}; a waiver file holds [[waiver]] tables",
+            file=path,
+            pointer=f"/{unknown[0]}",
+        )
+    if not isinstance(entries, list):
+        raise CodegenError("'waiver' must be an array of tables ([[waiver]])", file=path, pointer="/waiver")
+    waivers: list[Waiver] = []
+    for index, entry in enumerate(entries):
+        pointer = f"/waiver/{index}"
+        if not isinstance(entry, dict):
+            raise CodegenError("a waiver must be a table", file=path, pointer=pointer)
+        extra = sorted(entry.keys() - {"fingerprint", "reason", "expires"})
+        if extra:
+            raise CodegenError(f"unknown key {extra[0]!r}", file=path, pointer=f"{pointer}/{extra[0]}")
+        fingerprint, reason, expires = entry.get("fingerprint"), entry.get("reason"), entry.get("expires")
+        if not isinstance(fingerprint, str) or not fingerprint.strip():
+            raise CodegenError(
+                "'fingerprint' must be a non-empty string", file=path, pointer=f"{pointer}/fingerprint"
+            )
+        if not isinstance(reason, str) or not reason.strip():
+            raise CodegenError(
+                "'reason' must say why the change is accepted", file=path, pointer=f"{pointer}/reason"
+            )
+        if not isinstance(expires, datetime.date) or isinstance(expires, datetime.datetime):
+            raise CodegenError(
+                "'expires' must be a TOML date such as 2026-12-31", file=path, pointer=f"{pointer}/expires"
+            )
+        waivers.append(Waiver(fingerprint.strip(), reason.strip(), expires))
+    return tuple(waivers)
+
+
+def apply_waivers(result: DiffResult, waivers: Iterable[Waiver], today: datetime.date) -> DiffResult:
+    """Mark waived changes; collect expired waivers and the ones that match nothing."""
+    active: dict[str, Waiver] = {}
+    expired: list[Waiver] = []
+    for waiver in waivers:
+        if waiver.expires < today:
+            expired.append(waiver)
+        else:
+            active[waiver.fingerprint] = waiver
+    used: set[str] = set()
+    surfaces = []
+    for surface in result.surfaces:
+        changes = []
+        for change in surface.changes:
+            match = active.get(change.fingerprint)
+            if match is not None:
+                used.add(match.fingerprint)
+                change = dataclasses.replace(change, waiver=match)
+            changes.append(change)
+        surfaces.append(dataclasses.replace(surface, changes=tuple(changes)))
+    unmatched = tuple(w for w in active.values() if w.fingerprint not in used)
+    return dataclasses.replace(result, surfaces=tuple(surfaces), expired=tuple(expired), unmatched=unmatched)

@@ -1,0 +1,621 @@
+"""JSON-RPC 2.0 over newline-delimited JSON, as ACP uses it.
+
+This file is written once by hand and copied unchanged into every generated
+package; it needs only the standard library and pydantic.  The generated
+``bindings`` module gives it a route table (which wire method goes to which
+handler attribute, with which params and result types) and the capability
+gates of the release; everything here is release-independent:
+
+* one :class:`Connection` per stream pair: requests are correlated by id,
+  incoming requests run as tasks (so the peer may send live traffic at any
+  time), incoming notifications are handled one after another in arrival order;
+* strict validation in both directions: bad params are answered with
+  ``-32602`` and the validation details, an unimplemented request with
+  ``-32601``; unimplemented notifications are ignored;
+* no traffic but ``initialize`` until the handshake succeeded;
+* batches only where the release's schema defines them, otherwise a JSON
+  array gets one ``-32600`` with ``id: null``;
+* ``$/cancel_request`` both ways, a maximum message size, and a clean stop
+  when the peer closes the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol
+
+from pydantic import TypeAdapter, ValidationError
+
+from ._params import expand, wire_params
+
+__all__ = [
+    "DEFAULT_MAX_MESSAGE_BYTES",
+    "CapabilityError",
+    "Connection",
+    "RequestError",
+    "Route",
+    "current_request_id",
+]
+
+logger = logging.getLogger("acp")
+
+DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
+"""The default limit on one message, the same as the official TypeScript SDK's."""
+
+JsonId = int | str | None
+Kind = Literal["request", "notification"]
+
+
+class Writer(Protocol):
+    """The part of :class:`asyncio.StreamWriter` a connection uses."""
+
+    def write(self, data: bytes) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class RequestError(Exception):
+    """A JSON-RPC error: raised by a handler to answer with it, or by a call the peer refused."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{message} ({code})" + (f": {data}" if isinstance(data, str) else ""))
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+    @classmethod
+    def parse_error(cls, data: Any = None) -> RequestError:
+        return cls(-32700, "Parse error", data)
+
+    @classmethod
+    def invalid_request(cls, data: Any = None) -> RequestError:
+        return cls(-32600, "Invalid request", data)
+
+    @classmethod
+    def method_not_found(cls, method: str) -> RequestError:
+        return cls(-32601, "Method not found", {"method": method})
+
+    @classmethod
+    def invalid_params(cls, data: Any = None) -> RequestError:
+        return cls(-32602, "Invalid params", data)
+
+    @classmethod
+    def internal_error(cls, data: Any = None) -> RequestError:
+        return cls(-32603, "Internal error", data)
+
+    @classmethod
+    def request_cancelled(cls, data: Any = None) -> RequestError:
+        return cls(-32800, "Request cancelled", data)
+
+
+_current_request: contextvars.ContextVar[JsonId] = contextvars.ContextVar("acp_current_request")
+
+
+def current_request_id() -> JsonId:
+    """The JSON-RPC id of the request whose handler is running (``LookupError`` outside one).
+
+    An elicitation in request scope names the request it belongs to with this id.
+    """
+    return _current_request.get()
+
+
+class CapabilityError(RuntimeError):
+    """An operation the peer did not advertise the capability for; nothing was sent."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """One method a side handles: its wire name, the handler attribute and its types."""
+
+    method: str
+    kind: Kind
+    attribute: str
+    params: Any
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Sending ``method`` with ``field`` (a dotted wire path, ``=value`` optional) needs ``capability``."""
+
+    method: str
+    field: str
+    capability: str
+
+    def applies(self, params: Mapping[str, Any]) -> bool:
+        if not self.field:
+            return True
+        path, _, expected = self.field.partition("=")
+        found = _lookup(params, path)
+        return found is not None and (not expected or found == expected)
+
+
+def _lookup(data: Any, path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+_adapters: dict[Any, TypeAdapter[Any]] = {}
+
+
+def adapter(type_: Any) -> TypeAdapter[Any]:
+    """A cached :class:`TypeAdapter` (models are built lazily, on first use)."""
+    found = _adapters.get(type_)
+    if found is None:
+        found = _adapters[type_] = TypeAdapter(type_)
+    return found
+
+
+def _error_details(error: ValidationError) -> list[dict[str, Any]]:
+    return [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in error.errors(include_url=False, include_context=False, include_input=False)
+    ]
+
+
+_TOO_LARGE: Final = object()
+
+
+class Connection:
+    """One side of an ACP connection over a pair of byte streams.
+
+    ``requests`` and ``notifications`` map the wire names this side handles to
+    handler attributes of ``handler``; ``initialize`` names the handshake method (handled by the
+    agent, sent by the client); ``gates`` lists what the peer must have
+    advertised before an experimental operation is sent; ``batches`` tells
+    which JSON-RPC batches the schema lets the peer send.
+    """
+
+    def __init__(
+        self,
+        handler: Any,
+        reader: asyncio.StreamReader,
+        writer: Writer,
+        *,
+        requests: Mapping[str, Route],
+        notifications: Mapping[str, Route],
+        initialize: str,
+        cancel: str,
+        gates: Mapping[str, tuple[Gate, ...]] = {},
+        batches: frozenset[str] = frozenset(),
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
+        self.handler = handler
+        self._reader = reader
+        self._writer = writer
+        self._requests = requests
+        self._notifications_routes = notifications
+        self._initialize = initialize
+        self._cancel = cancel
+        self._gates = gates
+        self._batches = batches
+        self.max_message_bytes = max_message_bytes
+        self.initialized = False
+        self.peer_capabilities: dict[str, Any] = {}
+        """What the peer advertised in the handshake, as wire JSON."""
+        self._handles_initialize = initialize in requests
+        self._next_id = 0
+        self._pending: dict[JsonId, tuple[asyncio.Future[Any], str]] = {}
+        self._incoming: dict[JsonId, asyncio.Task[Any]] = {}
+        self._abandoned: set[JsonId] = set()
+        """Ids of our requests cancelled locally: their late responses are dropped quietly."""
+        self._notifications: asyncio.Queue[tuple[Route, Any] | None] = asyncio.Queue()
+        self._write_lock = asyncio.Lock()
+        self._closed = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
+        self._worker_task = asyncio.get_running_loop().create_task(self._notification_worker())
+
+    # -- lifetime -------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    async def wait_closed(self) -> None:
+        """Wait until the peer closed the stream or :meth:`close` was called."""
+        await self._closed.wait()
+
+    async def close(self) -> None:
+        """Stop reading, fail pending calls, cancel running handlers and close the writer."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        current = asyncio.current_task()
+        for task in (self._reader_task, self._worker_task, *self._incoming.values(), *self._tasks):
+            if task is not current:
+                task.cancel()
+        self._fail_pending()
+        with contextlib.suppress(Exception):
+            self._writer.close()
+
+    def _fail_pending(self) -> None:
+        for future, _method in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionError("the connection closed before the response arrived"))
+        self._pending.clear()
+
+    def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    # -- sending ----------------------------------------------------------------------
+
+    async def _write(self, message: Any) -> None:
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        async with self._write_lock:
+            if self._closed.is_set():
+                raise ConnectionError("the connection is closed")
+            self._writer.write(data)
+            await self._writer.drain()
+
+    def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
+        if self._closed.is_set():
+            raise ConnectionError("the connection is closed")
+        if not self.initialized and method != self._initialize:
+            raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
+        for gate in self._gates.get(method, ()):
+            advertised = _lookup(self.peer_capabilities, gate.capability)
+            if gate.applies(params) and (advertised is None or advertised is False):
+                what = f"{method} with {gate.field}" if gate.field else method
+                raise CapabilityError(
+                    f"the peer did not advertise '{gate.capability}', so {what} was not sent"
+                )
+
+    async def send_request(self, method: str, params: Any, result: Any) -> Any:
+        """Send a request, wait for its response and validate it into ``result``.
+
+        Cancelling the task that awaits this sends a best-effort ``$/cancel_request``.
+        """
+        payload = wire_params(params)
+        self._check_can_send(method, payload)
+        raw = await self._call(method, payload)
+        return adapter(result).validate_python(raw)
+
+    async def send_notification(self, method: str, params: Any) -> None:
+        payload = wire_params(params)
+        self._check_can_send(method, payload)
+        await self._write({"jsonrpc": "2.0", "method": method, "params": payload})
+
+    async def send_extension_request(self, method: str, params: Mapping[str, Any] | None = None) -> Any:
+        """Call an extension method (its name must start with ``_``); returns the raw result."""
+        _check_extension(method)
+        self._check_can_send(method, params or {})
+        return await self._call(method, params)
+
+    async def send_extension_notification(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send an extension notification (its name must start with ``_``)."""
+        _check_extension(method)
+        self._check_can_send(method, params or {})
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        await self._write(message)
+
+    async def _call(self, method: str, params: Mapping[str, Any] | None) -> Any:
+        request_id = self._next_id
+        self._next_id += 1
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (future, method)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            await self._write(message)
+            return await future
+        except asyncio.CancelledError:
+            if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
+                self._abandoned.add(request_id)
+                self._spawn(self._send_cancel(request_id))
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def _send_cancel(self, request_id: JsonId) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._write({"jsonrpc": "2.0", "method": self._cancel, "params": {"requestId": request_id}})
+
+    # -- receiving --------------------------------------------------------------------
+
+    async def _lines(self) -> AsyncIterator[bytes | object]:
+        """Lines of the input; an over-long line is skipped and reported as ``_TOO_LARGE``."""
+        buffer = bytearray()
+        skipping = False
+        limit = self.max_message_bytes
+        while True:
+            chunk = await self._reader.read(1 << 16)
+            if not chunk:
+                if buffer and not skipping:
+                    yield bytes(buffer)
+                return
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                piece = chunk[start:end]
+                start = end + 1
+                if skipping:
+                    skipping = False
+                elif len(buffer) + len(piece) > limit:
+                    yield _TOO_LARGE
+                elif buffer:
+                    buffer += piece
+                    yield bytes(buffer)
+                else:
+                    yield piece
+                buffer.clear()
+            if not skipping:
+                buffer += chunk[start:]
+                if len(buffer) > limit:
+                    buffer.clear()
+                    skipping = True
+                    yield _TOO_LARGE
+
+    async def _read_loop(self) -> None:
+        try:
+            async for line in self._lines():
+                if line is _TOO_LARGE:
+                    await self._reply_error(
+                        None,
+                        RequestError.invalid_request(
+                            {"reason": "message too large", "maxMessageBytes": self.max_message_bytes}
+                        ),
+                    )
+                    continue
+                assert isinstance(line, bytes)
+                if line.strip():
+                    await self._receive_line(line)
+        except (ConnectionError, OSError) as error:
+            logger.debug("connection lost: %s", error)
+        finally:
+            if not self._closed.is_set():
+                self._notifications.put_nowait(None)
+                await self._finish()
+
+    async def _finish(self) -> None:
+        """The peer closed the stream: no response can come; let queued notifications run, then close."""
+        self._fail_pending()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._worker_task
+        await self.close()
+
+    async def _receive_line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            await self._reply_error(
+                None, RequestError.parse_error({"reason": "the message is not valid UTF-8"})
+            )
+            return
+        except ValueError as error:
+            await self._reply_error(None, RequestError.parse_error({"reason": str(error)}))
+            return
+        if not isinstance(message, list):
+            reply = self._receive(message)
+            if isinstance(reply, dict):
+                await self._write(reply)
+            elif reply is not None:
+                self._spawn(self._send_reply(reply))
+            return
+        kinds = {_kind_of(m) for m in message}
+        wanted = "response" if kinds == {"response"} else "call"
+        if not message or wanted not in self._batches or ("response" in kinds and len(kinds) > 1):
+            await self._reply_error(
+                None, RequestError.invalid_request({"reason": "a batch is not accepted here"})
+            )
+            return
+        replies = [self._receive(m) for m in message]
+        self._spawn(self._send_batch_reply(replies))
+
+    async def _send_reply(self, reply: Awaitable[dict[str, Any] | None]) -> None:
+        answer = await reply
+        if answer is not None:
+            await self._write(answer)
+
+    async def _send_batch_reply(
+        self, replies: list[Awaitable[dict[str, Any] | None] | dict[str, Any] | None]
+    ) -> None:
+        answers = [await r if isinstance(r, Awaitable) else r for r in replies]
+        found = [a for a in answers if a is not None]
+        if found:
+            await self._write(found)
+
+    def _receive(self, message: Any) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
+        """Handle one message: the reply, a reply still being computed, or ``None``."""
+        kind = _kind_of(message)
+        if kind == "response":
+            self._resolve(message)
+            return None
+        if kind == "invalid":
+            request_id = message.get("id") if isinstance(message, dict) else None
+            if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+                request_id = None
+            return _error_reply(
+                request_id, RequestError.invalid_request({"reason": "not a JSON-RPC 2.0 message"})
+            )
+        method = message["method"]
+        params = message.get("params")
+        if kind == "notification":
+            self._receive_notification(method, params)
+            return None
+        request_id = message["id"]
+        context = contextvars.copy_context()
+        context.run(_current_request.set, request_id)
+        task = asyncio.get_running_loop().create_task(self._handle_request(method, params), context=context)
+        self._incoming[request_id] = task
+        return self._answer(request_id, method, task)
+
+    async def _answer(
+        self, request_id: JsonId, method: str, task: asyncio.Task[Any]
+    ) -> dict[str, Any] | None:
+        try:
+            result = await asyncio.shield(task)
+        except asyncio.CancelledError:
+            if not task.cancelled() or self._closed.is_set():
+                raise
+            return _error_reply(request_id, RequestError.request_cancelled())
+        except RequestError as error:
+            return _error_reply(request_id, error)
+        except Exception:
+            logger.exception("handler of %r failed", method)
+            return _error_reply(request_id, RequestError.internal_error())
+        finally:
+            if self._incoming.get(request_id) is task:
+                del self._incoming[request_id]
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def _resolve(self, message: dict[str, Any]) -> None:
+        entry = self._pending.pop(message.get("id"), None)
+        if entry is None:
+            if message.get("id") in self._abandoned:
+                self._abandoned.discard(message.get("id"))
+            elif "error" in message:
+                logger.warning("error response to no pending request: %r", message.get("error"))
+            else:
+                reply = _error_reply(
+                    None,
+                    RequestError.invalid_request(
+                        {"reason": "no request with this id is pending", "id": message.get("id")}
+                    ),
+                )
+                self._spawn(self._write(reply))
+            return
+        future, method = entry
+        if future.done():
+            return
+        error = message.get("error")
+        if method == self._initialize and error is None:
+            result = message.get("result")
+            capabilities = result.get("capabilities") if isinstance(result, dict) else None
+            self.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
+            self.initialized = True
+        if error is not None:
+            if isinstance(error, dict) and isinstance(error.get("code"), int):
+                future.set_exception(
+                    RequestError(error["code"], str(error.get("message", "")), error.get("data"))
+                )
+            else:
+                future.set_exception(RequestError.internal_error({"reason": "malformed error response"}))
+        else:
+            future.set_result(message.get("result"))
+
+    def _receive_notification(self, method: str, params: Any) -> None:
+        if method == self._cancel:
+            if self.initialized and isinstance(params, dict):
+                task = self._incoming.get(params.get("requestId"))
+                if task is not None:
+                    task.cancel()
+            route = self._notifications_routes.get(method)
+            if route is not None and self.initialized:
+                self._notifications.put_nowait((route, params))
+            return
+        if not self.initialized:
+            logger.warning("notification %r before initialize ignored", method)
+            return
+        route = self._notifications_routes.get(method)
+        if route is None:
+            if method.startswith("_"):
+                self._notifications.put_nowait(
+                    (Route(method, "notification", "ext_notification", None), params)
+                )
+            return
+        self._notifications.put_nowait((route, params))
+
+    async def _notification_worker(self) -> None:
+        while (item := await self._notifications.get()) is not None:
+            route, params = item
+            function = getattr(self.handler, route.attribute, None)
+            if function is None:
+                continue
+            try:
+                if route.params is None:  # an extension notification
+                    await function(route.method, params if isinstance(params, dict) else {})
+                else:
+                    await function(**expand(adapter(route.params).validate_python(params)))
+            except ValidationError as error:
+                logger.warning("invalid %r notification ignored: %s", route.method, error)
+            except Exception:
+                logger.exception("notification handler of %r failed", route.method)
+
+    async def _handle_request(self, method: str, params: Any) -> Any:
+        if method == self._initialize and self._handles_initialize and self.initialized:
+            raise RequestError.invalid_request(f"'{method}' may only be requested once per connection")
+        if not self.initialized and not (method == self._initialize and self._handles_initialize):
+            raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
+        route = self._requests.get(method)
+        if route is None:
+            if method.startswith("_") and hasattr(self.handler, "ext_method"):
+                return await self.handler.ext_method(method, params if isinstance(params, dict) else {})
+            raise RequestError.method_not_found(method)
+        function: Callable[..., Awaitable[Any]] | None = getattr(self.handler, route.attribute, None)
+        if function is None:
+            raise RequestError.method_not_found(method)
+        try:
+            value = adapter(route.params).validate_python(params)
+        except ValidationError as error:
+            raise RequestError.invalid_params(_error_details(error)) from None
+        result = await function(**expand(value))
+        try:
+            answer = wire_params(adapter(route.result).validate_python({} if result is None else result))
+        except ValidationError as error:
+            logger.error("handler of %r returned an invalid result: %s", method, error)
+            raise RequestError.internal_error() from None
+        if method == self._initialize:
+            capabilities = params.get("capabilities") if isinstance(params, dict) else None
+            self.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
+            self.initialized = True
+        return answer
+
+    async def _reply_error(self, request_id: JsonId, error: RequestError) -> None:
+        await self._write(_error_reply(request_id, error))
+
+
+def handler_of(value: Any, connection: Any) -> Any:
+    """``value`` itself, or what it returns for ``connection`` if it is a factory (a class or function)."""
+    return value(connection) if isinstance(value, type) or inspect.isroutine(value) else value
+
+
+def _kind_of(message: Any) -> str:
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return "invalid"
+    method = message.get("method")
+    has_id = "id" in message
+    request_id = message.get("id")
+    valid_id = request_id is None or (isinstance(request_id, (int, str)) and not isinstance(request_id, bool))
+    if has_id and not valid_id:
+        return "invalid"
+    if isinstance(method, str):
+        params = message.get("params")
+        if params is not None and not isinstance(params, (dict, list)):
+            return "invalid"
+        return "request" if has_id else "notification"
+    if has_id and ("result" in message) != ("error" in message):
+        return "response"
+    return "invalid"
+
+
+def _error_reply(request_id: JsonId, error: RequestError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()}
+
+
+def _check_extension(method: str) -> None:
+    if not method.startswith("_"):
+        raise ValueError(f"extension method names must start with '_': {method!r}")

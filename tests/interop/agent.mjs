@@ -1,0 +1,64 @@
+// A small ACP v2 agent built on the official TypeScript SDK, run over stdio by tests/test_interop.py.
+// Usage: node agent.mjs <sdk package alias>   (acp-sdk-alpha5 or acp-sdk-alpha7, see package.json)
+import { Readable, Writable } from "node:stream";
+
+const sdk = process.argv[2];
+const v2 = await import(`${sdk}/experimental/v2`);
+
+let cancelledPrompts = 0;
+
+function respondAfter(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+const app = v2
+  .agent({ name: "interop-agent" })
+  .onRequest(v2.methods.agent.initialize, async () => ({
+    protocolVersion: v2.PROTOCOL_VERSION,
+    info: { name: "ts-interop-agent", version: "1.0.0" },
+    capabilities: { session: {} },
+  }))
+  .onRequest(v2.methods.agent.session.new, async ({ params }) => ({
+    sessionId: `session-for-${params.cwd}`,
+    _meta: { received: params },
+  }))
+  .onRequest(v2.methods.agent.session.prompt, async ({ params, client, signal }) => {
+    const text = params.prompt.map((block) => block.text ?? "").join("");
+    if (text === "wait") {
+      // a long turn: the client cancels it with $/cancel_request
+      try {
+        await respondAfter(30000, signal);
+      } catch (reason) {
+        cancelledPrompts += 1;
+        throw reason;
+      }
+    }
+    const messageId = `user-${text}`;
+    const sessionId = params.sessionId;
+    const update = (u) => client.notify(v2.methods.client.session.update, { sessionId, update: u });
+    for (const block of params.prompt) {
+      await update({ sessionUpdate: "user_message_chunk", messageId, content: block });
+    }
+    for (const word of ["Hello", " from", " TypeScript"]) {
+      await update({ sessionUpdate: "agent_message_chunk", messageId: "agent-1", content: { type: "text", text: word } });
+    }
+    await update({ sessionUpdate: "tool_call_update", toolCallId: "tool-1", title: "Read file", kind: "read", status: "in_progress" });
+    await update({ sessionUpdate: "tool_call_update", toolCallId: "tool-1", status: "completed", title: null });
+    return { messageId };
+  })
+  .onRequest(v2.methods.agent.session.setConfigOption, async ({ params }) => {
+    return { configOptions: [], _meta: { received: params } };
+  })
+  .onRequest("_interop/echo", (params) => params, async ({ params }) => ({
+    echoed: params,
+    sdk,
+    cancelledPrompts,
+  }));
+
+app.connect(v2.ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));

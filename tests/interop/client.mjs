@@ -1,0 +1,61 @@
+// A small ACP v2 client built on the official TypeScript SDK. It starts the Python agent given on the
+// command line, drives it, and prints one JSON report on stdout for tests/test_interop.py to check.
+// Usage: node client.mjs <sdk package alias> <python> <agent script> <generated package>
+import { spawn } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+
+const [sdk, python, script, pkg] = process.argv.slice(2);
+const v2 = await import(`${sdk}/experimental/v2`);
+
+const child = spawn(python, [script, pkg], { stdio: ["pipe", "pipe", "inherit"] });
+const report = { updates: [], elicitations: [], permissions: [] };
+
+const app = v2
+  .client({ name: "interop-client" })
+  .onRequest(v2.methods.client.session.requestPermission, async ({ params }) => {
+    report.permissions.push(params);
+    return { outcome: { outcome: "selected", optionId: params.options[0].optionId } };
+  })
+  .onRequest(v2.methods.client.elicitation.create, async ({ params }) => {
+    report.elicitations.push(params);
+    return params.mode === "form" ? { action: "accept", content: { name: "Ada" } } : { action: "accept" };
+  })
+  .onNotification(v2.methods.client.session.update, async ({ params }) => {
+    report.updates.push(params.update);
+  });
+
+const stream = v2.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout));
+try {
+  await app.connectWith(stream, async (agent) => {
+    report.initialize = await agent.request(v2.methods.agent.initialize, {
+      protocolVersion: v2.PROTOCOL_VERSION,
+      info: { name: "ts-interop-client", version: "1.0.0" },
+      capabilities: { elicitation: { form: {}, url: {} } },
+    });
+    const session = await agent.request(v2.methods.agent.session.new, { cwd: "/workspace" });
+    report.sessionId = session.sessionId;
+    report.prompt = await agent.request(v2.methods.agent.session.prompt, {
+      sessionId: session.sessionId,
+      prompt: [{ type: "text", text: "hello" }],
+    });
+    // $/cancel_request: abort a prompt the agent is still working on
+    const controller = new AbortController();
+    const waiting = agent.request(
+      v2.methods.agent.session.prompt,
+      { sessionId: session.sessionId, prompt: [{ type: "text", text: "wait" }] },
+      { cancellationSignal: controller.signal },
+    );
+    setTimeout(() => controller.abort(), 300);
+    try {
+      report.cancelled = { result: await waiting };
+    } catch (error) {
+      report.cancelled = { code: error.code, message: error.message };
+    }
+    // the connection is still usable after the cancellation
+    report.afterCancel = await agent.request(v2.methods.agent.session.new, { cwd: "/again" });
+  });
+} catch (error) {
+  report.error = String(error?.stack ?? error);
+}
+child.stdin.end();
+process.stdout.write(JSON.stringify(report) + "\n");

@@ -1,0 +1,531 @@
+"""The generated method bindings, on every release: names, signatures, routes and union dispatch."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from codegen import naming
+from codegen.bindings import handled_by
+from codegen.ir import ApiSurface, ObjectType, UnionType
+from tests.conftest import SURFACES, package_of, surface_id, surface_of
+from tests.runtime_support import Wire, run
+
+# -- method names ----------------------------------------------------------------------------
+
+
+def test_method_name_rule_on_known_wire_names() -> None:
+    cases = [
+        ("initialize", "request", "InitializeRequest", "initialize"),
+        ("session/new", "request", "NewSessionRequest", "new_session"),
+        ("session/prompt", "request", "PromptRequest", "prompt"),
+        ("session/set_config_option", "request", "SetSessionConfigOptionRequest", "set_config_option"),
+        ("session/list", "request", "ListSessionsRequest", "list_sessions"),
+        ("session/update", "notification", "UpdateSessionNotification", "session_update"),
+        ("session/request_permission", "request", "RequestPermissionRequest", "request_permission"),
+        ("elicitation/create", "request", "CreateElicitationRequest", "create_elicitation"),
+        ("$/cancel_request", "notification", "CancelRequestNotification", "cancel_request"),
+        ("mcp/message", "request", "MessageMcpRequest", "message_mcp"),
+        ("mcp/message", "notification", "MessageMcpNotification", "mcp_message"),
+    ]
+    for wire, kind, params, expected in cases:
+        assert naming.method_name(wire, kind, params) == expected
+
+
+@pytest.fixture(params=SURFACES, ids=surface_id)
+def bound(request: pytest.FixtureRequest) -> tuple[ApiSurface, ModuleType]:
+    release, unstable = request.param
+    return surface_of(release, unstable), package_of(release, unstable).bindings
+
+
+RUNTIME_MEMBERS = {
+    "connection",
+    "initialized",
+    "peer_capabilities",
+    "send_extension_request",
+    "send_extension_notification",
+    "wait_closed",
+    "close",
+    "echo_user_message",
+}
+
+
+def test_method_names_are_unique_per_side_and_clear_of_the_runtime(
+    bound: tuple[ApiSurface, ModuleType],
+) -> None:
+    surface, _bindings = bound
+    for side in ("agent", "client"):
+        names = [naming.method_name(m.wire_name, m.kind, m.params) for m in handled_by(surface, side)]
+        assert len(names) == len(set(names)), names
+        assert not set(names) & (RUNTIME_MEMBERS | {"ext_method", "ext_notification"})
+        assert all(n.isidentifier() and n == n.lower() for n in names)
+
+
+REFERENCE_NAMES = {
+    "initialize": "initialize",
+    "session/new": "new_session",
+    "session/prompt": "prompt",
+    "session/set_config_option": "set_config_option",
+    "session/update": "session_update",
+    "session/request_permission": "request_permission",
+    "elicitation/create": "create_elicitation",
+    "$/cancel_request": "cancel_request",
+}
+
+
+def test_the_reference_names_exist(bound: tuple[ApiSurface, ModuleType]) -> None:
+    """The names the upstream Python SDK documents, wherever the release has the method."""
+    surface, bindings = bound
+    found = 0
+    for method in surface.methods:
+        name = REFERENCE_NAMES.get(method.wire_name)
+        if name is None:
+            continue
+        found += 1
+        if method.side in ("agent", "protocol"):
+            assert callable(getattr(bindings.ClientSideConnection, name))
+            assert callable(getattr(bindings.Agent, name))
+        if method.side in ("client", "protocol"):
+            assert callable(getattr(bindings.AgentSideConnection, name))
+            assert callable(getattr(bindings.Client, name))
+    assert found >= 7
+
+
+# -- signatures -------------------------------------------------------------------------------
+
+
+def _params_fields(surface: ApiSurface, name: str) -> dict[str, bool]:
+    """Python name -> required, over every branch of a union."""
+    found = surface.types[name]
+    if isinstance(found, ObjectType):
+        return {f.py_name: f.required for f in surface.all_fields(name) if f.wire_name != "_meta"}
+    assert isinstance(found, UnionType)
+    out: dict[str, bool] = {}
+    for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
+        for key, required in _params_fields(surface, variant.type.name).items():  # type: ignore[union-attr]
+            out[key] = out.get(key, False) or required
+    return out
+
+
+def test_protocol_and_connection_signatures_agree_for_every_method(
+    bound: tuple[ApiSurface, ModuleType],
+) -> None:
+    surface, bindings = bound
+    pairs = [
+        ("agent", bindings.Agent, bindings.ClientSideConnection),
+        ("client", bindings.Client, bindings.AgentSideConnection),
+    ]
+    checked = 0
+    for side, protocol, connection in pairs:
+        for method in handled_by(surface, side):
+            name = naming.method_name(method.wire_name, method.kind, method.params)
+            handler = inspect.signature(getattr(protocol, name))
+            caller = inspect.signature(getattr(connection, name))
+            assert handler == caller, (method.wire_name, handler, caller)
+            parameters = list(handler.parameters.values())
+            assert parameters[0].name == "self"
+            assert parameters[-1].kind is inspect.Parameter.VAR_KEYWORD
+            named = parameters[1:-1]
+            assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in named)
+            fields = _params_fields(surface, method.params)
+            assert {p.name for p in named} == set(fields)
+            for p in named:
+                if p.default is inspect.Parameter.empty:
+                    assert fields[p.name], (method.wire_name, p.name)
+            expected_return = f"schema.{method.result}" if method.result else "None"
+            assert handler.return_annotation == expected_return
+            checked += 1
+    assert checked == len([m for m in surface.methods if m.side != "protocol"]) + 2 * len(
+        [m for m in surface.methods if m.side == "protocol"]
+    )
+
+
+def test_required_fields_have_no_default(bound: tuple[ApiSurface, ModuleType]) -> None:
+    surface, bindings = bound
+    for method in surface.methods:
+        params = surface.types[method.params]
+        if not isinstance(params, ObjectType):
+            continue
+        name = naming.method_name(method.wire_name, method.kind, method.params)
+        owner = bindings.Agent if method.side in ("agent", "protocol") else bindings.Client
+        signature = inspect.signature(getattr(owner, name))
+        for f in surface.all_fields(params.name):
+            if f.wire_name == "_meta":
+                continue
+            default = signature.parameters[f.py_name].default
+            assert (default is inspect.Parameter.empty) == f.required, (method.wire_name, f.wire_name)
+
+
+def test_docstrings_come_from_the_schema(bound: tuple[ApiSurface, ModuleType]) -> None:
+    surface, bindings = bound
+    for method in surface.methods:
+        name = naming.method_name(method.wire_name, method.kind, method.params)
+        owner = bindings.Agent if method.side in ("agent", "protocol") else bindings.Client
+        doc = inspect.getdoc(getattr(owner, name)) or ""
+        if method.doc:
+            assert doc.split("\n")[0] == inspect.cleandoc(method.doc).split("\n")[0]
+
+
+def test_route_tables_follow_the_ir(bound: tuple[ApiSurface, ModuleType]) -> None:
+    surface, bindings = bound
+    for side, requests, notifications in (
+        ("agent", bindings.AGENT_REQUESTS, bindings.AGENT_NOTIFICATIONS),
+        ("client", bindings.CLIENT_REQUESTS, bindings.CLIENT_NOTIFICATIONS),
+    ):
+        methods = handled_by(surface, side)
+        assert set(requests) == {m.wire_name for m in methods if m.kind == "request"}
+        assert set(notifications) == {m.wire_name for m in methods if m.kind == "notification"}
+        for m in methods:
+            route = (requests if m.kind == "request" else notifications)[m.wire_name]
+            assert route.attribute == naming.method_name(m.wire_name, m.kind, m.params)
+            assert route.params is getattr(bindings.schema, m.params)
+            assert route.result is (getattr(bindings.schema, m.result) if m.result else None)
+
+
+def test_generated_code_has_no_release_names_written_in() -> None:
+    from codegen.bindings import TEMPLATES
+
+    template = (TEMPLATES / "bindings.py.jinja2").read_text()
+    for word in ("session/", "new_session", "set_config_option", "elicitation", "sessionId", "alpha"):
+        assert word not in template
+
+
+# -- union requests ----------------------------------------------------------------------------
+
+
+acp7 = package_of("2.0.0-alpha.7", True)
+schema7 = acp7.schema
+
+
+class _Capture:
+    """A client-side connection whose sends are captured instead of written."""
+
+    def __init__(self, acp: ModuleType, side: str = "client") -> None:
+        self.sent: list[tuple[str, Any]] = []
+        self.acp = acp
+
+    async def start(self, side: str = "agent") -> Any:
+        handler = type("Nothing", (self.acp.Client if side == "client" else self.acp.Agent,), {})()
+        wire = Wire(self.acp, handler, side=side)
+        connection = wire.connection
+        connection.connection.initialized = True
+        connection.connection.peer_capabilities = {
+            "elicitation": {"form": {}, "url": {}},
+            "session": {"fork": {}},
+        }
+
+        async def send_request(method: str, params: Any, result: Any) -> Any:
+            self.sent.append((method, params))
+            return None
+
+        async def send_notification(method: str, params: Any) -> None:
+            self.sent.append((method, params))
+
+        connection.connection.send_request = send_request
+        connection.connection.send_notification = send_notification
+        return connection
+
+
+def _sent(call: Any, side: str = "client") -> Any:
+    """Run ``call(connection)`` and return the params model it would have sent."""
+    capture = _Capture(acp7)
+
+    async def go() -> Any:
+        connection = await capture.start(side)
+        await call(connection)
+        return capture.sent[-1][1]
+
+    return run(go())
+
+
+def test_set_config_option_infers_the_type_from_the_value() -> None:
+    boolean = _sent(lambda c: c.set_config_option(config_id="think", session_id="s", value=True))
+    assert isinstance(boolean, schema7.BooleanSetSessionConfigOptionRequest)
+    assert boolean.model_dump(by_alias=True, exclude_unset=True) == {
+        "configId": "think",
+        "sessionId": "s",
+        "value": True,
+        "type": "boolean",
+    }
+    ident = _sent(lambda c: c.set_config_option(config_id="model", session_id="s", value="fast"))
+    assert isinstance(ident, schema7.IdSetSessionConfigOptionRequest)
+    assert ident.type == "id"
+
+
+def test_set_config_option_vendor_type_goes_to_the_open_variant() -> None:
+    vendor = _sent(
+        lambda c: c.set_config_option(
+            config_id="limit", session_id="s", value=10, type="vendor/number", trace="t"
+        )
+    )
+    assert isinstance(vendor, schema7.OtherSetSessionConfigOptionRequest)
+    assert vendor.model_dump(by_alias=True, exclude_unset=True) == {
+        "configId": "limit",
+        "sessionId": "s",
+        "value": 10,
+        "type": "vendor/number",
+        "_meta": {"trace": "t"},
+    }
+
+
+def test_set_config_option_reserved_tags_cannot_use_the_open_variant() -> None:
+    with pytest.raises(ValidationError):
+        _sent(lambda c: c.set_config_option(config_id="c", session_id="s", value=10, type="boolean"))
+    with pytest.raises(ValidationError):  # "id otherwise": 10 is no config value id
+        _sent(lambda c: c.set_config_option(config_id="c", session_id="s", value=10))
+    with pytest.raises(ValidationError):
+        schema7.OtherSetSessionConfigOptionRequest(config_id="c", session_id="s", value=1, type="id")
+
+
+def _elicit(**arguments: Any) -> Any:
+    return _sent(lambda c: c.create_elicitation(message="m", **arguments), side="agent")
+
+
+FORM = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+def test_create_elicitation_scopes() -> None:
+    session = _elicit(mode="form", session_id="s", requested_schema=FORM)
+    assert isinstance(session, schema7.SessionFormCreateElicitationRequest)
+    request = _elicit(mode="url", request_id=7, elicitation_id="e", url="https://example.com")
+    assert isinstance(request, schema7.RequestUrlCreateElicitationRequest)
+    assert request.model_dump(by_alias=True, exclude_unset=True) == {
+        "message": "m",
+        "mode": "url",
+        "requestId": 7,
+        "elicitationId": "e",
+        "url": "https://example.com",
+    }
+    # None is a valid request id
+    null_id = _elicit(mode="form", request_id=None, requested_schema=FORM)
+    assert isinstance(null_id, schema7.RequestFormCreateElicitationRequest)
+    assert null_id.model_dump(by_alias=True, exclude_unset=True)["requestId"] is None
+    tool = _elicit(
+        mode="url", session_id="s", tool_call_id="t", elicitation_id="e", url="https://example.com"
+    )
+    assert isinstance(tool, schema7.SessionUrlCreateElicitationRequest)
+    assert tool.tool_call_id == "t"
+
+
+def test_create_elicitation_refuses_bad_combinations() -> None:
+    with pytest.raises(ValueError, match="only one of"):
+        _elicit(mode="form", session_id="s", request_id=1, requested_schema=FORM)
+    with pytest.raises(ValueError, match="session_id or request_id"):
+        _elicit(mode="form", requested_schema=FORM)
+    with pytest.raises(ValueError, match="needs requested_schema"):
+        _elicit(mode="form", session_id="s")
+    with pytest.raises(ValueError, match=r"needs elicitation_id, url|needs url"):
+        _elicit(mode="url", session_id="s")
+    with pytest.raises(ValueError, match="url does not apply"):
+        _elicit(mode="form", session_id="s", requested_schema=FORM, url="https://example.com")
+
+
+def test_create_elicitation_vendor_mode_uses_the_open_branch_in_its_scope() -> None:
+    vendor = _elicit(mode="vendor_mode", request_id="r")
+    assert isinstance(vendor, schema7.RequestOtherCreateElicitationRequest)
+    assert vendor.model_dump(by_alias=True, exclude_unset=True) == {
+        "message": "m",
+        "mode": "vendor_mode",
+        "requestId": "r",
+    }
+
+
+def test_handlers_receive_the_validated_branch_fields() -> None:
+    class Agent(acp7.Agent):
+        def __init__(self) -> None:
+            self.received: list[dict[str, Any]] = []
+
+        async def initialize(self, **kwargs: Any) -> Any:
+            return {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}
+
+        async def set_config_option(self, **kwargs: Any) -> Any:
+            self.received.append(kwargs)
+            return {"configOptions": []}
+
+    async def go() -> list[dict[str, Any]]:
+        agent = Agent()
+        wire = Wire(acp7, agent)
+        await wire.request(0, "initialize", {"protocolVersion": 2, "info": {"name": "c", "version": "1"}})
+        for n, params in enumerate(
+            [
+                {"type": "boolean", "value": False},
+                {"type": "id", "value": "fast"},
+                {"type": "vendor/number", "value": 3, "unit": "ms"},
+            ],
+            start=1,
+        ):
+            reply = await wire.request(
+                n, "session/set_config_option", {"sessionId": "s", "configId": "c", **params}
+            )
+            assert reply["result"] == {"configOptions": []}
+        assert (
+            await wire.request(
+                9,
+                "session/set_config_option",
+                {"sessionId": "s", "configId": "c", "type": "boolean", "value": "x"},
+            )
+        )["error"]["code"] == -32602
+        return agent.received
+
+    received = run(go())
+    assert received[0] == {"session_id": "s", "config_id": "c", "value": False, "type": "boolean"}
+    assert received[1] == {"session_id": "s", "config_id": "c", "value": "fast", "type": "id"}
+    assert received[2] == {
+        "session_id": "s",
+        "config_id": "c",
+        "value": 3,
+        "type": "vendor/number",
+        "unit": "ms",
+    }
+
+
+def test_client_handler_receives_elicitation_mode_and_scope() -> None:
+    class Client(acp7.Client):
+        def __init__(self) -> None:
+            self.received: list[dict[str, Any]] = []
+
+        async def create_elicitation(self, **kwargs: Any) -> Any:
+            self.received.append(kwargs)
+            return {"action": "decline"}
+
+    async def go() -> list[dict[str, Any]]:
+        client = Client()
+        wire = Wire(acp7, client, side="client")
+        await wire.client_handshake()
+        reply = await wire.request(
+            "e",
+            "elicitation/create",
+            {
+                "message": "m",
+                "mode": "url",
+                "requestId": None,
+                "elicitationId": "x",
+                "url": "https://example.com",
+            },
+        )
+        assert reply["result"] == {"action": "decline"}
+        return client.received
+
+    (received,) = run(go())
+    assert received == {
+        "request_id": None,
+        "elicitation_id": "x",
+        "url": "https://example.com",
+        "message": "m",
+        "mode": "url",
+    }
+
+
+# -- capability gates --------------------------------------------------------------------------
+
+
+def test_experimental_operations_need_the_advertised_capability() -> None:
+    async def go() -> None:
+        capture = _Capture(acp7)
+        connection = await capture.start("client")
+        connection.connection.peer_capabilities = {"session": {}}
+        # the real send path (the captured one skips the gate check), so reinstate it
+        del connection.connection.send_request
+        with pytest.raises(acp7.CapabilityError, match=re.escape("session.fork")):
+            await connection.fork_session(session_id="s", cwd="/w")
+        with pytest.raises(acp7.CapabilityError, match="providers"):
+            await connection.list_providers()
+
+    run(go())
+
+
+def test_elicitation_modes_need_the_client_capability_and_notices_need_none() -> None:
+    async def go() -> None:
+        capture = _Capture(acp7)
+        connection = await capture.start("agent")
+        connection.connection.peer_capabilities = {"elicitation": {"form": {}}}
+        del connection.connection.send_request
+        del connection.connection.send_notification
+        with pytest.raises(acp7.CapabilityError, match=re.escape("elicitation.url")):
+            await connection.create_elicitation(
+                message="m", mode="url", session_id="s", elicitation_id="e", url="https://x.example"
+            )
+        connection.connection.peer_capabilities = {}
+        with pytest.raises(acp7.CapabilityError, match="'elicitation'"):
+            await connection.create_elicitation(
+                message="m", mode="form", session_id="s", requested_schema=FORM
+            )
+        # SessionNotice needs no client capability: it is written out
+        writes: list[Any] = []
+
+        async def write(message: Any) -> None:
+            writes.append(message)
+
+        connection.connection._write = write
+        notice = schema7.NoticeSessionUpdate(severity="warning", title="Context is nearly full")
+        await connection.session_update(session_id="s", update=notice)
+        assert writes[0]["params"]["update"] == {
+            "severity": "warning",
+            "title": "Context is nearly full",
+            "sessionUpdate": "notice",
+        }
+
+    run(go())
+
+
+def test_gates_on_fields_and_values() -> None:
+    """The systemPrompt rules of the knowledge file on the runtime's gate check.
+
+    No locked release has the field yet, so the gates are built by hand here.
+    """
+    from acp_2_0_0_alpha_7_unstable._rpc import Gate
+
+    prompt_gate = Gate("session/new", "systemPrompt", "session.systemPrompt")
+    override_gate = Gate("session/new", "systemPrompt.mode=override", "session.systemPrompt.mode.override")
+    assert not prompt_gate.applies({"cwd": "/w"})
+    assert not prompt_gate.applies({"cwd": "/w", "systemPrompt": None})
+    assert prompt_gate.applies({"cwd": "/w", "systemPrompt": {"text": "x", "mode": "append"}})
+    assert not override_gate.applies({"systemPrompt": {"text": "x", "mode": "append"}})
+    assert override_gate.applies({"systemPrompt": {"text": "x", "mode": "override"}})
+
+    async def go() -> None:
+        capture = _Capture(acp7)
+        connection = await capture.start("client")
+        inner = connection.connection
+        inner._gates = {"session/new": (prompt_gate, override_gate)}
+        inner.peer_capabilities = {"session": {"systemPrompt": {}}}
+        inner._check_can_send("session/new", {"cwd": "/w", "systemPrompt": {"mode": "append"}})
+        with pytest.raises(acp7.CapabilityError, match=re.escape("mode.override")):
+            inner._check_can_send("session/new", {"cwd": "/w", "systemPrompt": {"mode": "override"}})
+        inner.peer_capabilities = {"session": {}}
+        with pytest.raises(acp7.CapabilityError, match=re.escape("session.systemPrompt")):
+            inner._check_can_send("session/new", {"cwd": "/w", "systemPrompt": {"mode": "append"}})
+        inner._check_can_send("session/new", {"cwd": "/w"})
+
+    run(go())
+
+
+def test_prompt_echo_helper_reuses_one_message_id() -> None:
+    capture = _Capture(acp7)
+
+    async def go() -> Any:
+        connection = await capture.start("agent")
+        blocks = [schema7.TextContentBlock(text="a"), schema7.TextContentBlock(text="b")]
+        message_id = await connection.echo_user_message(session_id="s", prompt=blocks, message_id="u-1")
+        return message_id
+
+    assert run(go()) == "u-1"
+    updates = [params.update for _method, params in capture.sent]
+    assert [(type(u).__name__, u.message_id, u.content.text) for u in updates] == [
+        ("UserMessageChunkSessionUpdate", "u-1", "a"),
+        ("UserMessageChunkSessionUpdate", "u-1", "b"),
+    ]
+
+
+def test_the_echo_helper_exists_exactly_where_prompts_return_a_message_id(
+    bound: tuple[ApiSurface, ModuleType],
+) -> None:
+    surface, bindings = bound
+    prompt = next(m for m in surface.methods if m.wire_name == "session/prompt")
+    has_id = any(f.wire_name == "messageId" for f in surface.all_fields(prompt.result))  # type: ignore[arg-type]
+    assert hasattr(bindings.AgentSideConnection, "echo_user_message") == has_id

@@ -1,0 +1,253 @@
+"""The differ on the real consecutive releases.
+
+Every expectation here comes from reading the two schema files side by side
+(``$defs`` added, removed and changed, the meta tables and the message
+envelopes), not from the differ's output.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import pytest
+
+from codegen.diff import Change, diff_surfaces, senders_by_type
+from codegen.ir import ApiSurface
+from tests.conftest import RELEASES, release_files, surface_of
+
+A1, A2, A3, A5, A7 = RELEASES
+
+
+@functools.cache
+def diffed(old: str, new: str, unstable: bool) -> tuple[Change, ...]:
+    return diff_surfaces(surface_of(old, unstable), surface_of(new, unstable)).changes
+
+
+def facts(
+    found: tuple[Change, ...], *, layer: str | None = None, drop: tuple[str, ...] = ()
+) -> set[tuple[str, str]]:
+    return {
+        (c.rule.id, c.subject) for c in found if (layer is None or c.layer == layer) and c.rule.id not in drop
+    }
+
+
+def by_rule(found: tuple[Change, ...], rule_id: str) -> dict[str, Change]:
+    return {c.subject: c for c in found if c.rule.id == rule_id}
+
+
+def test_the_releases_are_the_ones_read_for_these_expectations() -> None:
+    assert RELEASES == ["2.0.0-alpha.1", "2.0.0-alpha.2", "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"]
+
+
+# --- alpha.1 -> alpha.2: a "cancelled" status for plan entries and tool calls ---------------
+
+
+def test_alpha1_to_alpha2_stable_adds_two_values_to_open_enums() -> None:
+    """PlanEntryStatus and ToolCallStatus each gain a ``cancelled`` const; both stay open."""
+    found = diffed(A1, A2, False)
+    assert facts(found) == {
+        ("enum-value-added-open", "PlanEntryStatus['cancelled']"),
+        ("enum-value-added-open", "ToolCallStatus['cancelled']"),
+    }
+    assert {c.severity for c in found} == {"info"}
+
+
+def test_alpha1_to_alpha2_unstable_also_adds_the_tool_name() -> None:
+    """The unstable ToolCallUpdate gains an optional, nullable ``name``."""
+    found = diffed(A1, A2, True)
+    assert facts(found) == {
+        ("enum-value-added-open", "PlanEntryStatus['cancelled']"),
+        ("enum-value-added-open", "ToolCallStatus['cancelled']"),
+        ("field-added-optional", "ToolCallUpdate.name"),
+    }
+
+
+# --- alpha.2 -> alpha.3: elicitation and terminal auth become stable -------------------------
+
+
+def test_alpha2_to_alpha3_stable_adds_elicitation_and_terminal_auth() -> None:
+    found = diffed(A2, A3, False)
+    assert facts(found, layer="wire") == {
+        ("method-added", "request elicitation/create (handled by the client)"),
+        ("method-added", "notification elicitation/complete (handled by the client)"),
+        ("union-variant-added-open", "AuthMethod['terminal']"),
+        ("field-added-optional", "ClientCapabilities.auth"),
+        ("field-added-optional", "ClientCapabilities.elicitation"),
+    }
+    assert {c.severity for c in found} == {"info"}
+
+
+def test_alpha2_to_alpha3_stable_names_every_new_definition_as_a_new_class() -> None:
+    old = set(release_files(A2).schema(False).data["$defs"])
+    new = set(release_files(A3).schema(False).data["$defs"])
+    added_classes = set(by_rule(diffed(A2, A3, False), "python-class-added"))
+    assert new - old <= added_classes
+    assert "AuthMethodTerminal" in added_classes and "CreateElicitationRequest" in added_classes
+
+
+def test_alpha2_to_alpha3_unstable_drops_env_var_auth() -> None:
+    """AuthMethod loses its ``env_var`` variant (AuthMethodEnvVar and AuthEnvVar go too)."""
+    found = diffed(A2, A3, True)
+    removed = by_rule(found, "union-variant-removed-open")
+    assert set(removed) == {"AuthMethod['env_var']"}
+    # agents advertise auth methods (InitializeResponse), so an old agent's env_var method is now unknown
+    assert (removed["AuthMethod['env_var']"].severity, removed["AuthMethod['env_var']"].roles) == (
+        "warning",
+        ("old agent",),
+    )
+    assert {"AuthEnvVar", "AuthMethodEnvVar"} <= set(by_rule(found, "python-class-removed"))
+    assert set(by_rule(found, "union-variant-added-open")) == {
+        "SessionUpdate['compaction_update']",
+        "SessionUpdate['compaction_summary_chunk']",
+    }
+
+
+def test_alpha2_to_alpha3_unstable_marks_elicitation_stable() -> None:
+    """In alpha.2 the elicitation types say **UNSTABLE**; in alpha.3 they do not."""
+    found = diffed(A2, A3, True)
+    assert set(by_rule(found, "method-became-stable")) == {
+        "request elicitation/create (handled by the client)",
+        "notification elicitation/complete (handled by the client)",
+    }
+    assert not [c for c in found if c.layer == "wire" and c.severity == "breaking"]
+
+
+# --- alpha.3 -> alpha.5: the prompt response carries the message id -------------------------
+
+
+@pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
+def test_alpha3_to_alpha5_requires_a_message_id_from_agents(unstable: bool) -> None:
+    """PromptResponse gains ``messageId`` in ``required``; agents send it, so old agents break."""
+    found = diffed(A3, A5, unstable)
+    breaking = [c for c in found if c.severity == "breaking"]
+    assert [(c.rule.id, c.subject, c.roles) for c in breaking] == [
+        ("field-added-required", "PromptResponse.messageId", ("old agent",))
+    ]
+
+
+def test_alpha3_to_alpha5_stable_gains_the_tool_name() -> None:
+    """ToolCallUpdate.name, unstable since alpha.2, appears in the stable schema."""
+    assert facts(diffed(A3, A5, False)) == {
+        ("field-added-required", "PromptResponse.messageId"),
+        ("field-added-optional", "ToolCallUpdate.name"),
+    }
+
+
+def test_alpha3_to_alpha5_unstable_adds_notices() -> None:
+    found = diffed(A3, A5, True)
+    assert set(by_rule(found, "union-variant-added-open")) == {"SessionUpdate['notice']"}
+    assert {"Notice", "NoticeSeverity"} <= set(by_rule(found, "python-class-added"))
+    assert "ToolCallUpdate.name" not in {c.subject for c in found}
+
+
+# --- alpha.5 -> alpha.7: initial commands; MCP-over-ACP is redesigned --------------------------
+
+
+def test_alpha5_to_alpha7_stable_only_adds_initial_commands() -> None:
+    assert facts(diffed(A5, A7, False)) == {
+        ("field-added-optional", "NewSessionResponse.availableCommands"),
+        ("field-added-optional", "ResumeSessionResponse.availableCommands"),
+    }
+
+
+def test_alpha5_to_alpha7_unstable_removes_mcp_connect_and_disconnect() -> None:
+    """mcp/connect and mcp/disconnect vanish; each mcp/message kind keeps one direction."""
+    removed = by_rule(diffed(A5, A7, True), "method-removed")
+    assert {subject: c.roles for subject, c in removed.items()} == {
+        "request mcp/connect (handled by the client)": ("old agent",),
+        "request mcp/disconnect (handled by the client)": ("old agent",),
+        # MessageMcpRequest's x-side goes from "both" to "client": agents no longer handle it
+        "request mcp/message (handled by the agent)": ("old client",),
+        # and only clients send the notification now (ClientNotification keeps it, AgentNotification drops it)
+        "notification mcp/message (handled by the client)": ("old agent",),
+    }
+
+
+def test_alpha5_to_alpha7_unstable_readdresses_mcp_messages() -> None:
+    """MessageMcpRequest/Notification: ``connectionId`` gives way to required ``serverId``, ``requestId``."""
+    found = diffed(A5, A7, True)
+    for owner in ("MessageMcpRequest", "MessageMcpNotification"):
+        assert f"{owner}.connectionId" in by_rule(found, "required-field-removed")
+        assert {f"{owner}.serverId", f"{owner}.requestId"} <= set(by_rule(found, "field-added-required"))
+        assert f"{owner}.connection_id" in by_rule(found, "python-attribute-removed")
+
+
+def test_alpha5_to_alpha7_unstable_does_not_take_a_new_id_for_a_renamed_one() -> None:
+    """McpConnectionId and McpRequestId are both plain strings, but they name different things."""
+    found = diffed(A5, A7, True)
+    assert "McpConnectionId" in by_rule(found, "python-class-removed")
+    assert "McpRequestId" in by_rule(found, "python-class-added")
+    assert not by_rule(found, "python-class-renamed")
+
+
+def test_alpha5_to_alpha7_unstable_new_session_updates() -> None:
+    found = diffed(A5, A7, True)
+    assert set(by_rule(found, "union-variant-added-open")) >= {
+        "SessionUpdate['session_message']",
+        "SessionUpdate['session_message_chunk']",
+        "SessionUpdate['subagent_update']",
+    }
+    assert "ForkSessionResponse.availableCommands" in by_rule(found, "field-added-optional")
+
+
+# --- properties over every pair ----------------------------------------------------------------
+
+
+PAIRS = [(old, new, unstable) for old, new in itertools.pairwise(RELEASES) for unstable in (False, True)]
+
+
+@pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)
+def test_a_release_against_itself_has_no_changes(old: str, new: str, unstable: bool) -> None:
+    assert diff_surfaces(surface_of(new, unstable), surface_of(new, unstable)).changes == ()
+
+
+@pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)
+def test_a_removal_one_way_is_an_addition_the_other_way(old: str, new: str, unstable: bool) -> None:
+    forward = by_rule(diffed(old, new, unstable), "python-class-removed")
+    backward = by_rule(
+        diff_surfaces(surface_of(new, unstable), surface_of(old, unstable)).changes, "python-class-added"
+    )
+    assert set(forward) == set(backward)
+
+
+@pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)
+def test_fingerprints_are_unique_within_a_diff(old: str, new: str, unstable: bool) -> None:
+    found = diffed(old, new, unstable)
+    assert len({c.fingerprint for c in found}) == len(found)
+
+
+def test_the_same_change_has_the_same_fingerprint_in_both_schemas() -> None:
+    stable = by_rule(diffed(A3, A5, False), "field-added-required")["PromptResponse.messageId"]
+    unstable = by_rule(diffed(A3, A5, True), "field-added-required")["PromptResponse.messageId"]
+    assert stable.fingerprint == unstable.fingerprint
+    # pinned: waiver files name this value, so it must not change between versions of the differ
+    assert stable.fingerprint == "ef11d1653702bc7a"
+
+
+# --- the IR facts the differ relies on ------------------------------------------------------------
+
+
+def test_every_root_envelope_has_its_sender(surface: ApiSurface) -> None:
+    """The root message kinds "Agent" and "Client" each name a Request, Response and Notification envelope."""
+    assert dict(surface.envelopes) == {
+        "AgentRequest": "agent",
+        "AgentResponse": "agent",
+        "AgentNotification": "agent",
+        "ClientRequest": "client",
+        "ClientResponse": "client",
+        "ClientNotification": "client",
+    }
+
+
+def test_error_payloads_travel_both_ways(surface: ApiSurface) -> None:
+    """Errors are only reachable through the response envelopes, which both sides send."""
+    senders = senders_by_type(surface)
+    assert senders["Error"] == senders["ErrorCode"] == frozenset({"agent", "client"})
+
+
+def test_by_schema_name_finds_every_definition(surface: ApiSurface) -> None:
+    for named in surface.types.values():
+        if named.schema_name is not None:
+            assert surface.by_schema_name(named.schema_name) is named
+    assert surface.by_schema_name("NoSuchDefinition") is None
