@@ -21,14 +21,10 @@ Rules, the same for every release:
 
 from __future__ import annotations
 
-import ast
-import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import jinja2
 
 from . import models, naming, pysource
 from .errors import CodegenError
@@ -36,10 +32,7 @@ from .ir import (
     AliasType,
     AnyOf,
     ApiSurface,
-    ArrayOf,
-    Const,
     Field,
-    MapOf,
     Method,
     Nullable,
     ObjectType,
@@ -51,6 +44,14 @@ from .ir import (
 )
 from .knowledge import section
 
+
+def annotation(expr: TypeExpr) -> str:
+    """A type expression as a Python annotation inside the bindings module."""
+    return pysource.annotation(expr, module="schema")
+
+
+join_types = pysource.join_types
+
 if TYPE_CHECKING:
     from .package import Module
 
@@ -59,57 +60,6 @@ META = "_meta"
 
 # names the generated methods use besides their parameters
 _LOCALS = frozenset({"self", "kwargs", "arguments", "request", "result"})
-
-_SCALARS = {
-    "string": "str",
-    "integer": "int",
-    "number": "float",
-    "boolean": "bool",
-    "any": "Any",
-    "null": "None",
-}
-
-
-# --- type expressions as annotations ----------------------------------------------
-
-
-def annotation(expr: TypeExpr) -> str:
-    """A type expression as a Python annotation inside the bindings module."""
-    if isinstance(expr, Ref):
-        return f"schema.{expr.name}"
-    if isinstance(expr, Scalar):
-        return _SCALARS[expr.type]
-    if isinstance(expr, ArrayOf):
-        return f"list[{annotation(expr.item)}]"
-    if isinstance(expr, MapOf):
-        return f"dict[str, {annotation(expr.value)}]"
-    if isinstance(expr, Const):
-        return f"Literal[{pysource.literal(expr.value)}]"
-    if isinstance(expr, Nullable):
-        return join_types([annotation(expr.inner), "None"])
-    if isinstance(expr, AnyOf):
-        return join_types([annotation(m) for m in expr.members])
-    raise TypeError(expr)
-
-
-def join_types(parts: list[str]) -> str:
-    """``A | B`` without repeats; ``Any`` absorbs everything, ``str`` absorbs string literals."""
-    flat: list[str] = []
-    for part in parts:
-        for item in part.split(" | "):
-            if item not in flat:
-                flat.append(item)
-    if "Any" in flat:
-        return "Any"
-    if "str" in flat:
-        flat = [p for p in flat if not p.startswith(("Literal['", 'Literal["'))]
-    literals = [p for p in flat if p.startswith("Literal[")]
-    if len(literals) > 1:
-        merged = "Literal[" + ", ".join(p[len("Literal[") : -1] for p in literals) + "]"
-        flat = [merged if p == literals[0] else p for p in flat if p not in literals[1:]]
-    if "None" in flat:
-        flat = [p for p in flat if p != "None"] + ["None"]
-    return " | ".join(flat)
 
 
 def accepts_none(surface: ApiSurface, expr: TypeExpr, seen: frozenset[str] = frozenset()) -> bool:
@@ -477,21 +427,6 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
     )
 
 
-@functools.cache
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    env.filters["literal"] = pysource.literal
-    env.filters["docstring"] = pysource.docstring
-    return env
-
-
 def render_bindings(surface: ApiSurface) -> str:
     protocol = section("protocol")
     wires = {m.wire_name for m in surface.methods}
@@ -514,9 +449,9 @@ def render_bindings(surface: ApiSurface) -> str:
         "cancel_request": protocol["cancel_request"],
         "echo": echo,
     }
-    body = _environment().get_template("bindings.py.jinja2").render(**context)
+    body = pysource.template_environment(TEMPLATES).get_template("bindings.py.jinja2").render(**context)
     doc_end = body.index('"""', body.index('"""') + 3) + 3
-    imports = import_block(_used_names(body))
+    imports = import_block(pysource.used_names(body))
     source = (
         models.header(surface, "Typed method bindings.") + body[:doc_end] + "\n\n" + imports + body[doc_end:]
     )
@@ -550,13 +485,6 @@ _IMPORTS: dict[str, str] = {
     "handler_of": "._rpc",
     "stdio_streams": "._streams",
 }
-
-
-def _used_names(source: str) -> set[str]:
-    tree = ast.parse(source)
-    return {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
 
 
 def import_block(names: set[str]) -> str:

@@ -8,7 +8,6 @@ uses, so there are no dead imports) and formats it with black.
 
 from __future__ import annotations
 
-import ast
 import logging
 import warnings
 from collections import defaultdict
@@ -89,13 +88,6 @@ def _body(engine_output: str) -> str:
     return "\n".join(lines[start:]).strip() + "\n"
 
 
-def _used_names(body: str) -> set[str]:
-    tree = ast.parse(body)
-    return {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
-
-
 def import_block(names: set[str]) -> str:
     by_module: dict[str, list[str]] = {}
     for name, module in _KNOWN_IMPORTS.items():
@@ -112,7 +104,7 @@ def import_block(names: set[str]) -> str:
 def render_models(surface: ApiSurface) -> str:
     """The complete, formatted ``schema.py`` of one surface."""
     body = _body(_engine_output(surface))
-    names = _used_names(body)
+    names = pysource.used_names(body)
     defined = set(surface.types)
     unknown = sorted(n for n in names - defined - set(_KNOWN_IMPORTS) if n not in _BUILTINS)
     if unknown:

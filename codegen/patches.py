@@ -18,27 +18,21 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import jinja2
-
 from . import pysource
 from .errors import CodegenError
 from .ir import (
-    AnyOf,
     ApiSurface,
     ArrayOf,
-    Const,
     Field,
-    MapOf,
-    Nullable,
     ObjectType,
     Ref,
     Scalar,
-    TypeExpr,
     UnionType,
     strip_nullable,
 )
 from .knowledge import KNOWLEDGE_FILE, section
-from .models import TEMPLATES, _used_names, format_source, header
+from .models import TEMPLATES, format_source, header
+from .pysource import annotation
 
 if TYPE_CHECKING:
     from .package import Module
@@ -535,50 +529,7 @@ def session_plan(surface: ApiSurface) -> SessionPlan:
     return _Planner(surface).plan()
 
 
-_SCALAR_TYPES = {
-    "string": "str",
-    "integer": "int",
-    "number": "float",
-    "boolean": "bool",
-    "any": "Any",
-    "null": "None",
-}
-
-
-def annotation(expr: TypeExpr) -> str:
-    """The Python annotation of a type expression, as ``schema.py`` spells it."""
-    if isinstance(expr, Ref):
-        return expr.name
-    if isinstance(expr, Scalar):
-        return _SCALAR_TYPES[expr.type]
-    if isinstance(expr, ArrayOf):
-        return f"list[{annotation(expr.item)}]"
-    if isinstance(expr, MapOf):
-        return f"dict[str, {annotation(expr.value)}]"
-    if isinstance(expr, Nullable):
-        return f"{annotation(expr.inner)} | None"
-    if isinstance(expr, AnyOf):
-        return " | ".join(annotation(m) for m in expr.members)
-    if isinstance(expr, Const):
-        return f"Literal[{pysource.literal(expr.value)}]"
-    raise TypeError(expr)
-
-
 # --- rendering ------------------------------------------------------------------
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(PATCH_TEMPLATES),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    env.filters["py"] = pysource.literal
-    env.filters["doc"] = pysource.docstring
-    return env
 
 
 def describe(rule: RulePlan) -> str:
@@ -638,9 +589,9 @@ def collection_doc(collection: CollectionPlan) -> str:
 def render_patches(surface: ApiSurface) -> str:
     """The complete, formatted ``patches.py`` of one surface."""
     plan = session_plan(surface)
-    env = _environment()
+    env = pysource.template_environment(PATCH_TEMPLATES)
     body = env.get_template("body.py.jinja2").render(plan=plan, collection_doc=collection_doc)
-    names = _used_names(body)
+    names = pysource.used_names(body)
     module = env.get_template("module.py.jinja2").render(
         header=header(surface, "Patch semantics of session updates."),
         doc=module_doc(plan),

@@ -9,10 +9,17 @@ or control character can end them early, and identifiers come from
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import re
 import textwrap
+from pathlib import Path
 from typing import Any
+
+import jinja2
+
+from .ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\ufeff]")
 
@@ -67,3 +74,76 @@ def isort_key(name: str) -> tuple[int, str]:
     """The order isort (and ruff) give names: CONSTANTS, then Classes, then the rest."""
     kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
     return kind, name
+
+
+_SCALARS = {
+    "string": "str",
+    "integer": "int",
+    "number": "float",
+    "boolean": "bool",
+    "any": "Any",
+    "null": "None",
+}
+
+
+def annotation(expr: TypeExpr, module: str = "") -> str:
+    """A type expression as a Python annotation; named types are prefixed with ``module.``."""
+    if isinstance(expr, Ref):
+        return f"{module}.{expr.name}" if module else expr.name
+    if isinstance(expr, Scalar):
+        return _SCALARS[expr.type]
+    if isinstance(expr, ArrayOf):
+        return f"list[{annotation(expr.item, module)}]"
+    if isinstance(expr, MapOf):
+        return f"dict[str, {annotation(expr.value, module)}]"
+    if isinstance(expr, Const):
+        return f"Literal[{literal(expr.value)}]"
+    if isinstance(expr, Nullable):
+        return join_types([annotation(expr.inner, module), "None"])
+    if isinstance(expr, AnyOf):
+        return join_types([annotation(m, module) for m in expr.members])
+    raise TypeError(expr)
+
+
+def join_types(parts: list[str]) -> str:
+    """``A | B`` without repeats; ``Any`` absorbs everything, ``str`` absorbs string literals."""
+    flat: list[str] = []
+    for part in parts:
+        for item in part.split(" | "):
+            if item not in flat:
+                flat.append(item)
+    if "Any" in flat:
+        return "Any"
+    if "str" in flat:
+        flat = [p for p in flat if not p.startswith(("Literal['", 'Literal["'))]
+    literals = [p for p in flat if p.startswith("Literal[")]
+    if len(literals) > 1:
+        merged = "Literal[" + ", ".join(p[len("Literal[") : -1] for p in literals) + "]"
+        flat = [merged if p == literals[0] else p for p in flat if p not in literals[1:]]
+    if "None" in flat:
+        flat = [p for p in flat if p != "None"] + ["None"]
+    return " | ".join(flat)
+
+
+def used_names(source: str) -> set[str]:
+    """Names a module body reads (not the ones it only assigns), from its AST."""
+    tree = ast.parse(source)
+    return {
+        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+@functools.cache
+def template_environment(folder: Path) -> jinja2.Environment:
+    """The jinja2 environment every emitter renders Python with."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(folder),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    env.filters["literal"] = literal
+    env.filters["docstring"] = docstring
+    return env
