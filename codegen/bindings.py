@@ -531,6 +531,7 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
                 "connect_to_client",
                 "run_agent",
             ),
+            expose=True,
         ),
         "_rpc.py": runtime_module(
             surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
