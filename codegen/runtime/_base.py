@@ -160,8 +160,11 @@ def _wire_name(name: str, info: FieldInfo) -> str:
 
 
 def _pinned_value(info: FieldInfo) -> Any:
-    """The value of a ``Literal[X]`` field whose default is ``X``."""
-    if get_origin(info.annotation) is not Literal:
+    """The value of a ``Literal[X]`` field whose default is ``X``.
+
+    A lenient field is never a tag: its value may always be left out.
+    """
+    if get_origin(info.annotation) is not Literal or DefaultOnError in info.metadata:
         return _MISSING
     values = get_args(info.annotation)
     if len(values) == 1 and info.default == values[0]:
