@@ -192,6 +192,8 @@ def _repair(lenient: Mapping[str, _Lenient], data: dict[str, Any], error: Valida
         key = loc[0] if loc else None
         if not isinstance(key, str) or key not in lenient:
             return None
+        if len(loc) == 1 and detail["type"] == "missing":
+            return None  # an absent required field is not an invalid value
         rule = lenient[key]
         if rule.skip_invalid_items and len(loc) > 1 and isinstance(loc[1], int) and isinstance(data.get(key), list):
             items.setdefault(key, set()).add(loc[1])
