@@ -10,9 +10,11 @@ Names are derived, never looked up in a table:
   ``SessionUpdate`` is ``ToolCallSessionUpdate``);
 * a name that is already taken gets the suffix ``Variant``; if that is taken
   too the schema is reported as unusable, so no name is ever numbered;
+* a class name starts with a capital letter, so it never equals a field name;
 * fields are snake_case; a leading underscore becomes ``field_`` (``_meta`` is
   ``field_meta``), and keywords or names that would shadow a pydantic member
-  get a trailing underscore.
+  or a builtin the annotations use (``str``, ``list``...) get a trailing
+  underscore.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ _MODEL_MEMBERS = frozenset(
     }
 )
 
+# Builtins the generated annotations use: a field of that name would shadow them in its class body.
+_ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str"})
+
 # Names the generated modules import or define; a schema type may not take them.
 RESERVED_TYPE_NAMES = frozenset(
     {
@@ -63,6 +68,10 @@ RESERVED_TYPE_NAMES = frozenset(
         "TypeAdapter",
         "Union",
         "AcpModel",
+        "DefaultOnError",
+        "Reserved",
+        "SkipInvalidItems",
+        "TaggedUnion",
         "annotations",
         "bool",
         "bytes",
@@ -107,6 +116,8 @@ def class_name(schema_name: str) -> str:
         name = pascal(unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()) or "Type"
     if name[0].isdigit():
         name = "Type" + name
+    if name[0].islower():
+        name = name[0].upper() + name[1:]  # never clashes with a snake_case field name
     if name in RESERVED_TYPE_NAMES or keyword.iskeyword(name):
         name += "_"
     return name
@@ -147,7 +158,7 @@ def field_name(wire: str) -> str:
         base = "field_" + base
     if not base.isascii():
         base = snake(unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()) or "field"
-    if keyword.iskeyword(base) or base in _MODEL_MEMBERS or base.startswith("model_"):
+    if keyword.iskeyword(base) or base in _MODEL_MEMBERS or base in _ANNOTATION_BUILTINS or base.startswith("model_"):
         base += "_"
     return base
 
