@@ -180,7 +180,7 @@ class _Builder:
         for def_name in defs:
             if not isinstance(defs[def_name], dict):
                 raise self.error("a type definition must be a JSON object", pointer_join("/$defs", def_name))
-            self.class_of[def_name] = self.claim(naming.class_name(def_name), pointer_join("/$defs", def_name), dedupe=True)
+            self.class_of[def_name] = self.claim(naming.class_name(def_name), pointer_join("/$defs", def_name))
         for def_name in defs:
             self.ensure(def_name)
         self.check_alias_cycles()
@@ -205,11 +205,9 @@ class _Builder:
 
     # -- names ------------------------------------------------------------------
 
-    def claim(self, name: str, pointer: str, *, dedupe: bool = False) -> str:
+    def claim(self, name: str, pointer: str) -> str:
         """Reserve a class name; a taken one gets ``Variant``, never a number."""
-        if dedupe:
-            name = naming.unique(name, self.taken)
-        elif name in self.taken:
+        if name in self.taken:
             fallback = name + "Variant"
             if fallback in self.taken:
                 raise self.error(f"cannot name this type: both {name} and {fallback} are taken", pointer)

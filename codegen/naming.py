@@ -10,7 +10,8 @@ Names are derived, never looked up in a table:
   ``SessionUpdate`` is ``ToolCallSessionUpdate``);
 * a name that is already taken gets the suffix ``Variant``; if that is taken
   too the schema is reported as unusable, so no name is ever numbered;
-* a class name starts with a capital letter, so it never equals a field name;
+* a class name is ASCII letters and digits and starts with a capital letter,
+  so it never equals a field name and the engine keeps it as it is;
 * fields are snake_case; a leading underscore becomes ``field_`` (``_meta`` is
   ``field_meta``), and keywords or names that would shadow a pydantic member
   or a builtin the annotations use (``str``, ``list``...) get a trailing
@@ -23,6 +24,7 @@ import keyword
 import re
 import unicodedata
 
+_PLAIN_CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9]|[^A-Za-z0-9]|$)|[A-Z]?[a-z0-9]+|[A-Z]+|[^\W_]+", re.UNICODE)
 
 # Attribute names of pydantic.BaseModel (and a few of ours) that a field must not shadow.
@@ -108,18 +110,24 @@ def is_identifier(name: str) -> bool:
 
 
 def class_name(schema_name: str) -> str:
-    """A ``$defs`` name as a Python class name."""
+    """A ``$defs`` name as a Python class name: ASCII letters and digits, upper-case first.
+
+    datamodel-code-generator rewrites any other class name (it drops
+    underscores, for one), so a name outside that shape is made PascalCase
+    here; a reserved name or keyword gets the suffix ``Type``.
+    """
     name = unicodedata.normalize("NFKC", schema_name)
-    if not is_identifier(name) or name.startswith("_"):
-        name = pascal(name) or "Type"
     if not name.isascii():
-        name = pascal(unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()) or "Type"
+        name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    if not _PLAIN_CLASS_NAME.fullmatch(name):
+        name = pascal(name)
+    if not name:
+        name = "Type"
     if name[0].isdigit():
         name = "Type" + name
-    if name[0].islower():
-        name = name[0].upper() + name[1:]  # never clashes with a snake_case field name
+    name = name[0].upper() + name[1:]  # never equal to a snake_case field name
     if name in RESERVED_TYPE_NAMES or keyword.iskeyword(name):
-        name += "_"
+        name += "Type"
     return name
 
 
