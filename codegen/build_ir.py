@@ -60,6 +60,10 @@ from .ir import (
 from .load import ReleaseFiles, SchemaDocument
 
 UNSTABLE_MARKER = "**UNSTABLE**"
+MAX_NESTING = 40
+"""How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
+MAX_CHAIN = 64
+"""How many types may build on one another through ``allOf``."""
 SCALAR_TYPES: frozenset[str] = frozenset({"string", "integer", "number", "boolean", "null"})
 _CONSTRAINT_KEYS = {
     "minimum": "minimum",
@@ -258,6 +262,8 @@ class _Builder:
         if def_name in self.in_progress:
             chain = " -> ".join([*self.in_progress[self.in_progress.index(def_name) :], def_name])
             raise self.error(f"$ref cycle cannot be typed: {chain}", pointer)
+        if len(self.in_progress) >= MAX_CHAIN:
+            raise self.error(f"more than {MAX_CHAIN} types build on one another here", pointer)
         self.in_progress.append(def_name)
         try:
             built = self.build_def(def_name, self.defs[def_name], pointer)
@@ -516,6 +522,8 @@ class _Builder:
 
     def type_expr(self, node: Any, pointer: str, context: str) -> TypeExpr:
         """The type of a property, array item or alias."""
+        if pointer.count("/") > MAX_NESTING:
+            raise self.error(f"the schema nests more than {MAX_NESTING} levels deep here", pointer)
         if node is True or node == {}:
             return Scalar("any")
         if not isinstance(node, dict):
