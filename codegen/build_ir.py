@@ -64,6 +64,8 @@ MAX_NESTING = 40
 """How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
 MAX_CHAIN = 64
 """How many types may build on one another through ``allOf``."""
+MAX_UNION_MEMBERS = 256
+"""How many non-const members an ``anyOf``/``oneOf`` may have (upstream needs 24)."""
 SCALAR_TYPES: frozenset[str] = frozenset({"string", "integer", "number", "boolean", "null"})
 _CONSTRAINT_KEYS = {
     "minimum": "minimum",
@@ -283,6 +285,10 @@ class _Builder:
                 for index, member in enumerate(value):
                     if not isinstance(member, dict):
                         raise self.error("a union member must be an object", pointer_join(pointer, key, index))
+                if sum(self.enum_member(m) != "const" for m in value) > MAX_UNION_MEMBERS:
+                    raise self.error(
+                        f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed", pointer_join(pointer, key)
+                    )
                 return key, value
         return None
 
