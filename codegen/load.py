@@ -30,6 +30,8 @@ SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
 UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/v2/{file}"
 DOWNLOAD_TIMEOUT = 30.0
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Schema and meta files larger than this are refused (upstream's largest is 0.4 MB)."""
 
 
 def default_cache_dir() -> Path:
@@ -282,6 +284,12 @@ def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
         if digest != expected:
             raise CodegenError(
                 f"sha256 mismatch: the file has {digest}, the lock expects {expected}", file=path
+            )
+        if len(raw) > MAX_FILE_BYTES:
+            raise CodegenError(
+                f"the file is {len(raw) / 1e6:.1f} MB; files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
+                file=path,
+                pointer="",
             )
         documents[name] = SchemaDocument(locked.name, name, path, digest, parse_json(raw, path))
     return ReleaseFiles(locked.name, folder, documents)
