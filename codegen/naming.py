@@ -7,7 +7,8 @@ Names are derived, never looked up in a table:
   in PascalCase followed by the union's name, e.g. the ``text`` variant of
   ``ContentBlock`` is ``TextContentBlock``.  When the tag already ends with the
   union's last word that word is not repeated (``tool_call_update`` in
-  ``SessionUpdate`` is ``ToolCallSessionUpdate``);
+  ``SessionUpdate`` is ``ToolCallSessionUpdate``); a tag without a letter or
+  digit is spelled by its code points (``"-"`` gives ``U002DContentBlock``);
 * a name that is already taken gets the suffix ``Variant``; if that is taken
   too the schema is reported as unusable, so no name is ever numbered;
 * a class name is ASCII letters and digits and starts with a capital letter,
@@ -69,6 +70,7 @@ RESERVED_TYPE_NAMES = frozenset(
         "TypeAlias",
         "TypeAdapter",
         "Union",
+        "Model",  # datamodel-code-generator's name for the schema root
         "AcpModel",
         "DefaultOnError",
         "Reserved",
@@ -144,7 +146,7 @@ def _tag_words(tag: str) -> list[str]:
 
 def variant_name(tag_or_title: str, union: str) -> str:
     """``<Tag><Union>`` with the union's last word not repeated."""
-    tag = _tag_words(tag_or_title)
+    tag = _tag_words(tag_or_title) or [f"U{ord(c):04X}" for c in tag_or_title]
     union_words = words(union)
     if len(tag) > 1 and union_words and tag[-1].lower() == union_words[-1].lower():
         tag = tag[:-1]
@@ -166,7 +168,8 @@ def field_name(wire: str) -> str:
         base = "field_" + base
     if not base.isascii():
         base = snake(unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()) or "field"
-    if keyword.iskeyword(base) or base in _MODEL_MEMBERS or base in _ANNOTATION_BUILTINS or base.startswith("model_"):
+    shadows = base in _MODEL_MEMBERS or base in _ANNOTATION_BUILTINS or base.startswith("model_")
+    if keyword.iskeyword(base) or shadows:
         base += "_"
     return base
 
