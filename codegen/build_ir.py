@@ -186,7 +186,8 @@ class _Builder:
         for def_name in defs:
             if not isinstance(defs[def_name], dict):
                 raise self.error("a type definition must be a JSON object", pointer_join("/$defs", def_name))
-            self.class_of[def_name] = self.claim(naming.class_name(def_name), pointer_join("/$defs", def_name))
+            def_pointer = pointer_join("/$defs", def_name)
+            self.class_of[def_name] = self.claim(naming.class_name(def_name), def_pointer)
         for def_name in defs:
             self.ensure(def_name)
         self.check_alias_cycles()
@@ -286,9 +287,8 @@ class _Builder:
                     if not isinstance(member, dict):
                         raise self.error("a union member must be an object", pointer_join(pointer, key, index))
                 if sum(self.enum_member(m) != "const" for m in value) > MAX_UNION_MEMBERS:
-                    raise self.error(
-                        f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed", pointer_join(pointer, key)
-                    )
+                    message = f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed"
+                    raise self.error(message, pointer_join(pointer, key))
                 return key, value
         return None
 

@@ -287,7 +287,8 @@ def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
             )
         if len(raw) > MAX_FILE_BYTES:
             raise CodegenError(
-                f"the file is {len(raw) / 1e6:.1f} MB; files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
+                f"the file is {len(raw) / 1e6:.1f} MB; "
+                f"files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
                 file=path,
                 pointer="",
             )

@@ -9,8 +9,10 @@ uses, so there are no dead imports) and formats it with black.
 from __future__ import annotations
 
 import ast
+import contextlib
 import logging
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +53,7 @@ def _engine_output(surface: ApiSurface) -> str:
     import datamodel_code_generator as dcg  # imported here: it is slow and only needed on a cache miss
 
     normalised = normalise(surface)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _engine_errors(surface):
         warnings.simplefilter("ignore")
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
         result: Any = dcg.generate(
@@ -74,6 +76,19 @@ def _engine_output(surface: ApiSurface) -> str:
     if not isinstance(result, str):
         raise CodegenError("datamodel-code-generator returned several modules; expected one")
     return result
+
+
+@contextlib.contextmanager
+def _engine_errors(surface: ApiSurface) -> Iterator[None]:
+    """Any failure inside the engine or its templates becomes one :class:`CodegenError`."""
+    try:
+        yield
+    except CodegenError:
+        raise
+    except Exception as exc:  # the engine is a dependency: never let its traceback reach the user
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+        message = f"datamodel-code-generator failed on this schema: {text}"
+        raise CodegenError(message, file=surface.schema_file) from None
 
 
 def _body(engine_output: str) -> str:
@@ -108,7 +123,11 @@ def import_block(names: set[str]) -> str:
 def render_models(surface: ApiSurface) -> str:
     """The complete, formatted ``schema.py`` of one surface."""
     body = _body(_engine_output(surface))
-    names = _used_names(body)
+    try:
+        names = _used_names(body)
+    except (RecursionError, SyntaxError, MemoryError) as exc:
+        message = f"the generated models cannot be parsed: {type(exc).__name__}"
+        raise CodegenError(message, file=surface.schema_file) from None
     defined = set(surface.types)
     unknown = sorted(n for n in names - defined - set(_KNOWN_IMPORTS) if n not in _BUILTINS)
     if unknown:
