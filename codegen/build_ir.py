@@ -113,6 +113,16 @@ def _doc(node: Mapping[str, Any]) -> str:
     return text.strip() if isinstance(text, str) else ""
 
 
+def _properties(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``node["properties"]`` if it is an object, else nothing (the checks report it elsewhere)."""
+    found = node.get("properties")
+    return found if isinstance(found, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _is_marked_unstable(node: Mapping[str, Any]) -> bool:
     return UNSTABLE_MARKER in _doc(node)
 
@@ -583,7 +593,7 @@ class _Builder:
             additional = node.get("additionalProperties", True)
             value = self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value") if additional is not False else Scalar("any")
             return MapOf(value)
-        if kind in SCALAR_TYPES:
+        if isinstance(kind, str) and kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node))
         if kind is None:
             return Scalar("any")
@@ -609,7 +619,7 @@ class _Builder:
         for member in members:
             consts = {
                 key
-                for key, prop in member.get("properties", {}).items()
+                for key, prop in _properties(member).items()
                 if isinstance(prop, dict) and "const" in prop and isinstance(prop["const"], (str, int))
             }
             if not consts or "not" in member:
@@ -638,7 +648,7 @@ class _Builder:
                     walk(value)
 
         walk(member.get("not"))
-        return tuple(dict.fromkeys(found))
+        return tuple(dict.fromkeys(v for v in found if v is None or isinstance(v, (str, int, float))))
 
     def member_parts(self, member: Mapping[str, Any], pointer: str) -> tuple[list[_Part], list[_Branch]]:
         """The field sources of one union member, and the nested unions it builds on."""
@@ -739,7 +749,7 @@ class _Builder:
         catch_all: Variant | None = None
         for index, member in enumerate(members):
             member_pointer = pointer_join(pointer, key, index)
-            prop = member.get("properties", {}).get(tag) if tag is not None else None
+            prop = _properties(member).get(tag) if tag is not None else None
             tag_value: JsonScalar = prop["const"] if isinstance(prop, dict) and "const" in prop else None
             is_catch_all = tag is not None and tag_value is None and "not" in member and isinstance(prop, dict)
             title = str(member.get("title", ""))
@@ -902,19 +912,19 @@ class _Builder:
                 continue
             member_pointer = pointer_join(pointer, "anyOf", index)
             role = str(member.get("title", ""))
-            for ref_index, item in enumerate(member.get("allOf", [])):
+            for ref_index, item in enumerate(_list(member.get("allOf"))):
                 if isinstance(item, dict) and "$ref" in item:
                     def_name = self.resolve(item["$ref"], pointer_join(member_pointer, "allOf", ref_index, "$ref"))
                     targets.append((self.defs[def_name], role, pointer_join("/$defs", def_name)))
-        if "params" in node.get("properties", {}):
+        if "params" in _properties(node):
             targets.append((node, "Notification", pointer))
         for target, role, target_pointer in targets:
-            props = target.get("properties", {})
+            props = _properties(target)
             carriers: list[tuple[Any, str]] = []
             if "params" in props:
                 carriers.append((props["params"], pointer_join(target_pointer, "properties", "params")))
             for index, branch in enumerate(target.get("anyOf", []) if isinstance(target.get("anyOf"), list) else []):
-                if isinstance(branch, dict) and "result" in branch.get("properties", {}):
+                if isinstance(branch, dict) and "result" in _properties(branch):
                     carriers.append((branch["properties"]["result"], pointer_join(target_pointer, "anyOf", index, "properties", "result")))
             for carrier, carrier_pointer in carriers:
                 for def_name, title, doc in self.envelope_payloads(carrier, carrier_pointer):
@@ -933,8 +943,9 @@ class _Builder:
                 raise self.error("a message kind must be an object", pointer)
             title = str(member.get("title", ""))
             if member.get("type") == "array":
-                items = member.get("items", {})
-                kinds = tuple(str(m.get("title", "")) for m in items.get("anyOf", []) if isinstance(m, dict))
+                items = member.get("items")
+                members = _list(items.get("anyOf")) if isinstance(items, dict) else []
+                kinds = tuple(str(m.get("title", "")) for m in members if isinstance(m, dict))
                 sender = naming.snake(title).split("_")[0] if title else ""
                 batches.append(Batch(name=title, sender=sender, items=kinds))
                 continue
@@ -1022,6 +1033,10 @@ class _Builder:
                 raise CodegenError(f"'{table_name}' must be an object", file=self.meta.path, pointer=f"/{table_name}")
             wires = {m.wire_name for m in methods if m.side == side}
             for key, wire in table.items():
+                if not isinstance(wire, str):
+                    raise CodegenError(
+                        "a method name must be a string", file=self.meta.path, pointer=pointer_join(f"/{table_name}", key)
+                    )
                 if wire not in wires:
                     raise CodegenError(
                         f"meta names method {wire!r} for the {side} but the schema has no type for it",
