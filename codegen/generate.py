@@ -227,6 +227,7 @@ def read_tree(out: Path) -> dict[str, str]:
 
 def assemble(out: Path, results: list[UnitResult], replace_all: bool) -> dict[str, str]:
     """The complete new tree: the rendered packages plus, unless all were rendered, the old ones."""
+    recover(out)
     tree = {} if replace_all else read_tree(out)
     rendered = {r.unit.package for r in results}
     tree = {rel: text for rel, text in tree.items() if rel.split("/", 1)[0] not in rendered and rel != INDEX_FILE}
@@ -258,8 +259,18 @@ def _exchange(a: Path, b: Path) -> bool:
     return renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0
 
 
+def recover(out: Path) -> None:
+    """Put back the old tree if a run was killed between the two renames of the fallback swap."""
+    if out.exists():
+        return
+    retired = sorted(out.parent.glob(f".{out.name}.old-*"))
+    if retired:
+        os.replace(retired[-1], out)
+
+
 def write_tree(out: Path, tree: dict[str, str]) -> bool:
     """Replace ``out`` with ``tree`` in one step; ``False`` if it already matched."""
+    recover(out)
     if read_tree(out) == tree:
         return False
     out.parent.mkdir(parents=True, exist_ok=True)
