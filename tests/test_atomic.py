@@ -32,7 +32,8 @@ KILLER = r"""
 import json, os, pathlib, shutil, signal, sys
 sys.path.insert(0, sys.argv[1])
 from codegen import generate
-out, tree, kill_at, fallback = pathlib.Path(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+out, tree = pathlib.Path(sys.argv[2]), json.loads(sys.argv[3])
+kill_at, fallback = int(sys.argv[4]), sys.argv[5] == "1"
 steps = 0
 
 def step():
@@ -56,8 +57,18 @@ generate.write_tree(out, tree)
 print(steps)
 """
 
-OLD = {"README.md": "old index\n", "pkg_a/__init__.py": "A = 1\n", "pkg_a/schema.py": "old\n", "pkg_b/x.py": "b\n"}
-NEW = {"README.md": "new index\n", "pkg_a/__init__.py": "A = 2\n", "pkg_a/schema.py": "new\n", "pkg_c/y.py": "c\n"}
+OLD = {
+    "README.md": "old index\n",
+    "pkg_a/__init__.py": "A = 1\n",
+    "pkg_a/schema.py": "old\n",
+    "pkg_b/x.py": "b\n",
+}
+NEW = {
+    "README.md": "new index\n",
+    "pkg_a/__init__.py": "A = 2\n",
+    "pkg_a/schema.py": "new\n",
+    "pkg_c/y.py": "c\n",
+}
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
@@ -81,7 +92,16 @@ def lay_down(folder: Path, tree: dict[str, str]) -> None:
 
 
 def write_killed(out: Path, kill_at: int, fallback: bool) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-c", KILLER, str(ROOT), str(out), json.dumps(NEW), str(kill_at), "1" if fallback else "0"]
+    args = [
+        sys.executable,
+        "-c",
+        KILLER,
+        str(ROOT),
+        str(out),
+        json.dumps(NEW),
+        str(kill_at),
+        "1" if fallback else "0",
+    ]
     return subprocess.run(args, capture_output=True, text=True, timeout=60)
 
 
@@ -130,7 +150,18 @@ def test_the_next_run_finishes_a_swap_killed_halfway(tmp_path: Path) -> None:
 
 def generate_cli(out: Path, cache: Path, seed: str, jobs: int) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONHASHSEED": seed}
-    args = ["-m", "codegen.cli", "--cache", str(cache), "generate", RELEASE, "--out", str(out), "--no-cache", "-q"]
+    args = [
+        "-m",
+        "codegen.cli",
+        "--cache",
+        str(cache),
+        "generate",
+        RELEASE,
+        "--out",
+        str(out),
+        "--no-cache",
+        "-q",
+    ]
     return subprocess.Popen(
         [sys.executable, *args, "--jobs", str(jobs)],
         cwd=ROOT,

@@ -14,14 +14,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+from conftest import RELEASES, release_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codegen.build_ir import build_surface
 from codegen.errors import CodegenError
-from codegen.load import LockedFile, LockedRelease, SchemaDocument, load_release_folder, parse_json, sha256_bytes
+from codegen.load import (
+    LockedFile,
+    LockedRelease,
+    SchemaDocument,
+    load_release_folder,
+    parse_json,
+    sha256_bytes,
+)
 from codegen.normalise import normalise
-from conftest import RELEASES, release_files
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 BASE = release_files(RELEASES[0])  # the smallest release
@@ -36,14 +43,45 @@ json_values = st.recursive(
 )
 # words the builder reacts to, so that random documents reach deep into it
 keywords = st.sampled_from(
-    ["$defs", "$ref", "anyOf", "oneOf", "allOf", "not", "properties", "required", "items", "type", "const",
-     "enum", "default", "title", "description", "additionalProperties", "x-method", "x-side",
-     "x-deserialize-default-on-error", "x-deserialize-skip-invalid-items", "object", "string", "array",
-     "#/$defs/A", "#/$defs/B", "A", "B", "params", "result", "version", "agentMethods", "null"]
+    [
+        "$defs",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "properties",
+        "required",
+        "items",
+        "type",
+        "const",
+        "enum",
+        "default",
+        "title",
+        "description",
+        "additionalProperties",
+        "x-method",
+        "x-side",
+        "x-deserialize-default-on-error",
+        "x-deserialize-skip-invalid-items",
+        "object",
+        "string",
+        "array",
+        "#/$defs/A",
+        "#/$defs/B",
+        "A",
+        "B",
+        "params",
+        "result",
+        "version",
+        "agentMethods",
+        "null",
+    ]
 )
 schemaish = st.recursive(
     json_scalars | keywords,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keywords | st.text(max_size=4), inner, max_size=5),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(keywords | st.text(max_size=4), inner, max_size=5),
     max_leaves=30,
 )
 
@@ -160,7 +198,14 @@ def test_loader_with_random_files(tmp_path_factory: Any, target: str, junk: byte
         "0.0.0-fuzz", "t", {n: LockedFile(n, sha256_bytes(raw), "") for n, raw in files.items()}
     )
     try:
-        build_and_normalise(*(d.data for d in (load_release_folder(locked, folder).schema(False),
-                                                  load_release_folder(locked, folder).meta(False))))
+        build_and_normalise(
+            *(
+                d.data
+                for d in (
+                    load_release_folder(locked, folder).schema(False),
+                    load_release_folder(locked, folder).meta(False),
+                )
+            )
+        )
     except CodegenError as error:
         assert target in error.one_line()

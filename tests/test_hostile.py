@@ -94,7 +94,9 @@ def lay_out(case: str, tmp: Path) -> list[str]:
     release = tmp / "schemas" / "v2" / RELEASE
     release.mkdir(parents=True)
     schema = schema_text(folder)
-    meta = (folder / "meta.json").read_text() if (folder / "meta.json").is_file() else json.dumps(DEFAULT_META)
+    meta = (
+        (folder / "meta.json").read_text() if (folder / "meta.json").is_file() else json.dumps(DEFAULT_META)
+    )
     for name in RELEASE_FILES:
         (release / name).write_text(meta if name.startswith("meta") else schema)
     lock = tmp / "lock.json"
@@ -153,6 +155,18 @@ def test_refusal_exit_status_from_a_real_process(tmp_path: Path, committed: dict
 
 _ALLOWED_IMPORTS = {"__future__", "typing", "pydantic", "_base", "schema"}
 _ALLOWED_CALLS = {"Field", "TaggedUnion", "Reserved", "ConfigDict", "model_validate", "model_rebuild"}
+_FORBIDDEN_NODES = (
+    ast.Import,
+    ast.Global,
+    ast.Nonlocal,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.JoinedStr,
+    ast.Await,
+    ast.Yield,
+    ast.NamedExpr,
+    ast.Starred,
+)
 _TYPE_BUILTINS = {"bool", "dict", "float", "int", "list", "str", "None"}
 
 
@@ -187,9 +201,9 @@ def check_no_code_from_strings(source: str, defined_extra: set[str] = frozenset(
                     problems.append(f"class {node.name}: {type(stmt).__name__} statement")
                 if isinstance(stmt, ast.Expr) and not isinstance(stmt.value, ast.Constant):
                     problems.append(f"class {node.name}: expression statement")
-                if isinstance(stmt, ast.Assign) and [t.id for t in stmt.targets if isinstance(t, ast.Name)] != [
-                    "model_config"
-                ]:
+                if isinstance(stmt, ast.Assign) and [
+                    t.id for t in stmt.targets if isinstance(t, ast.Name)
+                ] != ["model_config"]:
                     problems.append(f"class {node.name}: assignment")
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             defined.add(node.target.id)
@@ -204,26 +218,34 @@ def check_no_code_from_strings(source: str, defined_extra: set[str] = frozenset(
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
-            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "?"
+            name = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr if isinstance(func, ast.Attribute) else "?"
+            )
             if name not in _ALLOWED_CALLS:
                 problems.append(f"call to {name}")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in allowed_names:
             problems.append(f"name {node.id}")
-        elif isinstance(node, (ast.Import, ast.Global, ast.Nonlocal, ast.FunctionDef, ast.AsyncFunctionDef)):
-            problems.append(type(node).__name__)
-        elif isinstance(node, (ast.JoinedStr, ast.Await, ast.Yield, ast.NamedExpr, ast.Starred)):
+        elif isinstance(node, _FORBIDDEN_NODES):
             problems.append(type(node).__name__)
     return problems
 
 
 def string_constants(source: str) -> set[str]:
-    return {n.value for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return {
+        n.value
+        for n in ast.walk(ast.parse(source))
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    }
 
 
 def import_and_run(package_root: Path, code: str, cwd: Path) -> str:
     """Import the package in a fresh interpreter (in ``cwd``) and run ``code`` there."""
-    script = f"import sys; sys.path.insert(0, {str(package_root)!r})\nimport {PACKAGE}\nfrom {PACKAGE} import schema\n{code}"
-    done = subprocess.run([sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120)
+    script = f"import sys\nsys.path.insert(0, {str(package_root)!r})\nfrom {PACKAGE} import schema\n{code}"
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert not (cwd / SENTINEL).exists(), "a schema string was executed"
     return done.stdout
@@ -237,7 +259,9 @@ def generated_cases(tmp_path_factory: pytest.TempPathFactory, committed: dict[st
         tmp = tmp_path_factory.mktemp(case)
         out = tmp / "generated"
         shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
-        code = cli.main([*lay_out(case, tmp), "generate", RELEASE, "--out", str(out), "--jobs", "1", "--quiet"])
+        code = cli.main(
+            [*lay_out(case, tmp), "generate", RELEASE, "--out", str(out), "--jobs", "1", "--quiet"]
+        )
         assert code == 0, case
         outs[case] = out
     return outs
@@ -261,7 +285,9 @@ def test_generated_package_imports_without_running_schema_strings(
 
 
 @pytest.mark.parametrize("case", GENERATES)
-def test_other_packages_kept(case: str, generated_cases: dict[str, Path], committed: dict[str, bytes]) -> None:
+def test_other_packages_kept(
+    case: str, generated_cases: dict[str, Path], committed: dict[str, bytes]
+) -> None:
     after = tree_bytes(generated_cases[case])
     kept = {rel: data for rel, data in after.items() if not rel.startswith(PACKAGE) and rel != "README.md"}
     assert kept == {rel: data for rel, data in committed.items() if rel != "README.md"}
@@ -271,7 +297,11 @@ def test_the_checker_catches_code(tmp_path: Path) -> None:
     """The AST check itself: generator-shaped code passes, anything else does not."""
     good = 'from typing import Any\nclass A:\n    """doc"""\n    x: Any = None\n'
     assert check_no_code_from_strings(good) == []
-    assert check_no_code_from_strings(good + "__import__('os')\n") == ["top-level expression statement", "call to __import__", "name __import__"]
+    assert check_no_code_from_strings(good + "__import__('os')\n") == [
+        "top-level expression statement",
+        "call to __import__",
+        "name __import__",
+    ]
     assert check_no_code_from_strings("import os\n") == ["top-level Import", "Import"]
     assert check_no_code_from_strings('class A:\n    """x"""; y = 1\n') == ["class A: assignment"]
 
@@ -297,17 +327,23 @@ def _schema_strings(case: str, key: str) -> list[str]:
 def test_docstrings_keep_hostile_text_exactly(generated_cases: dict[str, Path]) -> None:
     source = (generated_cases["docstring_escape"] / PACKAGE / "schema.py").read_text()
     tree = ast.parse(source)
-    description = json.loads((CASES / "docstring_escape" / "schema.json").read_text())["$defs"]["Evil"]["description"]
+    description = json.loads((CASES / "docstring_escape" / "schema.json").read_text())["$defs"]["Evil"][
+        "description"
+    ]
     evil = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Evil")
     assert ast.get_docstring(evil) == description
     field_doc = evil.body[2]  # the docstring after the first field
     assert isinstance(field_doc, ast.Expr) and inspect.cleandoc(field_doc.value.value) == description
-    alias = next(i for i, n in enumerate(tree.body) if isinstance(n, ast.AnnAssign) and n.target.id == "EvilAlias")
+    alias = next(
+        i for i, n in enumerate(tree.body) if isinstance(n, ast.AnnAssign) and n.target.id == "EvilAlias"
+    )
     assert tree.body[alias + 1].value.value.strip() == description
 
 
 def test_hostile_property_names_round_trip(generated_cases: dict[str, Path], tmp_path: Path) -> None:
-    names = list(json.loads((CASES / "property_names" / "schema.json").read_text())["$defs"]["Names"]["properties"])
+    names = list(
+        json.loads((CASES / "property_names" / "schema.json").read_text())["$defs"]["Names"]["properties"]
+    )
     message = {name: f"value of {name}" for name in names}
     code = (
         "import json, sys\n"
@@ -319,12 +355,27 @@ def test_hostile_property_names_round_trip(generated_cases: dict[str, Path], tmp
     same, fields = json.loads(import_and_run(generated_cases["property_names"], code, tmp_path))
     assert same
     assert len(fields) == len(names)
-    assert {"class_", "from_", "import_", "str_", "list_", "int_", "model_config_", "schema_", "json_"} <= set(fields)
+    assert {
+        "class_",
+        "from_",
+        "import_",
+        "str_",
+        "list_",
+        "int_",
+        "model_config_",
+        "schema_",
+        "json_",
+    } <= set(fields)
     assert {"foo_bar", "foo_bar_"} <= set(fields)  # fooBar and foo_bar stay two fields
 
 
 def test_hostile_enum_values_and_tags_are_data(generated_cases: dict[str, Path], tmp_path: Path) -> None:
-    values = [m["const"] for m in json.loads((CASES / "enum_and_tag_strings" / "schema.json").read_text())["$defs"]["Choice"]["anyOf"]]
+    values = [
+        m["const"]
+        for m in json.loads((CASES / "enum_and_tag_strings" / "schema.json").read_text())["$defs"]["Choice"][
+            "anyOf"
+        ]
+    ]
     code = (
         "import json\nfrom pydantic import TypeAdapter\n"
         f"values = json.loads({json.dumps(values)!r})\n"
@@ -335,7 +386,9 @@ def test_hostile_enum_values_and_tags_are_data(generated_cases: dict[str, Path],
         "holder = schema.Holder.model_validate({'tag': 'in\"side\\n'}).model_dump(by_alias=True)\n"
         "print(json.dumps([ok, kinds, other, holder]))"
     )
-    ok, kinds, other, holder = json.loads(import_and_run(generated_cases["enum_and_tag_strings"], code, tmp_path))
+    ok, kinds, other, holder = json.loads(
+        import_and_run(generated_cases["enum_and_tag_strings"], code, tmp_path)
+    )
     assert all(ok)
     assert len(set(kinds)) == len(values) and other not in kinds
     assert holder["tag"] == 'in"side\n'
@@ -357,7 +410,15 @@ def test_odd_type_names_become_distinct_classes(generated_cases: dict[str, Path]
     classes = [n.name for n in ast.parse(source).body if isinstance(n, ast.ClassDef)]
     assert len(classes) == len(json.loads((CASES / "type_names" / "schema.json").read_text())["$defs"])
     assert all(c.isascii() and c.isidentifier() and c[0].isupper() for c in classes)
-    assert not set(classes) & {*dir(builtins), "AcpModel", "TaggedUnion", "Reserved", "Field", "Annotated", "TypeAlias"}
+    assert not set(classes) & {
+        *dir(builtins),
+        "AcpModel",
+        "TaggedUnion",
+        "Reserved",
+        "Field",
+        "Annotated",
+        "TypeAlias",
+    }
 
 
 def test_unknown_keywords_are_ignored(generated_cases: dict[str, Path], tmp_path: Path) -> None:

@@ -60,8 +60,21 @@ _SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
 # Dropped before generation: annotations, and keywords hypothesis-jsonschema
 # does not implement (the instances are filtered through jsonschema anyway).
 _NOT_FOR_GENERATION = frozenset(
-    {"description", "title", "default", "examples", "$comment", "format", "contentEncoding",
-     "contentMediaType", "deprecated", "readOnly", "writeOnly", "unevaluatedProperties", "$schema"}
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$comment",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "unevaluatedProperties",
+        "$schema",
+    }
 )
 
 
@@ -127,7 +140,11 @@ def _flatten_all_of(node: Any) -> Any:
     merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
     for part in node["allOf"]:
         part = _flatten_all_of(part)
-        plain = isinstance(part, dict) and part.keys() <= _PLAIN_OBJECT_KEYS and part.get("type", "object") == "object"
+        plain = (
+            isinstance(part, dict)
+            and part.keys() <= _PLAIN_OBJECT_KEYS
+            and part.get("type", "object") == "object"
+        )
         if not plain or (merged.keys() - _PLAIN_OBJECT_KEYS - {"anyOf", "oneOf"}):
             keep.append(part)
             continue
@@ -316,7 +333,9 @@ class Target:
         self._walk([{"$ref": "#/$defs/" + name}], instance, (), found)
         return found
 
-    def _expand(self, schemas: list[Any], instance: Any, in_union: bool = False) -> Iterator[tuple[dict[str, Any], bool]]:
+    def _expand(
+        self, schemas: list[Any], instance: Any, in_union: bool = False
+    ) -> Iterator[tuple[dict[str, Any], bool]]:
         for schema in schemas:
             if not isinstance(schema, dict):
                 continue
@@ -368,7 +387,14 @@ def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
             mutated = copy.deepcopy(instance)
             del _get(mutated, location.path)[key]
             edge = location.edge(key)
-            yield NearMiss("missing-required", pointer((*location.path, edge)), mutated, (*location.path, edge), False, instance)
+            yield NearMiss(
+                "missing-required",
+                pointer((*location.path, edge)),
+                mutated,
+                (*location.path, edge),
+                False,
+                instance,
+            )
         for key in sorted(obj.keys() & location.properties.keys()):
             props = location.properties[key]
             check = target.schema_for(props[0] if len(props) == 1 else {"allOf": props})
@@ -379,7 +405,9 @@ def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
                     continue
                 mutated = copy.deepcopy(instance)
                 _get(mutated, location.path)[key] = candidate
-                yield NearMiss(kind, pointer((*location.path, edge)), mutated, (*location.path, edge), True, instance)
+                yield NearMiss(
+                    kind, pointer((*location.path, edge)), mutated, (*location.path, edge), True, instance
+                )
                 break
 
 
@@ -452,7 +480,8 @@ class Disagreement:
 
     def describe(self) -> str:
         where = self.release + (" unstable" if self.unstable else "")
-        return f"{where} {self.type_name}: {self.kind} -> {self.outcome} ({self.detail}); instance {self.instance!r}"
+        what = f"{self.kind} -> {self.outcome} ({self.detail})"
+        return f"{where} {self.type_name}: {what}; instance {self.instance!r}"
 
 
 @dataclass(frozen=True)
@@ -463,7 +492,11 @@ class Excuse:
     reason: str
 
     def covers(self, found: Disagreement) -> bool:
-        return (self.type_name in ("*", found.type_name)) and self.kind in ("*", found.kind) and self.outcome == found.outcome
+        return (
+            (self.type_name in ("*", found.type_name))
+            and self.kind in ("*", found.kind)
+            and self.outcome == found.outcome
+        )
 
 
 def load_exceptions(path: Path = EXCEPTIONS_FILE) -> list[Excuse]:
@@ -505,7 +538,9 @@ class SurfaceResult:
         return self.release + (" unstable" if self.unstable else "")
 
 
-def check_type(target: Target, name: str, examples: int, result: SurfaceResult, seed: int | None = None) -> None:
+def check_type(
+    target: Target, name: str, examples: int, result: SurfaceResult, seed: int | None = None
+) -> None:
     """Generate up to ``examples`` valid instances of ``$defs[name]`` and run every check on them."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed

@@ -53,12 +53,20 @@ def table(results: list[SurfaceResult], excused: dict[str, int], open_: dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Differential conformance of the generated models against the JSON Schema.")
-    parser.add_argument("--examples", "-n", type=int, default=25, help="valid instances per type (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        description="Differential conformance of the generated models against the JSON Schema."
+    )
+    parser.add_argument(
+        "--examples", "-n", type=int, default=10, help="valid instances per type (default: %(default)s)"
+    )
     parser.add_argument("--release", action="append", choices=RELEASES, help="only this release (repeatable)")
     parser.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1, help="worker processes")
-    parser.add_argument("--seed", type=int, default=None, help="a hypothesis seed (default: derandomized, repeatable)")
-    parser.add_argument("--show", type=int, default=20, help="disagreements to print in full (default: %(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="a hypothesis seed (default: derandomized, repeatable)"
+    )
+    parser.add_argument(
+        "--show", type=int, default=20, help="disagreements to print in full (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     if args.examples < 1:
         parser.error("--examples must be at least 1")
@@ -70,22 +78,29 @@ def main(argv: list[str] | None = None) -> int:
     excuses = load_exceptions()
     found: list[Disagreement] = [d for r in results for d in r.disagreements]
     left = unexplained(found, excuses)
-    open_ = Counter(r.label for r in results for d in left if d.release == r.release and d.unstable == r.unstable)
+    open_ = Counter(
+        r.label for r in results for d in left if d.release == r.release and d.unstable == r.unstable
+    )
     excused = Counter(
-        r.label for r in results for d in found if d not in left and d.release == r.release and d.unstable == r.unstable
+        r.label
+        for r in results
+        for d in found
+        if d not in left and d.release == r.release and d.unstable == r.unstable
     )
     print(table(results, excused, open_))
     total = sum(r.checks for r in results)
+    seconds = time.perf_counter() - started
     print(
         f"\n{sum(r.types for r in results)} types, {sum(r.examples for r in results)} valid examples, "
-        f"{sum(r.near_misses for r in results)} near misses, {total} checks in {time.perf_counter() - started:.0f}s "
-        f"(--examples {args.examples}); {len(found) - len(left)} excused by {len(excuses)} entries of exceptions.toml, "
-        f"{len(left)} open."
+        f"{sum(r.near_misses for r in results)} near misses, {total} checks in {seconds:.0f}s "
+        f"(--examples {args.examples}); {len(found) - len(left)} disagreements excused "
+        f"by {len(excuses)} entries of exceptions.toml, {len(left)} open."
     )
     used = {id(e) for e in excuses for d in found if e.covers(d)}
     for excuse in excuses:
         if id(excuse) not in used:
-            print(f"note: exception {excuse.type_name}/{excuse.kind}/{excuse.outcome} matched nothing in this run")
+            entry = f"{excuse.type_name}/{excuse.kind}/{excuse.outcome}"
+            print(f"note: exception {entry} matched nothing in this run")
     if left:
         kinds = Counter(d.key for d in left)
         print("\nopen disagreements (type, near-miss kind, outcome):")

@@ -13,6 +13,7 @@ import functools
 from typing import Any
 
 import pytest
+from conftest import RELEASES, SURFACES, release_files, surface_id
 from pydantic import BaseModel, TypeAdapter
 
 from conformance.harness import (
@@ -28,7 +29,6 @@ from conformance.harness import (
     repaired,
     unexplained,
 )
-from conftest import RELEASES, SURFACES, release_files, surface_id
 
 NEWEST = RELEASES[-1]
 
@@ -80,9 +80,17 @@ def test_json_equal_tells_bool_from_int_but_not_int_from_float() -> None:
 
 def test_generation_schema_inlines_refs_and_drops_what_hypothesis_jsonschema_lacks() -> None:
     defs = {
-        "A": {"type": "object", "description": "d", "x-side": "agent", "unevaluatedProperties": False,
-              "properties": {"b": {"allOf": [{"$ref": "#/$defs/B"}], "description": "the b"},
-                             "self": {"$ref": "#/$defs/A"}, "title": {"type": "string", "format": "uri"}}},
+        "A": {
+            "type": "object",
+            "description": "d",
+            "x-side": "agent",
+            "unevaluatedProperties": False,
+            "properties": {
+                "b": {"allOf": [{"$ref": "#/$defs/B"}], "description": "the b"},
+                "self": {"$ref": "#/$defs/A"},
+                "title": {"type": "string", "format": "uri"},
+            },
+        },
         "B": {"type": "string", "title": "B"},
     }
     assert generation_schema(defs, "A") == {
@@ -94,7 +102,11 @@ def test_generation_schema_inlines_refs_and_drops_what_hypothesis_jsonschema_lac
 def test_generation_schema_merges_plain_object_parts() -> None:
     defs = {
         "Base": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-        "Child": {"allOf": [{"$ref": "#/$defs/Base"}], "properties": {"b": {"type": "integer"}}, "required": ["b"]},
+        "Child": {
+            "allOf": [{"$ref": "#/$defs/Base"}],
+            "properties": {"b": {"type": "integer"}},
+            "required": ["b"],
+        },
     }
     assert generation_schema(defs, "Child") == {
         "type": "object",
@@ -124,7 +136,10 @@ def test_repaired_drops_a_bad_item_of_a_skip_invalid_items_list() -> None:
     assert repaired(_miss(mutated, path, True, original)) == {"items": [{"a": 1}]}
     # the list itself replaced by a string: skipping items cannot help, and it is required
     bad_list = {"items": "nope"}
-    assert repaired(_miss(bad_list, (Edge("items", skip_invalid_items=True, required=True),), True, original)) is None
+    assert (
+        repaired(_miss(bad_list, (Edge("items", skip_invalid_items=True, required=True),), True, original))
+        is None
+    )
     # default-on-error on a required list empties it
     path = (Edge("items", default_on_error=True, required=True),)
     assert repaired(_miss(bad_list, path, True, original)) == {"items": []}
@@ -186,5 +201,13 @@ def test_a_model_that_loses_data_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
 def test_exceptions_file_entries_have_reasons() -> None:
     for entry in load_exceptions():
         assert entry.reason.strip()
-        assert entry.outcome in {"rejected", "changed", "dump-invalid", "accepted", "lenient-rejected",
-                                 "lenient-changed", "failed", "no-valid-instance"}
+        assert entry.outcome in {
+            "rejected",
+            "changed",
+            "dump-invalid",
+            "accepted",
+            "lenient-rejected",
+            "lenient-changed",
+            "failed",
+            "no-valid-instance",
+        }

@@ -11,4 +11,8 @@ def build() -> dict:
         }
         for i in range(5000)
     ]
-    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "anyOf": [], "$defs": {"Big": {"anyOf": members}}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "anyOf": [],
+        "$defs": {"Big": {"anyOf": members}},
+    }
