@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,10 @@ from codegen.load import (
 )
 from codegen.normalise import normalise
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+EXAMPLES = int(os.environ.get("ACP_FUZZ_EXAMPLES", "100"))  # raise it for a longer hunt
+FUZZ = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
 BASE = release_files(RELEASES[0])  # the smallest release
 SCHEMA = BASE.schema(False).data
 META = BASE.meta(False).data
@@ -173,7 +177,7 @@ def mutate(root: Any, kind: str, where: float, value: Any) -> Any:
     return root
 
 
-@settings(FUZZ, max_examples=40)
+@FUZZ
 @given(st.lists(mutation, min_size=1, max_size=3), st.booleans())
 def test_mutated_real_release(mutations: list[tuple[str, float, Any]], on_meta: bool) -> None:
     schema, meta = SCHEMA, META
@@ -185,7 +189,7 @@ def test_mutated_real_release(mutations: list[tuple[str, float, Any]], on_meta: 
     build_and_normalise(schema, meta)
 
 
-@settings(FUZZ, max_examples=20)
+@settings(FUZZ, max_examples=max(1, EXAMPLES // 5))
 @given(st.sampled_from(["schema.json", "meta.json"]), st.binary(max_size=64))
 def test_loader_with_random_files(tmp_path_factory: Any, target: str, junk: bytes) -> None:
     folder = tmp_path_factory.mktemp("release")
