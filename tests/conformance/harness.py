@@ -44,7 +44,7 @@ TESTS = HERE.parent
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-from conftest import RELEASES, package_of, release_files, surface_of  # noqa: E402
+from conftest import package_of, release_files, surface_of  # noqa: E402
 
 from codegen.ir import ApiSurface  # noqa: E402
 
@@ -177,9 +177,6 @@ def json_equal(a: Any, b: Any) -> bool:
 
 # --- near misses ------------------------------------------------------------------
 
-Path_ = tuple[str | int, ...]
-
-
 @dataclass(frozen=True)
 class Edge:
     """One step into an instance, and whether the schema marks it lenient."""
@@ -249,10 +246,6 @@ class Target:
         self._keep: list[Any] = []  # the nodes whose id() keys _validators
         self._adapters: dict[str, TypeAdapter[Any]] = {}
 
-    @property
-    def label(self) -> str:
-        return self.release + (" unstable" if self.unstable else "")
-
     def type_names(self) -> list[str]:
         return list(self.defs)
 
@@ -279,10 +272,6 @@ class Target:
                 raise LookupError(f"{name} has no type in the IR")
             self._adapters[name] = TypeAdapter(getattr(self.package.schema, found.name))
         return self._adapters[name]
-
-    def py_name(self, name: str) -> str:
-        found = self.surface.by_schema_name(name)
-        return found.name if found is not None else "?"
 
     # -- checks ------------------------------------------------------------------------
 
@@ -508,9 +497,6 @@ def load_exceptions(path: Path = EXCEPTIONS_FILE) -> list[Excuse]:
 
 def unexplained(found: list[Disagreement], exceptions: list[Excuse]) -> list[Disagreement]:
     return [d for d in found if not any(e.covers(d) for e in exceptions)]
-
-
-__all__ = ["RELEASES", "Disagreement", "Target", "generation_schema", "load_exceptions", "near_misses"]
 
 
 # --- one surface ---------------------------------------------------------------------------

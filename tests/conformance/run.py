@@ -22,8 +22,9 @@ for entry in (ROOT / "generated", HERE.parent, ROOT):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
+from conftest import RELEASES  # noqa: E402
+
 from conformance.harness import (  # noqa: E402
-    RELEASES,
     Disagreement,
     SurfaceResult,
     check_surface,
