@@ -1034,9 +1034,8 @@ class _Builder:
             wires = {m.wire_name for m in methods if m.side == side}
             for key, wire in table.items():
                 if not isinstance(wire, str):
-                    raise CodegenError(
-                        "a method name must be a string", file=self.meta.path, pointer=pointer_join(f"/{table_name}", key)
-                    )
+                    where = pointer_join(f"/{table_name}", key)
+                    raise CodegenError("a method name must be a string", file=self.meta.path, pointer=where)
                 if wire not in wires:
                     raise CodegenError(
                         f"meta names method {wire!r} for the {side} but the schema has no type for it",
