@@ -216,12 +216,14 @@ def index_source(packages: dict[str, tuple[str, str, str, int]]) -> str:
 
 
 def read_tree(out: Path) -> dict[str, str]:
+    """The generated files under ``out``; caches (``__pycache__``, ``.mypy_cache``...) are not ours."""
     files: dict[str, str] = {}
     if not out.is_dir():
         return files
     for path in sorted(out.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            files[path.relative_to(out).as_posix()] = path.read_text()
+        rel = path.relative_to(out)
+        if path.is_file() and not any(part == "__pycache__" or part.startswith(".") for part in rel.parts):
+            files[rel.as_posix()] = path.read_bytes().decode("utf-8", errors="surrogateescape")
     return files
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -69,16 +69,6 @@ NEW = {
     "pkg_a/schema.py": "new\n",
     "pkg_c/y.py": "c\n",
 }
-
-
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    if not folder.is_dir():
-        return {}
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
 
 
 def encoded(tree: dict[str, str]) -> dict[str, bytes]:
@@ -174,8 +164,7 @@ def generate_cli(out: Path, cache: Path, seed: str, jobs: int) -> subprocess.Pop
 
 
 def copy_generated(to: Path) -> Path:
-    shutil.copytree(GENERATED, to, ignore=shutil.ignore_patterns("__pycache__"))
-    return to
+    return copy_tree(GENERATED, to)
 
 
 @pytest.fixture(scope="module")

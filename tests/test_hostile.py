@@ -22,13 +22,13 @@ import builtins
 import inspect
 import json
 import runpy
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from trees import copy_tree, tree_bytes
 
 from codegen import cli
 from codegen.load import RELEASE_FILES, lock_entry
@@ -73,14 +73,6 @@ def test_every_case_has_an_expectation() -> None:
 # --- running a case -------------------------------------------------------------------
 
 
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
-
-
 def schema_text(case: Path) -> str:
     if (case / "schema.json").is_file():
         return (case / "schema.json").read_text()
@@ -114,7 +106,7 @@ def committed() -> dict[str, bytes]:
 
 def run_case(case: str, tmp: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, Path]:
     out = tmp / "generated"
-    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_tree(GENERATED, out)
     code = cli.main([*lay_out(case, tmp), "generate", RELEASE, "--out", str(out), "--jobs", "1", "--quiet"])
     return code, capsys.readouterr().err, out
 
@@ -139,7 +131,7 @@ def test_refused_with_one_line_and_output_untouched(
 
 def test_refusal_exit_status_from_a_real_process(tmp_path: Path, committed: dict[str, bytes]) -> None:
     out = tmp_path / "generated"
-    shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+    copy_tree(GENERATED, out)
     args = [*lay_out("ref_to_nowhere", tmp_path), "generate", "--out", str(out), "--jobs", "2"]
     done = subprocess.run(
         [sys.executable, "-m", "codegen.cli", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
@@ -258,7 +250,7 @@ def generated_cases(tmp_path_factory: pytest.TempPathFactory, committed: dict[st
     for case in GENERATES:
         tmp = tmp_path_factory.mktemp(case)
         out = tmp / "generated"
-        shutil.copytree(GENERATED, out, ignore=shutil.ignore_patterns("__pycache__"))
+        copy_tree(GENERATED, out)
         code = cli.main(
             [*lay_out(case, tmp), "generate", RELEASE, "--out", str(out), "--jobs", "1", "--quiet"]
         )
