@@ -163,6 +163,15 @@ def _read_bytes(path: Path) -> bytes:
         raise CodegenError(f"cannot read file: {exc.strerror}", file=path) from None
 
 
+class _NotJson(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    """Python's json reads NaN and Infinity; JSON has no such numbers."""
+    raise _NotJson(name)
+
+
 def parse_json(data: bytes, file: str | Path) -> Any:
     """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
     try:
@@ -170,7 +179,9 @@ def parse_json(data: bytes, file: str | Path) -> Any:
     except UnicodeDecodeError as exc:
         raise CodegenError(f"not UTF-8 text (byte {exc.start})", file=file) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
+    except _NotJson as exc:
+        raise CodegenError(f"not valid JSON: {exc} is not a JSON number", file=file) from None
     except json.JSONDecodeError as exc:
         raise CodegenError(
             f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=file

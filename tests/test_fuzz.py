@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import RELEASES, release_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,6 +113,12 @@ def test_random_bytes_parse_or_fail_cleanly(data: bytes) -> None:
         parse_json(data, "random.json")
     except CodegenError as error:
         assert error.file == "random.json"
+
+
+@pytest.mark.parametrize("constant", [b"NaN", b"Infinity", b"-Infinity"])
+def test_python_only_numbers_are_not_json(constant: bytes) -> None:
+    with pytest.raises(CodegenError, match="is not a JSON number"):
+        parse_json(b'{"minimum": ' + constant + b"}", "nan.json")
 
 
 def test_deeply_nested_json_fails_cleanly() -> None:
