@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff clean interop-deps reports
+.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff clean conformance interop-deps reports
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -43,6 +43,9 @@ test: $(STAMP) $(INTEROP_STAMP)  ## the whole suite: lint, the stale check and p
 
 test-fast: $(STAMP)  ## pytest only
 	$(PY) -m pytest -q -x
+
+conformance: $(STAMP)  ## full conformance run: every type of every release against its JSON Schema
+	$(PY) tests/conformance/run.py $(CONFORMANCE_ARGS)
 
 bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen
 	$(PY) benchmarks/bench_models.py

@@ -516,9 +516,14 @@ def import_block(names: set[str]) -> str:
 
 
 def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
-    """The emitter (see :data:`codegen.package.EMITTERS`): the bindings and the runtime they run on."""
+    """The emitter (see :data:`codegen.package.EMITTERS`): the bindings and the runtime they run on.
+
+    A schema that defines no methods at all (only types) gets models and no bindings.
+    """
     from .package import Module, runtime_module
 
+    if not surface.methods:
+        return {}
     return {
         "bindings.py": Module(
             render_bindings(surface),

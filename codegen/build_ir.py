@@ -60,6 +60,12 @@ from .ir import (
 from .load import ReleaseFiles, SchemaDocument
 
 UNSTABLE_MARKER = "**UNSTABLE**"
+MAX_NESTING = 40
+"""How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
+MAX_CHAIN = 64
+"""How many types may build on one another through ``allOf``."""
+MAX_UNION_MEMBERS = 256
+"""How many non-const members an ``anyOf``/``oneOf`` may have (upstream needs 24)."""
 SCALAR_TYPES: frozenset[str] = frozenset({"string", "integer", "number", "boolean", "null"})
 _CONSTRAINT_KEYS = {
     "minimum": "minimum",
@@ -105,6 +111,16 @@ def build_surface(
 def _doc(node: Mapping[str, Any]) -> str:
     text = node.get("description")
     return text.strip() if isinstance(text, str) else ""
+
+
+def _properties(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``node["properties"]`` if it is an object, else nothing (the checks report it elsewhere)."""
+    found = node.get("properties")
+    return found if isinstance(found, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _is_marked_unstable(node: Mapping[str, Any]) -> bool:
@@ -180,9 +196,8 @@ class _Builder:
         for def_name in defs:
             if not isinstance(defs[def_name], dict):
                 raise self.error("a type definition must be a JSON object", pointer_join("/$defs", def_name))
-            self.class_of[def_name] = self.claim(
-                naming.class_name(def_name), pointer_join("/$defs", def_name), dedupe=True
-            )
+            def_pointer = pointer_join("/$defs", def_name)
+            self.class_of[def_name] = self.claim(naming.class_name(def_name), def_pointer)
         for def_name in defs:
             self.ensure(def_name)
         self.check_alias_cycles()
@@ -209,11 +224,9 @@ class _Builder:
 
     # -- names ------------------------------------------------------------------
 
-    def claim(self, name: str, pointer: str, *, dedupe: bool = False) -> str:
+    def claim(self, name: str, pointer: str) -> str:
         """Reserve a class name; a taken one gets ``Variant``, never a number."""
-        if dedupe:
-            name = naming.unique(name, self.taken)
-        elif name in self.taken:
+        if name in self.taken:
             fallback = name + "Variant"
             if fallback in self.taken:
                 raise self.error(f"cannot name this type: both {name} and {fallback} are taken", pointer)
@@ -264,6 +277,8 @@ class _Builder:
         if def_name in self.in_progress:
             chain = " -> ".join([*self.in_progress[self.in_progress.index(def_name) :], def_name])
             raise self.error(f"$ref cycle cannot be typed: {chain}", pointer)
+        if len(self.in_progress) >= MAX_CHAIN:
+            raise self.error(f"more than {MAX_CHAIN} types build on one another here", pointer)
         self.in_progress.append(def_name)
         try:
             built = self.build_def(def_name, self.defs[def_name], pointer)
@@ -285,6 +300,9 @@ class _Builder:
                         raise self.error(
                             "a union member must be an object", pointer_join(pointer, key, index)
                         )
+                if sum(self.enum_member(m) != "const" for m in value) > MAX_UNION_MEMBERS:
+                    message = f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed"
+                    raise self.error(message, pointer_join(pointer, key))
                 return key, value
         return None
 
@@ -543,6 +561,8 @@ class _Builder:
 
     def type_expr(self, node: Any, pointer: str, context: str) -> TypeExpr:
         """The type of a property, array item or alias."""
+        if pointer.count("/") > MAX_NESTING:
+            raise self.error(f"the schema nests more than {MAX_NESTING} levels deep here", pointer)
         if node is True or node == {}:
             return Scalar("any")
         if not isinstance(node, dict):
@@ -609,7 +629,7 @@ class _Builder:
                 else Scalar("any")
             )
             return MapOf(value)
-        if kind in SCALAR_TYPES:
+        if isinstance(kind, str) and kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node))
         if kind is None:
             return Scalar("any")
@@ -635,7 +655,7 @@ class _Builder:
         for member in members:
             consts = {
                 key
-                for key, prop in member.get("properties", {}).items()
+                for key, prop in _properties(member).items()
                 if isinstance(prop, dict) and "const" in prop and isinstance(prop["const"], (str, int))
             }
             if not consts or "not" in member:
@@ -666,7 +686,7 @@ class _Builder:
                     walk(value)
 
         walk(member.get("not"))
-        return tuple(dict.fromkeys(found))
+        return tuple(dict.fromkeys(v for v in found if v is None or isinstance(v, (str, int, float))))
 
     def member_parts(self, member: Mapping[str, Any], pointer: str) -> tuple[list[_Part], list[_Branch]]:
         """The field sources of one union member, and the nested unions it builds on."""
@@ -777,7 +797,7 @@ class _Builder:
         catch_all: Variant | None = None
         for index, member in enumerate(members):
             member_pointer = pointer_join(pointer, key, index)
-            prop = member.get("properties", {}).get(tag) if tag is not None else None
+            prop = _properties(member).get(tag) if tag is not None else None
             tag_value: JsonScalar = prop["const"] if isinstance(prop, dict) and "const" in prop else None
             is_catch_all = (
                 tag is not None and tag_value is None and "not" in member and isinstance(prop, dict)
@@ -965,23 +985,23 @@ class _Builder:
                 continue
             member_pointer = pointer_join(pointer, "anyOf", index)
             role = str(member.get("title", ""))
-            for ref_index, item in enumerate(member.get("allOf", [])):
+            for ref_index, item in enumerate(_list(member.get("allOf"))):
                 if isinstance(item, dict) and "$ref" in item:
                     def_name = self.resolve(
                         item["$ref"], pointer_join(member_pointer, "allOf", ref_index, "$ref")
                     )
                     targets.append((self.defs[def_name], role, pointer_join("/$defs", def_name)))
-        if "params" in node.get("properties", {}):
+        if "params" in _properties(node):
             targets.append((node, "Notification", pointer))
         for target, role, target_pointer in targets:
-            props = target.get("properties", {})
+            props = _properties(target)
             carriers: list[tuple[Any, str]] = []
             if "params" in props:
                 carriers.append((props["params"], pointer_join(target_pointer, "properties", "params")))
             for index, branch in enumerate(
                 target.get("anyOf", []) if isinstance(target.get("anyOf"), list) else []
             ):
-                if isinstance(branch, dict) and "result" in branch.get("properties", {}):
+                if isinstance(branch, dict) and "result" in _properties(branch):
                     carriers.append(
                         (
                             branch["properties"]["result"],
@@ -1005,8 +1025,9 @@ class _Builder:
                 raise self.error("a message kind must be an object", pointer)
             title = str(member.get("title", ""))
             if member.get("type") == "array":
-                items = member.get("items", {})
-                kinds = tuple(str(m.get("title", "")) for m in items.get("anyOf", []) if isinstance(m, dict))
+                items = member.get("items")
+                members = _list(items.get("anyOf")) if isinstance(items, dict) else []
+                kinds = tuple(str(m.get("title", "")) for m in members if isinstance(m, dict))
                 sender = naming.snake(title).split("_")[0] if title else ""
                 batches.append(Batch(name=title, sender=sender, items=kinds))
                 continue
@@ -1117,6 +1138,9 @@ class _Builder:
                 )
             wires = {m.wire_name for m in methods if m.side == side}
             for key, wire in table.items():
+                if not isinstance(wire, str):
+                    where = pointer_join(f"/{table_name}", key)
+                    raise CodegenError("a method name must be a string", file=self.meta.path, pointer=where)
                 if wire not in wires:
                     raise CodegenError(
                         f"meta names method {wire!r} for the {side} but the schema has no type for it",

@@ -8,9 +8,11 @@ and exit with status 2.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 EXIT_INPUT_ERROR = 2
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def escape_pointer_token(token: str) -> str:
@@ -47,7 +49,8 @@ class CodegenError(Exception):
         where = self.file or ""
         if self.pointer is not None:
             where += "#" + self.pointer
-        text = " ".join(self.message.split())
+        where = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", where)
+        text = _CONTROL.sub(" ", " ".join(self.message.split()))
         return f"{where}: {text}" if where else text
 
     def located(self, file: str | Path) -> CodegenError:

@@ -225,19 +225,20 @@ def index_source(packages: dict[str, tuple[str, str, str, int]]) -> str:
 
 
 def read_tree(out: Path) -> dict[str, str]:
+    """The generated files under ``out``; caches (``__pycache__``, ``.mypy_cache``...) are not ours."""
     files: dict[str, str] = {}
     if not out.is_dir():
         return files
     for path in sorted(out.rglob("*")):
         rel = path.relative_to(out)
-        if not path.is_file() or any(part.startswith(".") or part == "__pycache__" for part in rel.parts):
-            continue  # caches that tools (mypy, Python) leave behind are not output
-        files[rel.as_posix()] = path.read_bytes().decode("utf-8", errors="replace")
+        if path.is_file() and not any(part == "__pycache__" or part.startswith(".") for part in rel.parts):
+            files[rel.as_posix()] = path.read_bytes().decode("utf-8", errors="surrogateescape")
     return files
 
 
 def assemble(out: Path, results: list[UnitResult], replace_all: bool) -> dict[str, str]:
     """The complete new tree: the rendered packages plus, unless all were rendered, the old ones."""
+    recover(out)
     tree = {} if replace_all else read_tree(out)
     rendered = {r.unit.package for r in results}
     tree = {
@@ -282,8 +283,18 @@ def _exchange(a: Path, b: Path) -> bool:
     return result == 0
 
 
+def recover(out: Path) -> None:
+    """Put back the old tree if a run was killed between the two renames of the fallback swap."""
+    if out.exists():
+        return
+    retired = sorted(out.parent.glob(f".{out.name}.old-*"))
+    if retired:
+        os.replace(retired[-1], out)
+
+
 def write_tree(out: Path, tree: dict[str, str]) -> bool:
     """Replace ``out`` with ``tree`` in one step; ``False`` if it already matched."""
+    recover(out)
     if read_tree(out) == tree:
         return False
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,8 @@ SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
 UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/v2/{file}"
 DOWNLOAD_TIMEOUT = 30.0
+MAX_FILE_BYTES = 8 * 1024 * 1024
+"""Schema and meta files larger than this are refused (upstream's largest is 0.4 MB)."""
 
 
 def default_cache_dir() -> Path:
@@ -159,6 +161,15 @@ def _read_bytes(path: Path) -> bytes:
         raise CodegenError(f"cannot read file: {exc.strerror}", file=path) from None
 
 
+class _NotJsonError(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    """Python's json reads NaN and Infinity; JSON has no such numbers."""
+    raise _NotJsonError(name)
+
+
 def parse_json(data: bytes, file: str | Path) -> Any:
     """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
     try:
@@ -166,7 +177,9 @@ def parse_json(data: bytes, file: str | Path) -> Any:
     except UnicodeDecodeError as exc:
         raise CodegenError(f"not UTF-8 text (byte {exc.start})", file=file) from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
+    except _NotJsonError as exc:
+        raise CodegenError(f"not valid JSON: {exc} is not a JSON number", file=file) from None
     except json.JSONDecodeError as exc:
         raise CodegenError(
             f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=file
@@ -280,6 +293,13 @@ def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
         if digest != expected:
             raise CodegenError(
                 f"sha256 mismatch: the file has {digest}, the lock expects {expected}", file=path
+            )
+        if len(raw) > MAX_FILE_BYTES:
+            raise CodegenError(
+                f"the file is {len(raw) / 1e6:.1f} MB; "
+                f"files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
+                file=path,
+                pointer="",
             )
         documents[name] = SchemaDocument(locked.name, name, path, digest, parse_json(raw, path))
     return ReleaseFiles(locked.name, folder, documents)

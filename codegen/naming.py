@@ -7,12 +7,16 @@ Names are derived, never looked up in a table:
   in PascalCase followed by the union's name, e.g. the ``text`` variant of
   ``ContentBlock`` is ``TextContentBlock``.  When the tag already ends with the
   union's last word that word is not repeated (``tool_call_update`` in
-  ``SessionUpdate`` is ``ToolCallSessionUpdate``);
+  ``SessionUpdate`` is ``ToolCallSessionUpdate``); a tag without a letter or
+  digit is spelled by its code points (``"-"`` gives ``U002DContentBlock``);
 * a name that is already taken gets the suffix ``Variant``; if that is taken
   too the schema is reported as unusable, so no name is ever numbered;
+* a class name is ASCII letters and digits and starts with a capital letter,
+  so it never equals a field name and the engine keeps it as it is;
 * fields are snake_case; a leading underscore becomes ``field_`` (``_meta`` is
   ``field_meta``), and keywords or names that would shadow a pydantic member
-  get a trailing underscore.
+  or a builtin the annotations use (``str``, ``list``...) get a trailing
+  underscore.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import keyword
 import re
 import unicodedata
 
+_PLAIN_CLASS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9]|[^A-Za-z0-9]|$)|[A-Z]?[a-z0-9]+|[A-Z]+|[^\W_]+", re.UNICODE)
 
 # Attribute names of pydantic.BaseModel (and a few of ours) that a field must not shadow.
@@ -47,6 +52,9 @@ _MODEL_MEMBERS = frozenset(
     }
 )
 
+# Builtins the generated annotations use: a field of that name would shadow them in its class body.
+_ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str"})
+
 # Names the generated modules import or define; a schema type may not take them.
 RESERVED_TYPE_NAMES = frozenset(
     {
@@ -62,7 +70,12 @@ RESERVED_TYPE_NAMES = frozenset(
         "TypeAlias",
         "TypeAdapter",
         "Union",
+        "Model",  # datamodel-code-generator's name for the schema root
         "AcpModel",
+        "DefaultOnError",
+        "Reserved",
+        "SkipInvalidItems",
+        "TaggedUnion",
         "annotations",
         "bool",
         "bytes",
@@ -99,16 +112,24 @@ def is_identifier(name: str) -> bool:
 
 
 def class_name(schema_name: str) -> str:
-    """A ``$defs`` name as a Python class name."""
+    """A ``$defs`` name as a Python class name: ASCII letters and digits, upper-case first.
+
+    datamodel-code-generator rewrites any other class name (it drops
+    underscores, for one), so a name outside that shape is made PascalCase
+    here; a reserved name or keyword gets the suffix ``Type``.
+    """
     name = unicodedata.normalize("NFKC", schema_name)
-    if not is_identifier(name) or name.startswith("_"):
-        name = pascal(name) or "Type"
     if not name.isascii():
-        name = pascal(unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()) or "Type"
+        name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    if not _PLAIN_CLASS_NAME.fullmatch(name):
+        name = pascal(name)
+    if not name:
+        name = "Type"
     if name[0].isdigit():
         name = "Type" + name
+    name = name[0].upper() + name[1:]  # never equal to a snake_case field name
     if name in RESERVED_TYPE_NAMES or keyword.iskeyword(name):
-        name += "_"
+        name += "Type"
     return name
 
 
@@ -125,7 +146,7 @@ def _tag_words(tag: str) -> list[str]:
 
 def variant_name(tag_or_title: str, union: str) -> str:
     """``<Tag><Union>`` with the union's last word not repeated."""
-    tag = _tag_words(tag_or_title)
+    tag = _tag_words(tag_or_title) or [f"U{ord(c):04X}" for c in tag_or_title]
     union_words = words(union)
     if len(tag) > 1 and union_words and tag[-1].lower() == union_words[-1].lower():
         tag = tag[:-1]
@@ -147,7 +168,8 @@ def field_name(wire: str) -> str:
         base = "field_" + base
     if not base.isascii():
         base = snake(unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()) or "field"
-    if keyword.iskeyword(base) or base in _MODEL_MEMBERS or base.startswith("model_"):
+    shadows = base in _MODEL_MEMBERS or base in _ANNOTATION_BUILTINS or base.startswith("model_")
+    if keyword.iskeyword(base) or shadows:
         base += "_"
     return base
 

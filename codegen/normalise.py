@@ -123,7 +123,7 @@ def type_schema(expr: TypeExpr) -> dict[str, Any]:
 
 def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
     if isinstance(type_, ObjectType):
-        properties = {f.wire_name: type_schema(f.type) for f in type_.fields}
+        properties = {f.py_name: type_schema(f.type) for f in type_.fields}
         node: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
         if type_.base:
             node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
@@ -187,7 +187,7 @@ def _template_data(surface: ApiSurface, type_: NamedType, runtime: set[str]) -> 
 
 
 def _object_data(surface: ApiSurface, obj: ObjectType, doc: str, runtime: set[str]) -> dict[str, Any]:
-    fields = {f.wire_name: _field_data(surface, obj, f, runtime) for f in obj.fields}
+    fields = {f.py_name: _field_data(surface, obj, f, runtime) for f in obj.fields}
     return {
         "kind": "object",
         "doc": pysource.docstring(doc, indent="    "),

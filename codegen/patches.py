@@ -610,9 +610,14 @@ def render_patches(surface: ApiSurface) -> str:
 
 
 def emit_patches(surface: ApiSurface) -> dict[str, Module]:
-    """The emitter (see :data:`codegen.package.EMITTERS`): ``patches.py`` and the runtime it runs on."""
+    """The emitter (see :data:`codegen.package.EMITTERS`): ``patches.py`` and the runtime it runs on.
+
+    A schema without the session-update notification has nothing to patch and gets no module.
+    """
     from .package import Module, runtime_module
 
+    if not any(m.wire_name == section("patches").get("method") for m in surface.methods):
+        return {}
     return {
         "patches.py": Module(render_patches(surface), exports=EXPORTS, expose=True),
         "_patch.py": runtime_module(surface, "_patch.py"),

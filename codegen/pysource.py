@@ -43,7 +43,8 @@ def _escape_docstring(text: str) -> str:
     text = _CONTROL.sub(
         lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
     )
-    if text.endswith('"'):
+    backslashes = len(text) - 1 - len(text[:-1].rstrip("\\"))
+    if text.endswith('"') and backslashes % 2 == 0:  # a bare quote would merge with the closing ones
         text = text[:-1] + '\\"'
     return text
 

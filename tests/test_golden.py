@@ -43,3 +43,16 @@ def test_errors_keep_file_and_pointer_across_processes() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.message, copy.file, copy.pointer) == ("boom", "schema.json", "/$defs/X")
     assert copy.one_line() == "schema.json#/$defs/X: boom"
+
+
+def test_a_schema_without_methods_gets_models_only() -> None:
+    """Emitters that need methods skip a types-only schema instead of failing on it."""
+    from dataclasses import replace
+
+    from codegen.package import build_package
+    from tests.conftest import surface_of
+
+    surface = surface_of("2.0.0-alpha.7", False)
+    assert {"bindings.py", "patches.py", "schema.py"} <= set(build_package(surface).modules)
+    types_only = build_package(replace(surface, methods=()))
+    assert set(types_only.modules) == {"schema.py", "_base.py"}

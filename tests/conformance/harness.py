@@ -1,0 +1,607 @@
+"""Differential conformance: the generated models against the upstream JSON Schema.
+
+For one ``$defs`` type of one schema file the harness
+
+* turns the type into a schema hypothesis-jsonschema can generate from
+  (:func:`generation_schema`), so that hypothesis produces instances;
+* checks a *valid* instance (one the JSON Schema accepts, Draft 2020-12 as the
+  ``jsonschema`` library implements it): the model must accept it, and its
+  dump (``by_alias=True, exclude_unset=True``) must equal the input and
+  validate again (:meth:`Target.check_valid`);
+* derives *near misses* from a valid instance (:func:`near_misses`): a missing
+  required property, a value of the wrong JSON type, a wrong tag or const, a
+  value outside a closed set.  Each one the schema rejects must be rejected by
+  the model, unless the schema marks a property on the way lenient
+  (``x-deserialize-default-on-error``: the value is treated as omitted;
+  ``x-deserialize-skip-invalid-items``: the item is dropped): then the model
+  must accept it and dump exactly the repaired instance
+  (:meth:`Target.check_near_miss`).  A "near miss" the schema still accepts
+  (an unknown tag landing in an open union) is checked like a valid instance.
+
+Every check returns the disagreements it found; :mod:`exceptions.toml` lists
+the ones accepted on purpose, each with its reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import math
+import tomllib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import jsonschema
+from pydantic import TypeAdapter, ValidationError
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent
+
+from codegen.ir import ApiSurface  # noqa: E402
+from tests.conftest import package_of, release_files, surface_of  # noqa: E402
+
+EXCEPTIONS_FILE = HERE / "exceptions.toml"
+DUMP = {"by_alias": True, "exclude_unset": True, "mode": "json"}
+DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
+SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+
+# Keywords whose value is one schema, a map of schemas or a list of schemas.
+_ONE_SCHEMA = ("items", "not", "additionalProperties", "unevaluatedProperties", "contains", "propertyNames")
+_SCHEMA_MAP = ("properties", "patternProperties", "dependentSchemas")
+_SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+# Dropped before generation: annotations, and keywords hypothesis-jsonschema
+# does not implement (the instances are filtered through jsonschema anyway).
+_NOT_FOR_GENERATION = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$comment",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "unevaluatedProperties",
+        "$schema",
+    }
+)
+
+
+# --- schemas ------------------------------------------------------------------
+
+
+def _resolve_ref(defs: Mapping[str, Any], ref: str) -> tuple[str, Any]:
+    prefix = "#/$defs/"
+    if not ref.startswith(prefix):
+        raise ValueError(f"unsupported $ref {ref!r}")
+    name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
+    return name, defs[name]
+
+
+def generation_schema(defs: Mapping[str, Any], name: str) -> Any:
+    """``$defs[name]`` as a self-contained draft-07 schema for hypothesis-jsonschema.
+
+    hypothesis-jsonschema implements drafts 4 to 7 and no recursive ``$ref``.
+    So every ``$ref`` is inlined (a recursive one becomes ``false``: the
+    generator never takes that branch), ``x-`` extensions, annotations,
+    ``format`` and ``unevaluatedProperties`` are dropped, and an ``allOf`` of
+    one schema is replaced by that schema.  What this loses only widens the
+    candidates; the harness keeps the ones Draft 2020-12 accepts.
+    """
+
+    def convert(node: Any, stack: tuple[str, ...]) -> Any:
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key.startswith("x-") or key in _NOT_FOR_GENERATION or key == "$ref":
+                continue
+            if key in _ONE_SCHEMA:
+                out[key] = convert(value, stack)
+            elif key in _SCHEMA_MAP and isinstance(value, dict):
+                out[key] = {k: convert(v, stack) for k, v in value.items()}
+            elif key in _SCHEMA_LIST and isinstance(value, list):
+                out[key] = [convert(v, stack) for v in value]
+            else:
+                out[key] = value
+        if isinstance(node.get("$ref"), str):
+            target_name, target = _resolve_ref(defs, node["$ref"])
+            inlined = False if target_name in stack else convert(target, (*stack, target_name))
+            out = {"allOf": [inlined, out]} if out else inlined
+        return _flatten_all_of(out)
+
+    return convert(defs[name], (name,))
+
+
+_PLAIN_OBJECT_KEYS = frozenset({"type", "properties", "required"})
+
+
+def _flatten_all_of(node: Any) -> Any:
+    """Merge the plain object schemas of an ``allOf`` into the node itself.
+
+    hypothesis-jsonschema can merge any ``allOf`` but takes seconds to do so
+    on the large unions of ACP; the shapes merged here (properties, required
+    and ``type: object``) combine by simple union.
+    """
+    if not isinstance(node, dict) or not isinstance(node.get("allOf"), list):
+        return node
+    keep: list[Any] = []
+    merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
+    for part in node["allOf"]:
+        part = _flatten_all_of(part)
+        plain = (
+            isinstance(part, dict)
+            and part.keys() <= _PLAIN_OBJECT_KEYS
+            and part.get("type", "object") == "object"
+        )
+        if not plain or (merged.keys() - _PLAIN_OBJECT_KEYS - {"anyOf", "oneOf"}):
+            keep.append(part)
+            continue
+        for key, prop in part.get("properties", {}).items():
+            present = merged.setdefault("properties", {})
+            present[key] = {"allOf": [present[key], prop]} if key in present else prop
+        if part.get("required"):
+            merged["required"] = sorted(set(merged.get("required", [])) | set(part["required"]))
+        if "type" in part:
+            merged["type"] = "object"
+    if keep:
+        merged["allOf"] = keep
+    if list(merged) == ["allOf"] and len(merged["allOf"]) == 1:
+        return merged["allOf"][0]
+    return merged
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equality of JSON values: ``1 == 1.0`` but ``true != 1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+# --- near misses ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One step into an instance, and whether the schema marks it lenient."""
+
+    key: str | int
+    default_on_error: bool = False
+    skip_invalid_items: bool = False
+    required: bool = False
+
+
+@dataclass
+class Location:
+    """An object inside an instance and what the schema says about its properties."""
+
+    path: tuple[Edge, ...]
+    properties: dict[str, list[Any]] = field(default_factory=dict)
+    required: set[str] = field(default_factory=set)
+    in_union: set[str] = field(default_factory=set)
+
+    def edge(self, key: str) -> Edge:
+        """The step into property ``key``, with its lenient markers."""
+        props = [p for p in self.properties.get(key, []) if isinstance(p, dict)]
+        return Edge(
+            key,
+            any(p.get(DEFAULT_ON_ERROR) for p in props),
+            any(p.get(SKIP_INVALID_ITEMS) for p in props),
+            key in self.required,
+        )
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    kind: str  # missing-required | wrong-type | wrong-tag | wrong-const | wrong-value
+    where: str  # JSON pointer of the property
+    instance: Any
+    path: tuple[Edge, ...]  # edges down to (and including) the changed property
+    changed_value: bool  # False: a property was removed from the object at path[:-1]
+    original: Any = None
+
+
+def pointer(path: tuple[Edge, ...]) -> str:
+    return "".join("/" + str(e.key).replace("~", "~0").replace("/", "~1") for e in path)
+
+
+def _get(instance: Any, path: tuple[Edge, ...]) -> Any:
+    for edge in path:
+        instance = instance[edge.key]
+    return instance
+
+
+# Replacement values tried for a "wrong type", one per JSON type.
+_WRONG_TYPES: tuple[Any, ...] = ({"wrong": "type"}, ["wrong type"], "wrong type", 1.5, 7, True, None)
+
+
+class Target:
+    """One schema file and its generated package."""
+
+    def __init__(self, release: str, unstable: bool) -> None:
+        self.release = release
+        self.unstable = unstable
+        self.surface: ApiSurface = surface_of(release, unstable)
+        self.package: ModuleType = package_of(release, unstable)
+        self.root: dict[str, Any] = release_files(release).schema(unstable).data
+        self.defs: dict[str, Any] = self.root["$defs"]
+        self._root_validator = jsonschema.Draft202012Validator(self.root)
+        self._validators: dict[int, jsonschema.Draft202012Validator] = {}
+        self._keep: list[Any] = []  # the nodes whose id() keys _validators
+        self._adapters: dict[str, TypeAdapter[Any]] = {}
+
+    def type_names(self) -> list[str]:
+        return list(self.defs)
+
+    # -- the two sides ---------------------------------------------------------------
+
+    def schema_for(self, node: Any) -> jsonschema.Draft202012Validator:
+        """A Draft 2020-12 validator for ``node``, a part of this schema file."""
+        key = id(node)
+        found = self._validators.get(key)
+        if found is None:
+            found = self._root_validator.evolve(schema=node)
+            self._validators[key] = found
+            self._keep.append(node)
+        return found
+
+    def def_validator(self, name: str) -> jsonschema.Draft202012Validator:
+        return self.schema_for(self.defs[name])
+
+    def adapter(self, name: str) -> TypeAdapter[Any]:
+        """The generated model of ``$defs[name]``, found through the IR."""
+        if name not in self._adapters:
+            found = self.surface.by_schema_name(name)
+            if found is None:
+                raise LookupError(f"{name} has no type in the IR")
+            self._adapters[name] = TypeAdapter(getattr(self.package.schema, found.name))
+        return self._adapters[name]
+
+    # -- checks ------------------------------------------------------------------------
+
+    def check_valid(self, name: str, instance: Any, kind: str = "valid") -> list[Disagreement]:
+        """A schema-valid instance: accepted, dumped unchanged, dump valid."""
+        adapter = self.adapter(name)
+        try:
+            value = adapter.validate_python(copy.deepcopy(instance))
+        except ValidationError as error:
+            return [self.disagreement(name, kind, "rejected", instance, _first_error(error))]
+        dumped = adapter.dump_python(value, **DUMP)
+        found = []
+        if not json_equal(dumped, instance):
+            found.append(self.disagreement(name, kind, "changed", instance, f"dumped {dumped!r}"))
+        if not self.def_validator(name).is_valid(dumped):
+            found.append(self.disagreement(name, kind, "dump-invalid", instance, f"dumped {dumped!r}"))
+        return found
+
+    def check_near_miss(self, name: str, miss: NearMiss) -> list[Disagreement]:
+        """A near miss the schema rejects: rejected, or repaired as its lenient marker says."""
+        expected = repaired(miss)
+        adapter = self.adapter(name)
+        try:
+            value = adapter.validate_python(copy.deepcopy(miss.instance))
+        except ValidationError:
+            if expected is None:
+                return []
+            return [self.disagreement(name, miss.kind, "lenient-rejected", miss.instance, f"at {miss.where}")]
+        if expected is None:
+            return [self.disagreement(name, miss.kind, "accepted", miss.instance, f"at {miss.where}")]
+        dumped = adapter.dump_python(value, **DUMP)
+        if not json_equal(dumped, expected):
+            return [
+                self.disagreement(
+                    name, miss.kind, "lenient-changed", miss.instance, f"at {miss.where}: dumped {dumped!r}"
+                )
+            ]
+        return []
+
+    def disagreement(self, name: str, kind: str, outcome: str, instance: Any, detail: str) -> Disagreement:
+        return Disagreement(self.release, self.unstable, name, kind, outcome, instance, detail)
+
+    # -- walking an instance with its schema --------------------------------------------
+
+    def locations(self, name: str, instance: Any) -> list[Location]:
+        """Every object inside ``instance`` with the property schemas that apply to it."""
+        found: list[Location] = []
+        self._walk([{"$ref": "#/$defs/" + name}], instance, (), found)
+        return found
+
+    def _expand(
+        self, schemas: list[Any], instance: Any, in_union: bool = False
+    ) -> Iterator[tuple[dict[str, Any], bool]]:
+        for schema in schemas:
+            if not isinstance(schema, dict):
+                continue
+            yield schema, in_union
+            if isinstance(schema.get("$ref"), str):
+                yield from self._expand([_resolve_ref(self.defs, schema["$ref"])[1]], instance, in_union)
+            for member in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
+                yield from self._expand([member], instance, in_union)
+            for key in ("anyOf", "oneOf"):
+                members = schema.get(key)
+                if isinstance(members, list):
+                    for member in members:
+                        if self.schema_for(member).is_valid(instance):
+                            yield from self._expand([member], instance, True)
+
+    def _walk(self, schemas: list[Any], instance: Any, path: tuple[Edge, ...], found: list[Location]) -> None:
+        expanded = list(self._expand(schemas, instance))
+        if isinstance(instance, dict):
+            here = Location(path)
+            extra: list[Any] = []
+            for schema, in_union in expanded:
+                for key, prop in (schema.get("properties") or {}).items():
+                    here.properties.setdefault(key, []).append(prop)
+                    if in_union:
+                        here.in_union.add(key)
+                here.required.update(r for r in schema.get("required", []) if isinstance(r, str))
+                if isinstance(schema.get("additionalProperties"), dict):
+                    extra.append(schema["additionalProperties"])
+            found.append(here)
+            for key, value in instance.items():
+                props = here.properties.get(key, extra)
+                self._walk(props, value, (*path, here.edge(key)), found)
+        elif isinstance(instance, list):
+            items = [s["items"] for s, _ in expanded if isinstance(s.get("items"), dict)]
+            for index, value in enumerate(instance):
+                self._walk(items, value, (*path, Edge(index)), found)
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    return f"{'.'.join(map(str, first['loc']))}: {first['msg']}"
+
+
+def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
+    """Instances one step away from ``instance`` (which the schema accepts)."""
+    for location in target.locations(name, instance):
+        obj = _get(instance, location.path)
+        for key in sorted(location.required & obj.keys()):
+            mutated = copy.deepcopy(instance)
+            del _get(mutated, location.path)[key]
+            edge = location.edge(key)
+            yield NearMiss(
+                "missing-required",
+                pointer((*location.path, edge)),
+                mutated,
+                (*location.path, edge),
+                False,
+                instance,
+            )
+        for key in sorted(obj.keys() & location.properties.keys()):
+            props = location.properties[key]
+            check = target.schema_for(props[0] if len(props) == 1 else {"allOf": props})
+            value = obj[key]
+            edge = location.edge(key)
+            for kind, candidate in _candidates(props, value, key in location.in_union):
+                if check.is_valid(candidate):
+                    continue
+                mutated = copy.deepcopy(instance)
+                _get(mutated, location.path)[key] = candidate
+                yield NearMiss(
+                    kind, pointer((*location.path, edge)), mutated, (*location.path, edge), True, instance
+                )
+                break
+
+
+def _candidates(props: list[Any], value: Any, in_union: bool) -> Iterator[tuple[str, Any]]:
+    consts = [p["const"] for p in props if isinstance(p, dict) and "const" in p]
+    if consts:
+        kind = "wrong-tag" if in_union else "wrong-const"
+        if isinstance(value, str):
+            yield kind, value + "-x"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            yield kind, value + 1
+    if isinstance(value, str):
+        yield "wrong-value", value + "\u2063"
+        yield "wrong-value", ""
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield "wrong-value", -1
+        yield "wrong-value", 2**64
+    for candidate in _WRONG_TYPES:
+        if type(candidate) is not type(value) and not (isinstance(value, float) and type(candidate) is int):
+            yield "wrong-type", candidate
+
+
+def repaired(miss: NearMiss) -> Any:
+    """What a model must make of a near miss the schema rejects: ``None`` to reject it.
+
+    The innermost lenient property on the way to the change takes the error:
+    ``x-deserialize-default-on-error`` removes that property (a required list
+    or map becomes empty), ``x-deserialize-skip-invalid-items`` removes the
+    list item that holds the change.
+    """
+    path = miss.path
+    # path[:depth] leads to an invalid value for every depth up to `last`
+    last = len(path) if miss.changed_value else len(path) - 1
+    for depth in range(last, 0, -1):
+        edge = path[depth - 1]
+        if isinstance(edge.key, int):
+            continue  # a list item: its list's property decides
+        fixed = copy.deepcopy(miss.instance)
+        if edge.skip_invalid_items and depth < last and isinstance(path[depth].key, int):
+            del _get(fixed, path[:depth])[path[depth].key]
+            return fixed
+        if edge.default_on_error:
+            parent = _get(fixed, path[: depth - 1])
+            if not edge.required:
+                del parent[edge.key]
+                return fixed
+            before = _get(miss.original, path[:depth])
+            if isinstance(before, (list, dict)):
+                parent[edge.key] = type(before)()
+                return fixed
+    return None
+
+
+# --- results -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    release: str
+    unstable: bool
+    type_name: str
+    kind: str
+    outcome: str
+    instance: Any
+    detail: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return self.type_name, self.kind, self.outcome
+
+    def describe(self) -> str:
+        where = self.release + (" unstable" if self.unstable else "")
+        what = f"{self.kind} -> {self.outcome} ({self.detail})"
+        return f"{where} {self.type_name}: {what}; instance {self.instance!r}"
+
+
+@dataclass(frozen=True)
+class Excuse:
+    type_name: str
+    kind: str
+    outcome: str
+    reason: str
+
+    def covers(self, found: Disagreement) -> bool:
+        return (
+            (self.type_name in ("*", found.type_name))
+            and self.kind in ("*", found.kind)
+            and self.outcome == found.outcome
+        )
+
+
+def load_exceptions(path: Path = EXCEPTIONS_FILE) -> list[Excuse]:
+    with path.open("rb") as handle:
+        data = tomllib.load(handle)
+    entries = data.get("exception", [])
+    return [Excuse(e["type"], e["kind"], e["outcome"], e["reason"]) for e in entries]
+
+
+def unexplained(found: list[Disagreement], exceptions: list[Excuse]) -> list[Disagreement]:
+    return [d for d in found if not any(e.covers(d) for e in exceptions)]
+
+
+# --- one surface ---------------------------------------------------------------------------
+
+
+@dataclass
+class SurfaceResult:
+    """The figures of one schema file: what was tried and what disagreed."""
+
+    release: str
+    unstable: bool
+    types: int = 0
+    examples: int = 0
+    discarded: int = 0
+    near_misses: int = 0
+    schema_accepted_mutants: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    @property
+    def checks(self) -> int:
+        return self.examples + self.near_misses + self.schema_accepted_mutants
+
+    @property
+    def label(self) -> str:
+        return self.release + (" unstable" if self.unstable else "")
+
+
+def check_type(
+    target: Target, name: str, examples: int, result: SurfaceResult, seed: int | None = None
+) -> None:
+    """Generate up to ``examples`` valid instances of ``$defs[name]`` and run every check on them."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis_jsonschema import from_schema
+
+    validator = target.def_validator(name)
+    strategy = from_schema(generation_schema(target.defs, name))
+
+    def one(instance: Any) -> None:
+        if not validator.is_valid(instance):
+            result.discarded += 1
+            return
+        result.examples += 1
+        result.disagreements.extend(target.check_valid(name, instance))
+        for miss in near_misses(target, name, instance):
+            if validator.is_valid(miss.instance):
+                result.schema_accepted_mutants += 1
+                result.disagreements.extend(target.check_valid(name, miss.instance, miss.kind))
+            else:
+                result.near_misses += 1
+                result.disagreements.extend(target.check_near_miss(name, miss))
+
+    test = given(strategy)(one)
+    test = settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=seed is None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )(test)
+    if seed is not None:
+        test = hypothesis_seed(seed)(test)
+    before = result.examples
+    try:
+        test()
+    except Exception as error:  # a type hypothesis-jsonschema cannot handle is a finding too
+        detail = f"{type(error).__name__}: {error}"[:300]
+        result.disagreements.append(target.disagreement(name, "generate", "failed", None, detail))
+        return
+    if result.examples == before:
+        detail = "no generated instance was valid for the schema"
+        result.disagreements.append(target.disagreement(name, "generate", "no-valid-instance", None, detail))
+
+
+def check_surface(
+    release: str, unstable: bool, examples: int, seed: int | None = None, names: list[str] | None = None
+) -> SurfaceResult:
+    """Check every type of one schema file (or only ``names``)."""
+    target = Target(release, unstable)
+    result = SurfaceResult(release, unstable)
+    for name in target.type_names() if names is None else names:
+        result.types += 1
+        check_type(target, name, examples, result, seed)
+    return result
+
+
+def closure_key(defs: Mapping[str, Any], name: str) -> str:
+    """A hash of ``$defs[name]`` and every type it reaches: equal keys, equal types."""
+    seen: dict[str, Any] = {}
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen or current not in defs:
+            continue
+        seen[current] = defs[current]
+        todo.extend(_refs(defs[current]))
+    text = json.dumps([name, seen], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            yield ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)

@@ -1,0 +1,210 @@
+"""Atomic output and determinism.
+
+* A run killed by SIGKILL at any step of writing leaves the output folder
+  either exactly as it was or exactly as the run meant to leave it.  The
+  steps are counted, then a fresh process is killed before each one in turn.
+* A real ``generate`` killed while it renders or writes does the same.
+* Two runs with different ``PYTHONHASHSEED`` values, one with parallel
+  workers and one without, write byte-identical files, equal to the
+  committed ``generated/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.trees import copy_tree, tree_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "generated"
+RELEASE = "2.0.0-alpha.1"  # the smallest release: two packages to render
+
+# Runs write_tree in a fresh interpreter and kills it (SIGKILL) just before its
+# N-th file system step; N = 0 never kills and prints how many steps there were.
+KILLER = r"""
+import json, os, pathlib, shutil, signal, sys
+sys.path.insert(0, sys.argv[1])
+from codegen import generate
+out, tree = pathlib.Path(sys.argv[2]), json.loads(sys.argv[3])
+kill_at, fallback = int(sys.argv[4]), sys.argv[5] == "1"
+steps = 0
+
+def step():
+    global steps
+    steps += 1
+    if steps == kill_at:
+        os.kill(os.getpid(), signal.SIGKILL)
+
+def counted(func):
+    def wrapper(*args, **kwargs):
+        step()
+        return func(*args, **kwargs)
+    return wrapper
+
+pathlib.Path.write_text = counted(pathlib.Path.write_text)
+pathlib.Path.mkdir = counted(pathlib.Path.mkdir)
+os.replace = counted(os.replace)
+shutil.rmtree = counted(shutil.rmtree)
+generate._exchange = counted((lambda a, b: False) if fallback else generate._exchange)
+generate.write_tree(out, tree)
+print(steps)
+"""
+
+OLD = {
+    "README.md": "old index\n",
+    "pkg_a/__init__.py": "A = 1\n",
+    "pkg_a/schema.py": "old\n",
+    "pkg_b/x.py": "b\n",
+}
+NEW = {
+    "README.md": "new index\n",
+    "pkg_a/__init__.py": "A = 2\n",
+    "pkg_a/schema.py": "new\n",
+    "pkg_c/y.py": "c\n",
+}
+
+
+def encoded(tree: dict[str, str]) -> dict[str, bytes]:
+    return {rel: text.encode() for rel, text in tree.items()}
+
+
+def lay_down(folder: Path, tree: dict[str, str]) -> None:
+    for rel, text in tree.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+
+
+def write_killed(out: Path, kill_at: int, fallback: bool) -> subprocess.CompletedProcess[str]:
+    args = [
+        sys.executable,
+        "-c",
+        KILLER,
+        str(ROOT),
+        str(out),
+        json.dumps(NEW),
+        str(kill_at),
+        "1" if fallback else "0",
+    ]
+    return subprocess.run(args, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "two-renames"])
+def test_kill_before_every_step_of_writing(tmp_path: Path, fallback: bool) -> None:
+    from codegen import generate
+
+    probe = tmp_path / "probe" / "generated"
+    lay_down(probe, OLD)
+    done = write_killed(probe, 0, fallback)
+    assert done.returncode == 0, done.stderr
+    assert tree_bytes(probe) == encoded(NEW)
+    steps = int(done.stdout)
+    assert steps > len(NEW)  # every file is a step, and so is the swap
+    for kill_at in range(1, steps + 1):
+        out = tmp_path / f"kill-{kill_at}" / "generated"
+        lay_down(out, OLD)
+        killed = write_killed(out, kill_at, fallback)
+        assert killed.returncode == -signal.SIGKILL, killed.stderr
+        if fallback:
+            generate.recover(out)  # what the next run does first; exchange needs no such step
+        assert tree_bytes(out) in (encoded(OLD), encoded(NEW)), f"killed before step {kill_at}"
+
+
+def test_the_next_run_finishes_a_swap_killed_halfway(tmp_path: Path) -> None:
+    """Without renameat2 the swap is two renames; a kill between them is repaired by the next run."""
+    from codegen import generate
+
+    probe = tmp_path / "probe" / "generated"
+    lay_down(probe, OLD)
+    steps = int(write_killed(probe, 0, True).stdout)
+    halfway = []
+    for kill_at in range(1, steps + 1):
+        out = tmp_path / f"kill-{kill_at}" / "generated"
+        lay_down(out, OLD)
+        write_killed(out, kill_at, True)
+        if not out.exists():
+            halfway.append(kill_at)
+            assert generate.write_tree(out, NEW)
+            assert tree_bytes(out) == encoded(NEW)
+    assert halfway  # the window exists, and the repair above was exercised
+
+
+# --- real runs ------------------------------------------------------------------------------
+
+
+def generate_cli(out: Path, cache: Path, seed: str, jobs: int) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    args = [
+        "-m",
+        "codegen.cli",
+        "--cache",
+        str(cache),
+        "generate",
+        RELEASE,
+        "--out",
+        str(out),
+        "--no-cache",
+        "-q",
+    ]
+    return subprocess.Popen(
+        [sys.executable, *args, "--jobs", str(jobs)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # so that a kill reaches the worker processes too
+    )
+
+
+def copy_generated(to: Path) -> Path:
+    return copy_tree(GENERATED, to)
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict[str, bytes]:
+    return tree_bytes(GENERATED)
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
+    """One full run (hash seed 1, two workers) over a copy of generated/; its folder and duration."""
+    base = tmp_path_factory.mktemp("first")
+    out = copy_generated(base / "generated")
+    started = time.monotonic()
+    process = generate_cli(out, base / "cache", "1", 2)
+    _, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err
+    return out, time.monotonic() - started
+
+
+def test_hash_seeds_and_workers_do_not_change_a_byte(
+    first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes]
+) -> None:
+    out = copy_generated(tmp_path / "generated")
+    process = generate_cli(out, tmp_path / "cache", "2", 1)
+    _, err = process.communicate(timeout=600)
+    assert process.returncode == 0, err
+    assert tree_bytes(out) == tree_bytes(first_run[0]) == committed
+
+
+@pytest.mark.parametrize("fraction", [0.3, 0.7, 0.95])
+def test_killed_generate_leaves_old_or_new(
+    first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes], fraction: float
+) -> None:
+    out = copy_generated(tmp_path / "generated")
+    for path in (out / "acp_2_0_0_alpha_1").iterdir():
+        path.write_text(path.read_text() + "# an older generator wrote this\n")
+    old = tree_bytes(out)
+    process = generate_cli(out, tmp_path / "cache", "3", 2)
+    time.sleep(first_run[1] * fraction)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    assert tree_bytes(out) in (old, committed)
