@@ -40,6 +40,7 @@ from .ir import (
     TypeExpr,
     UnionType,
 )
+from .runtime._base import wire_name
 
 UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
 _SCALARS = {
@@ -220,7 +221,7 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: s
         meta.append(f"Reserved({values})")
         runtime.add("Reserved")
     alias_args = ""
-    if field.py_name != field.wire_name:
+    if wire_name(field.py_name) != field.wire_name:  # otherwise AcpModel's alias generator finds it
         wire = pysource.literal(field.wire_name)
         alias_args = f"validation_alias={wire}, serialization_alias={wire}"
     optional = False

@@ -17,6 +17,7 @@ from . import bindings, models, naming, patches, pysource
 from .ir import ApiSurface
 
 RUNTIME = Path(__file__).resolve().parent / "runtime"
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "package"
 
 
 @dataclass
@@ -55,34 +56,34 @@ class Package:
             "The package needs only pydantic (2.11 or later) and the standard library;\n"
             "copy the whole folder to vendor it."
         )
-        imports: list[str] = []
-        exported: list[str] = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY"]
-        public = [
-            (path.removesuffix(".py").replace("/", "."), m)
-            for path, m in sorted(self.modules.items())
-            if m.exports or m.expose
-        ]
-        exposed = [module_name for module_name, module in public if module.expose]
-        if exposed:
-            imports.append(f"from . import {', '.join(exposed)}")
-            exported.extend(exposed)
-        for module_name, module in public:
+        lazy_modules: list[str] = []
+        lazy_names: list[tuple[str, list[str]]] = []
+        lazy_table: list[tuple[str, str]] = []
+        exported = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY", "schema"]
+        for path, module in sorted(self.modules.items()):
+            name = path.removesuffix(".py").replace("/", ".")
+            if name == "schema":
+                continue
+            if module.expose:
+                lazy_modules.append(name)
+                lazy_table.append((name, name))
             if module.exports:
-                names = ", ".join(sorted(module.exports, key=pysource.isort_key))
-                imports.append(f"from .{module_name} import {names}")
-                exported.extend(module.exports)
-        all_names = ",\n    ".join(pysource.literal(n) for n in sorted(set(exported), key=pysource.isort_key))
+                names = sorted(module.exports, key=pysource.isort_key)
+                lazy_names.append((name, names))
+                lazy_table.extend((export, name) for export in names)
+        exported += [name for name, _ in lazy_table]
         source = (
-            models.header(surface, "Package entry point.")
-            + doc
-            + "\n\n"
-            + "\n".join(imports)
-            + "\n\n"
-            + f"RELEASE = {pysource.literal(surface.release)}\n"
-            + f"STABILITY = {pysource.literal(surface.stability)}\n"
-            + f"PROTOCOL_VERSION = {surface.protocol_version}\n"
-            + f"SCHEMA_SHA256 = {pysource.literal(surface.schema_sha256)}\n\n"
-            + f"__all__ = [\n    {all_names},\n]\n"
+            pysource.template_environment(TEMPLATES)
+            .get_template("__init__.py.jinja2")
+            .render(
+                header=models.header(surface, "Package entry point."),
+                doc=doc,
+                surface=surface,
+                lazy_modules=lazy_modules,
+                lazy_names=lazy_names,
+                lazy_table=sorted(lazy_table),
+                all_names=sorted(set(exported), key=pysource.isort_key),
+            )
         )
         return models.format_source(source)
 

@@ -11,30 +11,76 @@ The package needs only pydantic (2.11 or later) and the standard library;
 copy the whole folder to vendor it.
 """
 
-from . import bindings, patches, schema
-from ._params import UNSET, Unset
-from ._rpc import CapabilityError, RequestError, current_request_id
-from ._streams import memory_pipe, spawn, stdio_streams
-from .bindings import (
-    Agent,
-    AgentSideConnection,
-    Client,
-    ClientSideConnection,
-    connect_to_agent,
-    connect_to_client,
-    run_agent,
-)
-from .patches import (
-    UNCHANGED,
-    Change,
-    EntityMismatchError,
-    InvalidUpdateError,
-    PatchError,
-    SessionState,
-    UnknownEntityError,
-    apply_patch,
-    merge_meta,
-)
+from typing import TYPE_CHECKING
+
+from . import schema
+
+if TYPE_CHECKING:
+    from . import bindings, patches
+    from ._params import UNSET, Unset
+    from ._rpc import CapabilityError, RequestError, current_request_id
+    from ._streams import memory_pipe, spawn, stdio_streams
+    from .bindings import (
+        Agent,
+        AgentSideConnection,
+        Client,
+        ClientSideConnection,
+        connect_to_agent,
+        connect_to_client,
+        run_agent,
+    )
+    from .patches import (
+        UNCHANGED,
+        Change,
+        EntityMismatchError,
+        InvalidUpdateError,
+        PatchError,
+        SessionState,
+        UnknownEntityError,
+        apply_patch,
+        merge_meta,
+    )
+else:
+    import importlib
+
+    _LAZY = {
+        "Agent": "bindings",
+        "AgentSideConnection": "bindings",
+        "CapabilityError": "_rpc",
+        "Change": "patches",
+        "Client": "bindings",
+        "ClientSideConnection": "bindings",
+        "EntityMismatchError": "patches",
+        "InvalidUpdateError": "patches",
+        "PatchError": "patches",
+        "RequestError": "_rpc",
+        "SessionState": "patches",
+        "UNCHANGED": "patches",
+        "UNSET": "_params",
+        "UnknownEntityError": "patches",
+        "Unset": "_params",
+        "apply_patch": "patches",
+        "bindings": "bindings",
+        "connect_to_agent": "bindings",
+        "connect_to_client": "bindings",
+        "current_request_id": "_rpc",
+        "memory_pipe": "_streams",
+        "merge_meta": "patches",
+        "patches": "patches",
+        "run_agent": "bindings",
+        "spawn": "_streams",
+        "stdio_streams": "_streams",
+    }
+
+    def __getattr__(name: str) -> object:
+        """Import the bindings, patches and runtime on first use, so that the models load alone."""
+        if name not in _LAZY:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        value = module if _LAZY[name] == name else getattr(module, name)
+        globals()[name] = value
+        return value
+
 
 RELEASE = "2.0.0-alpha.1"
 STABILITY = "stable"

@@ -33,11 +33,7 @@ class AgentAuthCapabilities(AcpModel):
     `initialize` response.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -72,11 +68,7 @@ class ClientCapabilities(AcpModel):
     See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#client-capabilities)
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -88,11 +80,7 @@ class ClientCapabilities(AcpModel):
 class CloseSessionResponse(AcpModel):
     """Response from closing a session."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -108,11 +96,7 @@ class Cost(AcpModel):
     """Total cumulative cost for session."""
     currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -124,11 +108,7 @@ class Cost(AcpModel):
 class DeleteSessionResponse(AcpModel):
     """Response from deleting a session."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -168,9 +148,7 @@ class DiffPathChange(AcpModel):
 class DiffPathPairChange(AcpModel):
     """Operation metadata for move and copy changes."""
 
-    old_path: Annotated[
-        AbsolutePath, Field(validation_alias="oldPath", serialization_alias="oldPath")
-    ]
+    old_path: AbsolutePath
     """Absolute path before the operation."""
     path: AbsolutePath
     """Absolute path after the operation."""
@@ -183,11 +161,7 @@ class EnvVariable(AcpModel):
     """The name of the environment variable."""
     value: str
     """The value to set for the environment variable."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -251,11 +225,7 @@ class HttpHeader(AcpModel):
     """The name of the HTTP header."""
     value: str
     """The value to set for the HTTP header."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -294,11 +264,7 @@ class Implementation(AcpModel):
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -317,17 +283,11 @@ class LoginAuthRequest(AcpModel):
     when `authMethods` was omitted or empty.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -339,11 +299,7 @@ class LoginAuthRequest(AcpModel):
 class LoginAuthResponse(AcpModel):
     """Response to the `auth/login` method."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -362,11 +318,7 @@ class LogoutAuthRequest(AcpModel):
     when `authMethods` was omitted or empty.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -378,11 +330,7 @@ class LogoutAuthRequest(AcpModel):
 class LogoutAuthResponse(AcpModel):
     """Response to the `auth/logout` method."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -397,11 +345,7 @@ class McpHttpCapabilities(AcpModel):
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -419,11 +363,7 @@ class McpServerHttp(AcpModel):
     """URL to the MCP server."""
     headers: list[HttpHeader] = Field(default_factory=list)
     """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -443,11 +383,7 @@ class McpServerStdio(AcpModel):
     """Command-line arguments to pass to the MCP server."""
     env: list[EnvVariable] = Field(default_factory=list)
     """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -462,11 +398,7 @@ class McpStdioCapabilities(AcpModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -486,29 +418,17 @@ MessageId: TypeAlias = str
 class ModifyDiffChange(DiffPathChange):
     """A file was modified in place."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -521,29 +441,17 @@ class ModifyDiffChange(DiffPathChange):
 class MoveDiffChange(DiffPathPairChange):
     """A file was moved or renamed."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -572,19 +480,13 @@ class OtherAuthMethod(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -646,29 +548,17 @@ class OtherDiffChange(AcpModel):
     future ACP variants.
     """
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -724,11 +614,7 @@ class OtherReplayFrom(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -813,7 +699,6 @@ class OtherSessionUpdate(AcpModel):
             "session_info_update",
             "usage_update",
         ),
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ]
     """Custom or future session update type.
 
@@ -923,11 +808,7 @@ class PromptAudioCapabilities(AcpModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -942,11 +823,7 @@ class PromptEmbeddedContextCapabilities(AcpModel):
     Supplying `{}` means the agent supports embedded context in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -961,11 +838,7 @@ class PromptImageCapabilities(AcpModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -983,11 +856,7 @@ class PromptResponse(AcpModel):
     See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1007,11 +876,7 @@ Non-breaking changes should be introduced via capabilities.
 class ReplayFromStart(AcpModel):
     """Inclusive replay cursor requesting replay from the start of the conversation."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1036,11 +901,7 @@ The Server MUST reply with the same value in the Response object if included. Th
 class RequiresActionStateUpdate(AcpModel):
     """Foreground work is blocked on user action."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1068,11 +929,7 @@ Other values: Custom or future role. Values beginning with `_` are reserved for 
 class RunningStateUpdate(AcpModel):
     """Foreground work is in progress."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1090,16 +947,9 @@ class RunningStateUpdateVariant(RunningStateUpdate):
 class SelectedPermissionOutcome(AcpModel):
     """The user selected one of the provided options."""
 
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(validation_alias="optionId", serialization_alias="optionId"),
-    ]
+    option_id: PermissionOptionId
     """The ID of the option the user selected."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1123,11 +973,7 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1139,9 +985,7 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
 class SessionConfigBoolean(AcpModel):
     """A boolean on/off toggle session configuration option payload."""
 
-    current_value: Annotated[
-        bool, Field(validation_alias="currentValue", serialization_alias="currentValue")
-    ]
+    current_value: bool
     """The current value of the boolean option."""
 
 
@@ -1185,11 +1029,7 @@ class SessionDeleteCapabilities(AcpModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1211,19 +1051,13 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/sess
 class SessionInfo(AcpModel):
     """Information about a session returned by session/list"""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """Unique identifier for the session"""
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots reported for this session. Each path must be absolute.
 
     When present, this is the complete ordered additional-root list reported
@@ -1232,17 +1066,9 @@ class SessionInfo(AcpModel):
     """
     title: Annotated[str | None, DefaultOnError] = None
     """Human-readable title for the session"""
-    updated_at: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="updatedAt", serialization_alias="updatedAt"),
-    ] = None
+    updated_at: Annotated[str | None, DefaultOnError] = None
     """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1263,17 +1089,9 @@ class SessionInfoUpdate(AcpModel):
 
     title: Annotated[str | None, DefaultOnError] = None
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="updatedAt", serialization_alias="updatedAt"),
-    ] = None
+    updated_at: Annotated[str | None, DefaultOnError] = None
     """RFC 3339 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -1325,12 +1143,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="exitCode", serialization_alias="exitCode"),
-    ] = None
+    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -1339,11 +1152,7 @@ class TerminalExitStatus(AcpModel):
     include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
     platform-specific name. Omitted and `null` are equivalent.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the exit information. Omitted
@@ -1362,11 +1171,7 @@ class TerminalOutput(AcpModel):
 
     data: str
     """Base64-encoded replacement terminal output bytes."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the replacement snapshot. Omitted
@@ -1379,18 +1184,11 @@ class TerminalOutput(AcpModel):
 class TerminalOutputChunk(AcpModel):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """The terminal receiving these bytes."""
     data: str
     """Independently base64-encoded terminal output bytes."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped. Omitted and `null` are
@@ -1403,11 +1201,9 @@ class TerminalOutputChunk(AcpModel):
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
-    session_update: Annotated[
-        Literal["terminal_output_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "terminal_output_chunk"
+    session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
+        "terminal_output_chunk"
+    )
 
 
 class TerminalUpdate(AcpModel):
@@ -1419,10 +1215,7 @@ class TerminalUpdate(AcpModel):
     fields start unknown.
     """
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """Unique identifier for this terminal within the session."""
     command: Annotated[str | None, DefaultOnError] = None
     """The command being run."""
@@ -1430,17 +1223,9 @@ class TerminalUpdate(AcpModel):
     """The absolute working directory of the command."""
     output: Annotated[TerminalOutput | None, DefaultOnError] = None
     """An authoritative replacement snapshot of terminal output bytes."""
-    exit_status: Annotated[
-        TerminalExitStatus | None,
-        DefaultOnError,
-        Field(validation_alias="exitStatus", serialization_alias="exitStatus"),
-    ] = None
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
     """Exit information. A concrete object marks the terminal as exited."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -1454,11 +1239,7 @@ class TextCommandInput(AcpModel):
 
     hint: str
     """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1474,17 +1255,9 @@ class TextResourceContents(AcpModel):
     """Text payload carried by this content block."""
     uri: str
     """URI associated with this resource or media payload."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1510,11 +1283,7 @@ class ToolCallLocation(AcpModel):
     """The absolute file path being accessed or modified."""
     line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1588,11 +1357,7 @@ class UsageUpdate(AcpModel):
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1604,29 +1369,17 @@ class UsageUpdate(AcpModel):
 class AddDiffChange(DiffPathChange):
     """A file was added."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1641,22 +1394,14 @@ class Annotations(AcpModel):
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
-    last_modified: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="lastModified", serialization_alias="lastModified"),
-    ] = None
+    last_modified: Annotated[str | None, DefaultOnError] = None
     """Timestamp indicating when the underlying resource was last modified.
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1670,17 +1415,11 @@ class AudioContent(AcpModel):
 
     data: str
     """Base64-encoded media payload."""
-    mime_type: Annotated[
-        MediaType, Field(validation_alias="mimeType", serialization_alias="mimeType")
-    ]
+    mime_type: MediaType
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1704,19 +1443,13 @@ class AuthMethodAgent(AcpModel):
     The `type` discriminator value is `agent`.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1732,17 +1465,9 @@ class BlobResourceContents(AcpModel):
     """Base64-encoded bytes for a binary resource payload."""
     uri: str
     """URI associated with this resource or media payload."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1754,10 +1479,7 @@ class BlobResourceContents(AcpModel):
 class BooleanSessionConfigOption(SessionConfigBoolean):
     """Boolean on/off toggle."""
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -1765,11 +1487,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1782,20 +1500,11 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 class BooleanSetSessionConfigOptionRequest(AcpModel):
     """A boolean value (`type: "boolean"`)."""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1813,15 +1522,9 @@ class CancelRequestNotification(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/cancellation)
     """
 
-    request_id: Annotated[
-        RequestId, Field(validation_alias="requestId", serialization_alias="requestId")
-    ]
+    request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1836,15 +1539,9 @@ class CancelSessionNotification(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1870,15 +1567,9 @@ class CloseSessionRequest(AcpModel):
     with the session.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1894,23 +1585,11 @@ class CommandPermissionSubject(AcpModel):
     """The command that would be run if permission is granted."""
     cwd: AbsolutePath
     """The absolute working directory for the command."""
-    tool_call_id: Annotated[
-        ToolCallId | None,
-        DefaultOnError,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ] = None
+    tool_call_id: Annotated[ToolCallId | None, DefaultOnError] = None
     """The associated tool call, when known. Omitted and `null` are equivalent."""
-    terminal_id: Annotated[
-        TerminalId | None,
-        DefaultOnError,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ] = None
+    terminal_id: Annotated[TerminalId | None, DefaultOnError] = None
     """The associated terminal, when already known. Omitted and `null` are equivalent."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted and `null` are equivalent and mean no subject metadata was provided.
@@ -1928,29 +1607,17 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
 class CopyDiffChange(DiffPathPairChange):
     """A file was copied."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1963,29 +1630,17 @@ class CopyDiffChange(DiffPathPairChange):
 class DeleteDiffChange(DiffPathChange):
     """A file was deleted."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2001,15 +1656,9 @@ class DeleteSessionRequest(AcpModel):
     Only available if the Agent supports the `session.delete` capability.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2102,11 +1751,7 @@ class Icon(AcpModel):
 
     src: str
     """A standard URI pointing to an icon resource."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
     sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
@@ -2122,20 +1767,11 @@ class Icon(AcpModel):
 class IdSetSessionConfigOptionRequest(AcpModel):
     """A [`SessionConfigValueId`] string value (`type: "id"`)."""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2150,21 +1786,13 @@ class IdSetSessionConfigOptionRequest(AcpModel):
 class IdleStateUpdate(AcpModel):
     """The agent is ready to process a new prompt."""
 
-    stop_reason: Annotated[
-        StopReason | None,
-        DefaultOnError,
-        Field(validation_alias="stopReason", serialization_alias="stopReason"),
-    ] = None
+    stop_reason: Annotated[StopReason | None, DefaultOnError] = None
     """Indicates why foreground work stopped.
 
     Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
     Agents SHOULD include this when the idle transition ends foreground work.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2184,19 +1812,13 @@ class ImageContent(AcpModel):
 
     data: str
     """Base64-encoded media payload."""
-    mime_type: Annotated[
-        MediaType, Field(validation_alias="mimeType", serialization_alias="mimeType")
-    ]
+    mime_type: MediaType
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2222,12 +1844,7 @@ class InitializeRequest(AcpModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
     """
 
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            validation_alias="protocolVersion", serialization_alias="protocolVersion"
-        ),
-    ]
+    protocol_version: ProtocolVersion
     """The latest protocol version supported by the client."""
     info: Implementation
     """Information about the implementation sending this initialize request."""
@@ -2235,11 +1852,7 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2255,11 +1868,7 @@ class ListSessionsRequest(AcpModel):
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2273,19 +1882,11 @@ class ListSessionsResponse(AcpModel):
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
-    next_cursor: Annotated[
-        SessionListCursor | None,
-        DefaultOnError,
-        Field(validation_alias="nextCursor", serialization_alias="nextCursor"),
-    ] = None
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2309,11 +1910,7 @@ class McpCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2344,11 +1941,7 @@ class NewSessionRequest(AcpModel):
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots for this session. Each path must be absolute.
 
     These expand the session's workspace scope without changing `cwd`, which
@@ -2356,16 +1949,10 @@ class NewSessionRequest(AcpModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="mcpServers",
-        serialization_alias="mcpServers",
+        default_factory=list
     )
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2393,9 +1980,7 @@ class OtherPlanUpdateContent(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
 
 
@@ -2411,10 +1996,7 @@ class OtherSessionConfigOption(AcpModel):
     data, and otherwise ignore the option or display it generically.
     """
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -2422,11 +2004,7 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2450,20 +2028,11 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     future ACP variants.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2491,30 +2060,19 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     future ACP variants.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class PermissionOption(AcpModel):
     """An option presented to the user when requesting permission."""
 
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(validation_alias="optionId", serialization_alias="optionId"),
-    ]
+    option_id: PermissionOptionId
     """Unique identifier for this permission option."""
     name: str
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2539,11 +2097,7 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2555,9 +2109,7 @@ class PlanEntry(AcpModel):
 class PlanItems(AcpModel):
     """A plan represented as structured entries."""
 
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
@@ -2565,11 +2117,7 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2606,11 +2154,7 @@ class PromptCapabilities(AcpModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
     embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="embeddedContext", serialization_alias="embeddedContext"
-        ),
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
     ] = None
     """Agent supports embedded context in `session/prompt` requests.
 
@@ -2620,11 +2164,7 @@ class PromptCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2665,11 +2205,7 @@ class RequestPermissionResponse(AcpModel):
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2684,11 +2220,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class ResourceLink(AcpModel):
@@ -2704,21 +2236,13 @@ class ResourceLink(AcpModel):
     """Optional human-readable details shown with this protocol object."""
     icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
     size: Annotated[int | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2752,19 +2276,13 @@ class ResumeSessionRequest(AcpModel):
     history according to `replayFrom`.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to resume."""
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -2773,16 +2291,10 @@ class ResumeSessionRequest(AcpModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="mcpServers",
-        serialization_alias="mcpServers",
+        default_factory=list
     )
     """List of MCP servers to connect to for this session."""
-    replay_from: Annotated[
-        ReplayFrom | None,
-        DefaultOnError,
-        Field(validation_alias="replayFrom", serialization_alias="replayFrom"),
-    ] = None
+    replay_from: Annotated[ReplayFrom | None, DefaultOnError] = None
     """Inclusive cursor describing where conversation replay should begin.
 
     Optional. Omitted or `null` both mean the Agent should resume without
@@ -2791,11 +2303,7 @@ class ResumeSessionRequest(AcpModel):
     `{ "type": "start" }` means the Agent should replay the whole
     conversation before responding.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2810,11 +2318,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
     Foreground work is in progress.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class SessionCapabilities(AcpModel):
@@ -2851,12 +2355,7 @@ class SessionCapabilities(AcpModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="additionalDirectories",
-            serialization_alias="additionalDirectories",
-        ),
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
     ] = None
     """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -2867,11 +2366,7 @@ class SessionCapabilities(AcpModel):
     Agents may return `SessionInfo.additionalDirectories` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2889,11 +2384,7 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2905,11 +2396,9 @@ class SessionConfigSelectOption(AcpModel):
 class SessionInfoSessionUpdate(SessionInfoUpdate):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
-    session_update: Annotated[
-        Literal["session_info_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "session_info_update"
+    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
+        "session_info_update"
+    )
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -2942,16 +2431,9 @@ class Terminal(AcpModel):
     [`TerminalUpdate`] and [`TerminalOutputChunk`].
     """
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """The ID of the terminal to display."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the content reference. Omitted
@@ -2964,11 +2446,7 @@ class Terminal(AcpModel):
 class TerminalSessionUpdate(TerminalUpdate):
     """An agent-owned terminal has been created or updated."""
 
-    session_update: Annotated[
-        Literal["terminal_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "terminal_update"
+    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
@@ -2990,11 +2468,7 @@ class TextContent(AcpModel):
     """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3016,11 +2490,7 @@ class TextContentBlock(TextContent):
 class UsageSessionUpdate(UsageUpdate):
     """Context window and cost update for the session."""
 
-    session_update: Annotated[
-        Literal["usage_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "usage_update"
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AgentAuthMethod(AuthMethodAgent):
@@ -3057,11 +2527,7 @@ class AgentCapabilities(AcpModel):
     for `auth/login` or `auth/logout`; those methods are advertised by a
     non-empty `authMethods` list in the `initialize` response.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3111,11 +2577,7 @@ class Diff(AcpModel):
     Agents SHOULD provide patch text whenever feasible. Omitted or `null`
     means no renderable patch text was provided.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3137,11 +2599,7 @@ class EmbeddedResource(AcpModel):
     """Embedded resource payload, either text or binary data."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3156,11 +2614,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
     The agent is ready to process a new prompt.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class InitializeResponse(AcpModel):
@@ -3171,12 +2625,7 @@ class InitializeResponse(AcpModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
     """
 
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            validation_alias="protocolVersion", serialization_alias="protocolVersion"
-        ),
-    ]
+    protocol_version: ProtocolVersion
     """The protocol version the client specified if supported by the agent,
     or the latest protocol version supported by the agent.
 
@@ -3189,9 +2638,7 @@ class InitializeResponse(AcpModel):
     )
     """Capabilities supported by the agent."""
     auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="authMethods",
-        serialization_alias="authMethods",
+        default_factory=list
     )
     """Authentication methods supported by the agent.
 
@@ -3199,11 +2646,7 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3238,10 +2681,7 @@ class ResourceContentBlock(EmbeddedResource):
 class SessionConfigSelectGroup(AcpModel):
     """A group of possible values for a session configuration option."""
 
-    group_id: Annotated[
-        SessionConfigGroupId,
-        Field(validation_alias="groupId", serialization_alias="groupId"),
-    ]
+    group_id: SessionConfigGroupId
     """Unique identifier for this group."""
     name: str
     """Human-readable label for this group."""
@@ -3249,11 +2689,7 @@ class SessionConfigSelectGroup(AcpModel):
         list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3287,11 +2723,7 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3304,20 +2736,10 @@ class AvailableCommandsUpdate(AcpModel):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
-        list[AvailableCommand],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(
-            validation_alias="availableCommands",
-            serialization_alias="availableCommands",
-        ),
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3356,9 +2778,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/content
 class ContentChunk(AcpModel):
     """A streamed item of message content."""
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message this chunk belongs to.
 
     All chunks belonging to the same message share the same `messageId`.
@@ -3366,11 +2786,7 @@ class ContentChunk(AcpModel):
     """
     content: ContentBlock
     """A single item of content"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped.
@@ -3384,11 +2800,7 @@ class PlanUpdate(AcpModel):
 
     plan: PlanUpdateContent
     """The updated plan content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3405,9 +2817,7 @@ class PromptRequest(AcpModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#1-user-message)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to send this user message to"""
     prompt: list[ContentBlock]
     """The blocks of content that compose the user's message.
@@ -3424,11 +2834,7 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3440,10 +2846,7 @@ class PromptRequest(AcpModel):
 class SessionConfigSelect(AcpModel):
     """A single-value selector (dropdown) session configuration option payload."""
 
-    current_value: Annotated[
-        SessionConfigValueId,
-        Field(validation_alias="currentValue", serialization_alias="currentValue"),
-    ]
+    current_value: SessionConfigValueId
     """The currently selected value."""
     options: SessionConfigSelectOptions
     """The set of selectable options."""
@@ -3465,19 +2868,13 @@ class UserMessage(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -3489,11 +2886,9 @@ class UserMessage(AcpModel):
 class UserMessageChunkSessionUpdate(ContentChunk):
     """A chunk of the user's message being streamed."""
 
-    session_update: Annotated[
-        Literal["user_message_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "user_message_chunk"
+    session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
+        "user_message_chunk"
+    )
 
 
 class UserMessageSessionUpdate(UserMessage):
@@ -3504,11 +2899,7 @@ class UserMessageSessionUpdate(UserMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["user_message"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "user_message"
+    session_update: Annotated[Literal["user_message"], UnionTag] = "user_message"
 
 
 class AgentMessage(AcpModel):
@@ -3527,19 +2918,13 @@ class AgentMessage(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -3551,11 +2936,9 @@ class AgentMessage(AcpModel):
 class AgentMessageChunkSessionUpdate(ContentChunk):
     """A chunk of the agent's response being streamed."""
 
-    session_update: Annotated[
-        Literal["agent_message_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_message_chunk"
+    session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
+        "agent_message_chunk"
+    )
 
 
 class AgentMessageSessionUpdate(AgentMessage):
@@ -3566,11 +2949,7 @@ class AgentMessageSessionUpdate(AgentMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["agent_message"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_message"
+    session_update: Annotated[Literal["agent_message"], UnionTag] = "agent_message"
 
 
 class AgentThought(AcpModel):
@@ -3589,19 +2968,13 @@ class AgentThought(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the thought message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -3613,11 +2986,9 @@ class AgentThought(AcpModel):
 class AgentThoughtChunkSessionUpdate(ContentChunk):
     """A chunk of the agent's internal reasoning being streamed."""
 
-    session_update: Annotated[
-        Literal["agent_thought_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_thought_chunk"
+    session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
+        "agent_thought_chunk"
+    )
 
 
 class AgentThoughtSessionUpdate(AgentThought):
@@ -3628,21 +2999,15 @@ class AgentThoughtSessionUpdate(AgentThought):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["agent_thought"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_thought"
+    session_update: Annotated[Literal["agent_thought"], UnionTag] = "agent_thought"
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     """Available commands are ready or have changed"""
 
-    session_update: Annotated[
-        Literal["available_commands_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "available_commands_update"
+    session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
+        "available_commands_update"
+    )
 
 
 class ClientRequest(AcpModel):
@@ -3674,11 +3039,7 @@ class Content(AcpModel):
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3698,20 +3059,13 @@ class PlanSessionUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
-    session_update: Annotated[
-        Literal["plan_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "plan_update"
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
     """Single-value selector (dropdown)."""
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -3719,11 +3073,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3744,17 +3094,10 @@ class SetSessionConfigOptionResponse(AcpModel):
     """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
-        list[SessionConfigOption],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(validation_alias="configOptions", serialization_alias="configOptions"),
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ]
     """The full set of configuration options and their current values."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3788,18 +3131,11 @@ class ToolCallContentChunk(AcpModel):
     collection instead.
     """
 
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ]
+    tool_call_id: ToolCallId
     """The ID of the tool call this content belongs to."""
     content: ToolCallContent
     """A single item of content produced by the tool call."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped.
@@ -3811,11 +3147,9 @@ class ToolCallContentChunk(AcpModel):
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     """A chunk of tool-call content being streamed."""
 
-    session_update: Annotated[
-        Literal["tool_call_content_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "tool_call_content_chunk"
+    session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
+        "tool_call_content_chunk"
+    )
 
 
 class ToolCallUpdate(AcpModel):
@@ -3834,10 +3168,7 @@ class ToolCallUpdate(AcpModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v2/tool-calls)
     """
 
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ]
+    tool_call_id: ToolCallId
     """Unique identifier for this tool call within the session."""
     title: Annotated[str | None, DefaultOnError] = None
     """Human-readable title describing what the tool is doing."""
@@ -3857,23 +3188,11 @@ class ToolCallUpdate(AcpModel):
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Any,
-        DefaultOnError,
-        Field(validation_alias="rawInput", serialization_alias="rawInput"),
-    ] = None
+    raw_input: Annotated[Any, DefaultOnError] = None
     """Raw input parameters sent to the tool."""
-    raw_output: Annotated[
-        Any,
-        DefaultOnError,
-        Field(validation_alias="rawOutput", serialization_alias="rawOutput"),
-    ] = None
+    raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -3886,17 +3205,10 @@ class ConfigOptionUpdate(AcpModel):
     """Session configuration options have been updated."""
 
     config_options: Annotated[
-        list[SessionConfigOption],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(validation_alias="configOptions", serialization_alias="configOptions"),
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ]
     """The full set of configuration options and their current values."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3911,26 +3223,16 @@ class NewSessionResponse(AcpModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """Unique identifier for the created session.
 
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="configOptions",
-        serialization_alias="configOptions",
-    )
+    ] = Field(default_factory=list)
     """Initial session configuration options."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3944,17 +3246,9 @@ class ResumeSessionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="configOptions",
-        serialization_alias="configOptions",
-    )
+    ] = Field(default_factory=list)
     """Initial session configuration options."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3966,10 +3260,7 @@ class ResumeSessionResponse(AcpModel):
 class ToolCallPermissionSubject(AcpModel):
     """Permission request details for a tool call."""
 
-    tool_call: Annotated[
-        ToolCallUpdate,
-        Field(validation_alias="toolCall", serialization_alias="toolCall"),
-    ]
+    tool_call: ToolCallUpdate
     """Details about the tool call requiring permission."""
 
 
@@ -3982,21 +3273,17 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
 class ToolCallSessionUpdate(ToolCallUpdate):
     """A tool call has been created or updated."""
 
-    session_update: Annotated[
-        Literal["tool_call_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "tool_call_update"
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     """Session configuration options have been updated."""
 
-    session_update: Annotated[
-        Literal["config_option_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "config_option_update"
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
 RequestPermissionSubject: TypeAlias = Annotated[
@@ -4065,17 +3352,11 @@ class UpdateSessionNotification(AcpModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#3-agent-reports-output)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4105,9 +3386,7 @@ class RequestPermissionRequest(AcpModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/tool-calls#requesting-permission)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this request."""
     title: str
     """Human-readable title for the permission prompt.
@@ -4131,11 +3410,7 @@ class RequestPermissionRequest(AcpModel):
     """Available permission options for the user to choose from.
     Must contain at least one option.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.

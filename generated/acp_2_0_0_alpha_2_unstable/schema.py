@@ -33,11 +33,7 @@ class AgentAuthCapabilities(AcpModel):
     `initialize` response.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -69,11 +65,7 @@ class AuthEnvVar(AcpModel):
 
     Defaults to `false`.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -98,11 +90,7 @@ class BooleanPropertySchema(AcpModel):
     """Human-readable description."""
     default: Annotated[bool | None, DefaultOnError] = None
     """Default value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -117,11 +105,7 @@ class CancelCreateElicitationResponse(AcpModel):
     The elicitation was cancelled.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -150,11 +134,7 @@ class CloseNesResponse(AcpModel):
     Response from closing an NES session.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -166,11 +146,7 @@ class CloseNesResponse(AcpModel):
 class CloseSessionResponse(AcpModel):
     """Response from closing a session."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -186,11 +162,7 @@ class Cost(AcpModel):
     """Total cumulative cost for session."""
     currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
     """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -205,11 +177,7 @@ class DeclineCreateElicitationResponse(AcpModel):
     The user declined the elicitation.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -222,11 +190,7 @@ class DeclineCreateElicitationResponse(AcpModel):
 class DeleteSessionResponse(AcpModel):
     """Response from deleting a session."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -266,9 +230,7 @@ class DiffPathChange(AcpModel):
 class DiffPathPairChange(AcpModel):
     """Operation metadata for move and copy changes."""
 
-    old_path: Annotated[
-        AbsolutePath, Field(validation_alias="oldPath", serialization_alias="oldPath")
-    ]
+    old_path: AbsolutePath
     """Absolute path before the operation."""
     path: AbsolutePath
     """Absolute path after the operation."""
@@ -282,11 +244,7 @@ class DisableProviderResponse(AcpModel):
     Response to `providers/disable`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -303,11 +261,7 @@ class DisconnectMcpResponse(AcpModel):
     Response to `mcp/disconnect`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -333,11 +287,7 @@ class ElicitationFormCapabilities(AcpModel):
     Supplying `{}` means the client supports form-based elicitation.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -374,11 +324,7 @@ class ElicitationUrlCapabilities(AcpModel):
     Supplying `{}` means the client supports URL-based elicitation.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -399,11 +345,7 @@ class EnumOption(AcpModel):
     """Human-readable title for this option."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -419,11 +361,7 @@ class EnvVariable(AcpModel):
     """The name of the environment variable."""
     value: str
     """The value to set for the environment variable."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -487,11 +425,7 @@ class HttpHeader(AcpModel):
     """The name of the HTTP header."""
     value: str
     """The value to set for the HTTP header."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -530,11 +464,7 @@ class Implementation(AcpModel):
     """Version of the implementation. Can be displayed to the user or used
     for debugging or metrics purposes. (e.g. "1.0.0").
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -559,11 +489,7 @@ class IntegerPropertySchema(AcpModel):
     """Maximum value (inclusive)."""
     default: Annotated[int | None, DefaultOnError] = None
     """Default value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -580,11 +506,7 @@ class ListProvidersRequest(AcpModel):
     Request parameters for `providers/list`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -627,17 +549,11 @@ class LoginAuthRequest(AcpModel):
     when `authMethods` was omitted or empty.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """The ID of the authentication method to use.
     Must be one of the methods advertised in the initialize response.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -649,11 +565,7 @@ class LoginAuthRequest(AcpModel):
 class LoginAuthResponse(AcpModel):
     """Response to the `auth/login` method."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -672,11 +584,7 @@ class LogoutAuthRequest(AcpModel):
     when `authMethods` was omitted or empty.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -688,11 +596,7 @@ class LogoutAuthRequest(AcpModel):
 class LogoutAuthResponse(AcpModel):
     """Response to the `auth/logout` method."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -711,11 +615,7 @@ class McpAcpCapabilities(AcpModel):
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -739,11 +639,7 @@ class McpHttpCapabilities(AcpModel):
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -774,11 +670,7 @@ class McpServerHttp(AcpModel):
     """URL to the MCP server."""
     headers: list[HttpHeader] = Field(default_factory=list)
     """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -798,11 +690,7 @@ class McpServerStdio(AcpModel):
     """Command-line arguments to pass to the MCP server."""
     env: list[EnvVariable] = Field(default_factory=list)
     """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -817,11 +705,7 @@ class McpStdioCapabilities(AcpModel):
     Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -849,10 +733,7 @@ class MessageMcpNotification(AcpModel):
     envelope has no `id`.
     """
 
-    connection_id: Annotated[
-        McpConnectionId,
-        Field(validation_alias="connectionId", serialization_alias="connectionId"),
-    ]
+    connection_id: McpConnectionId
     """The MCP-over-ACP connection this message is sent on."""
     method: str
     """The inner MCP method name."""
@@ -861,11 +742,7 @@ class MessageMcpNotification(AcpModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -882,10 +759,7 @@ class MessageMcpRequest(AcpModel):
     Request parameters for `mcp/message`.
     """
 
-    connection_id: Annotated[
-        McpConnectionId,
-        Field(validation_alias="connectionId", serialization_alias="connectionId"),
-    ]
+    connection_id: McpConnectionId
     """The MCP-over-ACP connection this message is sent on."""
     method: str
     """The inner MCP method name."""
@@ -894,11 +768,7 @@ class MessageMcpRequest(AcpModel):
 
     If omitted or set to `null`, the inner MCP message has no params.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -921,29 +791,17 @@ This is the inner MCP response result payload. Any JSON value is valid.
 class ModifyDiffChange(DiffPathChange):
     """A file was modified in place."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -956,29 +814,17 @@ class ModifyDiffChange(DiffPathChange):
 class MoveDiffChange(DiffPathPairChange):
     """A file was moved or renamed."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1010,11 +856,7 @@ class NesDiagnosticsCapabilities(AcpModel):
     Capabilities for diagnostics context.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1029,11 +871,7 @@ class NesDocumentDidCloseCapabilities(AcpModel):
     Marker for `document/didClose` capability support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1048,11 +886,7 @@ class NesDocumentDidFocusCapabilities(AcpModel):
     Marker for `document/didFocus` capability support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1067,11 +901,7 @@ class NesDocumentDidOpenCapabilities(AcpModel):
     Marker for `document/didOpen` capability support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1086,11 +916,7 @@ class NesDocumentDidSaveCapabilities(AcpModel):
     Marker for `document/didSave` capability support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1105,18 +931,9 @@ class NesEditHistoryCapabilities(AcpModel):
     Capabilities for edit history context.
     """
 
-    max_count: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="maxCount", serialization_alias="maxCount"),
-    ] = None
+    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of edit history entries the agent can use."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1135,11 +952,7 @@ class NesEditHistoryEntry(AcpModel):
     """The URI of the edited file."""
     diff: str
     """A diff representing the edit."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1154,21 +967,13 @@ class NesExcerpt(AcpModel):
     A code excerpt from a file.
     """
 
-    start_line: Annotated[
-        int, Field(ge=0, validation_alias="startLine", serialization_alias="startLine")
-    ]
+    start_line: Annotated[int, Field(ge=0)]
     """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[
-        int, Field(ge=0, validation_alias="endLine", serialization_alias="endLine")
-    ]
+    end_line: Annotated[int, Field(ge=0)]
     """The end line of the excerpt (zero-based)."""
     text: str
     """The text content of the excerpt."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1183,11 +988,7 @@ class NesJumpCapabilities(AcpModel):
     Marker for jump suggestion support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1202,11 +1003,7 @@ class NesOpenFilesCapabilities(AcpModel):
     Capabilities for open files context.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1223,17 +1020,11 @@ class NesRecentFile(AcpModel):
 
     uri: str
     """The URI of the file."""
-    language_id: Annotated[
-        str, Field(validation_alias="languageId", serialization_alias="languageId")
-    ]
+    language_id: str
     """The language identifier."""
     text: str
     """The full text content of the file."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1248,18 +1039,9 @@ class NesRecentFilesCapabilities(AcpModel):
     Capabilities for recent files context.
     """
 
-    max_count: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="maxCount", serialization_alias="maxCount"),
-    ] = None
+    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of recent files the agent can use."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1294,11 +1076,7 @@ class NesRelatedSnippet(AcpModel):
     """The URI of the file containing the snippets."""
     excerpts: list[NesExcerpt]
     """The code excerpts."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1313,11 +1091,7 @@ class NesRelatedSnippetsCapabilities(AcpModel):
     Capabilities for related snippets context.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1332,11 +1106,7 @@ class NesRenameCapabilities(AcpModel):
     Marker for rename suggestion support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1355,15 +1125,9 @@ class NesRepository(AcpModel):
     """The repository name."""
     owner: str
     """The repository owner."""
-    remote_url: Annotated[
-        str, Field(validation_alias="remoteUrl", serialization_alias="remoteUrl")
-    ]
+    remote_url: str
     """The remote URL of the repository."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1378,11 +1142,7 @@ class NesSearchAndReplaceCapabilities(AcpModel):
     Marker for search and replace suggestion support.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1419,18 +1179,9 @@ class NesUserActionsCapabilities(AcpModel):
     Capabilities for user actions context.
     """
 
-    max_count: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="maxCount", serialization_alias="maxCount"),
-    ] = None
+    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of user actions the agent can use."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1455,11 +1206,7 @@ class NumberPropertySchema(AcpModel):
     """Maximum value (inclusive)."""
     default: Annotated[float | None, DefaultOnError] = None
     """Default value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1487,19 +1234,13 @@ class OtherAuthMethod(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1567,11 +1308,7 @@ class OtherCreateElicitationResponse(AcpModel):
     responses. They MUST NOT treat it as a known elicitation action.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1595,29 +1332,17 @@ class OtherDiffChange(AcpModel):
     future ACP variants.
     """
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1713,10 +1438,7 @@ class OtherNesSuggestion(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
 
 
@@ -1739,11 +1461,7 @@ class OtherReplayFrom(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1829,7 +1547,6 @@ class OtherSessionUpdate(AcpModel):
             "plan_removed",
             "usage_update",
         ),
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
     ]
     """Custom or future session update type.
 
@@ -1941,17 +1658,11 @@ class PlanMarkdown(AcpModel):
     A plan represented as raw markdown content.
     """
 
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
     content: str
     """Markdown content for the plan."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1968,15 +1679,9 @@ class PlanRemoved(AcpModel):
     Removal notice for a plan identified by ID.
     """
 
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to remove."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -1993,11 +1698,7 @@ class PlanRemovedSessionUpdate(PlanRemoved):
     Removal notice for a plan identified by ID.
     """
 
-    session_update: Annotated[
-        Literal["plan_removed"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "plan_removed"
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
 
 
 class Position(AcpModel):
@@ -2012,11 +1713,7 @@ class Position(AcpModel):
     """Zero-based line number."""
     character: Annotated[int, Field(ge=0)]
     """Zero-based character offset (encoding-dependent)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2044,11 +1741,7 @@ class PromptAudioCapabilities(AcpModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2063,11 +1756,7 @@ class PromptEmbeddedContextCapabilities(AcpModel):
     Supplying `{}` means the agent supports embedded context in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2082,11 +1771,7 @@ class PromptImageCapabilities(AcpModel):
     Supplying `{}` means the agent supports image content in prompts.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2104,11 +1789,7 @@ class PromptResponse(AcpModel):
     See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2133,19 +1814,11 @@ class ProviderCurrentConfig(AcpModel):
     Current effective non-secret routing configuration for a provider.
     """
 
-    api_type: Annotated[
-        LlmProtocol, Field(validation_alias="apiType", serialization_alias="apiType")
-    ]
+    api_type: LlmProtocol
     """Protocol currently used by this provider."""
-    base_url: Annotated[
-        str, Field(validation_alias="baseUrl", serialization_alias="baseUrl")
-    ]
+    base_url: str
     """Base URL currently used by this provider."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2171,10 +1844,7 @@ class ProviderInfo(AcpModel):
     Information about a configurable LLM provider.
     """
 
-    provider_id: Annotated[
-        ProviderId,
-        Field(validation_alias="providerId", serialization_alias="providerId"),
-    ]
+    provider_id: ProviderId
     """Provider identifier, for example "main" or "openai"."""
     supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
     """Supported protocol types for this provider."""
@@ -2186,11 +1856,7 @@ class ProviderInfo(AcpModel):
     """Current effective non-secret routing config.
     Null or omitted means provider is disabled.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2209,11 +1875,7 @@ class ProvidersCapabilities(AcpModel):
     Supplying `{}` means the agent supports provider configuration methods.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2232,11 +1894,7 @@ class Range(AcpModel):
     """The start position (inclusive)."""
     end: Position
     """The end position (exclusive)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2248,11 +1906,7 @@ class Range(AcpModel):
 class ReplayFromStart(AcpModel):
     """Inclusive replay cursor requesting replay from the start of the conversation."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2277,11 +1931,7 @@ The Server MUST reply with the same value in the Response object if included. Th
 class RequiresActionStateUpdate(AcpModel):
     """Foreground work is blocked on user action."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2309,11 +1959,7 @@ Other values: Custom or future role. Values beginning with `_` are reserved for 
 class RunningStateUpdate(AcpModel):
     """Foreground work is in progress."""
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2331,16 +1977,9 @@ class RunningStateUpdateVariant(RunningStateUpdate):
 class SelectedPermissionOutcome(AcpModel):
     """The user selected one of the provided options."""
 
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(validation_alias="optionId", serialization_alias="optionId"),
-    ]
+    option_id: PermissionOptionId
     """The ID of the option the user selected."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2364,11 +2003,7 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
     complete ordered additional-root list associated with a listed session.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2380,9 +2015,7 @@ class SessionAdditionalDirectoriesCapabilities(AcpModel):
 class SessionConfigBoolean(AcpModel):
     """A boolean on/off toggle session configuration option payload."""
 
-    current_value: Annotated[
-        bool, Field(validation_alias="currentValue", serialization_alias="currentValue")
-    ]
+    current_value: bool
     """The current value of the boolean option."""
 
 
@@ -2426,11 +2059,7 @@ class SessionDeleteCapabilities(AcpModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2449,11 +2078,7 @@ class SessionForkCapabilities(AcpModel):
     Supplying `{}` means the agent supports forking sessions.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2475,19 +2100,13 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/draf
 class SessionInfo(AcpModel):
     """Information about a session returned by session/list"""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """Unique identifier for the session"""
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots reported for this session. Each path must be absolute.
 
     When present, this is the complete ordered additional-root list reported
@@ -2496,17 +2115,9 @@ class SessionInfo(AcpModel):
     """
     title: Annotated[str | None, DefaultOnError] = None
     """Human-readable title for the session"""
-    updated_at: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="updatedAt", serialization_alias="updatedAt"),
-    ] = None
+    updated_at: Annotated[str | None, DefaultOnError] = None
     """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2527,17 +2138,9 @@ class SessionInfoUpdate(AcpModel):
 
     title: Annotated[str | None, DefaultOnError] = None
     """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="updatedAt", serialization_alias="updatedAt"),
-    ] = None
+    updated_at: Annotated[str | None, DefaultOnError] = None
     """RFC 3339 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -2560,28 +2163,17 @@ class SetProviderRequest(AcpModel):
     Replaces the full configuration for one provider ID.
     """
 
-    provider_id: Annotated[
-        ProviderId,
-        Field(validation_alias="providerId", serialization_alias="providerId"),
-    ]
+    provider_id: ProviderId
     """Provider ID to configure."""
-    api_type: Annotated[
-        LlmProtocol, Field(validation_alias="apiType", serialization_alias="apiType")
-    ]
+    api_type: LlmProtocol
     """Protocol type for this provider."""
-    base_url: Annotated[
-        str, Field(validation_alias="baseUrl", serialization_alias="baseUrl")
-    ]
+    base_url: str
     """Base URL for requests sent through this provider."""
     headers: dict[str, str] = Field(default_factory=dict)
     """Full headers map for this provider.
     May include authorization, routing, or other integration-specific headers.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2598,11 +2190,7 @@ class SetProviderResponse(AcpModel):
     Response to `providers/set`.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2617,15 +2205,9 @@ class StartNesResponse(AcpModel):
     Response to `nes/start`.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for the newly started NES session."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2688,11 +2270,7 @@ class StringMultiSelectItems(AcpModel):
 
     enum: Annotated[list[str], Field(min_length=1)]
     """Allowed enum values. Must contain at least one value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2723,15 +2301,9 @@ class StringPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_length: Annotated[
-        int | None,
-        Field(ge=0, validation_alias="minLength", serialization_alias="minLength"),
-    ] = None
+    min_length: Annotated[int | None, Field(ge=0)] = None
     """Minimum string length."""
-    max_length: Annotated[
-        int | None,
-        Field(ge=0, validation_alias="maxLength", serialization_alias="maxLength"),
-    ] = None
+    max_length: Annotated[int | None, Field(ge=0)] = None
     """Maximum string length."""
     pattern: str | None = None
     """Pattern the string must match."""
@@ -2743,18 +2315,11 @@ class StringPropertySchema(AcpModel):
     """Enum values for untitled single-select enums.
     Must contain at least one value when present.
     """
-    one_of: Annotated[
-        list[EnumOption] | None,
-        Field(min_length=1, validation_alias="oneOf", serialization_alias="oneOf"),
-    ] = None
+    one_of: Annotated[list[EnumOption] | None, Field(min_length=1)] = None
     """Titled enum options for titled single-select enums.
     Must contain at least one option when present.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2773,11 +2338,7 @@ class TerminalAuthCapabilities(AcpModel):
     Supplying `{}` means the client supports terminal authentication methods.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2793,12 +2354,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="exitCode", serialization_alias="exitCode"),
-    ] = None
+    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -2807,11 +2363,7 @@ class TerminalExitStatus(AcpModel):
     include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
     platform-specific name. Omitted and `null` are equivalent.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the exit information. Omitted
@@ -2830,11 +2382,7 @@ class TerminalOutput(AcpModel):
 
     data: str
     """Base64-encoded replacement terminal output bytes."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the replacement snapshot. Omitted
@@ -2847,18 +2395,11 @@ class TerminalOutput(AcpModel):
 class TerminalOutputChunk(AcpModel):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """The terminal receiving these bytes."""
     data: str
     """Independently base64-encoded terminal output bytes."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped. Omitted and `null` are
@@ -2871,11 +2412,9 @@ class TerminalOutputChunk(AcpModel):
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     """A chunk of bytes appended to an agent-owned terminal's output."""
 
-    session_update: Annotated[
-        Literal["terminal_output_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "terminal_output_chunk"
+    session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
+        "terminal_output_chunk"
+    )
 
 
 class TerminalUpdate(AcpModel):
@@ -2887,10 +2426,7 @@ class TerminalUpdate(AcpModel):
     fields start unknown.
     """
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """Unique identifier for this terminal within the session."""
     command: Annotated[str | None, DefaultOnError] = None
     """The command being run."""
@@ -2898,17 +2434,9 @@ class TerminalUpdate(AcpModel):
     """The absolute working directory of the command."""
     output: Annotated[TerminalOutput | None, DefaultOnError] = None
     """An authoritative replacement snapshot of terminal output bytes."""
-    exit_status: Annotated[
-        TerminalExitStatus | None,
-        DefaultOnError,
-        Field(validation_alias="exitStatus", serialization_alias="exitStatus"),
-    ] = None
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
     """Exit information. A concrete object marks the terminal as exited."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -2922,11 +2450,7 @@ class TextCommandInput(AcpModel):
 
     hint: str
     """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2948,11 +2472,7 @@ class TextDocumentContentChangeEvent(AcpModel):
     """The range of the document that changed. If `None`, the entire content is replaced."""
     text: str
     """The new text for the range, or the full document content if `range` is `None`."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -2978,17 +2498,9 @@ class TextResourceContents(AcpModel):
     """Text payload carried by this content block."""
     uri: str
     """URI associated with this resource or media payload."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3003,16 +2515,9 @@ class TitledMultiSelectItems(AcpModel):
     Items definition for titled multi-select enum properties.
     """
 
-    any_of: Annotated[
-        list[EnumOption],
-        Field(min_length=1, validation_alias="anyOf", serialization_alias="anyOf"),
-    ]
+    any_of: Annotated[list[EnumOption], Field(min_length=1)]
     """Titled enum options. Must contain at least one option."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3038,11 +2543,7 @@ class ToolCallLocation(AcpModel):
     """The absolute file path being accessed or modified."""
     line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3115,54 +2616,19 @@ class Usage(AcpModel):
     Token usage information for completed session work.
     """
 
-    total_tokens: Annotated[
-        int,
-        Field(ge=0, validation_alias="totalTokens", serialization_alias="totalTokens"),
-    ]
+    total_tokens: Annotated[int, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[
-        int,
-        Field(ge=0, validation_alias="inputTokens", serialization_alias="inputTokens"),
-    ]
+    input_tokens: Annotated[int, Field(ge=0)]
     """Total input tokens."""
-    output_tokens: Annotated[
-        int,
-        Field(
-            ge=0, validation_alias="outputTokens", serialization_alias="outputTokens"
-        ),
-    ]
+    output_tokens: Annotated[int, Field(ge=0)]
     """Total output tokens."""
-    thought_tokens: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="thoughtTokens", serialization_alias="thoughtTokens"),
-    ] = None
+    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(
-            validation_alias="cachedReadTokens", serialization_alias="cachedReadTokens"
-        ),
-    ] = None
+    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(
-            validation_alias="cachedWriteTokens",
-            serialization_alias="cachedWriteTokens",
-        ),
-    ] = None
+    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3180,11 +2646,7 @@ class UsageUpdate(AcpModel):
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3203,11 +2665,7 @@ class WorkspaceFolder(AcpModel):
     """The URI of the folder."""
     name: str
     """The display name of the folder."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3222,20 +2680,11 @@ class AcceptNesNotification(AcpModel):
     Notification sent when a suggestion is accepted.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """The ID of the accepted suggestion."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3247,29 +2696,17 @@ class AcceptNesNotification(AcpModel):
 class AddDiffChange(DiffPathChange):
     """A file was added."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3284,22 +2721,14 @@ class Annotations(AcpModel):
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
     """Intended recipients for this content, such as the user or assistant."""
-    last_modified: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="lastModified", serialization_alias="lastModified"),
-    ] = None
+    last_modified: Annotated[str | None, DefaultOnError] = None
     """Timestamp indicating when the underlying resource was last modified.
 
     Must be an RFC 3339 formatted string (e.g., "2025-01-12T15:00:58Z").
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3313,17 +2742,11 @@ class AudioContent(AcpModel):
 
     data: str
     """Base64-encoded media payload."""
-    mime_type: Annotated[
-        MediaType, Field(validation_alias="mimeType", serialization_alias="mimeType")
-    ]
+    mime_type: MediaType
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3359,11 +2782,7 @@ class AuthCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the agent may include `terminal` entries in its authentication methods.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3378,19 +2797,13 @@ class AuthMethodAgent(AcpModel):
     The `type` discriminator value is `agent`.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3409,9 +2822,7 @@ class AuthMethodEnvVar(AcpModel):
     The user provides credentials that the client passes to the agent as environment variables.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
@@ -3421,11 +2832,7 @@ class AuthMethodEnvVar(AcpModel):
     """The environment variables the client should set."""
     link: Annotated[str | None, DefaultOnError] = None
     """Optional link to a page where the user can obtain their credentials."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3444,9 +2851,7 @@ class AuthMethodTerminal(AcpModel):
     The client runs an interactive terminal for the user to authenticate via a TUI.
     """
 
-    method_id: Annotated[
-        AuthMethodId, Field(validation_alias="methodId", serialization_alias="methodId")
-    ]
+    method_id: AuthMethodId
     """Unique identifier for this authentication method."""
     name: str
     """Human-readable name of the authentication method."""
@@ -3460,11 +2865,7 @@ class AuthMethodTerminal(AcpModel):
         default_factory=list
     )
     """Additional environment variables to set when running the agent binary for terminal auth."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3480,17 +2881,9 @@ class BlobResourceContents(AcpModel):
     """Base64-encoded bytes for a binary resource payload."""
     uri: str
     """URI associated with this resource or media payload."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3511,10 +2904,7 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
 class BooleanSessionConfigOption(SessionConfigBoolean):
     """Boolean on/off toggle."""
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -3522,11 +2912,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3539,20 +2925,11 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 class BooleanSetSessionConfigOptionRequest(AcpModel):
     """A boolean value (`type: "boolean"`)."""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3570,15 +2947,9 @@ class CancelRequestNotification(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
     """
 
-    request_id: Annotated[
-        RequestId, Field(validation_alias="requestId", serialization_alias="requestId")
-    ]
+    request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3593,15 +2964,9 @@ class CancelSessionNotification(AcpModel):
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3621,18 +2986,10 @@ class ClientNesCapabilities(AcpModel):
     rename: Annotated[NesRenameCapabilities | None, DefaultOnError] = None
     """Whether the client supports the `rename` suggestion kind."""
     search_and_replace: Annotated[
-        NesSearchAndReplaceCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="searchAndReplace", serialization_alias="searchAndReplace"
-        ),
+        NesSearchAndReplaceCapabilities | None, DefaultOnError
     ] = None
     """Whether the client supports the `searchAndReplace` suggestion kind."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3650,15 +3007,9 @@ class CloseNesRequest(AcpModel):
     and then free up any resources associated with the session.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the NES session to close."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3675,15 +3026,9 @@ class CloseSessionRequest(AcpModel):
     with the session.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3699,23 +3044,11 @@ class CommandPermissionSubject(AcpModel):
     """The command that would be run if permission is granted."""
     cwd: AbsolutePath
     """The absolute working directory for the command."""
-    tool_call_id: Annotated[
-        ToolCallId | None,
-        DefaultOnError,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ] = None
+    tool_call_id: Annotated[ToolCallId | None, DefaultOnError] = None
     """The associated tool call, when known. Omitted and `null` are equivalent."""
-    terminal_id: Annotated[
-        TerminalId | None,
-        DefaultOnError,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ] = None
+    terminal_id: Annotated[TerminalId | None, DefaultOnError] = None
     """The associated terminal, when already known. Omitted and `null` are equivalent."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted and `null` are equivalent and mean no subject metadata was provided.
@@ -3738,16 +3071,9 @@ class CompleteElicitationNotification(AcpModel):
     Notification sent by the agent when a URL-based elicitation is complete.
     """
 
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(validation_alias="elicitationId", serialization_alias="elicitationId"),
-    ]
+    elicitation_id: ElicitationId
     """The ID of the elicitation that completed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3764,16 +3090,9 @@ class ConnectMcpRequest(AcpModel):
     Request parameters for `mcp/connect`.
     """
 
-    server_id: Annotated[
-        McpServerAcpId,
-        Field(validation_alias="serverId", serialization_alias="serverId"),
-    ]
+    server_id: McpServerAcpId
     """The ACP MCP server ID that was provided by the component declaring the MCP server."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3790,16 +3109,9 @@ class ConnectMcpResponse(AcpModel):
     Response to `mcp/connect`.
     """
 
-    connection_id: Annotated[
-        McpConnectionId,
-        Field(validation_alias="connectionId", serialization_alias="connectionId"),
-    ]
+    connection_id: McpConnectionId
     """The unique identifier for this MCP-over-ACP connection."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3811,29 +3123,17 @@ class ConnectMcpResponse(AcpModel):
 class CopyDiffChange(DiffPathPairChange):
     """A file was copied."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3846,29 +3146,17 @@ class CopyDiffChange(DiffPathPairChange):
 class DeleteDiffChange(DiffPathChange):
     """A file was deleted."""
 
-    file_type: Annotated[
-        DiffFileType | None,
-        DefaultOnError,
-        Field(validation_alias="fileType", serialization_alias="fileType"),
-    ] = None
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
 
     Omitted or `null` means the content kind is unknown.
     """
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type of the file contents.
 
     Omitted or `null` means the MIME type is unknown.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3884,15 +3172,9 @@ class DeleteSessionRequest(AcpModel):
     Only available if the Agent supports the `session.delete` capability.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3907,26 +3189,17 @@ class DidChangeDocumentNotification(AcpModel):
     Notification sent when a file is edited.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
     uri: str
     """The URI of the changed document."""
     version: int
     """The new version number of the document."""
     content_changes: Annotated[
-        list[TextDocumentContentChangeEvent],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(validation_alias="contentChanges", serialization_alias="contentChanges"),
+        list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
     ]
     """The content changes."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3941,17 +3214,11 @@ class DidCloseDocumentNotification(AcpModel):
     Notification sent when a file is closed.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
     uri: str
     """The URI of the closed document."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -3966,9 +3233,7 @@ class DidFocusDocumentNotification(AcpModel):
     Notification sent when a file becomes the active editor tab.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
     uri: str
     """The URI of the focused document."""
@@ -3976,16 +3241,9 @@ class DidFocusDocumentNotification(AcpModel):
     """The version number of the document."""
     position: Position
     """The current cursor position."""
-    visible_range: Annotated[
-        Range,
-        Field(validation_alias="visibleRange", serialization_alias="visibleRange"),
-    ]
+    visible_range: Range
     """The portion of the file currently visible in the editor viewport."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4000,25 +3258,17 @@ class DidOpenDocumentNotification(AcpModel):
     Notification sent when a file is opened in the editor.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
     uri: str
     """The URI of the opened document."""
-    language_id: Annotated[
-        str, Field(validation_alias="languageId", serialization_alias="languageId")
-    ]
+    language_id: str
     """The language identifier of the document (e.g., "rust", "python")."""
     version: int
     """The version number of the document."""
     text: str
     """The full text content of the document."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4033,17 +3283,11 @@ class DidSaveDocumentNotification(AcpModel):
     Notification sent when a file is saved.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
     uri: str
     """The URI of the saved document."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4085,16 +3329,9 @@ class DisableProviderRequest(AcpModel):
     Request parameters for `providers/disable`.
     """
 
-    provider_id: Annotated[
-        ProviderId,
-        Field(validation_alias="providerId", serialization_alias="providerId"),
-    ]
+    provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4111,16 +3348,9 @@ class DisconnectMcpRequest(AcpModel):
     Request parameters for `mcp/disconnect`.
     """
 
-    connection_id: Annotated[
-        McpConnectionId,
-        Field(validation_alias="connectionId", serialization_alias="connectionId"),
-    ]
+    connection_id: McpConnectionId
     """The MCP-over-ACP connection to close."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4161,11 +3391,7 @@ class ElicitationCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise support.
     Supplying `{}` means the client supports URL-based elicitation.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4183,9 +3409,7 @@ class ElicitationRequestScope(AcpModel):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    request_id: Annotated[
-        RequestId, Field(validation_alias="requestId", serialization_alias="requestId")
-    ]
+    request_id: RequestId
     """The request this elicitation is tied to."""
 
 
@@ -4201,15 +3425,9 @@ class ElicitationSessionScope(AcpModel):
     during a tool call and needs to redirect it to the user.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session this elicitation is tied to."""
-    tool_call_id: Annotated[
-        ToolCallId | None,
-        DefaultOnError,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ] = None
+    tool_call_id: Annotated[ToolCallId | None, DefaultOnError] = None
     """Optional tool call within the session."""
 
 
@@ -4283,11 +3501,7 @@ class Icon(AcpModel):
 
     src: str
     """A standard URI pointing to an icon resource."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """Optional MIME type override if the source MIME type is missing or generic."""
     sizes: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional array of strings that specify sizes at which the icon can be used.
@@ -4303,20 +3517,11 @@ class Icon(AcpModel):
 class IdSetSessionConfigOptionRequest(AcpModel):
     """A [`SessionConfigValueId`] string value (`type: "id"`)."""
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4331,11 +3536,7 @@ class IdSetSessionConfigOptionRequest(AcpModel):
 class IdleStateUpdate(AcpModel):
     """The agent is ready to process a new prompt."""
 
-    stop_reason: Annotated[
-        StopReason | None,
-        DefaultOnError,
-        Field(validation_alias="stopReason", serialization_alias="stopReason"),
-    ] = None
+    stop_reason: Annotated[StopReason | None, DefaultOnError] = None
     """Indicates why foreground work stopped.
 
     Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
@@ -4351,11 +3552,7 @@ class IdleStateUpdate(AcpModel):
     Optional. Omitted or `null` both mean the agent is not reporting token
     usage for this state update.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4375,19 +3572,13 @@ class ImageContent(AcpModel):
 
     data: str
     """Base64-encoded media payload."""
-    mime_type: Annotated[
-        MediaType, Field(validation_alias="mimeType", serialization_alias="mimeType")
-    ]
+    mime_type: MediaType
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4424,11 +3615,7 @@ class ListProvidersResponse(AcpModel):
 
     providers: list[ProviderInfo]
     """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4444,11 +3631,7 @@ class ListSessionsRequest(AcpModel):
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4462,19 +3645,11 @@ class ListSessionsResponse(AcpModel):
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
     """Array of session information objects."""
-    next_cursor: Annotated[
-        SessionListCursor | None,
-        DefaultOnError,
-        Field(validation_alias="nextCursor", serialization_alias="nextCursor"),
-    ] = None
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4519,11 +3694,7 @@ class McpCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4545,20 +3716,13 @@ class McpServerAcp(AcpModel):
 
     name: str
     """Human-readable name identifying this MCP server."""
-    server_id: Annotated[
-        McpServerAcpId,
-        Field(validation_alias="serverId", serialization_alias="serverId"),
-    ]
+    server_id: McpServerAcpId
     """Unique identifier for this MCP server, generated by the component providing it.
 
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4587,25 +3751,15 @@ class MultiSelectPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_items: Annotated[
-        int | None,
-        Field(ge=0, validation_alias="minItems", serialization_alias="minItems"),
-    ] = None
+    min_items: Annotated[int | None, Field(ge=0)] = None
     """Minimum number of items to select."""
-    max_items: Annotated[
-        int | None,
-        Field(ge=0, validation_alias="maxItems", serialization_alias="maxItems"),
-    ] = None
+    max_items: Annotated[int | None, Field(ge=0)] = None
     """Maximum number of items to select."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
     default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
     """Default selected values."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4620,45 +3774,21 @@ class NesContextCapabilities(AcpModel):
     Context capabilities the agent wants attached to each suggestion request.
     """
 
-    recent_files: Annotated[
-        NesRecentFilesCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="recentFiles", serialization_alias="recentFiles"),
-    ] = None
+    recent_files: Annotated[NesRecentFilesCapabilities | None, DefaultOnError] = None
     """Whether the agent wants recent files context."""
     related_snippets: Annotated[
-        NesRelatedSnippetsCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="relatedSnippets", serialization_alias="relatedSnippets"
-        ),
+        NesRelatedSnippetsCapabilities | None, DefaultOnError
     ] = None
     """Whether the agent wants related snippets context."""
-    edit_history: Annotated[
-        NesEditHistoryCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="editHistory", serialization_alias="editHistory"),
-    ] = None
+    edit_history: Annotated[NesEditHistoryCapabilities | None, DefaultOnError] = None
     """Whether the agent wants edit history context."""
-    user_actions: Annotated[
-        NesUserActionsCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="userActions", serialization_alias="userActions"),
-    ] = None
+    user_actions: Annotated[NesUserActionsCapabilities | None, DefaultOnError] = None
     """Whether the agent wants user actions context."""
-    open_files: Annotated[
-        NesOpenFilesCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="openFiles", serialization_alias="openFiles"),
-    ] = None
+    open_files: Annotated[NesOpenFilesCapabilities | None, DefaultOnError] = None
     """Whether the agent wants open files context."""
     diagnostics: Annotated[NesDiagnosticsCapabilities | None, DefaultOnError] = None
     """Whether the agent wants diagnostics context."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4681,11 +3811,7 @@ class NesDiagnostic(AcpModel):
     """The severity of the diagnostic."""
     message: str
     """The diagnostic message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4700,16 +3826,9 @@ class NesDocumentDidChangeCapabilities(AcpModel):
     Capabilities for `document/didChange` events.
     """
 
-    sync_kind: Annotated[
-        TextDocumentSyncKind,
-        Field(validation_alias="syncKind", serialization_alias="syncKind"),
-    ]
+    sync_kind: TextDocumentSyncKind
     """The sync kind the agent wants: `"full"` or `"incremental"`."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4724,41 +3843,19 @@ class NesDocumentEventCapabilities(AcpModel):
     Document event capabilities the agent wants to receive.
     """
 
-    did_open: Annotated[
-        NesDocumentDidOpenCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="didOpen", serialization_alias="didOpen"),
-    ] = None
+    did_open: Annotated[NesDocumentDidOpenCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didOpen` events."""
-    did_change: Annotated[
-        NesDocumentDidChangeCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="didChange", serialization_alias="didChange"),
-    ] = None
+    did_change: Annotated[NesDocumentDidChangeCapabilities | None, DefaultOnError] = (
+        None
+    )
     """Whether the agent wants `document/didChange` events, and the sync kind."""
-    did_close: Annotated[
-        NesDocumentDidCloseCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="didClose", serialization_alias="didClose"),
-    ] = None
+    did_close: Annotated[NesDocumentDidCloseCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didClose` events."""
-    did_save: Annotated[
-        NesDocumentDidSaveCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="didSave", serialization_alias="didSave"),
-    ] = None
+    did_save: Annotated[NesDocumentDidSaveCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didSave` events."""
-    did_focus: Annotated[
-        NesDocumentDidFocusCapabilities | None,
-        DefaultOnError,
-        Field(validation_alias="didFocus", serialization_alias="didFocus"),
-    ] = None
+    did_focus: Annotated[NesDocumentDidFocusCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didFocus` events."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4775,11 +3872,7 @@ class NesEventCapabilities(AcpModel):
 
     document: Annotated[NesDocumentEventCapabilities | None, DefaultOnError] = None
     """Document event capabilities."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4794,20 +3887,13 @@ class NesJumpSuggestion(AcpModel):
     A jump-to-location suggestion.
     """
 
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The file to navigate to."""
     position: Position
     """The target position within the file."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4824,28 +3910,13 @@ class NesOpenFile(AcpModel):
 
     uri: str
     """The URI of the file."""
-    language_id: Annotated[
-        str, Field(validation_alias="languageId", serialization_alias="languageId")
-    ]
+    language_id: str
     """The language identifier."""
-    visible_range: Annotated[
-        Range | None,
-        DefaultOnError,
-        Field(validation_alias="visibleRange", serialization_alias="visibleRange"),
-    ] = None
+    visible_range: Annotated[Range | None, DefaultOnError] = None
     """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[
-        int | None,
-        Field(ge=0),
-        DefaultOnError,
-        Field(validation_alias="lastFocusedMs", serialization_alias="lastFocusedMs"),
-    ] = None
+    last_focused_ms: Annotated[int | None, Field(ge=0), DefaultOnError] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4860,24 +3931,15 @@ class NesRenameSuggestion(AcpModel):
     A rename symbol suggestion.
     """
 
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The file URI containing the symbol."""
     position: Position
     """The position of the symbol to rename."""
-    new_name: Annotated[
-        str, Field(validation_alias="newName", serialization_alias="newName")
-    ]
+    new_name: str
     """The new name for the symbol."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4892,10 +3954,7 @@ class NesSearchAndReplaceSuggestion(AcpModel):
     A search-and-replace suggestion.
     """
 
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The file URI to search within."""
@@ -4903,15 +3962,9 @@ class NesSearchAndReplaceSuggestion(AcpModel):
     """The text or pattern to find."""
     replace: str
     """The replacement text."""
-    is_regex: Annotated[
-        bool | None, Field(validation_alias="isRegex", serialization_alias="isRegex")
-    ] = None
+    is_regex: bool | None = None
     """Whether `search` is a regular expression. Defaults to `false`."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4928,15 +3981,9 @@ class NesTextEdit(AcpModel):
 
     range: Range
     """The range to replace."""
-    new_text: Annotated[
-        str, Field(validation_alias="newText", serialization_alias="newText")
-    ]
+    new_text: str
     """The replacement text."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -4957,16 +4004,9 @@ class NesUserAction(AcpModel):
     """The URI of the file where the action occurred."""
     position: Position
     """The position where the action occurred."""
-    timestamp_ms: Annotated[
-        int,
-        Field(ge=0, validation_alias="timestampMs", serialization_alias="timestampMs"),
-    ]
+    timestamp_ms: Annotated[int, Field(ge=0)]
     """Timestamp in milliseconds since epoch."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5003,9 +4043,7 @@ class OtherPlanUpdateContent(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
 
 
@@ -5021,10 +4059,7 @@ class OtherSessionConfigOption(AcpModel):
     data, and otherwise ignore the option or display it generically.
     """
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -5032,11 +4067,7 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5060,20 +4091,11 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     future ACP variants.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to set the configuration option for."""
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5101,30 +4123,19 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     future ACP variants.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class PermissionOption(AcpModel):
     """An option presented to the user when requesting permission."""
 
-    option_id: Annotated[
-        PermissionOptionId,
-        Field(validation_alias="optionId", serialization_alias="optionId"),
-    ]
+    option_id: PermissionOptionId
     """Unique identifier for this permission option."""
     name: str
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5149,11 +4160,7 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5170,17 +4177,11 @@ class PlanFile(AcpModel):
     A plan represented by a file URI.
     """
 
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
     uri: str
     """The URI of the file containing the plan."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5192,9 +4193,7 @@ class PlanFile(AcpModel):
 class PlanItems(AcpModel):
     """A plan represented as structured entries."""
 
-    plan_id: Annotated[
-        PlanId, Field(validation_alias="planId", serialization_alias="planId")
-    ]
+    plan_id: PlanId
     """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
@@ -5202,11 +4201,7 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5243,11 +4238,7 @@ class PromptCapabilities(AcpModel):
     Supplying `{}` means the agent supports audio content in prompts.
     """
     embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="embeddedContext", serialization_alias="embeddedContext"
-        ),
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
     ] = None
     """Agent supports embedded context in `session/prompt` requests.
 
@@ -5257,11 +4248,7 @@ class PromptCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5285,22 +4272,13 @@ class RejectNesNotification(AcpModel):
     Notification sent when a suggestion is rejected.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this notification."""
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """The ID of the rejected suggestion."""
     reason: Annotated[NesRejectReason | None, DefaultOnError] = None
     """The reason for rejection."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5334,10 +4312,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(validation_alias="elicitationId", serialization_alias="elicitationId"),
-    ]
+    elicitation_id: ElicitationId
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
@@ -5362,11 +4337,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5396,11 +4367,7 @@ class RequestPermissionResponse(AcpModel):
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5420,11 +4387,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5440,11 +4403,7 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class ResourceLink(AcpModel):
@@ -5460,21 +4419,13 @@ class ResourceLink(AcpModel):
     """Optional human-readable details shown with this protocol object."""
     icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
     """Optional set of sized icons that the client can display in a user interface."""
-    mime_type: Annotated[
-        MediaType | None,
-        DefaultOnError,
-        Field(validation_alias="mimeType", serialization_alias="mimeType"),
-    ] = None
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
     size: Annotated[int | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5498,11 +4449,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
     Foreground work is in progress.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
@@ -5548,12 +4495,7 @@ class SessionCapabilities(AcpModel):
     Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
     additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None,
-        DefaultOnError,
-        Field(
-            validation_alias="additionalDirectories",
-            serialization_alias="additionalDirectories",
-        ),
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
     ] = None
     """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
 
@@ -5574,11 +4516,7 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5596,11 +4534,7 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5615,10 +4549,7 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    elicitation_id: Annotated[
-        ElicitationId,
-        Field(validation_alias="elicitationId", serialization_alias="elicitationId"),
-    ]
+    elicitation_id: ElicitationId
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
@@ -5627,11 +4558,9 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 class SessionInfoSessionUpdate(SessionInfoUpdate):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
-    session_update: Annotated[
-        Literal["session_info_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "session_info_update"
+    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
+        "session_info_update"
+    )
 
 
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
@@ -5652,11 +4581,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5682,11 +4607,7 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5711,26 +4632,13 @@ class StartNesRequest(AcpModel):
     Request to start an NES session.
     """
 
-    workspace_uri: Annotated[
-        str | None,
-        DefaultOnError,
-        Field(validation_alias="workspaceUri", serialization_alias="workspaceUri"),
-    ] = None
+    workspace_uri: Annotated[str | None, DefaultOnError] = None
     """The root URI of the workspace."""
-    workspace_folders: Annotated[
-        list[WorkspaceFolder] | None,
-        Field(
-            validation_alias="workspaceFolders", serialization_alias="workspaceFolders"
-        ),
-    ] = None
+    workspace_folders: list[WorkspaceFolder] | None = None
     """The workspace folders."""
     repository: Annotated[NesRepository | None, DefaultOnError] = None
     """Repository metadata, if the workspace is a git repository."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5769,16 +4677,9 @@ class Terminal(AcpModel):
     [`TerminalUpdate`] and [`TerminalOutputChunk`].
     """
 
-    terminal_id: Annotated[
-        TerminalId,
-        Field(validation_alias="terminalId", serialization_alias="terminalId"),
-    ]
+    terminal_id: TerminalId
     """The ID of the terminal to display."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This metadata is scoped to the content reference. Omitted
@@ -5802,11 +4703,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
 class TerminalSessionUpdate(TerminalUpdate):
     """An agent-owned terminal has been created or updated."""
 
-    session_update: Annotated[
-        Literal["terminal_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "terminal_update"
+    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
@@ -5828,11 +4725,7 @@ class TextContent(AcpModel):
     """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5863,11 +4756,7 @@ URL-based elicitation where the client directs the user to a URL.
 class UsageSessionUpdate(UsageUpdate):
     """Context window and cost update for the session."""
 
-    session_update: Annotated[
-        Literal["usage_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "usage_update"
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -5876,11 +4765,7 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     The user accepted and provided content.
     """
 
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -5982,22 +4867,14 @@ class ClientCapabilities(AcpModel):
     """
     position_encodings: Annotated[
         list[PositionEncodingKind], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="positionEncodings",
-        serialization_alias="positionEncodings",
-    )
+    ] = Field(default_factory=list)
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     The position encodings supported by the client, in order of preference.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6064,11 +4941,7 @@ class Diff(AcpModel):
     Agents SHOULD provide patch text whenever feasible. Omitted or `null`
     means no renderable patch text was provided.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6121,11 +4994,7 @@ class ElicitationSchema(AcpModel):
     """List of required property names."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description of what this schema represents."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6150,11 +5019,7 @@ class EmbeddedResource(AcpModel):
     """Embedded resource payload, either text or binary data."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6180,11 +5045,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
     The agent is ready to process a new prompt.
     """
 
-    session_update: Annotated[
-        Literal["state_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "state_update"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class InitializeRequest(AcpModel):
@@ -6195,12 +5056,7 @@ class InitializeRequest(AcpModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
     """
 
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            validation_alias="protocolVersion", serialization_alias="protocolVersion"
-        ),
-    ]
+    protocol_version: ProtocolVersion
     """The latest protocol version supported by the client."""
     info: Implementation
     """Information about the implementation sending this initialize request."""
@@ -6208,11 +5064,7 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6261,11 +5113,7 @@ class NesCapabilities(AcpModel):
     """Events the agent wants to receive."""
     context: Annotated[NesContextCapabilities | None, DefaultOnError] = None
     """Context the agent wants attached to each suggestion request."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6280,26 +5128,15 @@ class NesEditSuggestion(AcpModel):
     A text edit suggestion.
     """
 
-    suggestion_id: Annotated[
-        NesSuggestionId,
-        Field(validation_alias="suggestionId", serialization_alias="suggestionId"),
-    ]
+    suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
     uri: str
     """The URI of the file to edit."""
     edits: Annotated[list[NesTextEdit], Field(min_length=1)]
     """The text edits to apply. Must contain at least one edit."""
-    cursor_position: Annotated[
-        Position | None,
-        DefaultOnError,
-        Field(validation_alias="cursorPosition", serialization_alias="cursorPosition"),
-    ] = None
+    cursor_position: Annotated[Position | None, DefaultOnError] = None
     """Optional suggested cursor position after applying edits."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6314,40 +5151,19 @@ class NesSuggestContext(AcpModel):
     Context attached to a suggestion request.
     """
 
-    recent_files: Annotated[
-        list[NesRecentFile] | None,
-        Field(validation_alias="recentFiles", serialization_alias="recentFiles"),
-    ] = None
+    recent_files: list[NesRecentFile] | None = None
     """Recently accessed files."""
-    related_snippets: Annotated[
-        list[NesRelatedSnippet] | None,
-        Field(
-            validation_alias="relatedSnippets", serialization_alias="relatedSnippets"
-        ),
-    ] = None
+    related_snippets: list[NesRelatedSnippet] | None = None
     """Related code snippets."""
-    edit_history: Annotated[
-        list[NesEditHistoryEntry] | None,
-        Field(validation_alias="editHistory", serialization_alias="editHistory"),
-    ] = None
+    edit_history: list[NesEditHistoryEntry] | None = None
     """Recent edit history."""
-    user_actions: Annotated[
-        list[NesUserAction] | None,
-        Field(validation_alias="userActions", serialization_alias="userActions"),
-    ] = None
+    user_actions: list[NesUserAction] | None = None
     """Recent user actions (typing, navigation, etc.)."""
-    open_files: Annotated[
-        list[NesOpenFile] | None,
-        Field(validation_alias="openFiles", serialization_alias="openFiles"),
-    ] = None
+    open_files: list[NesOpenFile] | None = None
     """Currently open files in the editor."""
     diagnostics: list[NesDiagnostic] | None = None
     """Current diagnostics (errors, warnings)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6366,11 +5182,7 @@ class NewSessionRequest(AcpModel):
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots for this session. Each path must be absolute.
 
     These expand the session's workspace scope without changing `cwd`, which
@@ -6378,16 +5190,10 @@ class NewSessionRequest(AcpModel):
     additional roots are activated for the new session.
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="mcpServers",
-        serialization_alias="mcpServers",
+        default_factory=list
     )
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6430,12 +5236,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            validation_alias="requestedSchema", serialization_alias="requestedSchema"
-        ),
-    ]
+    requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user."""
 
 
@@ -6450,11 +5251,7 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6498,19 +5295,13 @@ class ResumeSessionRequest(AcpModel):
     history according to `replayFrom`.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to resume."""
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -6519,16 +5310,10 @@ class ResumeSessionRequest(AcpModel):
     the request `cwd` matches the session's `cwd`.
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="mcpServers",
-        serialization_alias="mcpServers",
+        default_factory=list
     )
     """List of MCP servers to connect to for this session."""
-    replay_from: Annotated[
-        ReplayFrom | None,
-        DefaultOnError,
-        Field(validation_alias="replayFrom", serialization_alias="replayFrom"),
-    ] = None
+    replay_from: Annotated[ReplayFrom | None, DefaultOnError] = None
     """Inclusive cursor describing where conversation replay should begin.
 
     Optional. Omitted or `null` both mean the Agent should resume without
@@ -6537,11 +5322,7 @@ class ResumeSessionRequest(AcpModel):
     `{ "type": "start" }` means the Agent should replay the whole
     conversation before responding.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6553,10 +5334,7 @@ class ResumeSessionRequest(AcpModel):
 class SessionConfigSelectGroup(AcpModel):
     """A group of possible values for a session configuration option."""
 
-    group_id: Annotated[
-        SessionConfigGroupId,
-        Field(validation_alias="groupId", serialization_alias="groupId"),
-    ]
+    group_id: SessionConfigGroupId
     """Unique identifier for this group."""
     name: str
     """Human-readable label for this group."""
@@ -6564,11 +5342,7 @@ class SessionConfigSelectGroup(AcpModel):
         list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6589,12 +5363,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    requested_schema: Annotated[
-        ElicitationSchema,
-        Field(
-            validation_alias="requestedSchema", serialization_alias="requestedSchema"
-        ),
-    ]
+    requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user."""
 
 
@@ -6608,11 +5377,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
 
     message: str
     """A human-readable message describing what input is needed."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6638,9 +5403,7 @@ class SuggestNesRequest(AcpModel):
     Request for a code suggestion.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this request."""
     uri: str
     """The URI of the document to suggest for."""
@@ -6650,18 +5413,11 @@ class SuggestNesRequest(AcpModel):
     """The current cursor position."""
     selection: Range | None = None
     """The current text selection range, if any."""
-    trigger_kind: Annotated[
-        NesTriggerKind,
-        Field(validation_alias="triggerKind", serialization_alias="triggerKind"),
-    ]
+    trigger_kind: NesTriggerKind
     """What triggered this suggestion request."""
     context: NesSuggestContext | None = None
     """Context for the suggestion, included based on agent capabilities."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6715,24 +5471,14 @@ class AgentCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support
     for NES methods.
     """
-    position_encoding: Annotated[
-        PositionEncodingKind | None,
-        DefaultOnError,
-        Field(
-            validation_alias="positionEncoding", serialization_alias="positionEncoding"
-        ),
-    ] = None
+    position_encoding: Annotated[PositionEncodingKind | None, DefaultOnError] = None
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     The position encoding selected by the agent from the client's supported encodings.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6750,11 +5496,7 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6767,20 +5509,10 @@ class AvailableCommandsUpdate(AcpModel):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
-        list[AvailableCommand],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(
-            validation_alias="availableCommands",
-            serialization_alias="availableCommands",
-        ),
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6823,9 +5555,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/c
 class ContentChunk(AcpModel):
     """A streamed item of message content."""
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message this chunk belongs to.
 
     All chunks belonging to the same message share the same `messageId`.
@@ -6833,11 +5563,7 @@ class ContentChunk(AcpModel):
     """
     content: ContentBlock
     """A single item of content"""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped.
@@ -6877,19 +5603,13 @@ class ForkSessionRequest(AcpModel):
     Only available if the Agent supports the `session.fork` capability.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to fork."""
     cwd: AbsolutePath
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[
         list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="additionalDirectories",
-        serialization_alias="additionalDirectories",
-    )
+    ] = Field(default_factory=list)
     """Additional workspace roots to activate for this session. Each path must be absolute.
 
     When omitted or empty, no additional roots are activated. When non-empty,
@@ -6897,16 +5617,10 @@ class ForkSessionRequest(AcpModel):
     session.
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="mcpServers",
-        serialization_alias="mcpServers",
+        default_factory=list
     )
     """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6932,12 +5646,7 @@ class InitializeResponse(AcpModel):
     See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
     """
 
-    protocol_version: Annotated[
-        ProtocolVersion,
-        Field(
-            validation_alias="protocolVersion", serialization_alias="protocolVersion"
-        ),
-    ]
+    protocol_version: ProtocolVersion
     """The protocol version the client specified if supported by the agent,
     or the latest protocol version supported by the agent.
 
@@ -6950,9 +5659,7 @@ class InitializeResponse(AcpModel):
     )
     """Capabilities supported by the agent."""
     auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list,
-        validation_alias="authMethods",
-        serialization_alias="authMethods",
+        default_factory=list
     )
     """Authentication methods supported by the agent.
 
@@ -6960,11 +5667,7 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -6992,11 +5695,7 @@ class PlanUpdate(AcpModel):
 
     plan: PlanUpdateContent
     """The updated plan content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7013,9 +5712,7 @@ class PromptRequest(AcpModel):
     See protocol docs: [User Message](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#1-user-message)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session to send this user message to"""
     prompt: list[ContentBlock]
     """The blocks of content that compose the user's message.
@@ -7032,11 +5729,7 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7048,10 +5741,7 @@ class PromptRequest(AcpModel):
 class SessionConfigSelect(AcpModel):
     """A single-value selector (dropdown) session configuration option payload."""
 
-    current_value: Annotated[
-        SessionConfigValueId,
-        Field(validation_alias="currentValue", serialization_alias="currentValue"),
-    ]
+    current_value: SessionConfigValueId
     """The currently selected value."""
     options: SessionConfigSelectOptions
     """The set of selectable options."""
@@ -7065,11 +5755,7 @@ class SuggestNesResponse(AcpModel):
 
     suggestions: list[NesSuggestion]
     """The list of suggestions."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7094,19 +5780,13 @@ class UserMessage(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -7118,11 +5798,9 @@ class UserMessage(AcpModel):
 class UserMessageChunkSessionUpdate(ContentChunk):
     """A chunk of the user's message being streamed."""
 
-    session_update: Annotated[
-        Literal["user_message_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "user_message_chunk"
+    session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
+        "user_message_chunk"
+    )
 
 
 class UserMessageSessionUpdate(UserMessage):
@@ -7133,11 +5811,7 @@ class UserMessageSessionUpdate(UserMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["user_message"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "user_message"
+    session_update: Annotated[Literal["user_message"], UnionTag] = "user_message"
 
 
 class AgentMessage(AcpModel):
@@ -7156,19 +5830,13 @@ class AgentMessage(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -7180,11 +5848,9 @@ class AgentMessage(AcpModel):
 class AgentMessageChunkSessionUpdate(ContentChunk):
     """A chunk of the agent's response being streamed."""
 
-    session_update: Annotated[
-        Literal["agent_message_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_message_chunk"
+    session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
+        "agent_message_chunk"
+    )
 
 
 class AgentMessageSessionUpdate(AgentMessage):
@@ -7195,11 +5861,7 @@ class AgentMessageSessionUpdate(AgentMessage):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["agent_message"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_message"
+    session_update: Annotated[Literal["agent_message"], UnionTag] = "agent_message"
 
 
 class AgentThought(AcpModel):
@@ -7218,19 +5880,13 @@ class AgentThought(AcpModel):
     content.
     """
 
-    message_id: Annotated[
-        MessageId, Field(validation_alias="messageId", serialization_alias="messageId")
-    ]
+    message_id: MessageId
     """A unique identifier for the thought message."""
     content: Annotated[list[ContentBlock] | None, SkipInvalidItems, DefaultOnError] = (
         None
     )
     """Complete replacement content for this thought message."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. Omitted means no metadata update; `null` is an explicit clear signal.
@@ -7242,11 +5898,9 @@ class AgentThought(AcpModel):
 class AgentThoughtChunkSessionUpdate(ContentChunk):
     """A chunk of the agent's internal reasoning being streamed."""
 
-    session_update: Annotated[
-        Literal["agent_thought_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_thought_chunk"
+    session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
+        "agent_thought_chunk"
+    )
 
 
 class AgentThoughtSessionUpdate(AgentThought):
@@ -7257,21 +5911,15 @@ class AgentThoughtSessionUpdate(AgentThought):
     fields in the new update patch the previous fields for that message.
     """
 
-    session_update: Annotated[
-        Literal["agent_thought"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "agent_thought"
+    session_update: Annotated[Literal["agent_thought"], UnionTag] = "agent_thought"
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     """Available commands are ready or have changed"""
 
-    session_update: Annotated[
-        Literal["available_commands_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "available_commands_update"
+    session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
+        "available_commands_update"
+    )
 
 
 class ClientRequest(AcpModel):
@@ -7311,11 +5959,7 @@ class Content(AcpModel):
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7353,20 +5997,13 @@ class PlanSessionUpdate(PlanUpdate):
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
-    session_update: Annotated[
-        Literal["plan_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "plan_update"
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
     """Single-value selector (dropdown)."""
 
-    config_id: Annotated[
-        SessionConfigId,
-        Field(validation_alias="configId", serialization_alias="configId"),
-    ]
+    config_id: SessionConfigId
     """Unique identifier for the configuration option."""
     name: str
     """Human-readable label for the option."""
@@ -7374,11 +6011,7 @@ class SelectSessionConfigOption(SessionConfigSelect):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7399,17 +6032,10 @@ class SetSessionConfigOptionResponse(AcpModel):
     """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
-        list[SessionConfigOption],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(validation_alias="configOptions", serialization_alias="configOptions"),
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ]
     """The full set of configuration options and their current values."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7443,18 +6069,11 @@ class ToolCallContentChunk(AcpModel):
     collection instead.
     """
 
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ]
+    tool_call_id: ToolCallId
     """The ID of the tool call this content belongs to."""
     content: ToolCallContent
     """A single item of content produced by the tool call."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys. This field is chunk-scoped.
@@ -7466,11 +6085,9 @@ class ToolCallContentChunk(AcpModel):
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
     """A chunk of tool-call content being streamed."""
 
-    session_update: Annotated[
-        Literal["tool_call_content_chunk"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "tool_call_content_chunk"
+    session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
+        "tool_call_content_chunk"
+    )
 
 
 class ToolCallUpdate(AcpModel):
@@ -7489,10 +6106,7 @@ class ToolCallUpdate(AcpModel):
     See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/v2/draft/tool-calls)
     """
 
-    tool_call_id: Annotated[
-        ToolCallId,
-        Field(validation_alias="toolCallId", serialization_alias="toolCallId"),
-    ]
+    tool_call_id: ToolCallId
     """Unique identifier for this tool call within the session."""
     name: Annotated[str | None, DefaultOnError] = None
     """**UNSTABLE**
@@ -7524,23 +6138,11 @@ class ToolCallUpdate(AcpModel):
     """File locations affected by this tool call.
     Enables "follow-along" features in clients.
     """
-    raw_input: Annotated[
-        Any,
-        DefaultOnError,
-        Field(validation_alias="rawInput", serialization_alias="rawInput"),
-    ] = None
+    raw_input: Annotated[Any, DefaultOnError] = None
     """Raw input parameters sent to the tool."""
-    raw_output: Annotated[
-        Any,
-        DefaultOnError,
-        Field(validation_alias="rawOutput", serialization_alias="rawOutput"),
-    ] = None
+    raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted means no metadata update; `null` is an
     explicit clear signal. Implementations MUST NOT make assumptions about values at these keys.
@@ -7553,17 +6155,10 @@ class ConfigOptionUpdate(AcpModel):
     """Session configuration options have been updated."""
 
     config_options: Annotated[
-        list[SessionConfigOption],
-        SkipInvalidItems,
-        DefaultOnError,
-        Field(validation_alias="configOptions", serialization_alias="configOptions"),
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
     ]
     """The full set of configuration options and their current values."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7580,23 +6175,13 @@ class ForkSessionResponse(AcpModel):
     Response from forking an existing session.
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """Unique identifier for the newly created forked session."""
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="configOptions",
-        serialization_alias="configOptions",
-    )
+    ] = Field(default_factory=list)
     """Initial session configuration options."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7611,26 +6196,16 @@ class NewSessionResponse(AcpModel):
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """Unique identifier for the created session.
 
     Used in all subsequent requests for this conversation.
     """
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="configOptions",
-        serialization_alias="configOptions",
-    )
+    ] = Field(default_factory=list)
     """Initial session configuration options."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7644,17 +6219,9 @@ class ResumeSessionResponse(AcpModel):
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(
-        default_factory=list,
-        validation_alias="configOptions",
-        serialization_alias="configOptions",
-    )
+    ] = Field(default_factory=list)
     """Initial session configuration options."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7666,10 +6233,7 @@ class ResumeSessionResponse(AcpModel):
 class ToolCallPermissionSubject(AcpModel):
     """Permission request details for a tool call."""
 
-    tool_call: Annotated[
-        ToolCallUpdate,
-        Field(validation_alias="toolCall", serialization_alias="toolCall"),
-    ]
+    tool_call: ToolCallUpdate
     """Details about the tool call requiring permission."""
 
 
@@ -7682,21 +6246,17 @@ class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
 class ToolCallSessionUpdate(ToolCallUpdate):
     """A tool call has been created or updated."""
 
-    session_update: Annotated[
-        Literal["tool_call_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "tool_call_update"
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     """Session configuration options have been updated."""
 
-    session_update: Annotated[
-        Literal["config_option_update"],
-        UnionTag,
-        Field(validation_alias="sessionUpdate", serialization_alias="sessionUpdate"),
-    ] = "config_option_update"
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
 RequestPermissionSubject: TypeAlias = Annotated[
@@ -7774,17 +6334,11 @@ class UpdateSessionNotification(AcpModel):
     See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#3-agent-reports-output)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
@@ -7820,9 +6374,7 @@ class RequestPermissionRequest(AcpModel):
     See protocol docs: [Requesting Permission](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#requesting-permission)
     """
 
-    session_id: Annotated[
-        SessionId, Field(validation_alias="sessionId", serialization_alias="sessionId")
-    ]
+    session_id: SessionId
     """The session ID for this request."""
     title: str
     """Human-readable title for the permission prompt.
@@ -7846,11 +6398,7 @@ class RequestPermissionRequest(AcpModel):
     """Available permission options for the user to choose from.
     Must contain at least one option.
     """
-    field_meta: Annotated[
-        dict[str, Any] | None,
-        DefaultOnError,
-        Field(validation_alias="_meta", serialization_alias="_meta"),
-    ] = None
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.

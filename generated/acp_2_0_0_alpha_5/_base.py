@@ -28,11 +28,19 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError, core_schema
 
-__all__ = ["AcpModel", "DefaultOnError", "Reserved", "SkipInvalidItems", "TaggedUnion", "UnionTag"]
+__all__ = [
+    "AcpModel",
+    "DefaultOnError",
+    "Reserved",
+    "SkipInvalidItems",
+    "TaggedUnion",
+    "UnionTag",
+    "wire_name",
+]
 
 
 _UNTAGGED: Final = "<no tag>"
@@ -143,11 +151,25 @@ class Reserved:
         return core_schema.no_info_after_validator_function(refuse, handler(source))
 
 
+def wire_name(attribute: str) -> str:
+    """The JSON name of an attribute: camelCase, with ``field_`` standing for a leading ``_``.
+
+    ``tool_call_id`` -> ``toolCallId``, ``field_meta`` -> ``_meta``.  A field whose wire name
+    does not follow this rule carries its own alias.
+    """
+    prefix = ""
+    if attribute.startswith("field_"):
+        prefix, attribute = "_", attribute[len("field_") :]
+    head, *rest = attribute.split("_")
+    return prefix + head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
 class AcpModel(BaseModel):
     """Base class of every generated model."""
 
     model_config = ConfigDict(
         extra="allow",
+        alias_generator=AliasGenerator(validation_alias=wire_name, serialization_alias=wire_name),
         validate_by_name=True,
         validate_by_alias=True,
         defer_build=True,
