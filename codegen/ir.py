@@ -391,6 +391,34 @@ class ApiSurface:
                 return tuple(name for v in members for name in self.classes_of(v.type))
         return ()
 
+    def references(self, name: str) -> set[str]:
+        """The named types a type mentions directly (fields, base class, members, target)."""
+        found = self.types[name]
+        exprs: list[TypeExpr] = []
+        names: set[str] = set()
+        if isinstance(found, ObjectType):
+            exprs = [f.type for f in found.fields]
+            names = {found.base} if found.base else set()
+        elif isinstance(found, UnionType):
+            exprs = [v.type for v in (*found.variants, *((found.catch_all,) if found.catch_all else ()))]
+        elif isinstance(found, AliasType):
+            exprs = [found.target]
+        return names | {ref for expr in exprs for ref in refs_in(expr)}
+
+    def recursive_types(self) -> bool:
+        """Whether some type refers back to itself, directly or through others."""
+        state: dict[str, int] = {}
+
+        def cyclic(name: str) -> bool:
+            state[name] = 1
+            for nxt in sorted(self.references(name)):
+                if nxt in self.types and (state.get(nxt) == 1 or (nxt not in state and cyclic(nxt))):
+                    return True
+            state[name] = 2
+            return False
+
+        return any(name not in state and cyclic(name) for name in self.types)
+
     def methods_for(self, side: Side) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
 

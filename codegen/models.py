@@ -55,6 +55,9 @@ def _engine_output(surface: ApiSurface) -> str:
     import datamodel_code_generator as dcg  # imported here: it is slow and only needed on a cache miss
 
     normalised = normalise(surface)
+    # Without recursive types every type can be defined before it is used, so annotations
+    # need no deferred evaluation (a string annotation costs a compile() when the class is made).
+    eager = not surface.recursive_types()
     with warnings.catch_warnings(), _engine_errors(surface):
         warnings.simplefilter("ignore")
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
@@ -74,6 +77,7 @@ def _engine_output(surface: ApiSurface) -> str:
             disable_timestamp=True,
             skip_root_model=True,
             formatters=[],
+            disable_future_imports=eager,
         )
     if not isinstance(result, str):
         raise CodegenError("datamodel-code-generator returned several modules; expected one")
@@ -104,12 +108,12 @@ def _body(engine_output: str) -> str:
     return "\n".join(lines[start:]).strip() + "\n"
 
 
-def import_block(names: set[str]) -> str:
+def import_block(names: set[str], eager: bool) -> str:
     by_module: dict[str, list[str]] = {}
     for name, module in _KNOWN_IMPORTS.items():
         if name in names:
             by_module.setdefault(module, []).append(name)
-    lines = ["from __future__ import annotations", ""]
+    lines = [] if eager else ["from __future__ import annotations", ""]
     for group in (("typing",), ("pydantic",), ("._base",)):
         chunk = [f"from {m} import {', '.join(sorted(by_module[m]))}" for m in group if m in by_module]
         if chunk:
@@ -134,7 +138,8 @@ def render_models(surface: ApiSurface) -> str:
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "
         "and the wire names as aliases."
     )
-    source = header(surface, "Pydantic models.") + doc + "\n\n" + import_block(names) + "\n" + body
+    imports = import_block(names, eager=not surface.recursive_types())
+    source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
     return format_source(source)
 
 

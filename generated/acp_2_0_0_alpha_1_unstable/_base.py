@@ -26,11 +26,14 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
-from typing import Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
 
 from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic_core import PydanticCustomError
+
+if TYPE_CHECKING:
+    from pydantic_core import core_schema
 
 __all__ = [
     "AcpModel",
@@ -71,6 +74,8 @@ class _DefaultOnError:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
         def lenient(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
             try:
                 return validate(value)
@@ -91,6 +96,8 @@ class _SkipInvalidItems:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
         def skip(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
             try:
                 return validate(value)
@@ -137,6 +144,8 @@ class Reserved:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
         reserved = self.values
 
         def refuse(value: Any) -> Any:
@@ -196,6 +205,7 @@ class AcpModel(BaseModel):
     def __get_pydantic_core_schema__(
         cls, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+
         schema = handler(source)
         if schema["type"] == "model" and schema["schema"]["type"] == "model-fields":
             fields = schema["schema"]["fields"]
@@ -291,6 +301,8 @@ class TaggedUnion:
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
         groups: dict[Hashable, list[Any]] = {}
         for member in _union_members(source):
             groups.setdefault(_member_tag(member, self.wire), []).append(member)

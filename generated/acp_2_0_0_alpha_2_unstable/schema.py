@@ -6,8 +6,6 @@
 Every JSON-RPC payload, union and enum of the schema, with snake_case attributes and the wire names as aliases.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field
