@@ -98,18 +98,13 @@ class _SkipInvalidItems:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
-        def skip(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            try:
-                return validate(value)
-            except ValidationError as error:
-                if not isinstance(value, list):
-                    raise
-                bad = {detail["loc"][0] for detail in error.errors() if detail["loc"]}
-                if not all(isinstance(index, int) for index in bad):
-                    raise
-                return validate([item for index, item in enumerate(value) if index not in bad])
-
-        return core_schema.no_info_wrap_validator_function(skip, handler(source))
+        schema = handler(source)
+        inner: Any = schema["schema"] if schema["type"] == "nullable" else schema
+        if inner["type"] != "list":
+            raise TypeError(f"SkipInvalidItems needs a list type, not {source!r}")
+        # pydantic-core drops an item whose validation fails when the item schema says so
+        inner["items_schema"] = core_schema.with_default_schema(inner["items_schema"], on_error="omit")
+        return schema
 
 
 class _UnionTag:
@@ -238,6 +233,9 @@ class AcpModel(BaseModel):
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
         cls.__acp_lenient__ = tuple(lenient)
+        if not lenient:
+            # nothing to restore after validation: spare pydantic the model_post_init call
+            cls.__pydantic_post_init__ = None
 
     def model_post_init(self, context: Any, /) -> None:
         for name in type(self).__acp_lenient__:
