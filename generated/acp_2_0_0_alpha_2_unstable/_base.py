@@ -179,12 +179,19 @@ class AcpModel(BaseModel):
         defer_build=True,
     )
 
-    __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]] = {}
-    """Pinned tags by wire name: (attribute name, value)."""
-    __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]] = {}
-    """Tags a catch-all refuses, by wire name."""
-    __acp_lenient__: ClassVar[tuple[str, ...]] = ()
-    """Attribute names of the fields marked :data:`DefaultOnError`."""
+    # Declared for type checkers only: pydantic evaluates every annotation of
+    # every base class again for each subclass, which made these three cost a
+    # third of the import time of a models module.
+    if TYPE_CHECKING:
+        __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]]
+        __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]]
+        __acp_lenient__: ClassVar[tuple[str, ...]]
+    # Pinned tags by wire name: (attribute name, value).
+    __acp_pins__ = {}
+    # Tags a catch-all refuses, by wire name.
+    __acp_reserved__ = {}
+    # Attribute names of the fields marked DefaultOnError.
+    __acp_lenient__ = ()
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
