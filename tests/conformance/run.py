@@ -92,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     print(
         f"\n{sum(r.types for r in results)} types, {sum(r.examples for r in results)} valid examples, "
-        f"{sum(r.near_misses for r in results)} near misses, {total} checks in {seconds:.0f}s "
+        f"{sum(r.near_misses for r in results)} near misses, "
+        f"{sum(r.schema_accepted_mutants for r in results)} other mutants: {total} checks in {seconds:.0f}s "
         f"(--examples {args.examples}); {len(found) - len(left)} disagreements excused "
         f"by {len(excuses)} entries of exceptions.toml, {len(left)} open."
     )
