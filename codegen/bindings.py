@@ -22,7 +22,7 @@ Rules, the same for every release:
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -117,9 +117,20 @@ class MethodSpec:
     params_type: str
     result_type: str | None
     union: UnionShape | None = None
-    required_args: list[str] = field(default_factory=list)
-    omit_none: list[str] = field(default_factory=list)
-    omit_unset: list[str] = field(default_factory=list)
+
+    @property
+    def required_args(self) -> list[str]:
+        return [p.name for p in self.params if p.default is None]
+
+    @property
+    def omit_none(self) -> list[str]:
+        """Optional parameters that ``None`` leaves out of the message."""
+        return [p.name for p in self.params if p.default == "None"]
+
+    @property
+    def omit_unset(self) -> list[str]:
+        """Parameters for which ``None`` is a value: only ``UNSET`` leaves them out."""
+        return [p.name for p in self.params if p.default == "UNSET"]
 
     @property
     def wire(self) -> str:
@@ -195,22 +206,15 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
     if isinstance(params_type, ObjectType):
         fields = _fields(surface, params_type.name)
         ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
-        params = []
-        for f in ordered:
-            if f.required:
-                params.append(Param(f.py_name, annotation(f.type), None))
-            else:
-                params.append(Param(f.py_name, join_types([annotation(f.type), "None"]), "None"))
-        return MethodSpec(
-            method,
-            name,
-            params,
-            doc,
-            f"schema.{params_type.name}",
-            result,
-            required_args=[f.py_name for f in ordered if f.required],
-            omit_none=[f.py_name for f in ordered if not f.required],
-        )
+        params = [
+            (
+                Param(f.py_name, annotation(f.type), None)
+                if f.required
+                else Param(f.py_name, join_types([annotation(f.type), "None"]), "None")
+            )
+            for f in ordered
+        ]
+        return MethodSpec(method, name, params, doc, f"schema.{params_type.name}", result)
     if isinstance(params_type, UnionType) and params_type.tagged and params_type.tag_py_name:
         return _union_spec(surface, method, name, params_type, result, doc)
     raise CodegenError(
@@ -236,9 +240,6 @@ def _union_spec(
         for f in _fields(surface, leaf.name):
             by_name.setdefault(f.py_name, []).append((leaf, f))
     params: list[Param] = []
-    required_args: list[str] = []
-    omit_none: list[str] = []
-    omit_unset: list[str] = []
     for py_name, found in by_name.items():
         types = join_types([annotation(f.type) for _leaf, f in found])
         everywhere = len(found) == len(leaves) and all(f.required for _leaf, f in found)
@@ -246,13 +247,10 @@ def _union_spec(
             everywhere = not infer_tag
         if everywhere:
             params.append(Param(py_name, types, None))
-            required_args.append(py_name)
         elif any(f.required and accepts_none(surface, f.type) for _leaf, f in found):
             params.append(Param(py_name, join_types([types, "Unset"]), "UNSET"))
-            omit_unset.append(py_name)
         else:
             params.append(Param(py_name, join_types([types, "None"]), "None"))
-            omit_none.append(py_name)
     params = [p for p in params if p.default is None] + [p for p in params if p.default is not None]
 
     def branch_source(objects: list[ObjectType]) -> str:
@@ -272,18 +270,7 @@ def _union_spec(
         other=other,
         infer_tag=infer_tag,
     )
-    return MethodSpec(
-        method,
-        name,
-        params,
-        doc,
-        f"schema.{union.name}",
-        result,
-        union=shape,
-        required_args=required_args,
-        omit_none=omit_none,
-        omit_unset=omit_unset,
-    )
+    return MethodSpec(method, name, params, doc, f"schema.{union.name}", result, union=shape)
 
 
 # --- the surface -----------------------------------------------------------------------
@@ -321,9 +308,10 @@ def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
     """
     table = section("capability_gates").get(side, {})
     fields: dict[str, set[str]] = {}
-    for m in surface.methods:
-        if m.side == side:
-            fields.setdefault(m.wire_name, set()).update(_wire_fields(surface, m.params))
+    for m in surface.methods_for(side):
+        fields.setdefault(m.wire_name, set()).update(
+            f.wire_name for name in surface.classes_of(Ref(m.params)) for f in surface.all_fields(name)
+        )
     out = []
     for key, capability in table.items():
         method, _, path = key.partition(" ")
@@ -334,20 +322,6 @@ def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
         ):
             out.append(GateSpec(method, path, capability))
     return sorted(out, key=lambda g: (g.method, g.field))
-
-
-def _wire_fields(surface: ApiSurface, name: str) -> set[str]:
-    """Wire names of the fields of a params type, over all its branches."""
-    found = surface.types[name]
-    if isinstance(found, ObjectType):
-        return {f.wire_name for f in surface.all_fields(name)}
-    if isinstance(found, UnionType):
-        out: set[str] = set()
-        for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
-            if isinstance(variant.type, Ref):
-                out |= _wire_fields(surface, variant.type.name)
-        return out
-    return set()
 
 
 def batch_kinds(surface: ApiSurface, sender: str) -> list[str]:

@@ -935,7 +935,7 @@ class _Builder:
                 edges[type_.name] = set(refs_in(type_.target))
             elif isinstance(type_, UnionType):
                 targets: set[str] = set()
-                for variant in (*type_.variants, *((type_.catch_all,) if type_.catch_all else ())):
+                for variant in type_.members:
                     targets.update(refs_in(variant.type))
                 edges[type_.name] = targets
         state: dict[str, int] = {}

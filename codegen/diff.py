@@ -149,7 +149,7 @@ def type_edges(named: NamedType) -> Iterator[str]:
         for f in named.fields:
             yield from refs_in(f.type)
     elif isinstance(named, UnionType):
-        for variant in (*named.variants, *((named.catch_all,) if named.catch_all else ())):
+        for variant in named.members:
             yield from refs_in(variant.type)
     elif isinstance(named, AliasType):
         yield from refs_in(named.target)

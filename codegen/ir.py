@@ -251,6 +251,11 @@ class UnionType:
     def untagged_variants(self) -> tuple[Variant, ...]:
         return tuple(v for v in self.variants if v.tag is None)
 
+    @property
+    def members(self) -> tuple[Variant, ...]:
+        """Every variant, the catch-all last."""
+        return (*self.variants, self.catch_all) if self.catch_all is not None else self.variants
+
 
 @dataclass(frozen=True)
 class EnumValue:
@@ -387,8 +392,7 @@ class ApiSurface:
             if isinstance(found, ObjectType):
                 return (found.name,)
             if isinstance(found, UnionType):
-                members = [*found.variants, *((found.catch_all,) if found.catch_all else ())]
-                return tuple(name for v in members for name in self.classes_of(v.type))
+                return tuple(name for v in found.members for name in self.classes_of(v.type))
         return ()
 
     def references(self, name: str) -> set[str]:
@@ -400,7 +404,7 @@ class ApiSurface:
             exprs = [f.type for f in found.fields]
             names = {found.base} if found.base else set()
         elif isinstance(found, UnionType):
-            exprs = [v.type for v in (*found.variants, *((found.catch_all,) if found.catch_all else ()))]
+            exprs = [v.type for v in found.members]
         elif isinstance(found, AliasType):
             exprs = [found.target]
         return names | {ref for expr in exprs for ref in refs_in(expr)}

@@ -106,7 +106,7 @@ def _params_fields(surface: ApiSurface, name: str) -> dict[str, bool]:
         return {f.py_name: f.required for f in surface.all_fields(name) if f.wire_name != "_meta"}
     assert isinstance(found, UnionType)
     out: dict[str, bool] = {}
-    for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
+    for variant in found.members:
         for key, required in _params_fields(surface, variant.type.name).items():  # type: ignore[union-attr]
             out[key] = out.get(key, False) or required
     return out

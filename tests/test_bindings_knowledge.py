@@ -15,7 +15,7 @@ CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 def _leaves(surface: ApiSurface, name: str) -> Iterator[str]:
     found = surface.types[name]
     if isinstance(found, UnionType):
-        for variant in (*found.variants, *((found.catch_all,) if found.catch_all else ())):
+        for variant in found.members:
             assert isinstance(variant.type, Ref)
             yield from _leaves(surface, variant.type.name)
     else:
