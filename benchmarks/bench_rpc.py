@@ -39,9 +39,9 @@ schema = acp.schema
 
 
 class BenchAgent(acp.Agent):
-    def __init__(self, connection: acp.AgentSideConnection) -> None:
+    def __init__(self, connection: acp.AgentSideConnection, notifications: int) -> None:
         self.connection = connection
-        self.notifications = 0
+        self.notifications = notifications
 
     async def initialize(self, **kwargs: Any) -> schema.InitializeResponse:
         return schema.InitializeResponse(
@@ -77,12 +77,9 @@ class BenchClient(acp.Client):
 async def python_side(round_trips: int, notifications: int) -> dict[str, float]:
     to_agent_reader, to_agent_writer = acp.memory_pipe()
     to_client_reader, to_client_writer = acp.memory_pipe()
-    agents: list[BenchAgent] = []
 
     def make_agent(connection: acp.AgentSideConnection) -> BenchAgent:
-        agents.append(BenchAgent(connection))
-        agents[-1].notifications = notifications
-        return agents[-1]
+        return BenchAgent(connection, notifications)
 
     acp.connect_to_client(make_agent, to_agent_reader, to_client_writer)
     client = BenchClient(notifications)

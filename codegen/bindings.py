@@ -21,6 +21,8 @@ Rules, the same for every release:
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +45,7 @@ from .ir import (
     UnionType,
 )
 from .knowledge import section
+from .runtime._rpc import ProtocolNames
 
 
 def annotation(expr: TypeExpr) -> str:
@@ -401,15 +404,36 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
     )
 
 
-def render_bindings(surface: ApiSurface) -> str:
+def protocol_names(surface: ApiSurface) -> dict[str, str]:
+    """``[protocol]`` of the knowledge file, checked against the surface: what the runtime relies on."""
     protocol = section("protocol")
-    wires = {m.wire_name for m in surface.methods}
+    expected = [f.name for f in dataclasses.fields(ProtocolNames)]
+    if sorted(protocol) != sorted(expected):
+        raise CodegenError(f"[protocol] in codegen/knowledge.toml must name exactly {', '.join(expected)}")
+    by_wire = {m.wire_name: m for m in surface.methods}
     for key in ("initialize", "cancel_request"):
-        if protocol[key] not in wires:
+        if protocol[key] not in by_wire:
             raise CodegenError(
                 f"the schema has no {protocol[key]!r} method ([protocol] {key} in codegen/knowledge.toml)",
                 file=surface.schema_file,
             )
+    initialize, cancel = by_wire[protocol["initialize"]], by_wire[protocol["cancel_request"]]
+    for type_name, key in (
+        (cancel.params, "request_id"),
+        (initialize.params, "capabilities"),
+        (initialize.result, "capabilities"),
+    ):
+        classes = surface.classes_of(Ref(type_name)) if type_name else ()
+        if protocol[key] not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
+            raise CodegenError(
+                f"{type_name} has no field {protocol[key]!r} ([protocol] {key} in codegen/knowledge.toml)",
+                file=surface.schema_file,
+            )
+    return {name: protocol[name] for name in expected}
+
+
+def render_bindings(surface: ApiSurface) -> str:
+    protocol = protocol_names(surface)
     echo = prompt_echo(surface)
     context = {
         "surface": surface,
@@ -419,17 +443,34 @@ def render_bindings(surface: ApiSurface) -> str:
         "client_gates": gates(surface, "client"),
         "agent_batches": batch_kinds(surface, "agent"),
         "client_batches": batch_kinds(surface, "client"),
-        "initialize": protocol["initialize"],
-        "cancel_request": protocol["cancel_request"],
+        "protocol": protocol,
         "echo": echo,
     }
     body = pysource.template_environment(TEMPLATES).get_template("bindings.py.jinja2").render(**context)
+    _check_members(surface, body)
     doc_end = body.index('"""', body.index('"""') + 3) + 3
     imports = import_block(pysource.used_names(body))
     source = (
         models.header(surface, "Typed method bindings.") + body[:doc_end] + "\n\n" + imports + body[doc_end:]
     )
     return models.format_source(source)
+
+
+def _check_members(surface: ApiSurface, body: str) -> None:
+    """Refuse a method whose Python name is a member the template writes (``close``, ``ext_method``...)."""
+    for node in ast.parse(body).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        seen: set[str] = set()
+        for item in node.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if item.name in seen:
+                    raise CodegenError(
+                        f"{node.name}.{item.name}: a method of the schema gets the name of a member "
+                        "the bindings define themselves",
+                        file=surface.schema_file,
+                    )
+                seen.add(item.name)
 
 
 # name -> where it comes from; the import block lists only the names the module uses
@@ -453,6 +494,7 @@ _IMPORTS: dict[str, str] = {
     "DEFAULT_MAX_MESSAGE_BYTES": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
+    "ProtocolNames": "._rpc",
     "RequestError": "._rpc",
     "Route": "._rpc",
     "Writer": "._rpc",

@@ -27,7 +27,9 @@ class Module:
     source: str
     exports: tuple[str, ...] = ()
     expose: bool = False
-    """Whether the package imports the module itself (``from . import schema``)."""
+    """Whether the package offers the module itself (``package.bindings``)."""
+    eager: bool = False
+    """Whether importing the package imports the module (the models); the others load on first use."""
 
 
 @dataclass
@@ -56,13 +58,14 @@ class Package:
             "The package needs only pydantic (2.11 or later) and the standard library;\n"
             "copy the whole folder to vendor it."
         )
+        eager: list[str] = []
         lazy_modules: list[str] = []
         lazy_names: list[tuple[str, list[str]]] = []
         lazy_table: list[tuple[str, str]] = []
-        exported = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY", "schema"]
         for path, module in sorted(self.modules.items()):
             name = path.removesuffix(".py").replace("/", ".")
-            if name == "schema":
+            if module.eager:
+                eager.append(name)
                 continue
             if module.expose:
                 lazy_modules.append(name)
@@ -71,6 +74,7 @@ class Package:
                 names = sorted(module.exports, key=pysource.isort_key)
                 lazy_names.append((name, names))
                 lazy_table.extend((export, name) for export in names)
+        exported = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY", *eager]
         exported += [name for name, _ in lazy_table]
         source = (
             pysource.template_environment(TEMPLATES)
@@ -79,6 +83,7 @@ class Package:
                 header=models.header(surface, "Package entry point."),
                 doc=doc,
                 surface=surface,
+                eager=eager,
                 lazy_modules=lazy_modules,
                 lazy_names=lazy_names,
                 lazy_table=sorted(lazy_table),
@@ -104,7 +109,7 @@ def runtime_module(surface: ApiSurface, file_name: str, exports: tuple[str, ...]
 def emit_models(surface: ApiSurface) -> dict[str, Module]:
     source = models.render_models(surface)
     return {
-        "schema.py": Module(source, expose=True),
+        "schema.py": Module(source, expose=True, eager=True),
         "_base.py": runtime_module(surface, "_base.py"),
     }
 

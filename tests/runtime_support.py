@@ -38,10 +38,14 @@ class Wire:
     def close(self) -> None:
         self._to_connection.close()
 
-    async def recv(self, timeout: float = 5) -> Any:
-        line = await asyncio.wait_for(self._from_connection.readline(), timeout)
+    async def recv_line(self, timeout: float = 5) -> bytes:
+        """The next line the connection wrote, as bytes (newline included)."""
+        line: bytes = await asyncio.wait_for(self._from_connection.readline(), timeout)
         assert line, "the connection closed its output"
-        return json.loads(line)
+        return line
+
+    async def recv(self, timeout: float = 5) -> Any:
+        return json.loads(await self.recv_line(timeout))
 
     async def nothing_within(self, seconds: float = 0.05) -> bool:
         try:

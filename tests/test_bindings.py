@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -11,7 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from codegen import naming
-from codegen.bindings import handled_by
+from codegen.bindings import handled_by, protocol_names, render_bindings
+from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, ObjectType, UnionType
 from tests.conftest import SURFACES, package_of, surface_id, surface_of
 from tests.runtime_support import Wire, run
@@ -64,6 +67,28 @@ def test_method_names_are_unique_per_side_and_clear_of_the_runtime(
         assert len(names) == len(set(names)), names
         assert not set(names) & (RUNTIME_MEMBERS | {"ext_method", "ext_notification"})
         assert all(n.isidentifier() and n == n.lower() for n in names)
+
+
+@pytest.mark.parametrize("python_name", ["close", "wait_closed", "ext_method"])
+def test_a_method_named_like_a_member_of_the_bindings_is_refused(python_name: str) -> None:
+    surface = surface_of("2.0.0-alpha.7", False)
+    methods = tuple(
+        dataclasses.replace(m, wire_name=python_name) if m.wire_name == "session/list" else m
+        for m in surface.methods
+    )
+    assert naming.method_name(python_name, "request", "ListSessionsRequest") == python_name
+    with pytest.raises(CodegenError, match=f"\\.{python_name}: a method of the schema gets the name"):
+        render_bindings(dataclasses.replace(surface, methods=methods))
+
+
+def test_protocol_names_are_checked_against_the_schema() -> None:
+    surface = surface_of("2.0.0-alpha.7", False)
+    assert protocol_names(surface)["request_id"] == "requestId"
+    cancel = next(m for m in surface.methods if m.wire_name == "$/cancel_request")
+    elsewhere = dataclasses.replace(cancel, params="InitializeRequest")
+    methods = tuple(elsewhere if m is cancel else m for m in surface.methods)
+    with pytest.raises(CodegenError, match="InitializeRequest has no field 'requestId'"):
+        protocol_names(dataclasses.replace(surface, methods=methods))
 
 
 REFERENCE_NAMES = {
@@ -193,6 +218,11 @@ def test_generated_code_has_no_release_names_written_in() -> None:
     template = (TEMPLATES / "bindings.py.jinja2").read_text()
     for word in ("session/", "new_session", "set_config_option", "elicitation", "sessionId", "alpha"):
         assert word not in template
+    runtime = Path(__file__).resolve().parent.parent / "codegen" / "runtime"
+    for module in ("_rpc.py", "_params.py", "_streams.py"):
+        source = (runtime / module).read_text()
+        for word in ("session/", "sessionId", '"requestId"', '"capabilities"', '"initialize"', "alpha"):
+            assert word not in source, (module, word)
 
 
 # -- union requests ----------------------------------------------------------------------------
@@ -203,9 +233,13 @@ schema7 = acp7.schema
 
 
 class _Capture:
-    """A client-side connection whose sends are captured instead of written."""
+    """A connection of either side whose sends are captured instead of written.
 
-    def __init__(self, acp: ModuleType, side: str = "client") -> None:
+    Capturing replaces the send methods, and with them the capability check: the
+    tests of the gates restore them and advertise their own capabilities.
+    """
+
+    def __init__(self, acp: ModuleType) -> None:
         self.sent: list[tuple[str, Any]] = []
         self.acp = acp
 
@@ -214,10 +248,6 @@ class _Capture:
         wire = Wire(self.acp, handler, side=side)
         connection = wire.connection
         connection.connection.initialized = True
-        connection.connection.peer_capabilities = {
-            "elicitation": {"form": {}, "url": {}},
-            "session": {"fork": {}},
-        }
 
         async def send_request(method: str, params: Any, result: Any) -> Any:
             self.sent.append((method, params))
@@ -480,8 +510,8 @@ def test_gates_on_fields_and_values() -> None:
     """
     from acp_2_0_0_alpha_7_unstable._rpc import Gate
 
-    prompt_gate = Gate("session/new", "systemPrompt", "session.systemPrompt")
-    override_gate = Gate("session/new", "systemPrompt.mode=override", "session.systemPrompt.mode.override")
+    prompt_gate = Gate("systemPrompt", "session.systemPrompt")
+    override_gate = Gate("systemPrompt.mode=override", "session.systemPrompt.mode.override")
     assert not prompt_gate.applies({"cwd": "/w"})
     assert not prompt_gate.applies({"cwd": "/w", "systemPrompt": None})
     assert prompt_gate.applies({"cwd": "/w", "systemPrompt": {"text": "x", "mode": "append"}})

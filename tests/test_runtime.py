@@ -204,10 +204,10 @@ def test_invalid_envelopes_are_invalid_requests() -> None:
 
 
 def test_batches_are_accepted_where_the_schema_defines_them() -> None:
-    assert acp.bindings.AGENT_REQUESTS  # the schema defines ClientBatchCall, so the agent takes batches
-
     async def go() -> None:
         wire, _agent = await _initialized()
+        # the schema defines ClientBatchCall, so the agent takes batches of calls
+        assert "call" in wire.connection.connection._batches
         wire.send(
             [
                 {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/a"}},
@@ -249,7 +249,7 @@ def test_batch_flags_follow_the_schema() -> None:
 
     surface = surface_of("2.0.0-alpha.7", True)
     assert batch_kinds(surface, "client") == ["call", "response"]
-    assert batch_kinds(surface, "nobody") == []
+    assert batch_kinds(surface, "agent") == ["call", "response"]
     source = Path(acp.bindings.__file__).read_text()
     assert source.count('batches=frozenset({"call", "response"})') == 2
 
@@ -517,8 +517,9 @@ def test_json_output_is_one_line_per_message() -> None:
     async def go() -> None:
         wire, _agent = await _initialized()
         await wire.connection.send_extension_notification("_x", {"text": "line1\nline2"})
-        message = await wire.recv()
-        assert json.dumps(message) and message["params"]["text"] == "line1\nline2"
+        line = await wire.recv_line()
+        assert line.endswith(b"\n") and line.count(b"\n") == 1
+        assert json.loads(line)["params"]["text"] == "line1\nline2"
 
     run(go())
 

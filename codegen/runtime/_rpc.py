@@ -29,7 +29,7 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -39,6 +39,7 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
     "CapabilityError",
     "Connection",
+    "ProtocolNames",
     "RequestError",
     "Route",
     "current_request_id",
@@ -50,7 +51,6 @@ DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 """The default limit on one message, the same as the official TypeScript SDK's."""
 
 JsonId = int | str | None
-Kind = Literal["request", "notification"]
 
 
 class Writer(Protocol):
@@ -123,17 +123,29 @@ class Route:
     """One method a side handles: its wire name, the handler attribute and its types."""
 
     method: str
-    kind: Kind
     attribute: str
     params: Any
     result: Any = None
 
 
 @dataclass(frozen=True)
-class Gate:
-    """Sending ``method`` with ``field`` (a dotted wire path, ``=value`` optional) needs ``capability``."""
+class ProtocolNames:
+    """The wire names the connection itself relies on."""
 
-    method: str
+    initialize: str
+    """The handshake method: handled by the agent; nothing else may be sent before it succeeds."""
+    cancel_request: str
+    """The notification either side sends to cancel one of its requests."""
+    request_id: str
+    """The field of ``cancel_request`` params naming the request."""
+    capabilities: str
+    """The field advertising capabilities: in the handshake's params (client) and result (agent)."""
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Sending a method with ``field`` (a dotted wire path, ``=value`` optional) needs ``capability``."""
+
     field: str
     capability: str
 
@@ -178,8 +190,8 @@ class Connection:
     """One side of an ACP connection over a pair of byte streams.
 
     ``requests`` and ``notifications`` map the wire names this side handles to
-    handler attributes of ``handler``; ``initialize`` names the handshake method (handled by the
-    agent, sent by the client); ``gates`` lists what the peer must have
+    handler attributes of ``handler``; ``protocol`` names the handshake method (handled by the
+    agent, sent by the client) and the cancel notification; ``gates`` lists what the peer must have
     advertised before an experimental operation is sent; ``batches`` tells
     which JSON-RPC batches the schema lets the peer send.
     """
@@ -192,8 +204,7 @@ class Connection:
         *,
         requests: Mapping[str, Route],
         notifications: Mapping[str, Route],
-        initialize: str,
-        cancel: str,
+        protocol: ProtocolNames,
         gates: Mapping[str, tuple[Gate, ...]] = {},
         batches: frozenset[str] = frozenset(),
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
@@ -203,15 +214,14 @@ class Connection:
         self._writer = writer
         self._requests = requests
         self._notifications_routes = notifications
-        self._initialize = initialize
-        self._cancel = cancel
+        self._protocol = protocol
         self._gates = gates
         self._batches = batches
         self.max_message_bytes = max_message_bytes
         self.initialized = False
         self.peer_capabilities: dict[str, Any] = {}
         """What the peer advertised in the handshake, as wire JSON."""
-        self._handles_initialize = initialize in requests
+        self._handles_initialize = protocol.initialize in requests
         self._next_id = 0
         self._pending: dict[JsonId, tuple[asyncio.Future[Any], str]] = {}
         self._incoming: dict[JsonId, asyncio.Task[Any]] = {}
@@ -272,7 +282,7 @@ class Connection:
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
             raise ConnectionError("the connection is closed")
-        if not self.initialized and method != self._initialize:
+        if not self.initialized and method != self._protocol.initialize:
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
             advertised = _lookup(self.peer_capabilities, gate.capability)
@@ -333,7 +343,10 @@ class Connection:
 
     async def _send_cancel(self, request_id: JsonId) -> None:
         with contextlib.suppress(ConnectionError, OSError):
-            await self._write({"jsonrpc": "2.0", "method": self._cancel, "params": {"requestId": request_id}})
+            cancel = self._protocol
+            await self._write(
+                {"jsonrpc": "2.0", "method": cancel.cancel_request, "params": {cancel.request_id: request_id}}
+            )
 
     # -- receiving --------------------------------------------------------------------
 
@@ -502,9 +515,9 @@ class Connection:
         if future.done():
             return
         error = message.get("error")
-        if method == self._initialize and error is None:
+        if method == self._protocol.initialize and error is None:
             result = message.get("result")
-            capabilities = result.get("capabilities") if isinstance(result, dict) else None
+            capabilities = result.get(self._protocol.capabilities) if isinstance(result, dict) else None
             self.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
             self.initialized = True
         if error is not None:
@@ -518,9 +531,9 @@ class Connection:
             future.set_result(message.get("result"))
 
     def _receive_notification(self, method: str, params: Any) -> None:
-        if method == self._cancel:
+        if method == self._protocol.cancel_request:
             if self.initialized and isinstance(params, dict):
-                task = self._incoming.get(params.get("requestId"))
+                task = self._incoming.get(params.get(self._protocol.request_id))
                 if task is not None:
                     task.cancel()
             route = self._notifications_routes.get(method)
@@ -533,9 +546,7 @@ class Connection:
         route = self._notifications_routes.get(method)
         if route is None:
             if method.startswith("_"):
-                self._notifications.put_nowait(
-                    (Route(method, "notification", "ext_notification", None), params)
-                )
+                self._notifications.put_nowait((Route(method, "ext_notification", None), params))
             return
         self._notifications.put_nowait((route, params))
 
@@ -556,9 +567,9 @@ class Connection:
                 logger.exception("notification handler of %r failed", route.method)
 
     async def _handle_request(self, method: str, params: Any) -> Any:
-        if method == self._initialize and self._handles_initialize and self.initialized:
+        if method == self._protocol.initialize and self._handles_initialize and self.initialized:
             raise RequestError.invalid_request(f"'{method}' may only be requested once per connection")
-        if not self.initialized and not (method == self._initialize and self._handles_initialize):
+        if not self.initialized and not (method == self._protocol.initialize and self._handles_initialize):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         route = self._requests.get(method)
         if route is None:
@@ -578,8 +589,8 @@ class Connection:
         except ValidationError as error:
             logger.error("handler of %r returned an invalid result: %s", method, error)
             raise RequestError.internal_error() from None
-        if method == self._initialize:
-            capabilities = params.get("capabilities") if isinstance(params, dict) else None
+        if method == self._protocol.initialize:
+            capabilities = params.get(self._protocol.capabilities) if isinstance(params, dict) else None
             self.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
             self.initialized = True
         return answer

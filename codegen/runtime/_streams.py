@@ -67,9 +67,6 @@ class MemoryWriter:
         if not self._reader.at_eof():
             self._reader.feed_eof()
 
-    def is_closing(self) -> bool:
-        return self._reader.at_eof()
-
 
 def memory_pipe() -> tuple[asyncio.StreamReader, MemoryWriter]:
     """One direction of an in-memory stream: what the writer writes, the reader reads."""

@@ -26,6 +26,7 @@ from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     Connection,
     Gate,
+    ProtocolNames,
     RequestError,
     Route,
     Writer,
@@ -332,71 +333,52 @@ class Client(Protocol):
 
 AGENT_REQUESTS: Final[Mapping[str, Route]] = {
     "auth/login": Route(
-        "auth/login",
-        "request",
-        "login_auth",
-        schema.LoginAuthRequest,
-        schema.LoginAuthResponse,
+        "auth/login", "login_auth", schema.LoginAuthRequest, schema.LoginAuthResponse
     ),
     "auth/logout": Route(
         "auth/logout",
-        "request",
         "logout_auth",
         schema.LogoutAuthRequest,
         schema.LogoutAuthResponse,
     ),
     "initialize": Route(
-        "initialize",
-        "request",
-        "initialize",
-        schema.InitializeRequest,
-        schema.InitializeResponse,
+        "initialize", "initialize", schema.InitializeRequest, schema.InitializeResponse
     ),
     "session/close": Route(
         "session/close",
-        "request",
         "close_session",
         schema.CloseSessionRequest,
         schema.CloseSessionResponse,
     ),
     "session/delete": Route(
         "session/delete",
-        "request",
         "delete_session",
         schema.DeleteSessionRequest,
         schema.DeleteSessionResponse,
     ),
     "session/list": Route(
         "session/list",
-        "request",
         "list_sessions",
         schema.ListSessionsRequest,
         schema.ListSessionsResponse,
     ),
     "session/new": Route(
         "session/new",
-        "request",
         "new_session",
         schema.NewSessionRequest,
         schema.NewSessionResponse,
     ),
     "session/prompt": Route(
-        "session/prompt",
-        "request",
-        "prompt",
-        schema.PromptRequest,
-        schema.PromptResponse,
+        "session/prompt", "prompt", schema.PromptRequest, schema.PromptResponse
     ),
     "session/resume": Route(
         "session/resume",
-        "request",
         "resume_session",
         schema.ResumeSessionRequest,
         schema.ResumeSessionResponse,
     ),
     "session/set_config_option": Route(
         "session/set_config_option",
-        "request",
         "set_config_option",
         schema.SetSessionConfigOptionRequest,
         schema.SetSessionConfigOptionResponse,
@@ -406,16 +388,10 @@ AGENT_REQUESTS: Final[Mapping[str, Route]] = {
 
 AGENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
     "session/cancel": Route(
-        "session/cancel",
-        "notification",
-        "session_cancel",
-        schema.CancelSessionNotification,
+        "session/cancel", "session_cancel", schema.CancelSessionNotification
     ),
     "$/cancel_request": Route(
-        "$/cancel_request",
-        "notification",
-        "cancel_request",
-        schema.CancelRequestNotification,
+        "$/cancel_request", "cancel_request", schema.CancelRequestNotification
     ),
 }
 """Notifications an agent handles, by wire name."""
@@ -423,7 +399,6 @@ AGENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
 CLIENT_REQUESTS: Final[Mapping[str, Route]] = {
     "session/request_permission": Route(
         "session/request_permission",
-        "request",
         "request_permission",
         schema.RequestPermissionRequest,
         schema.RequestPermissionResponse,
@@ -433,19 +408,21 @@ CLIENT_REQUESTS: Final[Mapping[str, Route]] = {
 
 CLIENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
     "session/update": Route(
-        "session/update",
-        "notification",
-        "session_update",
-        schema.UpdateSessionNotification,
+        "session/update", "session_update", schema.UpdateSessionNotification
     ),
     "$/cancel_request": Route(
-        "$/cancel_request",
-        "notification",
-        "cancel_request",
-        schema.CancelRequestNotification,
+        "$/cancel_request", "cancel_request", schema.CancelRequestNotification
     ),
 }
 """Notifications a client handles, by wire name."""
+
+PROTOCOL: Final = ProtocolNames(
+    initialize="initialize",
+    cancel_request="$/cancel_request",
+    request_id="requestId",
+    capabilities="capabilities",
+)
+"""The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {}
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
@@ -471,8 +448,7 @@ class ClientSideConnection:
             writer,
             requests=CLIENT_REQUESTS,
             notifications=CLIENT_NOTIFICATIONS,
-            initialize="initialize",
-            cancel="$/cancel_request",
+            protocol=PROTOCOL,
             gates=AGENT_GATES,
             batches=frozenset({"call", "response"}),
             max_message_bytes=max_message_bytes,
@@ -825,8 +801,7 @@ class AgentSideConnection:
             writer,
             requests=AGENT_REQUESTS,
             notifications=AGENT_NOTIFICATIONS,
-            initialize="initialize",
-            cancel="$/cancel_request",
+            protocol=PROTOCOL,
             gates=CLIENT_GATES,
             batches=frozenset({"call", "response"}),
             max_message_bytes=max_message_bytes,

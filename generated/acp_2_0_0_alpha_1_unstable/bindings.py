@@ -26,6 +26,7 @@ from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     Connection,
     Gate,
+    ProtocolNames,
     RequestError,
     Route,
     Writer,
@@ -678,127 +679,94 @@ class Client(Protocol):
 
 AGENT_REQUESTS: Final[Mapping[str, Route]] = {
     "auth/login": Route(
-        "auth/login",
-        "request",
-        "login_auth",
-        schema.LoginAuthRequest,
-        schema.LoginAuthResponse,
+        "auth/login", "login_auth", schema.LoginAuthRequest, schema.LoginAuthResponse
     ),
     "auth/logout": Route(
         "auth/logout",
-        "request",
         "logout_auth",
         schema.LogoutAuthRequest,
         schema.LogoutAuthResponse,
     ),
     "initialize": Route(
-        "initialize",
-        "request",
-        "initialize",
-        schema.InitializeRequest,
-        schema.InitializeResponse,
+        "initialize", "initialize", schema.InitializeRequest, schema.InitializeResponse
     ),
     "mcp/message": Route(
         "mcp/message",
-        "request",
         "message_mcp",
         schema.MessageMcpRequest,
         schema.MessageMcpResponse,
     ),
     "nes/close": Route(
-        "nes/close",
-        "request",
-        "close_nes",
-        schema.CloseNesRequest,
-        schema.CloseNesResponse,
+        "nes/close", "close_nes", schema.CloseNesRequest, schema.CloseNesResponse
     ),
     "nes/start": Route(
-        "nes/start",
-        "request",
-        "start_nes",
-        schema.StartNesRequest,
-        schema.StartNesResponse,
+        "nes/start", "start_nes", schema.StartNesRequest, schema.StartNesResponse
     ),
     "nes/suggest": Route(
         "nes/suggest",
-        "request",
         "suggest_nes",
         schema.SuggestNesRequest,
         schema.SuggestNesResponse,
     ),
     "providers/disable": Route(
         "providers/disable",
-        "request",
         "disable_provider",
         schema.DisableProviderRequest,
         schema.DisableProviderResponse,
     ),
     "providers/list": Route(
         "providers/list",
-        "request",
         "list_providers",
         schema.ListProvidersRequest,
         schema.ListProvidersResponse,
     ),
     "providers/set": Route(
         "providers/set",
-        "request",
         "set_provider",
         schema.SetProviderRequest,
         schema.SetProviderResponse,
     ),
     "session/close": Route(
         "session/close",
-        "request",
         "close_session",
         schema.CloseSessionRequest,
         schema.CloseSessionResponse,
     ),
     "session/delete": Route(
         "session/delete",
-        "request",
         "delete_session",
         schema.DeleteSessionRequest,
         schema.DeleteSessionResponse,
     ),
     "session/fork": Route(
         "session/fork",
-        "request",
         "fork_session",
         schema.ForkSessionRequest,
         schema.ForkSessionResponse,
     ),
     "session/list": Route(
         "session/list",
-        "request",
         "list_sessions",
         schema.ListSessionsRequest,
         schema.ListSessionsResponse,
     ),
     "session/new": Route(
         "session/new",
-        "request",
         "new_session",
         schema.NewSessionRequest,
         schema.NewSessionResponse,
     ),
     "session/prompt": Route(
-        "session/prompt",
-        "request",
-        "prompt",
-        schema.PromptRequest,
-        schema.PromptResponse,
+        "session/prompt", "prompt", schema.PromptRequest, schema.PromptResponse
     ),
     "session/resume": Route(
         "session/resume",
-        "request",
         "resume_session",
         schema.ResumeSessionRequest,
         schema.ResumeSessionResponse,
     ),
     "session/set_config_option": Route(
         "session/set_config_option",
-        "request",
         "set_config_option",
         schema.SetSessionConfigOptionRequest,
         schema.SetSessionConfigOptionResponse,
@@ -809,54 +777,29 @@ AGENT_REQUESTS: Final[Mapping[str, Route]] = {
 AGENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
     "document/didChange": Route(
         "document/didChange",
-        "notification",
         "document_did_change",
         schema.DidChangeDocumentNotification,
     ),
     "document/didClose": Route(
-        "document/didClose",
-        "notification",
-        "document_did_close",
-        schema.DidCloseDocumentNotification,
+        "document/didClose", "document_did_close", schema.DidCloseDocumentNotification
     ),
     "document/didFocus": Route(
-        "document/didFocus",
-        "notification",
-        "document_did_focus",
-        schema.DidFocusDocumentNotification,
+        "document/didFocus", "document_did_focus", schema.DidFocusDocumentNotification
     ),
     "document/didOpen": Route(
-        "document/didOpen",
-        "notification",
-        "document_did_open",
-        schema.DidOpenDocumentNotification,
+        "document/didOpen", "document_did_open", schema.DidOpenDocumentNotification
     ),
     "document/didSave": Route(
-        "document/didSave",
-        "notification",
-        "document_did_save",
-        schema.DidSaveDocumentNotification,
+        "document/didSave", "document_did_save", schema.DidSaveDocumentNotification
     ),
-    "mcp/message": Route(
-        "mcp/message", "notification", "mcp_message", schema.MessageMcpNotification
-    ),
-    "nes/accept": Route(
-        "nes/accept", "notification", "nes_accept", schema.AcceptNesNotification
-    ),
-    "nes/reject": Route(
-        "nes/reject", "notification", "nes_reject", schema.RejectNesNotification
-    ),
+    "mcp/message": Route("mcp/message", "mcp_message", schema.MessageMcpNotification),
+    "nes/accept": Route("nes/accept", "nes_accept", schema.AcceptNesNotification),
+    "nes/reject": Route("nes/reject", "nes_reject", schema.RejectNesNotification),
     "session/cancel": Route(
-        "session/cancel",
-        "notification",
-        "session_cancel",
-        schema.CancelSessionNotification,
+        "session/cancel", "session_cancel", schema.CancelSessionNotification
     ),
     "$/cancel_request": Route(
-        "$/cancel_request",
-        "notification",
-        "cancel_request",
-        schema.CancelRequestNotification,
+        "$/cancel_request", "cancel_request", schema.CancelRequestNotification
     ),
 }
 """Notifications an agent handles, by wire name."""
@@ -864,35 +807,30 @@ AGENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
 CLIENT_REQUESTS: Final[Mapping[str, Route]] = {
     "elicitation/create": Route(
         "elicitation/create",
-        "request",
         "create_elicitation",
         schema.CreateElicitationRequest,
         schema.CreateElicitationResponse,
     ),
     "mcp/connect": Route(
         "mcp/connect",
-        "request",
         "connect_mcp",
         schema.ConnectMcpRequest,
         schema.ConnectMcpResponse,
     ),
     "mcp/disconnect": Route(
         "mcp/disconnect",
-        "request",
         "disconnect_mcp",
         schema.DisconnectMcpRequest,
         schema.DisconnectMcpResponse,
     ),
     "mcp/message": Route(
         "mcp/message",
-        "request",
         "message_mcp",
         schema.MessageMcpRequest,
         schema.MessageMcpResponse,
     ),
     "session/request_permission": Route(
         "session/request_permission",
-        "request",
         "request_permission",
         schema.RequestPermissionRequest,
         schema.RequestPermissionResponse,
@@ -903,59 +841,52 @@ CLIENT_REQUESTS: Final[Mapping[str, Route]] = {
 CLIENT_NOTIFICATIONS: Final[Mapping[str, Route]] = {
     "elicitation/complete": Route(
         "elicitation/complete",
-        "notification",
         "elicitation_complete",
         schema.CompleteElicitationNotification,
     ),
-    "mcp/message": Route(
-        "mcp/message", "notification", "mcp_message", schema.MessageMcpNotification
-    ),
+    "mcp/message": Route("mcp/message", "mcp_message", schema.MessageMcpNotification),
     "session/update": Route(
-        "session/update",
-        "notification",
-        "session_update",
-        schema.UpdateSessionNotification,
+        "session/update", "session_update", schema.UpdateSessionNotification
     ),
     "$/cancel_request": Route(
-        "$/cancel_request",
-        "notification",
-        "cancel_request",
-        schema.CancelRequestNotification,
+        "$/cancel_request", "cancel_request", schema.CancelRequestNotification
     ),
 }
 """Notifications a client handles, by wire name."""
 
+PROTOCOL: Final = ProtocolNames(
+    initialize="initialize",
+    cancel_request="$/cancel_request",
+    request_id="requestId",
+    capabilities="capabilities",
+)
+"""The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
+
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
-    "document/didChange": (
-        Gate("document/didChange", "", "nes.events.document.didChange"),
-    ),
-    "document/didClose": (
-        Gate("document/didClose", "", "nes.events.document.didClose"),
-    ),
-    "document/didFocus": (
-        Gate("document/didFocus", "", "nes.events.document.didFocus"),
-    ),
-    "document/didOpen": (Gate("document/didOpen", "", "nes.events.document.didOpen"),),
-    "document/didSave": (Gate("document/didSave", "", "nes.events.document.didSave"),),
-    "mcp/message": (Gate("mcp/message", "", "session.mcp.acp"),),
-    "nes/accept": (Gate("nes/accept", "", "nes"),),
-    "nes/close": (Gate("nes/close", "", "nes"),),
-    "nes/reject": (Gate("nes/reject", "", "nes"),),
-    "nes/start": (Gate("nes/start", "", "nes"),),
-    "nes/suggest": (Gate("nes/suggest", "", "nes"),),
-    "providers/disable": (Gate("providers/disable", "", "providers"),),
-    "providers/list": (Gate("providers/list", "", "providers"),),
-    "providers/set": (Gate("providers/set", "", "providers"),),
-    "session/fork": (Gate("session/fork", "", "session.fork"),),
+    "document/didChange": (Gate("", "nes.events.document.didChange"),),
+    "document/didClose": (Gate("", "nes.events.document.didClose"),),
+    "document/didFocus": (Gate("", "nes.events.document.didFocus"),),
+    "document/didOpen": (Gate("", "nes.events.document.didOpen"),),
+    "document/didSave": (Gate("", "nes.events.document.didSave"),),
+    "mcp/message": (Gate("", "session.mcp.acp"),),
+    "nes/accept": (Gate("", "nes"),),
+    "nes/close": (Gate("", "nes"),),
+    "nes/reject": (Gate("", "nes"),),
+    "nes/start": (Gate("", "nes"),),
+    "nes/suggest": (Gate("", "nes"),),
+    "providers/disable": (Gate("", "providers"),),
+    "providers/list": (Gate("", "providers"),),
+    "providers/set": (Gate("", "providers"),),
+    "session/fork": (Gate("", "session.fork"),),
 }
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
 
 CLIENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
-    "elicitation/complete": (Gate("elicitation/complete", "", "elicitation.url"),),
+    "elicitation/complete": (Gate("", "elicitation.url"),),
     "elicitation/create": (
-        Gate("elicitation/create", "", "elicitation"),
-        Gate("elicitation/create", "mode=form", "elicitation.form"),
-        Gate("elicitation/create", "mode=url", "elicitation.url"),
+        Gate("", "elicitation"),
+        Gate("mode=form", "elicitation.form"),
+        Gate("mode=url", "elicitation.url"),
     ),
 }
 """What the client must have advertised before an agent sends these (``codegen/knowledge.toml``)."""
@@ -978,8 +909,7 @@ class ClientSideConnection:
             writer,
             requests=CLIENT_REQUESTS,
             notifications=CLIENT_NOTIFICATIONS,
-            initialize="initialize",
-            cancel="$/cancel_request",
+            protocol=PROTOCOL,
             gates=AGENT_GATES,
             batches=frozenset({"call", "response"}),
             max_message_bytes=max_message_bytes,
@@ -1691,8 +1621,7 @@ class AgentSideConnection:
             writer,
             requests=AGENT_REQUESTS,
             notifications=AGENT_NOTIFICATIONS,
-            initialize="initialize",
-            cancel="$/cancel_request",
+            protocol=PROTOCOL,
             gates=CLIENT_GATES,
             batches=frozenset({"call", "response"}),
             max_message_bytes=max_message_bytes,
