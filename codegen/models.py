@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from . import pysource
+from . import naming, pysource
 from .errors import CodegenError
 from .ir import ApiSurface
 from .normalise import normalise
@@ -24,21 +24,6 @@ from .normalise import normalise
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 MODEL_TEMPLATES = TEMPLATES / "models"
 
-# name -> module it is imported from, in the order the import block lists them
-_KNOWN_IMPORTS: dict[str, str] = {
-    "Annotated": "typing",
-    "Any": "typing",
-    "Literal": "typing",
-    "TypeAlias": "typing",
-    "ConfigDict": "pydantic",
-    "Field": "pydantic",
-    "AcpModel": "._base",
-    "DefaultOnError": "._base",
-    "Reserved": "._base",
-    "SkipInvalidItems": "._base",
-    "TaggedUnion": "._base",
-    "UnionTag": "._base",
-}
 
 
 def header(surface: ApiSurface, what: str) -> str:
@@ -110,7 +95,7 @@ def _body(engine_output: str) -> str:
 
 def import_block(names: set[str], eager: bool) -> str:
     by_module: dict[str, list[str]] = {}
-    for name, module in _KNOWN_IMPORTS.items():
+    for name, module in naming.MODEL_IMPORTS.items():
         if name in names:
             by_module.setdefault(module, []).append(name)
     lines = [] if eager else ["from __future__ import annotations", ""]
@@ -130,7 +115,7 @@ def render_models(surface: ApiSurface) -> str:
         message = f"the generated models cannot be parsed: {type(exc).__name__}"
         raise CodegenError(message, file=surface.schema_file) from None
     defined = set(surface.types)
-    unknown = sorted(n for n in names - defined - set(_KNOWN_IMPORTS) if n not in _BUILTINS)
+    unknown = sorted(n for n in names - defined - set(naming.MODEL_IMPORTS) - naming.ANNOTATION_BUILTINS)
     if unknown:
         raise CodegenError(f"generated models use undefined names: {', '.join(unknown)}")
     doc = pysource.docstring(
@@ -141,9 +126,6 @@ def render_models(surface: ApiSurface) -> str:
     imports = import_block(names, eager=not surface.recursive_types())
     source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
     return format_source(source)
-
-
-_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str", "None", "lambda"})
 
 
 def format_source(source: str) -> str:

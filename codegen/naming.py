@@ -53,29 +53,34 @@ _MODEL_MEMBERS = frozenset(
 )
 
 # Builtins the generated annotations use: a field of that name would shadow them in its class body.
-_ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str"})
+ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str"})
+
+# What the generated models module may import: name -> module, in the order the import block lists them.
+MODEL_IMPORTS: dict[str, str] = {
+    "Annotated": "typing",
+    "Any": "typing",
+    "Literal": "typing",
+    "TypeAlias": "typing",
+    "ConfigDict": "pydantic",
+    "Field": "pydantic",
+    "AcpModel": "._base",
+    "DefaultOnError": "._base",
+    "Reserved": "._base",
+    "SkipInvalidItems": "._base",
+    "TaggedUnion": "._base",
+    "UnionTag": "._base",
+}
 
 # Names the generated modules import or define; a schema type may not take them.
-RESERVED_TYPE_NAMES = frozenset(
+RESERVED_TYPE_NAMES = frozenset(MODEL_IMPORTS) | frozenset(
     {
-        "Annotated",
-        "Any",
         "BaseModel",
         "ClassVar",
-        "ConfigDict",
         "Discriminator",
-        "Field",
-        "Literal",
         "Tag",
-        "TypeAlias",
         "TypeAdapter",
         "Union",
         "Model",  # datamodel-code-generator's name for the schema root
-        "AcpModel",
-        "DefaultOnError",
-        "Reserved",
-        "SkipInvalidItems",
-        "TaggedUnion",
         "annotations",
         "bool",
         "bytes",
@@ -168,7 +173,7 @@ def field_name(wire: str) -> str:
         base = "field_" + base
     if not base.isascii():
         base = snake(unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode()) or "field"
-    shadows = base in _MODEL_MEMBERS or base in _ANNOTATION_BUILTINS or base.startswith("model_")
+    shadows = base in _MODEL_MEMBERS or base in ANNOTATION_BUILTINS or base.startswith("model_")
     if keyword.iskeyword(base) or shadows:
         base += "_"
     return base

@@ -60,6 +60,7 @@ GENERATES = (
     "property_names",
     "enum_and_tag_strings",
     "type_names",
+    "marker_names",
     "recursive_types",
     "unknown_keywords",
 )
@@ -410,7 +411,20 @@ def test_odd_type_names_become_distinct_classes(generated_cases: dict[str, Path]
         "Field",
         "Annotated",
         "TypeAlias",
+        "UnionTag",
     }
+
+
+def test_a_type_named_like_a_runtime_marker_leaves_the_marker_alone(
+    generated_cases: dict[str, Path], tmp_path: Path
+) -> None:
+    code = (
+        "from pydantic import TypeAdapter\n"
+        "print(type(TypeAdapter(schema.Pick).validate_python({'kind': 'y', 'value': 'v'})).__name__)\n"
+        "print(*sorted(n for n in vars(schema) if 'UnionTag' in n))"
+    )
+    out = import_and_run(generated_cases["marker_names"], code, tmp_path).splitlines()
+    assert out == ["YPick", "UnionTag UnionTagType"]
 
 
 def test_unknown_keywords_are_ignored(generated_cases: dict[str, Path], tmp_path: Path) -> None:
