@@ -283,25 +283,28 @@ class SchemaSource:
         )
 
 
+def _read_document(release: str, path: Path, expected_sha256: str | None = None) -> SchemaDocument:
+    """Read and parse one schema or meta file: its sha256 checked when one is expected, its size capped."""
+    raw = _read_bytes(path)
+    digest = sha256_bytes(raw)
+    if expected_sha256 is not None and digest != expected_sha256:
+        raise CodegenError(
+            f"sha256 mismatch: the file has {digest}, the lock expects {expected_sha256}", file=path
+        )
+    if len(raw) > MAX_FILE_BYTES:
+        raise CodegenError(
+            f"the file is {len(raw) / 1e6:.1f} MB; "
+            f"files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
+            file=path,
+            pointer="",
+        )
+    return SchemaDocument(release, path.name, path, digest, parse_json(raw, path))
+
+
 def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
-    documents: dict[str, SchemaDocument] = {}
-    for name in RELEASE_FILES:
-        path = folder / name
-        raw = _read_bytes(path)
-        digest = sha256_bytes(raw)
-        expected = locked.files[name].sha256
-        if digest != expected:
-            raise CodegenError(
-                f"sha256 mismatch: the file has {digest}, the lock expects {expected}", file=path
-            )
-        if len(raw) > MAX_FILE_BYTES:
-            raise CodegenError(
-                f"the file is {len(raw) / 1e6:.1f} MB; "
-                f"files over {MAX_FILE_BYTES // (1024 * 1024)} MiB are refused",
-                file=path,
-                pointer="",
-            )
-        documents[name] = SchemaDocument(locked.name, name, path, digest, parse_json(raw, path))
+    documents = {
+        name: _read_document(locked.name, folder / name, locked.files[name].sha256) for name in RELEASE_FILES
+    }
     return ReleaseFiles(locked.name, folder, documents)
 
 
@@ -321,9 +324,7 @@ def load_schema_folder(folder: Path) -> ReleaseFiles:
         if not (folder / meta_name).is_file():
             raise CodegenError(f"{meta_name} is missing next to {schema_name}", file=folder / meta_name)
         for name in (schema_name, meta_name):
-            raw = _read_bytes(folder / name)
-            parsed = parse_json(raw, folder / name)
-            documents[name] = SchemaDocument(folder.name, name, folder / name, sha256_bytes(raw), parsed)
+            documents[name] = _read_document(folder.name, folder / name)
     if not documents:
         raise CodegenError(f"no schema here: expected {RELEASE_FILES[0]} or {RELEASE_FILES[1]}", file=folder)
     return ReleaseFiles(folder.name, folder, documents)

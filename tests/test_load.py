@@ -21,6 +21,7 @@ from codegen.load import (
     SchemaSource,
     add_to_lock,
     fetch_release,
+    load_schema_folder,
     read_lock,
     releases_in,
     sort_releases,
@@ -79,6 +80,14 @@ def test_tampered_file_is_refused_with_both_digests(tmp_path: Path) -> None:
     assert str(target) in message
     assert "sha256 mismatch" in message
     assert read_lock().release("2.0.0-alpha.5").files["meta.json"].sha256 in message
+
+
+def test_an_unlocked_draft_folder_is_size_capped_like_a_release(tmp_path: Path) -> None:
+    shutil.copy(SHARED_SCHEMAS / "v2" / "2.0.0-alpha.7" / "meta.json", tmp_path / "meta.json")
+    (tmp_path / "schema.json").write_text(json.dumps({"$defs": {}, "pad": "x" * (9 * 1024 * 1024)}))
+    with pytest.raises(CodegenError, match="files over 8 MiB are refused") as error:
+        load_schema_folder(tmp_path)
+    assert error.value.file == str(tmp_path / "schema.json")
 
 
 def test_unlocked_release_on_disk_says_how_to_lock_it(tmp_path: Path) -> None:
