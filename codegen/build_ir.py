@@ -28,6 +28,7 @@ from . import naming
 from .errors import CodegenError, pointer_join
 from .ir import (
     MISSING,
+    UNSTABLE_MARKER,
     AliasType,
     AnyOf,
     ApiSurface,
@@ -59,7 +60,6 @@ from .ir import (
 )
 from .load import ReleaseFiles, SchemaDocument
 
-UNSTABLE_MARKER = "**UNSTABLE**"
 MAX_NESTING = 40
 """How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
 MAX_CHAIN = 64

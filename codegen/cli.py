@@ -52,7 +52,7 @@ def _source(args: argparse.Namespace) -> SchemaSource:
 @command("generate")
 def _generate(args: argparse.Namespace, console: Console) -> int:
     source = _source(args)
-    releases = args.releases or gen.all_releases(source, source.lock)
+    releases = args.releases or gen.all_releases(source)
     units = gen.units_for(source, releases)
     started = time.perf_counter()
 

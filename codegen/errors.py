@@ -53,12 +53,6 @@ class CodegenError(Exception):
         text = _CONTROL.sub(" ", " ".join(self.message.split()))
         return f"{where}: {text}" if where else text
 
-    def located(self, file: str | Path) -> CodegenError:
-        """Return this error with ``file`` filled in if it had none."""
-        if self.file is not None:
-            return self
-        return CodegenError(self.message, file=file, pointer=self.pointer)
-
 
 def _rebuild(message: str, file: str | None, pointer: str | None) -> CodegenError:
     return CodegenError(message, file=file, pointer=pointer)

@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import naming
-from .load import Lock, SchemaSource, sha256_bytes
+from .load import SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR_ROOT.parent / "templates"
@@ -348,8 +348,8 @@ def diff_trees(old: dict[str, str], new: dict[str, str], context: int = 3, limit
     return lines
 
 
-def all_releases(source: SchemaSource, lock: Lock) -> list[str]:
+def all_releases(source: SchemaSource) -> list[str]:
     """Every release that can be generated; an unlocked one on disk is an error."""
     for release in source.available():
         source.check_locked(release)
-    return list(lock.releases)
+    return list(source.lock.releases)

@@ -23,6 +23,9 @@ Side = Literal["agent", "client", "protocol"]
 MethodKind = Literal["request", "notification"]
 Stability = Literal["stable", "unstable"]
 ScalarKind = Literal["string", "integer", "number", "boolean", "any", "null"]
+
+UNSTABLE_MARKER = "**UNSTABLE**"
+"""How the schema marks a type, field or method as unstable in its description."""
 Extra = Literal["allow", "forbid"]
 
 
@@ -246,10 +249,6 @@ class UnionType:
     @property
     def known_tags(self) -> tuple[JsonScalar, ...]:
         return tuple(v.tag for v in self.variants if v.tag is not None)
-
-    @property
-    def untagged_variants(self) -> tuple[Variant, ...]:
-        return tuple(v for v in self.variants if v.tag is None)
 
     @property
     def members(self) -> tuple[Variant, ...]:

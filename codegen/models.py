@@ -36,13 +36,10 @@ def header(surface: ApiSurface, what: str) -> str:
     )
 
 
-def _engine_output(surface: ApiSurface) -> str:
+def _engine_output(surface: ApiSurface, eager: bool) -> str:
     import datamodel_code_generator as dcg  # imported here: it is slow and only needed on a cache miss
 
     normalised = normalise(surface)
-    # Without recursive types every type can be defined before it is used, so annotations
-    # need no deferred evaluation (a string annotation costs a compile() when the class is made).
-    eager = not surface.recursive_types()
     with warnings.catch_warnings(), _engine_errors(surface):
         warnings.simplefilter("ignore")
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
@@ -108,7 +105,10 @@ def import_block(names: set[str], eager: bool) -> str:
 
 def render_models(surface: ApiSurface) -> str:
     """The complete, formatted ``schema.py`` of one surface."""
-    body = _body(_engine_output(surface))
+    # Without recursive types every type can be defined before it is used, so annotations
+    # need no deferred evaluation (a string annotation costs a compile() when the class is made).
+    eager = not surface.recursive_types()
+    body = _body(_engine_output(surface, eager))
     try:
         names = pysource.used_names(body)
     except (RecursionError, SyntaxError, MemoryError) as exc:
@@ -123,7 +123,7 @@ def render_models(surface: ApiSurface) -> str:
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "
         "and the wire names as aliases."
     )
-    imports = import_block(names, eager=not surface.recursive_types())
+    imports = import_block(names, eager)
     source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
     return format_source(source)
 

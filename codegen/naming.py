@@ -179,10 +179,10 @@ def field_name(wire: str) -> str:
     return base
 
 
-def unique(name: str, taken: set[str], suffix: str = "_") -> str:
-    """``name``, or ``name`` plus as many ``suffix`` as needed to be new."""
+def unique(name: str, taken: set[str]) -> str:
+    """``name``, or ``name`` plus as many ``_`` as needed to be new."""
     while name in taken:
-        name += suffix
+        name += "_"
     return name
 
 

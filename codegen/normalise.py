@@ -24,6 +24,7 @@ from typing import Any
 
 from . import pysource
 from .ir import (
+    UNSTABLE_MARKER,
     AliasType,
     AnyOf,
     ApiSurface,
@@ -43,13 +44,6 @@ from .ir import (
 from .runtime._base import wire_name
 
 UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
-_SCALARS = {
-    "string": "string",
-    "integer": "integer",
-    "number": "number",
-    "boolean": "boolean",
-    "null": "null",
-}
 
 
 @dataclass(frozen=True)
@@ -58,18 +52,16 @@ class Normalised:
 
     schema: dict[str, Any]
     template_data: dict[str, dict[str, Any]]
-    runtime_names: frozenset[str]
 
 
 def normalise(surface: ApiSurface) -> Normalised:
     defs: dict[str, Any] = {}
     data: dict[str, dict[str, Any]] = {}
-    runtime: set[str] = set()
     for name, type_ in surface.types.items():
         defs[name] = _definition(surface, type_)
-        data[name] = {"acp": _template_data(surface, type_, runtime)}
+        data[name] = {"acp": _template_data(surface, type_)}
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    return Normalised(schema, data, frozenset(runtime))
+    return Normalised(schema, data)
 
 
 # --- the normalised schema ------------------------------------------------------
@@ -108,7 +100,7 @@ def type_schema(expr: TypeExpr) -> dict[str, Any]:
     if isinstance(expr, Scalar):
         if expr.type == "any":
             return {}
-        return {"type": _SCALARS[expr.type]}
+        return {"type": expr.type}
     if isinstance(expr, ArrayOf):
         return {"type": "array", "items": type_schema(expr.item)}
     if isinstance(expr, MapOf):
@@ -130,10 +122,7 @@ def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
             node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
         return node
     if isinstance(type_, UnionType):
-        members = [v.type for v in type_.variants]
-        if type_.catch_all is not None:
-            members.append(type_.catch_all.type)
-        return {"anyOf": [type_schema(m) for m in members]}
+        return {"anyOf": [type_schema(v.type) for v in type_.members]}
     if isinstance(type_, EnumType):
         return {"type": "string" if type_.base == "string" else "integer"}
     if isinstance(type_, AliasType):
@@ -145,7 +134,7 @@ def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
 
 
 def _doc_text(type_: NamedType | Field, doc: str) -> str:
-    if type_.unstable and "UNSTABLE" not in doc:
+    if type_.unstable and UNSTABLE_MARKER not in doc:
         return f"{UNSTABLE_NOTE}\n\n{doc}" if doc else UNSTABLE_NOTE
     return doc
 
@@ -170,13 +159,11 @@ def _enum_annotation(enum: EnumType) -> str:
     return literal
 
 
-def _template_data(surface: ApiSurface, type_: NamedType, runtime: set[str]) -> dict[str, Any]:
+def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
     doc = _doc_text(type_, _enum_doc(type_) if isinstance(type_, EnumType) else type_.doc)
     if isinstance(type_, ObjectType):
-        return _object_data(surface, type_, doc, runtime)
+        return _object_data(surface, type_, doc)
     if isinstance(type_, UnionType):
-        if type_.tagged:
-            runtime.add("TaggedUnion")
         return {
             "kind": "union",
             "doc": pysource.docstring(doc),
@@ -187,8 +174,8 @@ def _template_data(surface: ApiSurface, type_: NamedType, runtime: set[str]) -> 
     return {"kind": "alias", "doc": pysource.docstring(doc), "constraints": constraint_field(type_.target)}
 
 
-def _object_data(surface: ApiSurface, obj: ObjectType, doc: str, runtime: set[str]) -> dict[str, Any]:
-    fields = {f.py_name: _field_data(surface, obj, f, runtime) for f in obj.fields}
+def _object_data(surface: ApiSurface, obj: ObjectType, doc: str) -> dict[str, Any]:
+    fields = {f.py_name: _field_data(surface, obj, f) for f in obj.fields}
     return {
         "kind": "object",
         "doc": pysource.docstring(doc, indent="    "),
@@ -203,7 +190,7 @@ def _is_object_ref(surface: ApiSurface, expr: TypeExpr) -> str | None:
     return None
 
 
-def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: set[str]) -> dict[str, Any]:
+def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[str, Any]:
     meta: list[str] = []
     # Order matters, inner first: constraints, then invalid items are skipped, then a
     # still-invalid value falls back to the default.
@@ -212,14 +199,11 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: s
         meta.append(constraints)
     if field.skip_invalid_items:
         meta.append("SkipInvalidItems")
-        runtime.add("SkipInvalidItems")
     if field.default_on_error:
         meta.append("DefaultOnError")
-        runtime.add("DefaultOnError")
     if owner.reserved is not None and field.wire_name == owner.reserved.wire_name:
         values = ", ".join(pysource.literal(v) for v in owner.reserved.values)
         meta.append(f"Reserved({values})")
-        runtime.add("Reserved")
     alias_args = ""
     if wire_name(field.py_name) != field.wire_name:  # otherwise AcpModel's alias generator finds it
         wire = pysource.literal(field.wire_name)
@@ -230,7 +214,6 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field, runtime: s
     if pinned and isinstance(field.type, Const):
         default = pysource.literal(field.type.value)
         meta.insert(0, "UnionTag")
-        runtime.add("UnionTag")
     elif not field.required:
         default, optional = _default(surface, field)
     if default.startswith("Field(") and alias_args:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from codegen import cli
 from codegen.generate import read_tree
 from codegen.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
 from tests.conftest import GENERATED, ROOT
@@ -217,6 +219,8 @@ def test_help_lists_every_command() -> None:
     for command in ("generate", "fetch", "lock", "ir"):
         assert command in result.stdout
     assert "Exit status" in result.stdout
+    listed = set(re.findall(r"^    ([a-z]+) ", result.stdout, flags=re.MULTILINE))
+    assert listed == set(cli._COMMANDS) == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports"}
 
 
 def test_usage_error_exits_2() -> None:

@@ -122,10 +122,9 @@ def test_python_only_numbers_are_not_json(constant: bytes) -> None:
 
 
 def test_deeply_nested_json_fails_cleanly() -> None:
-    try:
+    with pytest.raises(CodegenError, match="nested too deeply") as raised:
         parse_json(b"[" * 100_000 + b"]" * 100_000, "deep.json")
-    except CodegenError as error:
-        assert "deep.json" in error.one_line()
+    assert "deep.json" in raised.value.one_line()
 
 
 @FUZZ

@@ -10,12 +10,14 @@ cannot pass by checking nothing.
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
 from pydantic import BaseModel, TypeAdapter
 
 from tests.conformance.harness import (
+    Disagreement,
     Edge,
     NearMiss,
     Target,
@@ -211,3 +213,20 @@ def test_exceptions_file_entries_have_reasons() -> None:
             "failed",
             "no-valid-instance",
         }
+
+
+def test_an_exception_entry_excuses_exactly_its_disagreements(tmp_path: Path) -> None:
+    path = tmp_path / "exceptions.toml"
+    path.write_text(
+        '[[exception]]\ntype = "Cost"\nkind = "wrong-type"\noutcome = "accepted"\nreason = "a known gap"\n'
+    )
+    [entry] = load_exceptions(path)
+    assert (entry.type_name, entry.kind, entry.outcome) == ("Cost", "wrong-type", "accepted")
+    assert entry.reason == "a known gap"
+
+    def found(type_name: str, outcome: str) -> Disagreement:
+        return Disagreement("2.0.0-alpha.7", False, type_name, "wrong-type", outcome, {}, "")
+
+    excused, other_type = found("Cost", "accepted"), found("Usage", "accepted")
+    other_outcome = found("Cost", "rejected")
+    assert unexplained([excused, other_type, other_outcome], [entry]) == [other_type, other_outcome]
