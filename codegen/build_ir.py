@@ -56,6 +56,8 @@ from .ir import (
     TypeExpr,
     UnionType,
     Variant,
+    all_fields,
+    find_cycle,
     refs_in,
 )
 from .load import ReleaseFiles, SchemaDocument
@@ -494,12 +496,7 @@ class _Builder:
         return {f.py_name for f in self.all_fields(base)} if base else set()
 
     def all_fields(self, class_name: str) -> tuple[Field, ...]:
-        obj = self.types.get(class_name)
-        if not isinstance(obj, ObjectType):
-            return ()
-        inherited = self.all_fields(obj.base) if obj.base else ()
-        own = {f.wire_name for f in obj.fields}
-        return tuple(f for f in inherited if f.wire_name not in own) + obj.fields
+        return all_fields(self.types, class_name)
 
     @staticmethod
     def name_fields(fields: list[Field], inherited_names: set[str]) -> tuple[Field, ...]:
@@ -938,24 +935,9 @@ class _Builder:
                 for variant in type_.members:
                     targets.update(refs_in(variant.type))
                 edges[type_.name] = targets
-        state: dict[str, int] = {}
-
-        def visit(node: str, stack: list[str]) -> None:
-            state[node] = 1
-            for nxt in sorted(edges.get(node, ())):
-                if nxt not in edges:
-                    continue
-                if state.get(nxt) == 1:
-                    chain = " -> ".join([*stack[stack.index(nxt) :], nxt])
-                    found = self.types[nxt]
-                    raise self.error(f"$ref cycle cannot be typed: {chain}", found.pointer)
-                if state.get(nxt) is None:
-                    visit(nxt, [*stack, nxt])
-            state[node] = 2
-
-        for node in sorted(edges):
-            if state.get(node) is None:
-                visit(node, [node])
+        cycle = find_cycle(edges)
+        if cycle is not None:
+            raise self.error(f"$ref cycle cannot be typed: {' -> '.join(cycle)}", self.types[cycle[0]].pointer)
 
     # -- methods ----------------------------------------------------------------------
 

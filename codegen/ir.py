@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -359,10 +359,8 @@ class ApiSurface:
 
     def all_fields(self, name: str) -> tuple[Field, ...]:
         """Fields of an object type including the ones it inherits."""
-        obj = self.object(name)
-        inherited = self.all_fields(obj.base) if obj.base else ()
-        own = {f.wire_name for f in obj.fields}
-        return tuple(f for f in inherited if f.wire_name not in own) + obj.fields
+        self.object(name)
+        return all_fields(self.types, name)
 
     def lineage(self, name: str) -> tuple[ObjectType, ...]:
         """An object type and its base classes, most derived first."""
@@ -410,23 +408,48 @@ class ApiSurface:
 
     def recursive_types(self) -> bool:
         """Whether some type refers back to itself, directly or through others."""
-        state: dict[str, int] = {}
-
-        def cyclic(name: str) -> bool:
-            state[name] = 1
-            for nxt in sorted(self.references(name)):
-                if nxt in self.types and (state.get(nxt) == 1 or (nxt not in state and cyclic(nxt))):
-                    return True
-            state[name] = 2
-            return False
-
-        return any(name not in state and cyclic(name) for name in self.types)
+        return find_cycle({name: self.references(name) for name in self.types}) is not None
 
     def methods_for(self, side: Side) -> tuple[Method, ...]:
         return tuple(m for m in self.methods if m.side == side)
 
     def unions(self) -> Iterator[UnionType]:
         return (t for t in self.types.values() if isinstance(t, UnionType))
+
+
+def all_fields(types: Mapping[str, NamedType], name: str) -> tuple[Field, ...]:
+    """Fields of the object type ``name`` including inherited ones (none if it is not an object)."""
+    obj = types.get(name)
+    if not isinstance(obj, ObjectType):
+        return ()
+    inherited = all_fields(types, obj.base) if obj.base else ()
+    own = {f.wire_name for f in obj.fields}
+    return tuple(f for f in inherited if f.wire_name not in own) + obj.fields
+
+
+def find_cycle(edges: Mapping[str, Iterable[str]]) -> list[str] | None:
+    """A cycle of the graph as a path that ends where it starts (``[a, b, a]``), or ``None``.
+
+    Edges to nodes that are not keys of ``edges`` are ignored; nodes are visited in sorted order.
+    """
+    state: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> list[str] | None:
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if nxt not in edges:
+                continue
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt, [*stack, nxt])) is not None:
+                return found
+        state[node] = 2
+        return None
+
+    for node in sorted(edges):
+        if node not in state and (found := visit(node, [node])) is not None:
+            return found
+    return None
 
 
 # --- JSON form ----------------------------------------------------------------
