@@ -223,7 +223,7 @@ def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
         base = renames.get(named.base, named.base) if named.base else None
         return ("object", fields, base, named.extra, named.tag, named.reserved)
     if isinstance(named, UnionType):
-        variants = tuple(sorted((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants))
+        variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
         catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
         return ("union", named.tag_wire_name, variants, catch_all)
     if isinstance(named, EnumType):

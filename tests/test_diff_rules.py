@@ -453,6 +453,15 @@ CASES = [
     Case("python-class-added", "Unused", "info", NOBODY, new=add_unused_type),
     Case("python-class-removed", "Unused", "breaking", PYTHON, old=add_unused_type),
     Case("python-class-renamed", "Cost", "breaking", PYTHON, new=rename("Cost", "Price"), detail="now Price"),
+    # an untagged union: its variants have no tag to order them by
+    Case(
+        "python-class-renamed",
+        "ElicitationContentValue",
+        "breaking",
+        PYTHON,
+        new=rename("ElicitationContentValue", "ElicitationValue"),
+        detail="now ElicitationValue",
+    ),
     Case(
         "ref-became-inline",
         "InitializeRequest.info",
