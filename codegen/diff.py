@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import naming
+from .bindings import MethodSpec, method_spec
 from .build_ir import build_surface
 from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 from .errors import CodegenError
@@ -616,12 +616,17 @@ class _Differ:
                 callers = set(_callers(old_m)) | set(_callers(new_m))
                 detail = f"handled by the {old_m.side} -> by the {new_m.side}"
                 self.add("method-moved-side", self.method_subject(new_m), detail, callers, None)
+                now = self.python_subjects(self.new, new_m)
+                for python in self.python_subjects(self.old, old_m):
+                    if python not in now:
+                        self.add("python-method-removed", python, detail, (), None)
                 self.compare_method(old_m, new_m)
                 continue
             for side, old_m in olds.items():
                 if side not in news:
                     self.add("method-removed", self.method_subject(old_m), "", _callers(old_m), None)
-                    self.add("python-method-removed", self.python_subject(old_m), "", (), None)
+                    for python in self.python_subjects(self.old, old_m):
+                        self.add("python-method-removed", python, "", (), None)
                 else:
                     self.compare_method(old_m, news[side])
             for side, new_m in news.items():
@@ -632,8 +637,11 @@ class _Differ:
     def method_subject(m: Method) -> str:
         return f"{m.kind} {m.wire_name} (handled by the {m.side})"
 
-    def python_subject(self, m: Method) -> str:
-        return f"{m.side}.{naming.method_name(m.wire_name, m.kind, m.params)}"
+    @staticmethod
+    def python_subjects(surface: ApiSurface, m: Method) -> list[str]:
+        """``<side>.<python name>`` for each handler class that has the method (both for the protocol's)."""
+        name = method_spec(surface, m).name
+        return [f"{side}.{name}" for side in _handlers(m)]
 
     def compare_method(self, old: Method, new: Method) -> None:
         subject = self.method_subject(new)
@@ -653,16 +661,15 @@ class _Differ:
             elif self.renames.get(before, before) != after:
                 senders = callers if label == "params" else set(_handlers(new))
                 self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
-        old_name = naming.method_name(old.wire_name, old.kind, old.params)
-        new_name = naming.method_name(new.wire_name, new.kind, new.params)
-        if old_name != new_name:
-            self.add("python-method-renamed", self.python_subject(new), f"{old_name} -> {new_name}", (), None)
-        self.compare_signature(old, new)
+        old_spec, new_spec = method_spec(self.old, old), method_spec(self.new, new)
+        for python in self.python_subjects(self.new, new):
+            if old_spec.name != new_spec.name:
+                self.add("python-method-renamed", python, f"{old_spec.name} -> {new_spec.name}", (), None)
+            self.compare_signature(old_spec, new_spec, python)
 
-    def compare_signature(self, old: Method, new: Method) -> None:
+    def compare_signature(self, old: MethodSpec, new: MethodSpec, subject: str) -> None:
         before = signature(self.old, old)
         after = signature(self.new, new)
-        subject = self.python_subject(new)
         for wire, (py, required) in before.items():
             if wire not in after:
                 self.add("python-method-argument-removed", f"{subject}({py})", "", (), None)
@@ -708,19 +715,16 @@ def _show_default(f: Field) -> str:
     return repr(to_json(f.default)) if f.has_default else "none"
 
 
-def signature(surface: ApiSurface, method: Method) -> dict[str, tuple[str, bool]]:
+def signature(surface: ApiSurface, spec: MethodSpec) -> dict[str, tuple[str, bool]]:
     """The keyword-only arguments of a method's Python binding: wire name -> (python name, required).
 
-    An object params type spreads its fields as keyword arguments; any other
-    params type (a union) is one ``params`` argument.
+    They are the bindings' own (:func:`codegen.bindings.method_spec`): the
+    params' fields but ``_meta``, for a union those of all its branches; an
+    argument without a default is required.
     """
-    params = surface.types.get(method.params)
-    if isinstance(params, ObjectType):
-        return {
-            f.wire_name: (f.py_name, f.required and not f.has_default)
-            for f in surface.all_fields(params.name)
-        }
-    return {"": ("params", True)}
+    classes = surface.classes_of(Ref(spec.method.params))
+    wire = {f.py_name: f.wire_name for name in classes for f in surface.all_fields(name)}
+    return {wire[p.name]: (p.name, p.default is None) for p in spec.params}
 
 
 def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
