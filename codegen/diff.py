@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,7 @@ from .ir import (
     strip_nullable,
     to_json,
 )
-from .load import ReleaseFiles, SchemaSource, load_schema_folder
+from .load import ReleaseFiles, SchemaSource, load_schema_folder, read_toml
 
 # --- results ------------------------------------------------------------------
 
@@ -788,15 +787,7 @@ def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[St
 
 def read_waivers(path: Path) -> tuple[Waiver, ...]:
     """Waivers from a TOML file of ``[[waiver]]`` tables (fingerprint, reason, expires)."""
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise CodegenError("waiver file not found", file=path) from None
-    except OSError as exc:
-        raise CodegenError(f"cannot read waiver file: {exc.strerror}", file=path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
+    data = read_toml(path)
     entries = data.get("waiver", [])
     unknown = sorted(data.keys() - {"waiver"})
     if unknown:

@@ -295,6 +295,23 @@ def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.C
     assert str(path) in line and "not valid TOML" in line and "line 3" in line
 
 
+def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "waivers.toml"
+    path.write_bytes(b'[[waiver]]\nreason = "caf\xe9"\n')
+    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    assert code == 2
+    line = one_error_line(err)
+    assert str(path) in line and "not UTF-8 text (byte 24)" in line
+
+
+def test_a_missing_waiver_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nope.toml"
+    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    assert code == 2
+    line = one_error_line(err)
+    assert str(path) in line and "file not found" in line
+
+
 @pytest.mark.parametrize(
     ("text", "message", "pointer"),
     [
