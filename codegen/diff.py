@@ -48,7 +48,6 @@ from .ir import (
     Stability,
     TypeExpr,
     UnionType,
-    refs_in,
     strip_nullable,
     to_json,
 )
@@ -140,20 +139,6 @@ def _handlers(method: Method) -> tuple[Peer, ...]:
     return PEERS if method.side == "protocol" else (method.side,)
 
 
-def type_edges(named: NamedType) -> Iterator[str]:
-    """Names of the types a value of ``named`` can contain."""
-    if isinstance(named, ObjectType):
-        if named.base:
-            yield named.base
-        for f in named.fields:
-            yield from refs_in(f.type)
-    elif isinstance(named, UnionType):
-        for variant in named.members:
-            yield from refs_in(variant.type)
-    elif isinstance(named, AliasType):
-        yield from refs_in(named.target)
-
-
 def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
     """Which peers send a message that can contain each type.
 
@@ -164,7 +149,7 @@ def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
     aliases are sent by the same peers.  Types nothing reaches are missing
     from the map.
     """
-    edges = {name: tuple(type_edges(t)) for name, t in surface.types.items()}
+    edges = {name: surface.references(name) for name in surface.types}
     found: dict[str, set[Peer]] = {}
     for peer in PEERS:
         roots = [m.params for m in surface.methods if peer in _callers(m)]
