@@ -359,21 +359,14 @@ class _Differ:
 
     # -- recording ----------------------------------------------------------------
 
-    def senders(self, old_name: str | None, new_name: str | None = None) -> frozenset[Peer]:
-        found: frozenset[Peer] = frozenset()
-        if old_name is not None:
-            found |= self.old_senders.get(old_name, frozenset())
-        if new_name is not None:
-            found |= self.new_senders.get(new_name, frozenset())
-        return found
+    def senders(self, old_name: str, new_name: str) -> frozenset[Peer]:
+        return self.old_senders.get(old_name, frozenset()) | self.new_senders.get(new_name, frozenset())
 
     def add(
         self, rule_id: str, subject: str, detail: str, senders: Iterable[Peer], where: NamedType | None = None
     ) -> None:
         found = rule(rule_id)
         severity, roles = impact(found, senders)
-        in_new = where is not None and self.new.types.get(where.name) is where
-        surface = self.new if in_new or where is None else self.old
         self.changes.append(
             Change(
                 rule=found,
@@ -382,7 +375,7 @@ class _Differ:
                 detail=detail,
                 severity=severity,
                 roles=roles,
-                file=surface.schema_file,
+                file=self.new.schema_file,
                 pointer=where.pointer if where is not None else "",
             )
         )
