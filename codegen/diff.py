@@ -224,26 +224,23 @@ def detect_renames(old: ApiSurface, new: ApiSurface) -> dict[str, str]:
     rename: every such alias has the same shape, so the match would be a guess.
     """
     removed = [n for n in old.types if n not in new.types and _renameable(old.types[n])]
-    added = [n for n in new.types if n not in old.types and _renameable(new.types[n])]
+    by_shape: dict[Any, list[str]] = {}  # the added types, by their shape (that no rename changes)
+    for name, named in new.types.items():
+        if name not in old.types and _renameable(named):
+            by_shape.setdefault(shape(named, {}), []).append(name)
     renames: dict[str, str] = {}
-    while removed and added:
-        identity = {n: n for n in added}
-        by_shape: dict[Any, list[str]] = {}
-        for name in added:
-            by_shape.setdefault(shape(new.types[name], identity), []).append(name)
+    while removed and by_shape:
         candidates: dict[Any, list[str]] = {}
         for name in removed:
             candidates.setdefault(shape(old.types[name], renames), []).append(name)
-        found = {
-            olds[0]: by_shape[key][0]
-            for key, olds in candidates.items()
-            if len(olds) == 1 and len(by_shape.get(key, ())) == 1
-        }
+        found: dict[str, str] = {}
+        for key, olds in candidates.items():
+            if len(olds) == 1 and len(by_shape.get(key, ())) == 1:
+                found[olds[0]] = by_shape.pop(key)[0]
         if not found:
             break
         renames.update(found)
         removed = [n for n in removed if n not in found]
-        added = [n for n in added if n not in found.values()]
     return renames
 
 
