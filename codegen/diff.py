@@ -119,7 +119,7 @@ class DiffResult:
         """Unwaived changes at or above the threshold."""
         if fail_on == "never":
             return ()
-        levels = SEVERITIES[: [*SEVERITIES, "never"].index(fail_on) + 1]
+        levels = SEVERITIES[: SEVERITIES.index(fail_on) + 1]
         return tuple(c for c in self.changes if c.waiver is None and c.severity in levels)
 
     def exit_code(self, fail_on: str) -> int:
