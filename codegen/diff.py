@@ -352,6 +352,9 @@ class _Differ:
         self.renamed_from = {new_name: old_name for old_name, new_name in self.renames.items()}
         self.old_senders = senders_by_type(old)
         self.new_senders = senders_by_type(new)
+        # the methods as the generated bindings have them: their Python names and parameters
+        self.old_specs = {m: method_spec(old, m) for m in old.methods}
+        self.new_specs = {m: method_spec(new, m) for m in new.methods}
         self.changes: list[Change] = []
 
     # -- recording ----------------------------------------------------------------
@@ -590,8 +593,8 @@ class _Differ:
                 callers = set(_callers(old_m)) | set(_callers(new_m))
                 detail = f"handled by the {old_m.side} -> by the {new_m.side}"
                 self.add("method-moved-side", self.method_subject(new_m), detail, callers, None)
-                now = self.python_subjects(self.new, new_m)
-                for python in self.python_subjects(self.old, old_m):
+                now = self.python_subjects(self.new_specs[new_m])
+                for python in self.python_subjects(self.old_specs[old_m]):
                     if python not in now:
                         self.add("python-method-removed", python, detail, (), None)
                 self.compare_method(old_m, new_m)
@@ -599,7 +602,7 @@ class _Differ:
             for side, old_m in olds.items():
                 if side not in news:
                     self.add("method-removed", self.method_subject(old_m), "", _callers(old_m), None)
-                    for python in self.python_subjects(self.old, old_m):
+                    for python in self.python_subjects(self.old_specs[old_m]):
                         self.add("python-method-removed", python, "", (), None)
                 else:
                     self.compare_method(old_m, news[side])
@@ -612,10 +615,9 @@ class _Differ:
         return f"{m.kind} {m.wire_name} (handled by the {m.side})"
 
     @staticmethod
-    def python_subjects(surface: ApiSurface, m: Method) -> list[str]:
+    def python_subjects(spec: MethodSpec) -> list[str]:
         """``<side>.<python name>`` for each handler class that has the method (both for the protocol's)."""
-        name = method_spec(surface, m).name
-        return [f"{side}.{name}" for side in _handlers(m)]
+        return [f"{side}.{spec.name}" for side in _handlers(spec.method)]
 
     def compare_method(self, old: Method, new: Method) -> None:
         subject = self.method_subject(new)
@@ -635,8 +637,8 @@ class _Differ:
             elif self.renames.get(before, before) != after:
                 senders = callers if label == "params" else set(_handlers(new))
                 self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
-        old_spec, new_spec = method_spec(self.old, old), method_spec(self.new, new)
-        for python in self.python_subjects(self.new, new):
+        old_spec, new_spec = self.old_specs[old], self.new_specs[new]
+        for python in self.python_subjects(new_spec):
             if old_spec.name != new_spec.name:
                 self.add("python-method-renamed", python, f"{old_spec.name} -> {new_spec.name}", (), None)
             self.compare_signature(old_spec, new_spec, python)
