@@ -89,10 +89,6 @@ def scaled_release(files: ReleaseFiles, k: int) -> ReleaseFiles:
     return dataclasses.replace(files, documents=documents)
 
 
-def type_count(files: ReleaseFiles) -> int:
-    return len(surfaces_of(files, ("stable",))["stable"].types)
-
-
 @dataclasses.dataclass(frozen=True)
 class ScaledRow:
     k: int
@@ -126,7 +122,7 @@ def scaled_run(old_files: ReleaseFiles, new_files: ReleaseFiles, k: int) -> Scal
     profile = cProfile.Profile()
     profile.runcall(diff_only)
     calls = pstats.Stats(profile).total_calls  # type: ignore[attr-defined]
-    return ScaledRow(k, type_count(new_k), build_best, diff_best, len(found[0].changes), calls)
+    return ScaledRow(k, len(after["stable"].types), build_best, diff_best, len(found[0].changes), calls)
 
 
 # --- the runs ------------------------------------------------------------------------------------

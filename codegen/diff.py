@@ -20,13 +20,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import naming
+from .bindings import MethodSpec, method_spec
 from .build_ir import build_surface
 from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 from .errors import CodegenError
@@ -49,11 +48,10 @@ from .ir import (
     Stability,
     TypeExpr,
     UnionType,
-    refs_in,
     strip_nullable,
     to_json,
 )
-from .load import ReleaseFiles, SchemaSource, load_schema_folder
+from .load import ReleaseFiles, SchemaSource, load_schema_folder, read_toml
 
 # --- results ------------------------------------------------------------------
 
@@ -121,7 +119,7 @@ class DiffResult:
         """Unwaived changes at or above the threshold."""
         if fail_on == "never":
             return ()
-        levels = SEVERITIES[: [*SEVERITIES, "never"].index(fail_on) + 1]
+        levels = SEVERITIES[: SEVERITIES.index(fail_on) + 1]
         return tuple(c for c in self.changes if c.waiver is None and c.severity in levels)
 
     def exit_code(self, fail_on: str) -> int:
@@ -141,20 +139,6 @@ def _handlers(method: Method) -> tuple[Peer, ...]:
     return PEERS if method.side == "protocol" else (method.side,)
 
 
-def type_edges(named: NamedType) -> Iterator[str]:
-    """Names of the types a value of ``named`` can contain."""
-    if isinstance(named, ObjectType):
-        if named.base:
-            yield named.base
-        for f in named.fields:
-            yield from refs_in(f.type)
-    elif isinstance(named, UnionType):
-        for variant in named.members:
-            yield from refs_in(variant.type)
-    elif isinstance(named, AliasType):
-        yield from refs_in(named.target)
-
-
 def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
     """Which peers send a message that can contain each type.
 
@@ -165,7 +149,7 @@ def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
     aliases are sent by the same peers.  Types nothing reaches are missing
     from the map.
     """
-    edges = {name: tuple(type_edges(t)) for name, t in surface.types.items()}
+    edges = {name: surface.references(name) for name in surface.types}
     found: dict[str, set[Peer]] = {}
     for peer in PEERS:
         roots = [m.params for m in surface.methods if peer in _callers(m)]
@@ -223,7 +207,7 @@ def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
         base = renames.get(named.base, named.base) if named.base else None
         return ("object", fields, base, named.extra, named.tag, named.reserved)
     if isinstance(named, UnionType):
-        variants = tuple(sorted((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants))
+        variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
         catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
         return ("union", named.tag_wire_name, variants, catch_all)
     if isinstance(named, EnumType):
@@ -240,26 +224,23 @@ def detect_renames(old: ApiSurface, new: ApiSurface) -> dict[str, str]:
     rename: every such alias has the same shape, so the match would be a guess.
     """
     removed = [n for n in old.types if n not in new.types and _renameable(old.types[n])]
-    added = [n for n in new.types if n not in old.types and _renameable(new.types[n])]
+    by_shape: dict[Any, list[str]] = {}  # the added types, by their shape (that no rename changes)
+    for name, named in new.types.items():
+        if name not in old.types and _renameable(named):
+            by_shape.setdefault(shape(named, {}), []).append(name)
     renames: dict[str, str] = {}
-    while removed and added:
-        identity = {n: n for n in added}
-        by_shape: dict[Any, list[str]] = {}
-        for name in added:
-            by_shape.setdefault(shape(new.types[name], identity), []).append(name)
+    while removed and by_shape:
         candidates: dict[Any, list[str]] = {}
         for name in removed:
             candidates.setdefault(shape(old.types[name], renames), []).append(name)
-        found = {
-            olds[0]: by_shape[key][0]
-            for key, olds in candidates.items()
-            if len(olds) == 1 and len(by_shape.get(key, ())) == 1
-        }
+        found: dict[str, str] = {}
+        for key, olds in candidates.items():
+            if len(olds) == 1 and len(by_shape.get(key, ())) == 1:
+                found[olds[0]] = by_shape.pop(key)[0]
         if not found:
             break
         renames.update(found)
         removed = [n for n in removed if n not in found]
-        added = [n for n in added if n not in found.values()]
     return renames
 
 
@@ -371,25 +352,21 @@ class _Differ:
         self.renamed_from = {new_name: old_name for old_name, new_name in self.renames.items()}
         self.old_senders = senders_by_type(old)
         self.new_senders = senders_by_type(new)
+        # the methods as the generated bindings have them: their Python names and parameters
+        self.old_specs = {m: method_spec(old, m) for m in old.methods}
+        self.new_specs = {m: method_spec(new, m) for m in new.methods}
         self.changes: list[Change] = []
 
     # -- recording ----------------------------------------------------------------
 
-    def senders(self, old_name: str | None, new_name: str | None = None) -> frozenset[Peer]:
-        found: frozenset[Peer] = frozenset()
-        if old_name is not None:
-            found |= self.old_senders.get(old_name, frozenset())
-        if new_name is not None:
-            found |= self.new_senders.get(new_name, frozenset())
-        return found
+    def senders(self, old_name: str, new_name: str) -> frozenset[Peer]:
+        return self.old_senders.get(old_name, frozenset()) | self.new_senders.get(new_name, frozenset())
 
     def add(
         self, rule_id: str, subject: str, detail: str, senders: Iterable[Peer], where: NamedType | None = None
     ) -> None:
         found = rule(rule_id)
         severity, roles = impact(found, senders)
-        in_new = where is not None and self.new.types.get(where.name) is where
-        surface = self.new if in_new or where is None else self.old
         self.changes.append(
             Change(
                 rule=found,
@@ -398,7 +375,7 @@ class _Differ:
                 detail=detail,
                 severity=severity,
                 roles=roles,
-                file=surface.schema_file,
+                file=self.new.schema_file,
                 pointer=where.pointer if where is not None else "",
             )
         )
@@ -616,12 +593,17 @@ class _Differ:
                 callers = set(_callers(old_m)) | set(_callers(new_m))
                 detail = f"handled by the {old_m.side} -> by the {new_m.side}"
                 self.add("method-moved-side", self.method_subject(new_m), detail, callers, None)
+                now = self.python_subjects(self.new_specs[new_m])
+                for python in self.python_subjects(self.old_specs[old_m]):
+                    if python not in now:
+                        self.add("python-method-removed", python, detail, (), None)
                 self.compare_method(old_m, new_m)
                 continue
             for side, old_m in olds.items():
                 if side not in news:
                     self.add("method-removed", self.method_subject(old_m), "", _callers(old_m), None)
-                    self.add("python-method-removed", self.python_subject(old_m), "", (), None)
+                    for python in self.python_subjects(self.old_specs[old_m]):
+                        self.add("python-method-removed", python, "", (), None)
                 else:
                     self.compare_method(old_m, news[side])
             for side, new_m in news.items():
@@ -632,8 +614,10 @@ class _Differ:
     def method_subject(m: Method) -> str:
         return f"{m.kind} {m.wire_name} (handled by the {m.side})"
 
-    def python_subject(self, m: Method) -> str:
-        return f"{m.side}.{naming.method_name(m.wire_name, m.kind, m.params)}"
+    @staticmethod
+    def python_subjects(spec: MethodSpec) -> list[str]:
+        """``<side>.<python name>`` for each handler class that has the method (both for the protocol's)."""
+        return [f"{side}.{spec.name}" for side in _handlers(spec.method)]
 
     def compare_method(self, old: Method, new: Method) -> None:
         subject = self.method_subject(new)
@@ -653,16 +637,15 @@ class _Differ:
             elif self.renames.get(before, before) != after:
                 senders = callers if label == "params" else set(_handlers(new))
                 self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
-        old_name = naming.method_name(old.wire_name, old.kind, old.params)
-        new_name = naming.method_name(new.wire_name, new.kind, new.params)
-        if old_name != new_name:
-            self.add("python-method-renamed", self.python_subject(new), f"{old_name} -> {new_name}", (), None)
-        self.compare_signature(old, new)
+        old_spec, new_spec = self.old_specs[old], self.new_specs[new]
+        for python in self.python_subjects(new_spec):
+            if old_spec.name != new_spec.name:
+                self.add("python-method-renamed", python, f"{old_spec.name} -> {new_spec.name}", (), None)
+            self.compare_signature(old_spec, new_spec, python)
 
-    def compare_signature(self, old: Method, new: Method) -> None:
+    def compare_signature(self, old: MethodSpec, new: MethodSpec, subject: str) -> None:
         before = signature(self.old, old)
         after = signature(self.new, new)
-        subject = self.python_subject(new)
         for wire, (py, required) in before.items():
             if wire not in after:
                 self.add("python-method-argument-removed", f"{subject}({py})", "", (), None)
@@ -708,19 +691,16 @@ def _show_default(f: Field) -> str:
     return repr(to_json(f.default)) if f.has_default else "none"
 
 
-def signature(surface: ApiSurface, method: Method) -> dict[str, tuple[str, bool]]:
+def signature(surface: ApiSurface, spec: MethodSpec) -> dict[str, tuple[str, bool]]:
     """The keyword-only arguments of a method's Python binding: wire name -> (python name, required).
 
-    An object params type spreads its fields as keyword arguments; any other
-    params type (a union) is one ``params`` argument.
+    They are the bindings' own (:func:`codegen.bindings.method_spec`): the
+    params' fields but ``_meta``, for a union those of all its branches; an
+    argument without a default is required.
     """
-    params = surface.types.get(method.params)
-    if isinstance(params, ObjectType):
-        return {
-            f.wire_name: (f.py_name, f.required and not f.has_default)
-            for f in surface.all_fields(params.name)
-        }
-    return {"": ("params", True)}
+    classes = surface.classes_of(Ref(spec.method.params))
+    wire = {f.py_name: f.wire_name for name in classes for f in surface.all_fields(name)}
+    return {wire[p.name]: (p.name, p.default is None) for p in spec.params}
 
 
 def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
@@ -784,15 +764,7 @@ def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[St
 
 def read_waivers(path: Path) -> tuple[Waiver, ...]:
     """Waivers from a TOML file of ``[[waiver]]`` tables (fingerprint, reason, expires)."""
-    try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except FileNotFoundError:
-        raise CodegenError("waiver file not found", file=path) from None
-    except OSError as exc:
-        raise CodegenError(f"cannot read waiver file: {exc.strerror}", file=path) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
+    data = read_toml(path)
     entries = data.get("waiver", [])
     unknown = sorted(data.keys() - {"waiver"})
     if unknown:

@@ -62,7 +62,7 @@ def render_text(result: DiffResult, fail_on: str = "breaking") -> str:
         for change in surface.changes:
             state = f"waived until {change.waiver.expires}" if change.waiver else change.severity
             lines.append(f"  {state:9} {change.layer:6} {change.rule.id:{width}}  {change.message}")
-            note = f"breaks {_breaks(change)}" if change.roles else "breaks nobody"
+            note = f"breaks {_breaks(change)}"
             lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
     extra = _waiver_lines(result)
     if extra:
@@ -361,6 +361,11 @@ def report_files(source: SchemaSource, releases: list[str]) -> dict[str, str]:
     return files
 
 
+def _is_report(path: Path) -> bool:
+    """A file ``reports`` writes: ``<old>..<new>.md`` or ``.json``."""
+    return path.suffix in (".md", ".json") and ".." in path.name
+
+
 def stale_reports(folder: Path, files: dict[str, str]) -> list[str]:
     """One line per report that is missing, different or left over."""
     lines = []
@@ -374,7 +379,7 @@ def stale_reports(folder: Path, files: dict[str, str]) -> list[str]:
         lines.extend(
             f"left over: {path}"
             for path in sorted(folder.iterdir())
-            if path.suffix in (".md", ".json") and ".." in path.name and path.name not in files
+            if _is_report(path) and path.name not in files
         )
     return lines
 
@@ -383,7 +388,7 @@ def write_reports(folder: Path, files: dict[str, str]) -> None:
     """Write the reports and remove ones no longer produced."""
     folder.mkdir(parents=True, exist_ok=True)
     for path in folder.iterdir():
-        if path.suffix in (".md", ".json") and ".." in path.name and path.name not in files:
+        if _is_report(path) and path.name not in files:
             path.unlink()
     for name, content in files.items():
         write_atomic(folder / name, content.encode("utf-8"))

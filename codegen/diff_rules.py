@@ -73,13 +73,9 @@ def impact(rule: Rule, senders: Iterable[Peer]) -> tuple[Severity, tuple[Role, .
     return rule.severity, tuple(ROLE_OF_PEER[p] for p in PEERS if p in peers)
 
 
-def _rule(id: str, layer: Layer, category: str, severity: Severity, breaks: Breaks, summary: str) -> Rule:
-    return Rule(id, layer, category, severity, breaks, summary)
-
-
 CATALOG: tuple[Rule, ...] = (
     # fields
-    _rule(
+    Rule(
         "field-added-required",
         "wire",
         "field",
@@ -87,7 +83,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A new required field: old senders omit it, so new receivers reject their messages.",
     ),
-    _rule(
+    Rule(
         "field-added-optional",
         "wire",
         "field",
@@ -95,7 +91,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "A new optional field: old receivers ignore it and new receivers cope when old senders omit it.",
     ),
-    _rule(
+    Rule(
         "required-field-removed",
         "wire",
         "field",
@@ -103,7 +99,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A required field is gone: new senders omit it, so old receivers reject their messages.",
     ),
-    _rule(
+    Rule(
         "optional-field-removed",
         "wire",
         "field",
@@ -111,7 +107,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "An optional field is gone: old receivers already cope without it, new receivers ignore it.",
     ),
-    _rule(
+    Rule(
         "field-became-required",
         "wire",
         "field",
@@ -119,7 +115,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A field became required: old senders may omit it, and new receivers reject that.",
     ),
-    _rule(
+    Rule(
         "field-became-optional",
         "wire",
         "field",
@@ -127,7 +123,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A field became optional: new senders may omit it, and old receivers reject that.",
     ),
-    _rule(
+    Rule(
         "field-became-nullable",
         "wire",
         "field",
@@ -135,7 +131,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A field accepts null: new senders may send null, which old receivers reject.",
     ),
-    _rule(
+    Rule(
         "field-became-non-nullable",
         "wire",
         "field",
@@ -144,7 +140,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field no longer accepts null: old senders may still send null, which new receivers reject.",
     ),
     # types
-    _rule(
+    Rule(
         "type-changed",
         "wire",
         "type",
@@ -152,7 +148,7 @@ CATALOG: tuple[Rule, ...] = (
         "both",
         "A type was replaced by an incompatible one: neither side can read the other's data.",
     ),
-    _rule(
+    Rule(
         "type-widened",
         "wire",
         "type",
@@ -160,7 +156,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A type accepts more values: new senders may send values old receivers reject.",
     ),
-    _rule(
+    Rule(
         "type-narrowed",
         "wire",
         "type",
@@ -169,7 +165,7 @@ CATALOG: tuple[Rule, ...] = (
         "A type accepts fewer values: old senders may send values new receivers reject.",
     ),
     # constraints
-    _rule(
+    Rule(
         "constraint-tightened",
         "wire",
         "constraint",
@@ -177,7 +173,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A pattern, minimum or maximum got tighter: old senders may send values new receivers reject.",
     ),
-    _rule(
+    Rule(
         "constraint-loosened",
         "wire",
         "constraint",
@@ -185,7 +181,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A pattern, minimum or maximum got looser: new senders may send values old receivers reject.",
     ),
-    _rule(
+    Rule(
         "constraint-changed",
         "wire",
         "constraint",
@@ -194,7 +190,7 @@ CATALOG: tuple[Rule, ...] = (
         "A pattern or format was replaced: values valid on one side may be invalid on the other.",
     ),
     # enums
-    _rule(
+    Rule(
         "enum-value-added-closed",
         "wire",
         "enum",
@@ -202,7 +198,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A value was added to a closed enum: new senders may send it and old receivers reject it.",
     ),
-    _rule(
+    Rule(
         "enum-value-added-open",
         "wire",
         "enum",
@@ -210,7 +206,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "A value was added to an open enum: old receivers treat it as an unknown value.",
     ),
-    _rule(
+    Rule(
         "enum-value-removed-closed",
         "wire",
         "enum",
@@ -218,7 +214,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A value was removed from a closed enum: old senders may send it and new receivers reject it.",
     ),
-    _rule(
+    Rule(
         "enum-value-removed-open",
         "wire",
         "enum",
@@ -226,7 +222,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A value was removed from an open enum: new receivers treat it from old senders as unknown.",
     ),
-    _rule(
+    Rule(
         "enum-became-closed",
         "wire",
         "enum",
@@ -234,7 +230,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "An enum no longer accepts unknown values: old senders' custom values are rejected by new receivers.",
     ),
-    _rule(
+    Rule(
         "enum-became-open",
         "wire",
         "enum",
@@ -243,7 +239,7 @@ CATALOG: tuple[Rule, ...] = (
         "An enum accepts any value: new senders may send values old receivers reject.",
     ),
     # unions
-    _rule(
+    Rule(
         "union-variant-added-closed",
         "wire",
         "union",
@@ -251,7 +247,7 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A variant was added to a closed union: new senders may send it and old receivers reject it.",
     ),
-    _rule(
+    Rule(
         "union-variant-added-open",
         "wire",
         "union",
@@ -259,7 +255,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "A variant was added to an open union: old receivers keep it in the catch-all.",
     ),
-    _rule(
+    Rule(
         "union-variant-removed-closed",
         "wire",
         "union",
@@ -267,7 +263,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A variant was removed from a closed union: old senders may send it and new receivers reject it.",
     ),
-    _rule(
+    Rule(
         "union-variant-removed-open",
         "wire",
         "union",
@@ -275,7 +271,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A variant was removed from an open union: new receivers see it from old senders as unknown.",
     ),
-    _rule(
+    Rule(
         "union-tag-changed",
         "wire",
         "union",
@@ -283,7 +279,7 @@ CATALOG: tuple[Rule, ...] = (
         "both",
         "A union dispatches on a different property: no variant is recognised across the change.",
     ),
-    _rule(
+    Rule(
         "union-became-closed",
         "wire",
         "union",
@@ -291,7 +287,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A union lost its catch-all: old senders' unknown or custom variants are rejected by new receivers.",
     ),
-    _rule(
+    Rule(
         "union-became-open",
         "wire",
         "union",
@@ -300,7 +296,7 @@ CATALOG: tuple[Rule, ...] = (
         "A union gained a catch-all: new senders may send variants old receivers reject.",
     ),
     # methods (the data is the request or notification: its senders are the callers)
-    _rule(
+    Rule(
         "method-added",
         "wire",
         "method",
@@ -308,7 +304,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "A new method: old peers answer it with 'method not found', which callers must expect.",
     ),
-    _rule(
+    Rule(
         "method-removed",
         "wire",
         "method",
@@ -316,7 +312,7 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A method is gone: old callers get 'method not found' from new handlers.",
     ),
-    _rule(
+    Rule(
         "method-moved-side",
         "wire",
         "method",
@@ -324,7 +320,7 @@ CATALOG: tuple[Rule, ...] = (
         "both",
         "A method is handled by the other side now: old callers and old handlers both miss it.",
     ),
-    _rule(
+    Rule(
         "method-became-unstable",
         "wire",
         "method",
@@ -332,9 +328,9 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A stable method is now marked unstable: callers may lose it without notice.",
     ),
-    _rule("method-became-stable", "wire", "method", "info", "nobody", "An unstable method is now stable."),
+    Rule("method-became-stable", "wire", "method", "info", "nobody", "An unstable method is now stable."),
     # lenient deserialisation
-    _rule(
+    Rule(
         "lenient-annotation-added",
         "wire",
         "lenient",
@@ -342,7 +338,7 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "A field became lenient: new receivers drop an invalid value or item instead of failing.",
     ),
-    _rule(
+    Rule(
         "lenient-annotation-removed",
         "wire",
         "lenient",
@@ -351,7 +347,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field is no longer lenient: an invalid value from an old sender now fails the whole message.",
     ),
     # defaults
-    _rule(
+    Rule(
         "default-changed",
         "wire",
         "default",
@@ -360,10 +356,8 @@ CATALOG: tuple[Rule, ...] = (
         "A default changed: a receiver fills an omitted field with a value its peer did not mean.",
     ),
     # python names
-    _rule(
-        "python-class-added", "python", "class", "info", "nobody", "A new class in the generated bindings."
-    ),
-    _rule(
+    Rule("python-class-added", "python", "class", "info", "nobody", "A new class in the generated bindings."),
+    Rule(
         "python-class-removed",
         "python",
         "class",
@@ -371,7 +365,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A class is gone from the generated bindings: code that imports it fails.",
     ),
-    _rule(
+    Rule(
         "python-class-renamed",
         "python",
         "class",
@@ -379,7 +373,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.",
     ),
-    _rule(
+    Rule(
         "ref-became-inline",
         "python",
         "class",
@@ -387,7 +381,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A field's named type became an inline one of the same shape: same wire, different class.",
     ),
-    _rule(
+    Rule(
         "inline-became-ref",
         "python",
         "class",
@@ -395,7 +389,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A field's inline type became a named one of the same shape: same wire, different class.",
     ),
-    _rule(
+    Rule(
         "python-attribute-removed",
         "python",
         "attribute",
@@ -403,7 +397,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "An attribute is gone from a class: code that reads or sets it fails.",
     ),
-    _rule(
+    Rule(
         "python-attribute-renamed",
         "python",
         "attribute",
@@ -411,7 +405,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "An attribute has a new Python name for the same wire name: code using the old name fails.",
     ),
-    _rule(
+    Rule(
         "python-method-removed",
         "python",
         "method",
@@ -419,7 +413,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A method is gone from the generated API: code that calls or implements it fails.",
     ),
-    _rule(
+    Rule(
         "python-method-renamed",
         "python",
         "method",
@@ -427,7 +421,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A method has a new Python name for the same wire name: code using the old name fails.",
     ),
-    _rule(
+    Rule(
         "python-method-argument-removed",
         "python",
         "method",
@@ -435,7 +429,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A keyword argument is gone from a method: calls that pass it fail.",
     ),
-    _rule(
+    Rule(
         "python-method-argument-renamed",
         "python",
         "method",
@@ -443,7 +437,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A keyword argument has a new name for the same wire name: calls that pass the old name fail.",
     ),
-    _rule(
+    Rule(
         "python-method-argument-required",
         "python",
         "method",
@@ -451,7 +445,7 @@ CATALOG: tuple[Rule, ...] = (
         "python",
         "A method needs a keyword argument it did not need before: calls without it fail.",
     ),
-    _rule(
+    Rule(
         "python-method-argument-added",
         "python",
         "method",

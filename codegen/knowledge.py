@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import functools
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from .errors import CodegenError
+from .load import read_toml
 
 KNOWLEDGE_FILE = Path(__file__).resolve().parent / "knowledge.toml"
 
 
 @functools.cache
 def knowledge(path: Path = KNOWLEDGE_FILE) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
+    return read_toml(path)
 
 
 def section(name: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import tempfile
+import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
@@ -170,12 +171,16 @@ def _no_constant(name: str) -> Any:
     raise _NotJsonError(name)
 
 
-def parse_json(data: bytes, file: str | Path) -> Any:
-    """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
+def _decode(data: bytes, file: str | Path) -> str:
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CodegenError(f"not UTF-8 text (byte {exc.start})", file=file) from None
+
+
+def parse_json(data: bytes, file: str | Path) -> Any:
+    """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
+    text = _decode(data, file)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except _NotJsonError as exc:
@@ -190,6 +195,15 @@ def parse_json(data: bytes, file: str | Path) -> Any:
 
 def read_json(path: Path) -> Any:
     return parse_json(_read_bytes(path), path)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file; bad bytes or a syntax error become a one-line :class:`CodegenError`."""
+    text = _decode(_read_bytes(path), path)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
 
 
 def release_folder(source: Path, release: str) -> Path:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -70,6 +72,51 @@ def test_fail_on_warning_counts_warnings(capsys: pytest.CaptureFixture[str]) -> 
     result = DiffResult("a", "b", (found,))
     warnings_only = [c for c in result.failing("warning") if c.severity == "warning"]
     assert [c.subject for c in warnings_only] == ["AuthMethod['env_var']"]
+
+
+def draft_of(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """A folder holding alpha.7 with ``edit`` applied to the ``$defs`` of its stable schema."""
+    draft = folder_of(tmp_path, A7, "draft")
+    data = base_data()
+    edit(data["$defs"])
+    (draft / "schema.json").write_text(json.dumps(data), encoding="utf-8")
+    return draft
+
+
+def drop_cancelled_tool_status(defs: dict[str, Any]) -> None:
+    """ToolCallStatus is open and agents send it: a value gone is a warning (old agents may send it)."""
+    defs["ToolCallStatus"]["anyOf"] = [
+        m for m in defs["ToolCallStatus"]["anyOf"] if m.get("const") != "cancelled"
+    ]
+
+
+def require_meta(defs: dict[str, Any]) -> None:
+    defs["PromptRequest"]["required"].append("_meta")
+
+
+@pytest.mark.parametrize(
+    ("edit", "summary", "exits"),
+    [
+        (drop_cancelled_tool_status, [0, 1, 0], {"breaking": 0, "warning": 1, "never": 0}),
+        (require_meta, [1, 0, 0], {"breaking": 1, "warning": 1, "never": 0}),
+    ],
+    ids=["warning only", "breaking"],
+)
+def test_fail_on_thresholds_on_an_edited_draft(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[dict[str, Any]], None],
+    summary: list[int],
+    exits: dict[str, int],
+) -> None:
+    draft = draft_of(tmp_path, edit)
+    _, out, _ = run(
+        capsys, "diff", A7, draft, "--stability", "stable", "--format", "json", "--fail-on", "never"
+    )
+    assert list(json.loads(out)["summary"]["stable"].values()) == summary  # breaking, warning, info
+    for fail_on, expected in exits.items():
+        code, _, _ = run(capsys, "diff", A7, draft, "--stability", "stable", "--fail-on", fail_on)
+        assert code == expected, fail_on
 
 
 def test_stability_selects_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -293,6 +340,23 @@ def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.C
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "not valid TOML" in line and "line 3" in line
+
+
+def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "waivers.toml"
+    path.write_bytes(b'[[waiver]]\nreason = "caf\xe9"\n')
+    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    assert code == 2
+    line = one_error_line(err)
+    assert str(path) in line and "not UTF-8 text (byte 24)" in line
+
+
+def test_a_missing_waiver_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "nope.toml"
+    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    assert code == 2
+    line = one_error_line(err)
+    assert str(path) in line and "file not found" in line
 
 
 @pytest.mark.parametrize(

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
 
 import pytest
 
 from codegen.diff import Change, diff_surfaces, senders_by_type
 from codegen.ir import ApiSurface
 from tests.conftest import RELEASES, release_files, surface_of
+from tests.diffkit import Defs, base_surface, changes, edited, renamed
 
 A1, A2, A3, A5, A7 = RELEASES
 
@@ -197,18 +199,63 @@ def test_alpha5_to_alpha7_unstable_new_session_updates() -> None:
 PAIRS = [(old, new, unstable) for old, new in itertools.pairwise(RELEASES) for unstable in (False, True)]
 
 
-@pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)
-def test_a_release_against_itself_has_no_changes(old: str, new: str, unstable: bool) -> None:
-    assert diff_surfaces(surface_of(new, unstable), surface_of(new, unstable)).changes == ()
+@pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_release_against_itself_has_no_changes(release: str, unstable: bool) -> None:
+    assert diff_surfaces(surface_of(release, unstable), surface_of(release, unstable)).changes == ()
 
 
 @pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)
 def test_a_removal_one_way_is_an_addition_the_other_way(old: str, new: str, unstable: bool) -> None:
     forward = by_rule(diffed(old, new, unstable), "python-class-removed")
-    backward = by_rule(
-        diff_surfaces(surface_of(new, unstable), surface_of(old, unstable)).changes, "python-class-added"
-    )
+    reverse = diff_surfaces(surface_of(new, unstable), surface_of(old, unstable)).changes
+    backward = by_rule(reverse, "python-class-added")
     assert set(forward) == set(backward)
+    added = by_rule(diffed(old, new, unstable), "python-class-added")
+    assert set(added) == set(by_rule(reverse, "python-class-removed"))
+    # every definition that is gone is a removed class (no pair renames one), so the sets are not
+    # empty where a release dropped definitions (alpha.2 -> alpha.3 and alpha.5 -> alpha.7 unstable)
+    old_defs, new_defs = (set(release_files(r).schema(unstable).data["$defs"]) for r in (old, new))
+    assert old_defs - new_defs <= set(forward)
+
+
+def with_unused_type(defs: Defs) -> None:
+    defs["Unused"] = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+
+
+def cost_is_price_with_an_extra_field(defs: Defs) -> None:
+    defs.update(renamed({"$defs": defs}, "Cost", "Price")["$defs"])
+    del defs["Cost"]
+    defs["Price"]["properties"]["extra"] = {"type": "string"}
+
+
+def without_cancelled_outcome(defs: Defs) -> None:
+    members = defs["RequestPermissionOutcome"]["anyOf"]
+    members[:] = [
+        m for m in members if m.get("properties", {}).get("outcome", {}).get("const") != "cancelled"
+    ]
+
+
+Edit = Callable[[Defs], None] | None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "gone"),
+    [
+        (with_unused_type, None, {"Unused"}),
+        (None, cost_is_price_with_an_extra_field, {"Cost"}),
+        (None, without_cancelled_outcome, {"CancelledRequestPermissionOutcome"}),
+    ],
+    ids=["unused type", "changed shape", "union variant"],
+)
+def test_a_removal_by_an_edit_is_an_addition_the_other_way(old: Edit, new: Edit, gone: set[str]) -> None:
+    """Edits of alpha.7 (``None`` is alpha.7 itself) that remove classes, diffed both ways."""
+    before = edited(old) if old else base_surface()
+    after = edited(new) if new else base_surface()
+    forward, backward = changes(before, after), changes(after, before)
+    removed = set(by_rule(forward, "python-class-removed"))
+    assert removed == set(by_rule(backward, "python-class-added")) == gone
+    assert set(by_rule(forward, "python-class-added")) == set(by_rule(backward, "python-class-removed"))
 
 
 @pytest.mark.parametrize(("old", "new", "unstable"), PAIRS)

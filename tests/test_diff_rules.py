@@ -453,6 +453,15 @@ CASES = [
     Case("python-class-added", "Unused", "info", NOBODY, new=add_unused_type),
     Case("python-class-removed", "Unused", "breaking", PYTHON, old=add_unused_type),
     Case("python-class-renamed", "Cost", "breaking", PYTHON, new=rename("Cost", "Price"), detail="now Price"),
+    # an untagged union: its variants have no tag to order them by
+    Case(
+        "python-class-renamed",
+        "ElicitationContentValue",
+        "breaking",
+        PYTHON,
+        new=rename("ElicitationContentValue", "ElicitationValue"),
+        detail="now ElicitationValue",
+    ),
     Case(
         "ref-became-inline",
         "InitializeRequest.info",
@@ -495,10 +504,10 @@ CASES = [
     ),
     Case(
         "python-method-argument-removed",
-        "agent.prompt(field_meta)",
+        "agent.prompt(prompt)",
         "breaking",
         PYTHON,
-        new=drop_field("PromptRequest", "_meta"),
+        new=drop_field("PromptRequest", "prompt"),
     ),
     Case(
         "python-method-argument-renamed",
@@ -616,6 +625,65 @@ def test_untagged_union_members_are_matched_by_type() -> None:
     change = only(found, "union-variant-added-closed")
     assert (change.subject, change.roles) == ("ElicitationContentValue[list[integer]]", AGENT)
     assert len(found) == 1
+
+
+# --- python method signatures: the bindings' own -------------------------------------------
+
+
+def python_methods(found: tuple[Any, ...]) -> set[tuple[str, str, str]]:
+    return {(c.rule.id, c.subject, c.detail) for c in found if c.rule.id.startswith("python-method")}
+
+
+def test_meta_is_no_python_argument() -> None:
+    """The bindings leave ``_meta`` out of the signatures (extra keyword arguments carry it)."""
+    found = changes(base_surface(), edited(drop_field("PromptRequest", "_meta")))
+    assert python_methods(found) == set()
+    assert only(found, "python-attribute-removed").subject == "PromptRequest.field_meta"
+
+
+def test_a_field_every_branch_of_a_union_params_type_requires_is_a_required_argument() -> None:
+    """``set_config_option`` takes the fields of all the branches of SetSessionConfigOptionRequest."""
+
+    def edit(defs: Defs) -> None:
+        props(defs, "SetSessionConfigOptionRequest")["mode"] = {"type": "string"}
+        defs["SetSessionConfigOptionRequest"]["required"].append("mode")
+
+    assert python_methods(changes(base_surface(), edited(edit))) == {
+        ("python-method-argument-required", "agent.set_config_option(mode)", ""),
+    }
+
+
+def test_a_field_one_branch_of_a_union_params_type_requires_is_an_optional_argument() -> None:
+    """Only the boolean branch has ``mode``; the known branches now differ, so ``type`` must be given."""
+
+    def edit(defs: Defs) -> None:
+        branch = defs["SetSessionConfigOptionRequest"]["anyOf"][1]
+        assert branch["properties"]["type"]["const"] == "boolean"
+        branch["properties"]["mode"] = {"type": "string"}
+        branch["required"].append("mode")
+
+    assert python_methods(changes(base_surface(), edited(edit))) == {
+        ("python-method-argument-added", "agent.set_config_option(mode)", ""),
+        ("python-method-argument-required", "agent.set_config_option(type)", ""),
+    }
+
+
+def test_a_protocol_method_is_on_the_agent_and_the_client() -> None:
+    def edit(defs: Defs) -> None:
+        props(defs, "CancelRequestNotification")["reason"] = {"type": "string"}
+        defs["CancelRequestNotification"]["required"].append("reason")
+
+    assert python_methods(changes(base_surface(), edited(edit))) == {
+        ("python-method-argument-required", "agent.cancel_request(reason)", ""),
+        ("python-method-argument-required", "client.cancel_request(reason)", ""),
+    }
+
+
+def test_a_method_that_moves_side_leaves_the_old_handler_class() -> None:
+    found = changes(base_surface(), methods_edit(cancel_to_client)(base_surface()))
+    assert python_methods(found) == {
+        ("python-method-removed", "agent.session_cancel", "handled by the agent -> by the client"),
+    }
 
 
 # --- the direction rule ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ from codegen.load import (
     fetch_release,
     load_schema_folder,
     read_lock,
+    read_toml,
     releases_in,
     sort_releases,
 )
@@ -118,6 +119,24 @@ def test_lock_adds_a_new_release_without_code_changes(tmp_path: Path) -> None:
     assert lock.release("2.0.0-alpha.8").tag == "schema-v2.0.0-alpha.8"
     files = SchemaSource(lock, source, tmp_path / "cache").load("2.0.0-alpha.8")
     assert files.release == "2.0.0-alpha.8"
+
+
+def test_read_toml_names_the_file_and_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "some.toml"
+    path.write_text('a = 1\nb = "x"\n', encoding="utf-8")
+    assert read_toml(path) == {"a": 1, "b": "x"}
+    path.write_text("a = 1\nb = x\n", encoding="utf-8")
+    with pytest.raises(CodegenError) as exc:
+        read_toml(path)
+    assert exc.value.file == str(path)
+    assert "not valid TOML" in exc.value.message and "line 2" in exc.value.message
+    path.write_bytes(b"a = '\xff'\n")
+    with pytest.raises(CodegenError) as exc:
+        read_toml(path)
+    assert exc.value.message == "not UTF-8 text (byte 5)"
+    with pytest.raises(CodegenError) as exc:
+        read_toml(tmp_path / "missing.toml")
+    assert exc.value.message == "file not found"
 
 
 def test_source_folder_lists_releases_in_number_order() -> None:
