@@ -937,7 +937,8 @@ class _Builder:
                 edges[type_.name] = targets
         cycle = find_cycle(edges)
         if cycle is not None:
-            raise self.error(f"$ref cycle cannot be typed: {' -> '.join(cycle)}", self.types[cycle[0]].pointer)
+            chain = " -> ".join(cycle)
+            raise self.error(f"$ref cycle cannot be typed: {chain}", self.types[cycle[0]].pointer)
 
     # -- methods ----------------------------------------------------------------------
 
