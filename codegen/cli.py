@@ -99,10 +99,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
 def _fetch(args: argparse.Namespace, console: Console) -> int:
     lock = read_lock(args.lock)
     locked = lock.release(args.release)
-    origin: str | Path | None = args.origin
-    if origin is not None and "://" not in str(origin):
-        origin = Path(origin)
-    target = fetch_release(locked, origin, args.cache)
+    target = fetch_release(locked, args.origin, args.cache)
     console.print(
         f"fetched {args.release} into {target} (all {len(locked.files)} sha256 sums match the lock)",
         highlight=False,
@@ -112,8 +109,8 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
 
 @command("lock")
 def _lock(args: argparse.Namespace, console: Console) -> int:
-    source = SchemaSource(read_lock(args.lock), args.schemas, args.cache)
-    folder = next((f for f in source.folders(args.release) if (f / "schema.json").is_file()), None)
+    source = _source(args)
+    folder = source.find_folder(args.release)
     if folder is None:
         raise CodegenError(f"release {args.release!r} is not in {source.source} or the fetch cache")
     add_to_lock(args.release, folder, args.lock)

@@ -269,10 +269,14 @@ class SchemaSource:
             yield release_folder(self.source, release)
         yield self.cache / release
 
+    def find_folder(self, release: str) -> Path | None:
+        """The first folder holding the release's ``schema.json`` (source folder, then cache)."""
+        return next((f for f in self.folders(release) if (f / "schema.json").is_file()), None)
+
     def check_locked(self, release: str) -> LockedRelease:
         if release in self.lock.releases:
             return self.lock.releases[release]
-        where = next((f for f in self.folders(release) if (f / "schema.json").is_file()), None)
+        where = self.find_folder(release)
         if where is not None:
             raise CodegenError(
                 f"release {release!r} is in {where.parent} but not in the lock; "
