@@ -448,12 +448,23 @@ def render_bindings(surface: ApiSurface) -> str:
     }
     body = pysource.template_environment(TEMPLATES).get_template("bindings.py.jinja2").render(**context)
     _check_members(surface, body)
-    doc_end = body.index('"""', body.index('"""') + 3) + 3
-    imports = import_block(pysource.used_names(body))
-    source = (
-        models.header(surface, "Typed method bindings.") + body[:doc_end] + "\n\n" + imports + body[doc_end:]
-    )
+    imports = pysource.import_block(pysource.used_names(body), _IMPORTS)
+    source = models.header(surface, "Typed method bindings.") + module_doc(surface) + "\n\n" + imports + body
     return models.format_source(source)
+
+
+def module_doc(surface: ApiSurface) -> str:
+    return pysource.docstring(
+        f"ACP {surface.release} ({surface.stability} schema): typed method bindings.\n\n"
+        ":class:`Agent` and :class:`Client` describe the handlers of each side: every method takes\n"
+        "the fields of its params as keyword-only, snake_case parameters and returns its response\n"
+        "model (``None`` for a notification).  Subclassing them is optional; a method left out\n"
+        "answers method-not-found (a notification is ignored).  Extra keyword arguments carry the\n"
+        'message\'s ``_meta`` keys; ``kwargs["_meta"]`` is the whole ``_meta`` when the message had one.\n\n'
+        ":class:`ClientSideConnection` calls the agent's methods and :class:`AgentSideConnection`\n"
+        "the client's, with the same signatures; extra keyword arguments become ``_meta`` keys\n"
+        "(``_meta=...`` sets it whole)."
+    )
 
 
 def _check_members(surface: ApiSurface, body: str) -> None:
@@ -473,10 +484,10 @@ def _check_members(surface: ApiSurface, body: str) -> None:
                 seen.add(item.name)
 
 
-# name -> where it comes from; the import block lists only the names the module uses
+# name -> the module it comes from (see pysource.import_block); only the names the module uses are imported
 _IMPORTS: dict[str, str] = {
-    "asyncio": "import asyncio",
-    "uuid": "import uuid",
+    "asyncio": "",
+    "uuid": "",
     "Callable": "collections.abc",
     "Mapping": "collections.abc",
     "Sequence": "collections.abc",
@@ -484,7 +495,7 @@ _IMPORTS: dict[str, str] = {
     "Final": "typing",
     "Literal": "typing",
     "Protocol": "typing",
-    "schema": "from . import schema",
+    "schema": ".",
     "UNSET": "._params",
     "Scopes": "._params",
     "UnionParams": "._params",
@@ -501,34 +512,6 @@ _IMPORTS: dict[str, str] = {
     "handler_of": "._rpc",
     "stdio_streams": "._streams",
 }
-
-
-def import_block(names: set[str]) -> str:
-    plain = sorted(line for name, line in _IMPORTS.items() if name in names and line.startswith("import "))
-    froms: dict[str, list[str]] = {}
-    local: list[str] = []
-    for name, origin in _IMPORTS.items():
-        if name not in names or origin.startswith("import "):
-            continue
-        if origin.startswith("from "):
-            local.append(origin)
-        else:
-            froms.setdefault(origin, []).append(name)
-    stdlib = [
-        f"from {m} import {', '.join(sorted(froms[m], key=pysource.isort_key))}"
-        for m in ("collections.abc", "typing")
-        if m in froms
-    ]
-    package = [
-        *local,
-        *(
-            f"from {m} import {', '.join(sorted(froms[m], key=pysource.isort_key))}"
-            for m in ("._params", "._rpc", "._streams")
-            if m in froms
-        ),
-    ]
-    groups = ["from __future__ import annotations", "\n".join(plain + stdlib), "\n".join(package)]
-    return "\n\n".join(g for g in groups if g) + "\n"
 
 
 def emit_bindings(surface: ApiSurface) -> dict[str, Module]:

@@ -90,19 +90,6 @@ def _body(engine_output: str) -> str:
     return "\n".join(lines[start:]).strip() + "\n"
 
 
-def import_block(names: set[str], eager: bool) -> str:
-    by_module: dict[str, list[str]] = {}
-    for name, module in naming.MODEL_IMPORTS.items():
-        if name in names:
-            by_module.setdefault(module, []).append(name)
-    lines = [] if eager else ["from __future__ import annotations", ""]
-    for group in (("typing",), ("pydantic",), ("._base",)):
-        chunk = [f"from {m} import {', '.join(sorted(by_module[m]))}" for m in group if m in by_module]
-        if chunk:
-            lines.extend([*chunk, ""])
-    return "\n".join(lines)
-
-
 def render_models(surface: ApiSurface) -> str:
     """The complete, formatted ``schema.py`` of one surface."""
     # Without recursive types every type can be defined before it is used, so annotations
@@ -123,7 +110,7 @@ def render_models(surface: ApiSurface) -> str:
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "
         "and the wire names as aliases."
     )
-    imports = import_block(names, eager)
+    imports = pysource.import_block(names, naming.MODEL_IMPORTS, future=not eager)
     source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
     return format_source(source)
 

@@ -55,7 +55,7 @@ _MODEL_MEMBERS = frozenset(
 # Builtins the generated annotations use: a field of that name would shadow them in its class body.
 ANNOTATION_BUILTINS = frozenset({"bool", "dict", "float", "int", "list", "str"})
 
-# What the generated models module may import: name -> module, in the order the import block lists them.
+# What the generated models module may import: name -> module (see pysource.import_block).
 MODEL_IMPORTS: dict[str, str] = {
     "Annotated": "typing",
     "Any": "typing",

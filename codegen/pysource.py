@@ -14,6 +14,7 @@ import functools
 import json
 import re
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,35 @@ def isort_key(name: str) -> tuple[int, str]:
     """The order isort (and ruff) give names: CONSTANTS, then Classes, then the rest."""
     kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
     return kind, name
+
+
+THIRD_PARTY = frozenset({"pydantic", "pydantic_core"})
+
+
+def import_block(names: set[str], table: Mapping[str, str], *, future: bool = True) -> str:
+    """The import lines for the ``names`` a module uses, laid out as isort does.
+
+    ``table`` maps a name to the module it comes from (``""``: ``import name``;
+    ``"."``: ``from . import name``).  Names missing from the table are not imported.
+    Sections: ``__future__``, the standard library, third-party, the package itself.
+    """
+    plain: dict[str, list[str]] = {}
+    froms: dict[str, dict[str, list[str]]] = {}
+    for name in sorted(names & set(table)):
+        module = table[name]
+        section = "local" if module.startswith(".") else "third" if module.split(".")[0] in THIRD_PARTY else "std"
+        if module:
+            froms.setdefault(section, {}).setdefault(module, []).append(name)
+        else:
+            plain.setdefault(section, []).append(f"import {name}")
+    sections = ["from __future__ import annotations"] if future else []
+    for section in ("std", "third", "local"):
+        lines = sorted(plain.get(section, []))
+        for module, imported in sorted(froms.get(section, {}).items()):
+            lines.append(f"from {module} import {', '.join(sorted(imported, key=isort_key))}")
+        if lines:
+            sections.append("\n".join(lines))
+    return "\n\n".join(sections) + "\n" if sections else ""
 
 
 _SCALARS = {
