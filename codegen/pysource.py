@@ -92,7 +92,10 @@ def import_block(names: set[str], table: Mapping[str, str], *, future: bool = Tr
     froms: dict[str, dict[str, list[str]]] = {}
     for name in sorted(names & set(table)):
         module = table[name]
-        section = "local" if module.startswith(".") else "third" if module.split(".")[0] in THIRD_PARTY else "std"
+        if module.startswith("."):
+            section = "local"
+        else:
+            section = "third" if module.split(".")[0] in THIRD_PARTY else "std"
         if module:
             froms.setdefault(section, {}).setdefault(module, []).append(name)
         else:
