@@ -32,7 +32,9 @@ from .ir import (
 )
 from .knowledge import KNOWLEDGE_FILE, section
 from .models import TEMPLATES, format_source, header
+from .naming import is_identifier
 from .pysource import annotation
+from .runtime import _patch
 
 if TYPE_CHECKING:
     from .package import Module
@@ -43,23 +45,15 @@ ACTIVITIES = ("working", "done", "unconfirmed")
 OTHER_ACTIVITY = "unconfirmed"
 """What a custom or future foreground state means (see ``[patches.activity]``)."""
 
-# Names SessionState already uses: a collection cannot take one of them.
-STORE_MEMBERS = frozenset(
-    {
-        "apply",
-        "apply_update",
-        "begin_replay",
-        "completions",
-        "dump",
-        "end_replay",
-        "replay",
-        "replaying",
-        "rules",
-        "session_id",
-        "state",
-        "work_in_progress",
-    }
-)
+
+def _members(cls: type) -> frozenset[str]:
+    """Every name ``cls`` defines or inherits, and the instance attributes it annotates."""
+    annotated = {name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {})}
+    return frozenset(dir(cls)) | annotated
+
+
+STORE_MEMBERS = _members(_patch.SessionStore)
+"""Names SessionState already uses (from its runtime base class): a collection cannot take one of them."""
 RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
 ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
 EXPORTS = tuple(
@@ -491,7 +485,7 @@ class _Planner:
                 grouped.setdefault(rule.collection, []).append(rule)
         out = []
         for name, members in grouped.items():
-            if name in STORE_MEMBERS or not name.isidentifier():
+            if name in STORE_MEMBERS or not is_identifier(name):
                 raise self.table_error(
                     members[0].tag, f"collection name {name!r} cannot be a SessionState attribute"
                 )

@@ -10,8 +10,8 @@ import pytest
 from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, Ref, UnionType, Variant
 from codegen.knowledge import section
-from codegen.patches import ChunkPlan, SnapshotPlan, UpsertPlan, session_plan
-from tests.conftest import RELEASES, SURFACES, surface_of
+from codegen.patches import STORE_MEMBERS, ChunkPlan, SnapshotPlan, UpsertPlan, session_plan
+from tests.conftest import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
 ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
@@ -105,6 +105,10 @@ def test_a_release_with_an_unclassified_foreground_state_is_refused() -> None:
         ("plan_update", {"key": "plan.nope"}, "has no field 'nope'"),
         ("session_message", {"keep_on_null": ["messageId"]}, "not a patch field"),
         ("usage_update", {"collection": "state"}, "cannot be a SessionState attribute"),
+        ("usage_update", {"collection": "class"}, "collection name 'class' cannot be a SessionState"),
+        ("usage_update", {"collection": "_keyed"}, "collection name '_keyed' cannot be a SessionState"),
+        ("usage_update", {"collection": "_replay"}, "collection name '_replay' cannot be a SessionState"),
+        ("tool_call_update", {"collection": "_current"}, "name '_current' cannot be a SessionState"),
         ("notice", {"role": "chunk"}, "a chunk needs of, append, into, creates"),
         ("notice", {"role": "teleport"}, "`role` must be one of"),
         ("notice", {"colour": "red"}, "does not take colour"),
@@ -117,6 +121,13 @@ def test_a_table_entry_the_schema_contradicts_is_refused(
     monkeypatch.setattr("codegen.patches.section", lambda name: table)
     with pytest.raises(CodegenError, match=message):
         session_plan(surface_of(*ALPHA_7_UNSTABLE))
+
+
+def test_every_attribute_the_store_sets_is_reserved() -> None:
+    state = package_of(*ALPHA_7_UNSTABLE).SessionState("s")
+    collections = {c.name for c in session_plan(surface_of(*ALPHA_7_UNSTABLE)).collections}
+    assert set(vars(state)) - collections <= STORE_MEMBERS
+    assert {"_keyed", "_replay", "session_id", "apply", "dump", "rules"} <= STORE_MEMBERS
 
 
 def rule(surface: ApiSurface, tag: str) -> Any:

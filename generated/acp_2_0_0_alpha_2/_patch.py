@@ -429,10 +429,12 @@ class SessionStore:
     """Whether foreground work has started (running or requires action) and not yet ended."""
     completions: int
     """How many times foreground work has ended (transitions to idle after work)."""
+    _keyed: dict[str, dict[Any, Any]]
+    _replay: _Replay | None
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._keyed: dict[str, dict[Any, Any]] = {}
+        self._keyed = {}
         for name in self.rules.keyed:
             self._keyed[name] = {}
             setattr(self, name, MappingProxyType(self._keyed[name]))
@@ -441,7 +443,7 @@ class SessionStore:
         self.state = None
         self.work_in_progress = False
         self.completions = 0
-        self._replay: _Replay | None = None
+        self._replay = None
 
     # -- applying updates
 
