@@ -207,6 +207,28 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "state": (),
     "live": (),
 }
+JOINS = ("base64",)
+"""The values of a chunk's ``join``: how it joins ``append`` to ``into`` instead of adding an item."""
+
+
+def _check_values(tag: str, entry: Mapping[str, Any]) -> None:
+    """Each value of a table entry has the type (and, for ``join``, a value) the planner reads."""
+    for name, value in entry.items():
+        if name == "role":
+            continue
+        if name == "keep_on_null":
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            expected = "a list of strings"
+        elif name == "creates":
+            ok, expected = isinstance(value, bool), "true or false"
+        elif name == "join":
+            ok, expected = value in JOINS, " or ".join(repr(j) for j in JOINS)
+        else:
+            ok, expected = isinstance(value, str), "a string"
+        if not ok:
+            raise CodegenError(
+                f"[patches.updates] {tag}: `{name}` must be {expected}, not {value!r}", file=KNOWLEDGE_FILE
+            )
 
 
 @dataclass(frozen=True)
@@ -241,6 +263,7 @@ def _table() -> _Table:
         if missing or unknown:
             problem = f"needs {', '.join(missing)}" if missing else f"does not take {', '.join(unknown)}"
             raise CodegenError(f"[patches.updates] {tag}: a {entry['role']} {problem}", file=KNOWLEDGE_FILE)
+        _check_values(tag, entry)
     for state, meaning in activity.items():
         if meaning not in ACTIVITIES:
             raise CodegenError(
@@ -404,10 +427,6 @@ class _Planner:
                 raise self.table_error(tag, "join = 'base64' needs string fields at both ends")
         elif not (isinstance(last, ArrayOf) and last.item == append.type):
             raise self.table_error(tag, f"`into` must be an array of what `{append.wire_name}` holds")
-        if not isinstance(entry.get("creates"), bool):
-            raise self.table_error(
-                tag, "`creates` must say whether a chunk for an unknown id starts the entity"
-            )
         skip = {of.key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
         entity_fields = {f.wire_name: f for f in self.surface.all_fields(of.entity)}
         shared = tuple(
