@@ -101,7 +101,11 @@ class InvalidUpdateError(PatchError):
 
 @dataclass(frozen=True)
 class Upsert:
-    """``update`` creates or patches one entity of ``collection``, stored as ``entity``."""
+    """``update`` creates or patches one entity of ``collection``, stored as ``entity``.
+
+    Each attribute the update was given replaces the stored one (``None`` clears it) and the
+    others stay, except as ``meta`` and ``keep_on_null`` say.
+    """
 
     tag: str
     update: type[AcpModel]
@@ -109,8 +113,6 @@ class Upsert:
     entity: type[AcpModel]
     key: str | None
     """Attribute naming the entity; ``None`` when the session has one such entity."""
-    patch_fields: tuple[str, ...]
-    """Attributes with patch semantics: omitted leaves them, ``None`` clears them."""
     meta: str | None = None
     """The attribute patched key by key (the wire ``_meta``)."""
     keep_on_null: frozenset[str] = frozenset()
