@@ -629,7 +629,8 @@ def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     """
     from .package import Module, runtime_module
 
-    if not any(m.wire_name == section("patches").get("method") for m in surface.methods):
+    method = _table().method
+    if not any(m.wire_name == method for m in surface.methods):
         return {}
     return {
         "patches.py": Module(render_patches(surface), exports=EXPORTS, expose=True),

@@ -10,7 +10,7 @@ import pytest
 from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, Ref, UnionType, Variant
 from codegen.knowledge import section
-from codegen.patches import STORE_MEMBERS, ChunkPlan, SnapshotPlan, UpsertPlan, session_plan
+from codegen.patches import STORE_MEMBERS, ChunkPlan, SnapshotPlan, UpsertPlan, emit_patches, session_plan
 from tests.conftest import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
@@ -128,6 +128,20 @@ def test_a_table_entry_the_schema_contradicts_is_refused(
     monkeypatch.setattr("codegen.patches.section", lambda name: table)
     with pytest.raises(CodegenError, match=message):
         session_plan(surface_of(*ALPHA_7_UNSTABLE))
+
+
+def test_a_surface_without_the_notification_gets_no_patches_module() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    assert set(emit_patches(surface)) == {"patches.py", "_patch.py"}
+    methods = tuple(m for m in surface.methods if m.wire_name != TABLE["method"])
+    assert emit_patches(dataclasses.replace(surface, methods=methods)) == {}
+
+
+def test_a_misspelt_method_key_is_refused_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = {**{k: v for k, v in TABLE.items() if k != "method"}, "methd": TABLE["method"]}
+    monkeypatch.setattr("codegen.patches.section", lambda name: table)
+    with pytest.raises(CodegenError, match=r"\[patches\] needs `method`"):
+        emit_patches(surface_of(*ALPHA_7_UNSTABLE))
 
 
 def test_every_attribute_the_store_sets_is_reserved() -> None:
