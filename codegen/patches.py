@@ -16,7 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from . import pysource
 from .errors import CodegenError
@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from .package import Module
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
-ROLES = ("upsert", "chunk", "snapshot", "removal", "state", "live")
-ACTIVITIES = ("working", "done", "unconfirmed")
+ROLES: tuple[str, ...] = tuple(rule.role for rule in get_args(_patch.Rule))
+"""The table's roles: one per rule class of the runtime."""
+ACTIVITIES: tuple[str, ...] = get_args(_patch.Activity)
 OTHER_ACTIVITY = "unconfirmed"
 """What a custom or future foreground state means (see ``[patches.activity]``)."""
 
@@ -54,8 +55,11 @@ def _members(cls: type) -> frozenset[str]:
 
 STORE_MEMBERS = _members(_patch.SessionStore)
 """Names SessionState already uses (from its runtime base class): a collection cannot take one of them."""
-RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
-ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
+ERROR_NAMES = tuple(
+    name
+    for name in _patch.__all__
+    if isinstance(found := getattr(_patch, name), type) and issubclass(found, _patch.PatchError)
+)
 EXPORTS = tuple(
     sorted(
         ("UNCHANGED", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta"),
@@ -611,10 +615,7 @@ def render_patches(surface: ApiSurface) -> str:
         mapping="Mapping" in names,
         typing=sorted(n for n in ("Any", "Final", "Literal", "overload") if n in names),
         base="AcpModel" in names,
-        runtime=sorted(
-            {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"},
-            key=pysource.isort_key,
-        ),
+        runtime=sorted((n for n in _patch.__all__ if n in names or n in EXPORTS), key=pysource.isort_key),
         schema_names=sorted(n for n in names if n in surface.types),
         exports=EXPORTS,
         body=body,
