@@ -460,14 +460,8 @@ class _Planner:
 
     def nested_key(self, tag: str, holder: Field, wire: str) -> Field:
         """The field ``wire`` of every class ``holder`` may hold (each must have it, alike)."""
-        target = strip_nullable(holder.type)
-        named = self.surface.types.get(target.name) if isinstance(target, Ref) else None
-        if isinstance(named, UnionType):
-            members = [*named.variants, *([named.catch_all] if named.catch_all else [])]
-            classes = [m.type.name for m in members if isinstance(m.type, Ref)]
-        elif isinstance(named, ObjectType):
-            classes = [named.name]
-        else:
+        classes = self.surface.classes_of(strip_nullable(holder.type))
+        if not classes:
             raise self.table_error(tag, f"`key` steps through {holder.wire_name}, which holds no object")
         found = {self.field(tag, c, wire, required=True) for c in classes}
         if len({(f.py_name, f.type) for f in found}) != 1:
@@ -533,10 +527,8 @@ class _Planner:
     def union_name(self, classes: set[str]) -> str:
         """The named union of exactly ``classes``, else the classes joined with ``|``."""
         for union in self.surface.unions():
-            members = [*union.variants, *([union.catch_all] if union.catch_all else [])]
-            if {m.type.name for m in members if isinstance(m.type, Ref)} == classes and len(members) == len(
-                classes
-            ):
+            names = {m.type.name for m in union.members if isinstance(m.type, Ref)}
+            if names == classes and len(union.members) == len(classes):
                 return union.name
         return " | ".join(sorted(classes))
 

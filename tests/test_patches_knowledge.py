@@ -110,6 +110,7 @@ def test_a_release_with_an_unclassified_foreground_state_is_refused() -> None:
         ("tool_call_content_chunk", {"creates": "no"}, "`creates` must be true or false, not 'no'"),
         ("tool_call_content_chunk", {"of": "plan_update"}, "`of` must name a keyed upsert"),
         ("plan_update", {"key": "plan.nope"}, "has no field 'nope'"),
+        ("plan_update", {"key": "sessionUpdate.planId"}, "through sessionUpdate, which holds no object"),
         ("session_message", {"keep_on_null": ["messageId"]}, "not a patch field"),
         ("usage_update", {"collection": "state"}, "cannot be a SessionState attribute"),
         ("usage_update", {"collection": "class"}, "collection name 'class' cannot be a SessionState"),
