@@ -178,6 +178,10 @@ class SessionPlan:
     states: tuple[StatePlan, ...]
     state_type: str
     collections: tuple[CollectionPlan, ...]
+    method: str
+    """The notification's method (``[patches] method``)."""
+    metadata: str
+    """The field upserts patch by key (``[patches] metadata``)."""
 
     def of_role(self, role: str) -> tuple[RulePlan, ...]:
         return tuple(r for r in self.rules if r.role == role)
@@ -372,6 +376,8 @@ class _Planner:
             states,
             self.union_name({s.entity for s in states}),
             collections,
+            self.known.method,
+            self.known.metadata,
         )
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
@@ -577,11 +583,12 @@ def module_doc(plan: SessionPlan) -> str:
     return pysource.docstring(
         f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema).\n\n"
         ":func:`apply_patch` applies one upsert or chunk to the stored state of its entity, and\n"
-        ":class:`SessionState` keeps what a client needs from ``session/update`` notifications.\n"
+        f":class:`SessionState` keeps what a client needs from ``{plan.method}`` notifications.\n"
         "Both follow the protocol's rules: an omitted field leaves the stored value unchanged,\n"
-        "an explicit ``null`` clears it, and an upsert's top-level ``_meta`` is patched key by key\n"
+        f"an explicit ``null`` clears it, and an upsert's top-level ``{plan.metadata}`` is patched key "
+        "by key\n"
         "(:func:`merge_meta`); metadata on chunks and snapshots never patches an entity.\n\n"
-        "What each ``sessionUpdate`` does:\n\n" + "\n".join(lines) + "\n\n"
+        f"What each ``{plan.union.tag_wire_name}`` does:\n\n" + "\n".join(lines) + "\n\n"
         f"Updates with any other tag{other} are returned, never stored."
     )
 

@@ -7,10 +7,21 @@ from typing import Any
 
 import pytest
 
+from codegen import pysource
 from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, Ref, UnionType, Variant
 from codegen.knowledge import section
-from codegen.patches import STORE_MEMBERS, ChunkPlan, SnapshotPlan, UpsertPlan, emit_patches, session_plan
+from codegen.patches import (
+    PATCH_TEMPLATES,
+    STORE_MEMBERS,
+    ChunkPlan,
+    SnapshotPlan,
+    UpsertPlan,
+    collection_doc,
+    emit_patches,
+    module_doc,
+    session_plan,
+)
 from tests.conftest import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
@@ -215,3 +226,17 @@ def test_collection_types_are_the_schema_types() -> None:
     assert annotations["config_options"] == "list[SessionConfigOption] | None"
     assert annotations["usage"] == "UsageUpdate | None"
     assert annotations["subagents"] == "Mapping[SessionId, SubagentUpdate]"
+
+
+def test_the_docstrings_say_what_the_table_and_the_schema_name() -> None:
+    plan = session_plan(surface_of(*ALPHA_7_UNSTABLE))
+    renamed = dataclasses.replace(plan, method="session/changed", metadata="_extra", state_tag="status")
+    doc = module_doc(renamed)
+    assert "from ``session/changed`` notifications" in doc and "top-level ``_extra`` is patched" in doc
+    assert "``session/update``" not in doc and "top-level ``_meta``" not in doc
+    assert "What each ``sessionUpdate`` does" in doc
+    env = pysource.template_environment(PATCH_TEMPLATES)
+    body = env.get_template("body.py.jinja2").render(plan=renamed, collection_doc=collection_doc)
+    assert "its ``session/changed`` notifications" in body and "``_extra`` is patched by key" in body
+    assert "snapshot (``status``)" in body
+    assert "session/update" not in body and "state_update" not in body
