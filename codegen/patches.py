@@ -16,7 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, assert_never, get_args
 
 from . import pysource
 from .errors import CodegenError
@@ -82,7 +82,7 @@ class UpsertPlan:
     meta: Field | None
     patch_fields: tuple[Field, ...]
     keep_on_null: tuple[Field, ...]
-    role: str = "upsert"
+    role: ClassVar[str] = "upsert"
 
 
 @dataclass(frozen=True)
@@ -90,17 +90,23 @@ class ChunkPlan:
     tag: str
     update: str
     of: UpsertPlan
+    key: Field
+    """The chunk's own field naming its entity (the key of ``of``)."""
     append: Field
     into: tuple[Field, ...]
-    containers: tuple[str, ...]
     base64: bool
     creates: bool
     shared: tuple[Field, ...]
-    role: str = "chunk"
+    role: ClassVar[str] = "chunk"
 
     @property
     def collection(self) -> str:
         return self.of.collection
+
+    @property
+    def containers(self) -> tuple[str, ...]:
+        """The class of each object ``into`` steps through (the planner checked they are objects)."""
+        return tuple(annotation(strip_nullable(f.type)) for f in self.into[:-1])
 
 
 @dataclass(frozen=True)
@@ -111,9 +117,15 @@ class SnapshotPlan:
     value: Field | None
     entity: str | None
     key: tuple[Field, ...]
-    value_type: str
-    key_type: str | None
-    role: str = "snapshot"
+    role: ClassVar[str] = "snapshot"
+
+    @property
+    def value_type(self) -> str:
+        return annotation(self.value.type) if self.value else str(self.entity)
+
+    @property
+    def key_type(self) -> str | None:
+        return annotation(self.key[-1].type) if self.key else None
 
 
 @dataclass(frozen=True)
@@ -122,7 +134,7 @@ class RemovalPlan:
     update: str
     collection: str
     key: Field
-    role: str = "removal"
+    role: ClassVar[str] = "removal"
 
 
 @dataclass(frozen=True)
@@ -131,17 +143,18 @@ class StatePlan:
     update: str
     entity: str
     activity: str
-    role: str = "state"
+    role: ClassVar[str] = "state"
 
 
 @dataclass(frozen=True)
 class LivePlan:
     tag: str
     update: str
-    role: str = "live"
+    role: ClassVar[str] = "live"
 
 
-RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | StatePlan | LivePlan
+RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | LivePlan
+"""What ``SessionPlan.rules`` holds; the state updates are in ``SessionPlan.states``."""
 StoredPlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan
 """The rules that keep a collection of ``SessionState``."""
 
@@ -412,10 +425,9 @@ class _Planner:
         of = upserts.get(entry.get("of", ""))
         if of is None or of.key is None:
             raise self.table_error(tag, f"`of` must name a keyed upsert, not {entry.get('of')!r}")
-        self.field(tag, variant, of.key.wire_name, required=True)
+        key = self.field(tag, variant, of.key.wire_name, required=True)
         append = self.field(tag, variant, entry["append"], required=True)
         into: list[Field] = []
-        containers: list[str] = []
         owner = of.entity
         for step in entry["into"].split("."):
             if into:
@@ -427,7 +439,6 @@ class _Planner:
                         tag, f"`into` steps through {owner}.{into[-1].wire_name}, not an object"
                     )
                 owner = target.name
-                containers.append(owner)
             into.append(self.field(tag, owner, step))
         last = strip_nullable(into[-1].type)
         base64 = entry.get("join") == "base64"
@@ -437,7 +448,7 @@ class _Planner:
                 raise self.table_error(tag, "join = 'base64' needs string fields at both ends")
         elif not (isinstance(last, ArrayOf) and last.item == append.type):
             raise self.table_error(tag, f"`into` must be an array of what `{append.wire_name}` holds")
-        skip = {of.key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
+        skip = {key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
         entity_fields = {f.wire_name: f for f in self.surface.all_fields(of.entity)}
         shared = tuple(
             f
@@ -446,23 +457,18 @@ class _Planner:
             and f.wire_name in entity_fields
             and entity_fields[f.wire_name].type == f.type
         )
-        return ChunkPlan(
-            tag, variant, of, append, tuple(into), tuple(containers), base64, entry["creates"], shared
-        )
+        return ChunkPlan(tag, variant, of, key, append, tuple(into), base64, entry["creates"], shared)
 
     def snapshot(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> SnapshotPlan:
         value = self.field(tag, variant, entry["value"], required=True) if "value" in entry else None
         entity = None if value else self.payload(variant, str(union.tag_wire_name))
         key: tuple[Field, ...] = ()
-        key_type = None
         if "key" in entry:
             first, _, rest = entry["key"].partition(".")
             key = (self.field(tag, variant, first, required=True),)
             if rest:
                 key += (self.nested_key(tag, key[0], rest),)
-            key_type = annotation(key[-1].type)
-        value_type = annotation(value.type) if value else str(entity)
-        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key, value_type, key_type)
+        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key)
 
     def nested_key(self, tag: str, holder: Field, wire: str) -> Field:
         """The field ``wire`` of every class ``holder`` may hold (each must have it, alike)."""
@@ -559,8 +565,7 @@ def describe(rule: RulePlan) -> str:
         into = ".".join(f.wire_name for f in rule.into)
         what = f"the bytes of ``{rule.append.wire_name}``" if rule.base64 else f"``{rule.append.wire_name}``"
         start = "starts the entry if it is new" if rule.creates else "the entry must exist"
-        key = rule.of.key.wire_name if rule.of.key else ""
-        return f"appends {what} to ``{rule.collection}[{key}].{into}``; {start}"
+        return f"appends {what} to ``{rule.collection}[{rule.key.wire_name}].{into}``; {start}"
     if isinstance(rule, SnapshotPlan):
         what = f"``{rule.value.wire_name}``" if rule.value else f"the update (:class:`{rule.entity}`)"
         key = ".".join(f.wire_name for f in rule.key)
@@ -570,7 +575,7 @@ def describe(rule: RulePlan) -> str:
         return f"removes ``{rule.collection}[{rule.key.wire_name}]`` (nothing if it is gone)"
     if isinstance(rule, LivePlan):
         return "live only, outside session history: returned, never stored"
-    raise TypeError(rule)
+    assert_never(rule)
 
 
 def module_doc(plan: SessionPlan) -> str:
