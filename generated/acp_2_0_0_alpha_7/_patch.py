@@ -127,7 +127,7 @@ class Chunk:
     tag: str
     update: type[AcpModel]
     of: str
-    """Tag of the upsert that keeps the entity."""
+    """Tag of the upsert that keeps the entity (always a keyed one)."""
     append: str
     into: tuple[str, ...]
     containers: tuple[type[AcpModel], ...] = ()
@@ -151,6 +151,7 @@ class Snapshot:
     value: str | None = None
     """Attribute holding the snapshot; ``None`` stores the update itself as ``entity``."""
     entity: type[AcpModel] | None = None
+    """The class the update is stored as; set exactly when ``value`` is ``None``."""
     key: tuple[str, ...] = ()
     """Attribute path to the entry's id inside the update; empty for the whole collection."""
     role: ClassVar[Role] = "snapshot"
@@ -360,13 +361,14 @@ def patch_entity(rule: Upsert, current: AcpModel | None, update: AcpModel) -> Ac
 
 def append_chunk(rule: Chunk, upsert: Upsert, current: AcpModel | None, chunk: AcpModel) -> AcpModel:
     """Append one chunk to its entity's stored state (``None``: no such entity yet)."""
+    assert upsert.key is not None, "a chunk's entity is keyed"
     entity = _check_current(upsert.entity, upsert.key, current, chunk)
     values: dict[str, Any] = {}
     if entity is None:
-        if not rule.creates or upsert.key is None:
-            key = getattr(chunk, upsert.key) if upsert.key else None
+        key = getattr(chunk, upsert.key)
+        if not rule.creates:
             raise UnknownEntityError(f"{rule.tag} for unknown {upsert.collection} entry {key!r}")
-        values[upsert.key] = getattr(chunk, upsert.key)
+        values[upsert.key] = key
     values[rule.into[0]] = _appended(rule, entity, 0, getattr(chunk, rule.append))
     for name in rule.shared:
         value = _get(chunk, name)
@@ -483,7 +485,8 @@ class SessionStore:
             if rule.value is not None:
                 value = getattr(update, rule.value)
             else:
-                value = as_entity(rule.entity or type(update), update)
+                assert rule.entity is not None, "a snapshot without a value stores the update as its entity"
+                value = as_entity(rule.entity, update)
             self._put(rule.collection, key, value)
         elif isinstance(rule, Removal):
             key = getattr(update, rule.key)
