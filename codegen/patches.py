@@ -607,6 +607,30 @@ def collection_doc(collection: CollectionPlan) -> str:
     return textwrap.fill(text, width=96)
 
 
+_IMPORTED = {
+    "Mapping": "collections.abc",
+    "Any": "typing",  # Any and Literal may appear in a collection's type
+    "Final": "typing",
+    "Literal": "typing",
+    "overload": "typing",
+    "AcpModel": "._base",
+}
+"""Where the names the body may use come from, besides the runtime and the schema."""
+
+
+def patch_imports(names: set[str], surface: ApiSurface) -> dict[str, list[str]]:
+    """Module -> the names ``patches.py`` imports from it: those its body uses, and the re-exports."""
+    origin = {name: module for name, module in _IMPORTED.items() if name in names}
+    origin.update((n, "._patch") for n in _patch.__all__ if n in names or n in EXPORTS)
+    origin.update((n, ".schema") for n in names if n in surface.types)
+    out: dict[str, list[str]] = {}
+    for module in ("collections.abc", "typing", "._base", "._patch", ".schema"):
+        found = sorted((n for n, m in origin.items() if m == module), key=pysource.isort_key)
+        if found:
+            out[module] = found
+    return out
+
+
 def render_patches(surface: ApiSurface) -> str:
     """The complete, formatted ``patches.py`` of one surface."""
     plan = session_plan(surface)
@@ -616,11 +640,7 @@ def render_patches(surface: ApiSurface) -> str:
     module = env.get_template("module.py.jinja2").render(
         header=header(surface, "Patch semantics of session updates."),
         doc=module_doc(plan),
-        mapping="Mapping" in names,
-        typing=sorted(n for n in ("Any", "Final", "Literal", "overload") if n in names),
-        base="AcpModel" in names,
-        runtime=sorted((n for n in _patch.__all__ if n in names or n in EXPORTS), key=pysource.isort_key),
-        schema_names=sorted(n for n in names if n in surface.types),
+        imports=patch_imports(names, surface),
         exports=EXPORTS,
         body=body,
     )

@@ -12,6 +12,7 @@ from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, Ref, UnionType, Variant
 from codegen.knowledge import section
 from codegen.patches import (
+    EXPORTS,
     PATCH_TEMPLATES,
     STORE_MEMBERS,
     ChunkPlan,
@@ -20,6 +21,7 @@ from codegen.patches import (
     collection_doc,
     emit_patches,
     module_doc,
+    patch_imports,
     session_plan,
 )
 from tests.conftest import RELEASES, SURFACES, package_of, surface_of
@@ -240,3 +242,14 @@ def test_the_docstrings_say_what_the_table_and_the_schema_name() -> None:
     assert "its ``session/changed`` notifications" in body and "``_extra`` is patched by key" in body
     assert "snapshot (``status``)" in body
     assert "session/update" not in body and "state_update" not in body
+
+
+def test_patches_py_imports_the_names_its_body_uses() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    got = patch_imports({"Any", "Literal", "Final", "AcpModel", "Upsert", "ToolCallUpdate", "x"}, surface)
+    assert list(got) == ["typing", "._base", "._patch", ".schema"]
+    assert got["typing"] == ["Any", "Final", "Literal"]
+    assert got["._base"] == ["AcpModel"]
+    assert "Upsert" in got["._patch"] and "Chunk" not in got["._patch"]
+    assert {*got["._patch"], "SessionState", "apply_patch"} >= set(EXPORTS)
+    assert got[".schema"] == ["ToolCallUpdate"]
