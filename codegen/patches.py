@@ -16,7 +16,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, assert_never, get_args
 
 from . import pysource
 from .errors import CodegenError
@@ -32,36 +32,34 @@ from .ir import (
 )
 from .knowledge import KNOWLEDGE_FILE, section
 from .models import TEMPLATES, format_source, header
+from .naming import is_identifier
 from .pysource import annotation
+from .runtime import _patch
 
 if TYPE_CHECKING:
     from .package import Module
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
-ROLES = ("upsert", "chunk", "snapshot", "removal", "state", "live")
-ACTIVITIES = ("working", "done", "unconfirmed")
+ROLES: tuple[str, ...] = tuple(rule.role for rule in get_args(_patch.Rule))
+"""The table's roles: one per rule class of the runtime."""
+ACTIVITIES: tuple[str, ...] = get_args(_patch.Activity)
 OTHER_ACTIVITY = "unconfirmed"
 """What a custom or future foreground state means (see ``[patches.activity]``)."""
 
-# Names SessionState already uses: a collection cannot take one of them.
-STORE_MEMBERS = frozenset(
-    {
-        "apply",
-        "apply_update",
-        "begin_replay",
-        "completions",
-        "dump",
-        "end_replay",
-        "replay",
-        "replaying",
-        "rules",
-        "session_id",
-        "state",
-        "work_in_progress",
-    }
+
+def _members(cls: type) -> frozenset[str]:
+    """Every name ``cls`` defines or inherits, and the instance attributes it annotates."""
+    annotated = {name for klass in cls.__mro__ for name in vars(klass).get("__annotations__", {})}
+    return frozenset(dir(cls)) | annotated
+
+
+STORE_MEMBERS = _members(_patch.SessionStore)
+"""Names SessionState already uses (from its runtime base class): a collection cannot take one of them."""
+ERROR_NAMES = tuple(
+    name
+    for name in _patch.__all__
+    if isinstance(found := getattr(_patch, name), type) and issubclass(found, _patch.PatchError)
 )
-RUNTIME_NAMES = ("Chunk", "Live", "Removal", "Rules", "SessionStore", "Snapshot", "State", "Upsert")
-ERROR_NAMES = ("EntityMismatchError", "InvalidUpdateError", "PatchError", "UnknownEntityError")
 EXPORTS = tuple(
     sorted(
         ("UNCHANGED", "Change", *ERROR_NAMES, "SessionState", "apply_patch", "merge_meta"),
@@ -84,7 +82,7 @@ class UpsertPlan:
     meta: Field | None
     patch_fields: tuple[Field, ...]
     keep_on_null: tuple[Field, ...]
-    role: str = "upsert"
+    role: ClassVar[str] = "upsert"
 
 
 @dataclass(frozen=True)
@@ -92,17 +90,23 @@ class ChunkPlan:
     tag: str
     update: str
     of: UpsertPlan
+    key: Field
+    """The chunk's own field naming its entity (the key of ``of``)."""
     append: Field
     into: tuple[Field, ...]
-    containers: tuple[str, ...]
     base64: bool
     creates: bool
     shared: tuple[Field, ...]
-    role: str = "chunk"
+    role: ClassVar[str] = "chunk"
 
     @property
     def collection(self) -> str:
         return self.of.collection
+
+    @property
+    def containers(self) -> tuple[str, ...]:
+        """The class of each object ``into`` steps through (the planner checked they are objects)."""
+        return tuple(annotation(strip_nullable(f.type)) for f in self.into[:-1])
 
 
 @dataclass(frozen=True)
@@ -113,9 +117,15 @@ class SnapshotPlan:
     value: Field | None
     entity: str | None
     key: tuple[Field, ...]
-    value_type: str
-    key_type: str | None
-    role: str = "snapshot"
+    role: ClassVar[str] = "snapshot"
+
+    @property
+    def value_type(self) -> str:
+        return annotation(self.value.type) if self.value else str(self.entity)
+
+    @property
+    def key_type(self) -> str | None:
+        return annotation(self.key[-1].type) if self.key else None
 
 
 @dataclass(frozen=True)
@@ -124,7 +134,7 @@ class RemovalPlan:
     update: str
     collection: str
     key: Field
-    role: str = "removal"
+    role: ClassVar[str] = "removal"
 
 
 @dataclass(frozen=True)
@@ -133,17 +143,18 @@ class StatePlan:
     update: str
     entity: str
     activity: str
-    role: str = "state"
+    role: ClassVar[str] = "state"
 
 
 @dataclass(frozen=True)
 class LivePlan:
     tag: str
     update: str
-    role: str = "live"
+    role: ClassVar[str] = "live"
 
 
-RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | StatePlan | LivePlan
+RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | LivePlan
+"""What ``SessionPlan.rules`` holds; the state updates are in ``SessionPlan.states``."""
 StoredPlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan
 """The rules that keep a collection of ``SessionState``."""
 
@@ -180,6 +191,10 @@ class SessionPlan:
     states: tuple[StatePlan, ...]
     state_type: str
     collections: tuple[CollectionPlan, ...]
+    method: str
+    """The notification's method (``[patches] method``)."""
+    metadata: str
+    """The field upserts patch by key (``[patches] metadata``)."""
 
     def of_role(self, role: str) -> tuple[RulePlan, ...]:
         return tuple(r for r in self.rules if r.role == role)
@@ -213,6 +228,28 @@ _OPTIONAL: dict[str, tuple[str, ...]] = {
     "state": (),
     "live": (),
 }
+JOINS = ("base64",)
+"""The values of a chunk's ``join``: how it joins ``append`` to ``into`` instead of adding an item."""
+
+
+def _check_values(tag: str, entry: Mapping[str, Any]) -> None:
+    """Each value of a table entry has the type (and, for ``join``, a value) the planner reads."""
+    for name, value in entry.items():
+        if name == "role":
+            continue
+        if name == "keep_on_null":
+            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            expected = "a list of strings"
+        elif name == "creates":
+            ok, expected = isinstance(value, bool), "true or false"
+        elif name == "join":
+            ok, expected = value in JOINS, " or ".join(repr(j) for j in JOINS)
+        else:
+            ok, expected = isinstance(value, str), "a string"
+        if not ok:
+            raise CodegenError(
+                f"[patches.updates] {tag}: `{name}` must be {expected}, not {value!r}", file=KNOWLEDGE_FILE
+            )
 
 
 @dataclass(frozen=True)
@@ -247,6 +284,7 @@ def _table() -> _Table:
         if missing or unknown:
             problem = f"needs {', '.join(missing)}" if missing else f"does not take {', '.join(unknown)}"
             raise CodegenError(f"[patches.updates] {tag}: a {entry['role']} {problem}", file=KNOWLEDGE_FILE)
+        _check_values(tag, entry)
     for state, meaning in activity.items():
         if meaning not in ACTIVITIES:
             raise CodegenError(
@@ -351,6 +389,8 @@ class _Planner:
             states,
             self.union_name({s.entity for s in states}),
             collections,
+            self.known.method,
+            self.known.metadata,
         )
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
@@ -385,10 +425,9 @@ class _Planner:
         of = upserts.get(entry.get("of", ""))
         if of is None or of.key is None:
             raise self.table_error(tag, f"`of` must name a keyed upsert, not {entry.get('of')!r}")
-        self.field(tag, variant, of.key.wire_name, required=True)
+        key = self.field(tag, variant, of.key.wire_name, required=True)
         append = self.field(tag, variant, entry["append"], required=True)
         into: list[Field] = []
-        containers: list[str] = []
         owner = of.entity
         for step in entry["into"].split("."):
             if into:
@@ -400,7 +439,6 @@ class _Planner:
                         tag, f"`into` steps through {owner}.{into[-1].wire_name}, not an object"
                     )
                 owner = target.name
-                containers.append(owner)
             into.append(self.field(tag, owner, step))
         last = strip_nullable(into[-1].type)
         base64 = entry.get("join") == "base64"
@@ -410,11 +448,7 @@ class _Planner:
                 raise self.table_error(tag, "join = 'base64' needs string fields at both ends")
         elif not (isinstance(last, ArrayOf) and last.item == append.type):
             raise self.table_error(tag, f"`into` must be an array of what `{append.wire_name}` holds")
-        if not isinstance(entry.get("creates"), bool):
-            raise self.table_error(
-                tag, "`creates` must say whether a chunk for an unknown id starts the entity"
-            )
-        skip = {of.key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
+        skip = {key.wire_name, append.wire_name, self.known.metadata, union.tag_wire_name}
         entity_fields = {f.wire_name: f for f in self.surface.all_fields(of.entity)}
         shared = tuple(
             f
@@ -423,34 +457,23 @@ class _Planner:
             and f.wire_name in entity_fields
             and entity_fields[f.wire_name].type == f.type
         )
-        return ChunkPlan(
-            tag, variant, of, append, tuple(into), tuple(containers), base64, entry["creates"], shared
-        )
+        return ChunkPlan(tag, variant, of, key, append, tuple(into), base64, entry["creates"], shared)
 
     def snapshot(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> SnapshotPlan:
         value = self.field(tag, variant, entry["value"], required=True) if "value" in entry else None
         entity = None if value else self.payload(variant, str(union.tag_wire_name))
         key: tuple[Field, ...] = ()
-        key_type = None
         if "key" in entry:
             first, _, rest = entry["key"].partition(".")
             key = (self.field(tag, variant, first, required=True),)
             if rest:
                 key += (self.nested_key(tag, key[0], rest),)
-            key_type = annotation(key[-1].type)
-        value_type = annotation(value.type) if value else str(entity)
-        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key, value_type, key_type)
+        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key)
 
     def nested_key(self, tag: str, holder: Field, wire: str) -> Field:
         """The field ``wire`` of every class ``holder`` may hold (each must have it, alike)."""
-        target = strip_nullable(holder.type)
-        named = self.surface.types.get(target.name) if isinstance(target, Ref) else None
-        if isinstance(named, UnionType):
-            members = [*named.variants, *([named.catch_all] if named.catch_all else [])]
-            classes = [m.type.name for m in members if isinstance(m.type, Ref)]
-        elif isinstance(named, ObjectType):
-            classes = [named.name]
-        else:
+        classes = self.surface.classes_of(strip_nullable(holder.type))
+        if not classes:
             raise self.table_error(tag, f"`key` steps through {holder.wire_name}, which holds no object")
         found = {self.field(tag, c, wire, required=True) for c in classes}
         if len({(f.py_name, f.type) for f in found}) != 1:
@@ -491,7 +514,7 @@ class _Planner:
                 grouped.setdefault(rule.collection, []).append(rule)
         out = []
         for name, members in grouped.items():
-            if name in STORE_MEMBERS or not name.isidentifier():
+            if name in STORE_MEMBERS or not is_identifier(name):
                 raise self.table_error(
                     members[0].tag, f"collection name {name!r} cannot be a SessionState attribute"
                 )
@@ -516,10 +539,8 @@ class _Planner:
     def union_name(self, classes: set[str]) -> str:
         """The named union of exactly ``classes``, else the classes joined with ``|``."""
         for union in self.surface.unions():
-            members = [*union.variants, *([union.catch_all] if union.catch_all else [])]
-            if {m.type.name for m in members if isinstance(m.type, Ref)} == classes and len(members) == len(
-                classes
-            ):
+            names = {m.type.name for m in union.members if isinstance(m.type, Ref)}
+            if names == classes and len(union.members) == len(classes):
                 return union.name
         return " | ".join(sorted(classes))
 
@@ -544,8 +565,7 @@ def describe(rule: RulePlan) -> str:
         into = ".".join(f.wire_name for f in rule.into)
         what = f"the bytes of ``{rule.append.wire_name}``" if rule.base64 else f"``{rule.append.wire_name}``"
         start = "starts the entry if it is new" if rule.creates else "the entry must exist"
-        key = rule.of.key.wire_name if rule.of.key else ""
-        return f"appends {what} to ``{rule.collection}[{key}].{into}``; {start}"
+        return f"appends {what} to ``{rule.collection}[{rule.key.wire_name}].{into}``; {start}"
     if isinstance(rule, SnapshotPlan):
         what = f"``{rule.value.wire_name}``" if rule.value else f"the update (:class:`{rule.entity}`)"
         key = ".".join(f.wire_name for f in rule.key)
@@ -555,7 +575,7 @@ def describe(rule: RulePlan) -> str:
         return f"removes ``{rule.collection}[{rule.key.wire_name}]`` (nothing if it is gone)"
     if isinstance(rule, LivePlan):
         return "live only, outside session history: returned, never stored"
-    raise TypeError(rule)
+    assert_never(rule)
 
 
 def module_doc(plan: SessionPlan) -> str:
@@ -568,11 +588,12 @@ def module_doc(plan: SessionPlan) -> str:
     return pysource.docstring(
         f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema).\n\n"
         ":func:`apply_patch` applies one upsert or chunk to the stored state of its entity, and\n"
-        ":class:`SessionState` keeps what a client needs from ``session/update`` notifications.\n"
+        f":class:`SessionState` keeps what a client needs from ``{plan.method}`` notifications.\n"
         "Both follow the protocol's rules: an omitted field leaves the stored value unchanged,\n"
-        "an explicit ``null`` clears it, and an upsert's top-level ``_meta`` is patched key by key\n"
+        f"an explicit ``null`` clears it, and an upsert's top-level ``{plan.metadata}`` is patched key "
+        "by key\n"
         "(:func:`merge_meta`); metadata on chunks and snapshots never patches an entity.\n\n"
-        "What each ``sessionUpdate`` does:\n\n" + "\n".join(lines) + "\n\n"
+        f"What each ``{plan.union.tag_wire_name}`` does:\n\n" + "\n".join(lines) + "\n\n"
         f"Updates with any other tag{other} are returned, never stored."
     )
 
@@ -586,6 +607,30 @@ def collection_doc(collection: CollectionPlan) -> str:
     return textwrap.fill(text, width=96)
 
 
+_IMPORTED = {
+    "Mapping": "collections.abc",
+    "Any": "typing",  # Any and Literal may appear in a collection's type
+    "Final": "typing",
+    "Literal": "typing",
+    "overload": "typing",
+    "AcpModel": "._base",
+}
+"""Where the names the body may use come from, besides the runtime and the schema."""
+
+
+def patch_imports(names: set[str], surface: ApiSurface) -> dict[str, list[str]]:
+    """Module -> the names ``patches.py`` imports from it: those its body uses, and the re-exports."""
+    origin = {name: module for name, module in _IMPORTED.items() if name in names}
+    origin.update((n, "._patch") for n in _patch.__all__ if n in names or n in EXPORTS)
+    origin.update((n, ".schema") for n in names if n in surface.types)
+    out: dict[str, list[str]] = {}
+    for module in ("collections.abc", "typing", "._base", "._patch", ".schema"):
+        found = sorted((n for n, m in origin.items() if m == module), key=pysource.isort_key)
+        if found:
+            out[module] = found
+    return out
+
+
 def render_patches(surface: ApiSurface) -> str:
     """The complete, formatted ``patches.py`` of one surface."""
     plan = session_plan(surface)
@@ -595,14 +640,7 @@ def render_patches(surface: ApiSurface) -> str:
     module = env.get_template("module.py.jinja2").render(
         header=header(surface, "Patch semantics of session updates."),
         doc=module_doc(plan),
-        mapping="Mapping" in names,
-        typing=sorted(n for n in ("Any", "Final", "Literal", "overload") if n in names),
-        base="AcpModel" in names,
-        runtime=sorted(
-            {n for n in RUNTIME_NAMES if n in names} | set(EXPORTS) - {"SessionState", "apply_patch"},
-            key=pysource.isort_key,
-        ),
-        schema_names=sorted(n for n in names if n in surface.types),
+        imports=patch_imports(names, surface),
         exports=EXPORTS,
         body=body,
     )
@@ -616,7 +654,8 @@ def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     """
     from .package import Module, runtime_module
 
-    if not any(m.wire_name == section("patches").get("method") for m in surface.methods):
+    method = _table().method
+    if not any(m.wire_name == method for m in surface.methods):
         return {}
     return {
         "patches.py": Module(render_patches(surface), exports=EXPORTS, expose=True),

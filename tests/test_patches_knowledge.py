@@ -7,11 +7,24 @@ from typing import Any
 
 import pytest
 
+from codegen import pysource
 from codegen.errors import CodegenError
 from codegen.ir import ApiSurface, Ref, UnionType, Variant
 from codegen.knowledge import section
-from codegen.patches import ChunkPlan, SnapshotPlan, UpsertPlan, session_plan
-from tests.conftest import RELEASES, SURFACES, surface_of
+from codegen.patches import (
+    EXPORTS,
+    PATCH_TEMPLATES,
+    STORE_MEMBERS,
+    ChunkPlan,
+    SnapshotPlan,
+    UpsertPlan,
+    collection_doc,
+    emit_patches,
+    module_doc,
+    patch_imports,
+    session_plan,
+)
+from tests.conftest import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
 ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
@@ -100,11 +113,23 @@ def test_a_release_with_an_unclassified_foreground_state_is_refused() -> None:
         ("tool_call_update", {"key": "title"}, "ToolCallUpdate.title must be required"),
         ("tool_call_update", {"key": "nope"}, "ToolCallUpdate has no field 'nope'"),
         ("tool_call_content_chunk", {"into": "title"}, "`into` must be an array of what `content` holds"),
-        ("terminal_output_chunk", {"join": "list"}, "`into` must be an array"),
+        ("terminal_output_chunk", {"join": "list"}, "output_chunk: `join` must be 'base64', not 'list'"),
+        ("agent_message_chunk", {"join": "bas64"}, "message_chunk: `join` must be 'base64', not 'bas64'"),
+        ("usage_update", {"collection": 3}, "usage_update: `collection` must be a string, not 3"),
+        ("plan_update", {"key": ["plan", "planId"]}, "plan_update: `key` must be a string"),
+        ("terminal_output_chunk", {"into": ["output", "data"]}, "`into` must be a string, not \\['output'"),
+        ("session_message", {"keep_on_null": "senderSessionId"}, "`keep_on_null` must be a list of strings"),
+        ("session_message", {"keep_on_null": [1]}, "`keep_on_null` must be a list of strings, not \\[1\\]"),
+        ("tool_call_content_chunk", {"creates": "no"}, "`creates` must be true or false, not 'no'"),
         ("tool_call_content_chunk", {"of": "plan_update"}, "`of` must name a keyed upsert"),
         ("plan_update", {"key": "plan.nope"}, "has no field 'nope'"),
+        ("plan_update", {"key": "sessionUpdate.planId"}, "through sessionUpdate, which holds no object"),
         ("session_message", {"keep_on_null": ["messageId"]}, "not a patch field"),
         ("usage_update", {"collection": "state"}, "cannot be a SessionState attribute"),
+        ("usage_update", {"collection": "class"}, "collection name 'class' cannot be a SessionState"),
+        ("usage_update", {"collection": "_keyed"}, "collection name '_keyed' cannot be a SessionState"),
+        ("usage_update", {"collection": "_replay"}, "collection name '_replay' cannot be a SessionState"),
+        ("tool_call_update", {"collection": "_current"}, "name '_current' cannot be a SessionState"),
         ("notice", {"role": "chunk"}, "a chunk needs of, append, into, creates"),
         ("notice", {"role": "teleport"}, "`role` must be one of"),
         ("notice", {"colour": "red"}, "does not take colour"),
@@ -117,6 +142,27 @@ def test_a_table_entry_the_schema_contradicts_is_refused(
     monkeypatch.setattr("codegen.patches.section", lambda name: table)
     with pytest.raises(CodegenError, match=message):
         session_plan(surface_of(*ALPHA_7_UNSTABLE))
+
+
+def test_a_surface_without_the_notification_gets_no_patches_module() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    assert set(emit_patches(surface)) == {"patches.py", "_patch.py"}
+    methods = tuple(m for m in surface.methods if m.wire_name != TABLE["method"])
+    assert emit_patches(dataclasses.replace(surface, methods=methods)) == {}
+
+
+def test_a_misspelt_method_key_is_refused_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    table = {**{k: v for k, v in TABLE.items() if k != "method"}, "methd": TABLE["method"]}
+    monkeypatch.setattr("codegen.patches.section", lambda name: table)
+    with pytest.raises(CodegenError, match=r"\[patches\] needs `method`"):
+        emit_patches(surface_of(*ALPHA_7_UNSTABLE))
+
+
+def test_every_attribute_the_store_sets_is_reserved() -> None:
+    state = package_of(*ALPHA_7_UNSTABLE).SessionState("s")
+    collections = {c.name for c in session_plan(surface_of(*ALPHA_7_UNSTABLE)).collections}
+    assert set(vars(state)) - collections <= STORE_MEMBERS
+    assert {"_keyed", "_replay", "session_id", "apply", "dump", "rules"} <= STORE_MEMBERS
 
 
 def rule(surface: ApiSurface, tag: str) -> Any:
@@ -182,3 +228,28 @@ def test_collection_types_are_the_schema_types() -> None:
     assert annotations["config_options"] == "list[SessionConfigOption] | None"
     assert annotations["usage"] == "UsageUpdate | None"
     assert annotations["subagents"] == "Mapping[SessionId, SubagentUpdate]"
+
+
+def test_the_docstrings_say_what_the_table_and_the_schema_name() -> None:
+    plan = session_plan(surface_of(*ALPHA_7_UNSTABLE))
+    renamed = dataclasses.replace(plan, method="session/changed", metadata="_extra", state_tag="status")
+    doc = module_doc(renamed)
+    assert "from ``session/changed`` notifications" in doc and "top-level ``_extra`` is patched" in doc
+    assert "``session/update``" not in doc and "top-level ``_meta``" not in doc
+    assert "What each ``sessionUpdate`` does" in doc
+    env = pysource.template_environment(PATCH_TEMPLATES)
+    body = env.get_template("body.py.jinja2").render(plan=renamed, collection_doc=collection_doc)
+    assert "its ``session/changed`` notifications" in body and "``_extra`` is patched by key" in body
+    assert "snapshot (``status``)" in body
+    assert "session/update" not in body and "state_update" not in body
+
+
+def test_patches_py_imports_the_names_its_body_uses() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    got = patch_imports({"Any", "Literal", "Final", "AcpModel", "Upsert", "ToolCallUpdate", "x"}, surface)
+    assert list(got) == ["typing", "._base", "._patch", ".schema"]
+    assert got["typing"] == ["Any", "Final", "Literal"]
+    assert got["._base"] == ["AcpModel"]
+    assert "Upsert" in got["._patch"] and "Chunk" not in got["._patch"]
+    assert {*got["._patch"], "SessionState", "apply_patch"} >= set(EXPORTS)
+    assert got[".schema"] == ["ToolCallUpdate"]

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from codegen.patches import session_plan
+from codegen.patches import UpsertPlan, session_plan
 from tests.conftest import SURFACES, package_of, surface_id, surface_of
 from tests.patch_reference import (
     PredictedError,
@@ -167,10 +167,15 @@ def test_exclude_unset_keeps_omitted_and_null_patch_fields_apart(release: str, u
     package: ModuleType = package_of(release, unstable)
     surface = surface_of(release, unstable)
     adapter: TypeAdapter[Any] = TypeAdapter(package.schema.SessionUpdate)
+    # the oracle comes from the reference and the IR, not the planner: an upsert's patch
+    # fields are the optional fields of its entity
     patch_fields = {
-        rule.update: rule.patch_fields  # type: ignore[union-attr]
-        for rule in session_plan(surface).of_role("upsert")
+        rule.variant: [f for f in surface.all_fields(str(rule.entity)) if not f.required]
+        for rule in spec_of(surface).rules.values()
+        if rule.role == "upsert"
     }
+    upserts = [r for r in session_plan(surface).rules if isinstance(r, UpsertPlan)]
+    assert {r.update: list(r.patch_fields) for r in upserts} == patch_fields
 
     @PROFILE
     @given(upsert_strategy(surface))

@@ -140,7 +140,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=UserMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -157,7 +156,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -174,7 +172,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentThought,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -190,16 +187,6 @@ RULES: Final = Rules(
             collection="tool_calls",
             entity=ToolCallUpdate,
             key="tool_call_id",
-            patch_fields=(
-                "title",
-                "kind",
-                "status",
-                "content",
-                "locations",
-                "raw_input",
-                "raw_output",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -208,7 +195,6 @@ RULES: Final = Rules(
             collection="terminals",
             entity=TerminalUpdate,
             key="terminal_id",
-            patch_fields=("command", "cwd", "output", "exit_status", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -245,7 +231,6 @@ RULES: Final = Rules(
             collection="session_info",
             entity=SessionInfoUpdate,
             key=None,
-            patch_fields=("title", "updated_at", "field_meta"),
             meta="field_meta",
         ),
         Snapshot(

@@ -143,7 +143,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=UserMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -160,7 +159,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -177,7 +175,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentThought,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -193,17 +190,6 @@ RULES: Final = Rules(
             collection="tool_calls",
             entity=ToolCallUpdate,
             key="tool_call_id",
-            patch_fields=(
-                "name",
-                "title",
-                "kind",
-                "status",
-                "content",
-                "locations",
-                "raw_input",
-                "raw_output",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -212,7 +198,6 @@ RULES: Final = Rules(
             collection="terminals",
             entity=TerminalUpdate,
             key="terminal_id",
-            patch_fields=("command", "cwd", "output", "exit_status", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -252,7 +237,6 @@ RULES: Final = Rules(
             collection="session_info",
             entity=SessionInfoUpdate,
             key=None,
-            patch_fields=("title", "updated_at", "field_meta"),
             meta="field_meta",
         ),
         Snapshot(

@@ -151,7 +151,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=UserMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -168,7 +167,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -185,7 +183,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentThought,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -201,17 +198,6 @@ RULES: Final = Rules(
             collection="tool_calls",
             entity=ToolCallUpdate,
             key="tool_call_id",
-            patch_fields=(
-                "name",
-                "title",
-                "kind",
-                "status",
-                "content",
-                "locations",
-                "raw_input",
-                "raw_output",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -220,7 +206,6 @@ RULES: Final = Rules(
             collection="terminals",
             entity=TerminalUpdate,
             key="terminal_id",
-            patch_fields=("command", "cwd", "output", "exit_status", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -260,7 +245,6 @@ RULES: Final = Rules(
             collection="session_info",
             entity=SessionInfoUpdate,
             key=None,
-            patch_fields=("title", "updated_at", "field_meta"),
             meta="field_meta",
         ),
         Snapshot(
@@ -275,7 +259,6 @@ RULES: Final = Rules(
             collection="compactions",
             entity=CompactionUpdate,
             key="compaction_id",
-            patch_fields=("summary", "error", "field_meta"),
             meta="field_meta",
         ),
         Chunk(

@@ -154,7 +154,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=UserMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -171,7 +170,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -188,7 +186,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentThought,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -204,17 +201,6 @@ RULES: Final = Rules(
             collection="tool_calls",
             entity=ToolCallUpdate,
             key="tool_call_id",
-            patch_fields=(
-                "name",
-                "title",
-                "kind",
-                "status",
-                "content",
-                "locations",
-                "raw_input",
-                "raw_output",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -223,7 +209,6 @@ RULES: Final = Rules(
             collection="terminals",
             entity=TerminalUpdate,
             key="terminal_id",
-            patch_fields=("command", "cwd", "output", "exit_status", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -263,7 +248,6 @@ RULES: Final = Rules(
             collection="session_info",
             entity=SessionInfoUpdate,
             key=None,
-            patch_fields=("title", "updated_at", "field_meta"),
             meta="field_meta",
         ),
         Snapshot(
@@ -279,7 +263,6 @@ RULES: Final = Rules(
             collection="compactions",
             entity=CompactionUpdate,
             key="compaction_id",
-            patch_fields=("summary", "error", "field_meta"),
             meta="field_meta",
         ),
         Chunk(

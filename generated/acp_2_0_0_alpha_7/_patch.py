@@ -101,7 +101,11 @@ class InvalidUpdateError(PatchError):
 
 @dataclass(frozen=True)
 class Upsert:
-    """``update`` creates or patches one entity of ``collection``, stored as ``entity``."""
+    """``update`` creates or patches one entity of ``collection``, stored as ``entity``.
+
+    Each attribute the update was given replaces the stored one (``None`` clears it) and the
+    others stay, except as ``meta`` and ``keep_on_null`` say.
+    """
 
     tag: str
     update: type[AcpModel]
@@ -109,8 +113,6 @@ class Upsert:
     entity: type[AcpModel]
     key: str | None
     """Attribute naming the entity; ``None`` when the session has one such entity."""
-    patch_fields: tuple[str, ...]
-    """Attributes with patch semantics: omitted leaves them, ``None`` clears them."""
     meta: str | None = None
     """The attribute patched key by key (the wire ``_meta``)."""
     keep_on_null: frozenset[str] = frozenset()
@@ -125,7 +127,7 @@ class Chunk:
     tag: str
     update: type[AcpModel]
     of: str
-    """Tag of the upsert that keeps the entity."""
+    """Tag of the upsert that keeps the entity (always a keyed one)."""
     append: str
     into: tuple[str, ...]
     containers: tuple[type[AcpModel], ...] = ()
@@ -149,6 +151,7 @@ class Snapshot:
     value: str | None = None
     """Attribute holding the snapshot; ``None`` stores the update itself as ``entity``."""
     entity: type[AcpModel] | None = None
+    """The class the update is stored as; set exactly when ``value`` is ``None``."""
     key: tuple[str, ...] = ()
     """Attribute path to the entry's id inside the update; empty for the whole collection."""
     role: ClassVar[Role] = "snapshot"
@@ -358,13 +361,14 @@ def patch_entity(rule: Upsert, current: AcpModel | None, update: AcpModel) -> Ac
 
 def append_chunk(rule: Chunk, upsert: Upsert, current: AcpModel | None, chunk: AcpModel) -> AcpModel:
     """Append one chunk to its entity's stored state (``None``: no such entity yet)."""
+    assert upsert.key is not None, "a chunk's entity is keyed"
     entity = _check_current(upsert.entity, upsert.key, current, chunk)
     values: dict[str, Any] = {}
     if entity is None:
-        if not rule.creates or upsert.key is None:
-            key = getattr(chunk, upsert.key) if upsert.key else None
+        key = getattr(chunk, upsert.key)
+        if not rule.creates:
             raise UnknownEntityError(f"{rule.tag} for unknown {upsert.collection} entry {key!r}")
-        values[upsert.key] = getattr(chunk, upsert.key)
+        values[upsert.key] = key
     values[rule.into[0]] = _appended(rule, entity, 0, getattr(chunk, rule.append))
     for name in rule.shared:
         value = _get(chunk, name)
@@ -429,10 +433,12 @@ class SessionStore:
     """Whether foreground work has started (running or requires action) and not yet ended."""
     completions: int
     """How many times foreground work has ended (transitions to idle after work)."""
+    _keyed: dict[str, dict[Any, Any]]
+    _replay: _Replay | None
 
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
-        self._keyed: dict[str, dict[Any, Any]] = {}
+        self._keyed = {}
         for name in self.rules.keyed:
             self._keyed[name] = {}
             setattr(self, name, MappingProxyType(self._keyed[name]))
@@ -441,7 +447,7 @@ class SessionStore:
         self.state = None
         self.work_in_progress = False
         self.completions = 0
-        self._replay: _Replay | None = None
+        self._replay = None
 
     # -- applying updates
 
@@ -479,7 +485,8 @@ class SessionStore:
             if rule.value is not None:
                 value = getattr(update, rule.value)
             else:
-                value = as_entity(rule.entity or type(update), update)
+                assert rule.entity is not None, "a snapshot without a value stores the update as its entity"
+                value = as_entity(rule.entity, update)
             self._put(rule.collection, key, value)
         elif isinstance(rule, Removal):
             key = getattr(update, rule.key)

@@ -170,7 +170,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=UserMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -187,7 +186,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentMessage,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -204,7 +202,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=AgentThought,
             key="message_id",
-            patch_fields=("content", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -220,17 +217,6 @@ RULES: Final = Rules(
             collection="tool_calls",
             entity=ToolCallUpdate,
             key="tool_call_id",
-            patch_fields=(
-                "name",
-                "title",
-                "kind",
-                "status",
-                "content",
-                "locations",
-                "raw_input",
-                "raw_output",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -239,7 +225,6 @@ RULES: Final = Rules(
             collection="terminals",
             entity=TerminalUpdate,
             key="terminal_id",
-            patch_fields=("command", "cwd", "output", "exit_status", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -279,7 +264,6 @@ RULES: Final = Rules(
             collection="session_info",
             entity=SessionInfoUpdate,
             key=None,
-            patch_fields=("title", "updated_at", "field_meta"),
             meta="field_meta",
         ),
         Snapshot(
@@ -295,7 +279,6 @@ RULES: Final = Rules(
             collection="compactions",
             entity=CompactionUpdate,
             key="compaction_id",
-            patch_fields=("summary", "error", "field_meta"),
             meta="field_meta",
         ),
         Chunk(
@@ -311,13 +294,6 @@ RULES: Final = Rules(
             collection="subagents",
             entity=SubagentUpdate,
             key="session_id",
-            patch_fields=(
-                "title",
-                "description",
-                "capabilities",
-                "state",
-                "field_meta",
-            ),
             meta="field_meta",
         ),
         Upsert(
@@ -326,12 +302,6 @@ RULES: Final = Rules(
             collection="messages",
             entity=SessionMessage,
             key="message_id",
-            patch_fields=(
-                "sender_session_id",
-                "recipient_session_id",
-                "content",
-                "field_meta",
-            ),
             meta="field_meta",
             keep_on_null=frozenset({"sender_session_id", "recipient_session_id"}),
         ),
