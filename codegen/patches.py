@@ -618,17 +618,14 @@ _IMPORTED = {
 """Where the names the body may use come from, besides the runtime and the schema."""
 
 
-def patch_imports(names: set[str], surface: ApiSurface) -> dict[str, list[str]]:
-    """Module -> the names ``patches.py`` imports from it: those its body uses, and the re-exports."""
-    origin = {name: module for name, module in _IMPORTED.items() if name in names}
-    origin.update((n, "._patch") for n in _patch.__all__ if n in names or n in EXPORTS)
-    origin.update((n, ".schema") for n in names if n in surface.types)
-    out: dict[str, list[str]] = {}
-    for module in ("collections.abc", "typing", "._base", "._patch", ".schema"):
-        found = sorted((n for n, m in origin.items() if m == module), key=pysource.isort_key)
-        if found:
-            out[module] = found
-    return out
+def patch_imports(names: set[str], surface: ApiSurface) -> str:
+    """The import block of ``patches.py``: the names its body uses, and the runtime names it re-exports."""
+    table = {
+        **dict.fromkeys(surface.types, ".schema"),
+        **dict.fromkeys(_patch.__all__, "._patch"),
+        **_IMPORTED,
+    }
+    return pysource.import_block(names | (set(EXPORTS) & set(_patch.__all__)), table)
 
 
 def render_patches(surface: ApiSurface) -> str:

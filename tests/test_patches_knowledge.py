@@ -247,9 +247,11 @@ def test_the_docstrings_say_what_the_table_and_the_schema_name() -> None:
 def test_patches_py_imports_the_names_its_body_uses() -> None:
     surface = surface_of(*ALPHA_7_UNSTABLE)
     got = patch_imports({"Any", "Literal", "Final", "AcpModel", "Upsert", "ToolCallUpdate", "x"}, surface)
-    assert list(got) == ["typing", "._base", "._patch", ".schema"]
-    assert got["typing"] == ["Any", "Final", "Literal"]
-    assert got["._base"] == ["AcpModel"]
-    assert "Upsert" in got["._patch"] and "Chunk" not in got["._patch"]
-    assert {*got["._patch"], "SessionState", "apply_patch"} >= set(EXPORTS)
-    assert got[".schema"] == ["ToolCallUpdate"]
+    lines = [line for line in got.split("\n") if " import " in line]
+    froms = {line.split()[1]: line.split(" import ")[1].split(", ") for line in lines}
+    assert list(froms) == ["__future__", "typing", "._base", "._patch", ".schema"]
+    assert froms["typing"] == ["Any", "Final", "Literal"]
+    assert froms["._base"] == ["AcpModel"]
+    assert "Upsert" in froms["._patch"] and "Chunk" not in froms["._patch"]
+    assert {*froms["._patch"], "SessionState", "apply_patch"} >= set(EXPORTS)
+    assert froms[".schema"] == ["ToolCallUpdate"]
