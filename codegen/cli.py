@@ -53,6 +53,13 @@ def _source(args: argparse.Namespace) -> SchemaSource:
 def _generate(args: argparse.Namespace, console: Console) -> int:
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
+    if not args.releases:
+        for release in gen.unlocked_releases(source):
+            console.print(
+                f"notice: release {release} is in {source.find_folder(release)} but not in the lock, "
+                f"so it is skipped; review it, then run `acp-codegen lock {release}`",
+                highlight=False,
+            )
     units = gen.units_for(source, releases)
     started = time.perf_counter()
 

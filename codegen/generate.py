@@ -349,7 +349,10 @@ def diff_trees(old: dict[str, str], new: dict[str, str], context: int = 3, limit
 
 
 def all_releases(source: SchemaSource) -> list[str]:
-    """Every release that can be generated; an unlocked one on disk is an error."""
-    for release in source.available():
-        source.check_locked(release)
+    """Every locked release: what ``generate`` writes when no release is named."""
     return list(source.lock.releases)
+
+
+def unlocked_releases(source: SchemaSource) -> list[str]:
+    """Releases found on disk that the lock does not name: ``generate`` skips them with a notice."""
+    return [release for release in source.available() if release not in source.lock.releases]

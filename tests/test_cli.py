@@ -173,8 +173,19 @@ def test_missing_release(workspace: Workspace) -> None:
     assert_untouched(workspace)
 
 
-def test_release_on_disk_but_not_locked(workspace: Workspace) -> None:
+def test_release_on_disk_but_not_locked_is_skipped_with_a_notice(workspace: Workspace) -> None:
+    lock = json.loads(workspace.lock.read_text())
+    lock["releases"] = {"2.0.0-alpha.1": lock["releases"]["2.0.0-alpha.1"]}
+    workspace.lock.write_text(json.dumps(lock))
     result = workspace.generate()
+    assert result.returncode == 0, result.stderr
+    assert f"notice: release {NEW}" in result.stderr and f"acp-codegen lock {NEW}" in result.stderr
+    packages = {rel.split("/")[0] for rel in read_tree(workspace.out)}
+    assert packages == {"README.md", "acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable"}
+
+
+def test_naming_an_unlocked_release_is_an_error(workspace: Workspace) -> None:
+    result = workspace.generate(NEW)
     assert_one_error_line(result, "not in the lock", f"acp-codegen lock {NEW}")
     assert_untouched(workspace)
 
