@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 
 from codegen.diff import DiffResult, diff_releases, diff_surfaces, surfaces_of  # noqa: E402
 from codegen.diff_report import render_json  # noqa: E402
-from codegen.ir import Stability  # noqa: E402
-from codegen.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
+from codegen.schema.ir import Stability  # noqa: E402
+from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
 
 BUDGET_SECONDS = 1.0
 REPEAT = 9

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from codegen import naming  # noqa: E402
-from codegen.load import SchemaSource, read_lock  # noqa: E402
+from codegen.schema.load import SchemaSource, read_lock  # noqa: E402
 
 MESSAGES: list[dict[str, Any]] = [
     {

@@ -18,8 +18,8 @@ from rich.console import Console
 from . import generate as gen
 from .diff_report import FORMATS
 from .errors import EXIT_INPUT_ERROR, CodegenError
-from .ir import Stability
-from .load import (
+from .schema.ir import Stability
+from .schema.load import (
     DEFAULT_LOCK,
     PROJECT_ROOT,
     SchemaSource,
@@ -127,8 +127,8 @@ def _lock(args: argparse.Namespace, console: Console) -> int:
 
 @command("ir")
 def _ir(args: argparse.Namespace, console: Console) -> int:
-    from .build_ir import build_release
-    from .ir import ObjectType, UnionType, to_json
+    from .schema.build import build_release
+    from .schema.ir import ObjectType, UnionType, to_json
 
     stable, unstable = build_release(_source(args).load(args.release))
     surface = unstable if args.unstable else stable

@@ -1,6 +1,6 @@
 """The API differ: every change between two surfaces, classified by who it breaks.
 
-It compares two :class:`~codegen.ir.ApiSurface` values (the IR, never the raw
+It compares two :class:`~codegen.schema.ir.ApiSurface` values (the IR, never the raw
 JSON) in two layers:
 
 * **wire**: fields, types, enums, unions, constraints, defaults, lenient
@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bindings import MethodSpec, method_spec
-from .build_ir import build_surface
+from .api.methods import MethodSpec, method_spec
 from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 from .errors import CodegenError
-from .ir import (
+from .schema.build import build_surface
+from .schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,
@@ -51,7 +51,7 @@ from .ir import (
     strip_nullable,
     to_json,
 )
-from .load import ReleaseFiles, SchemaSource, load_schema_folder, read_toml
+from .schema.load import ReleaseFiles, SchemaSource, load_schema_folder, read_toml
 
 # --- results ------------------------------------------------------------------
 
@@ -694,7 +694,7 @@ def _show_default(f: Field) -> str:
 def signature(surface: ApiSurface, spec: MethodSpec) -> dict[str, tuple[str, bool]]:
     """The keyword-only arguments of a method's Python binding: wire name -> (python name, required).
 
-    They are the bindings' own (:func:`codegen.bindings.method_spec`): the
+    They are the bindings' own (:func:`codegen.api.methods.method_spec`): the
     params' fields but ``_meta``, for a union those of all its branches; an
     argument without a default is required.
     """

@@ -16,7 +16,7 @@ from typing import Any
 
 from .diff import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
 from .diff_rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
-from .load import SchemaSource, write_atomic
+from .schema.load import SchemaSource, write_atomic
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
 RULES_DOC = "docs/rules.md"

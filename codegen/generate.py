@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import naming
-from .load import SchemaSource, sha256_bytes
+from .schema.load import SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = Path(__file__).resolve().parent
 TEMPLATES = GENERATOR_ROOT.parent / "templates"
@@ -83,9 +83,9 @@ def _unit_key(fingerprint: str, source: SchemaSource, unit: Unit) -> str:
 
 def _render_unit(lock_path: str, source: str | None, cache: str, unit: Unit) -> UnitResult:
     """Worker: load, build the IR and render one package (runs in a subprocess)."""
-    from .build_ir import build_release
-    from .load import read_lock
-    from .package import build_package
+    from .emit.package import build_package
+    from .schema.build import build_release
+    from .schema.load import read_lock
 
     started = time.perf_counter()
     schema_source = SchemaSource(read_lock(Path(lock_path)), Path(source) if source else None, Path(cache))

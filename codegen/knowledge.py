@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CodegenError
-from .load import read_toml
+from .schema.load import read_toml
 
 KNOWLEDGE_FILE = Path(__file__).resolve().parent / "knowledge.toml"
 

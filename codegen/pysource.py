@@ -10,17 +10,13 @@ or control character can end them early, and identifiers come from
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import re
 import textwrap
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-import jinja2
-
-from .ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr
+from .schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\ufeff]")
 
@@ -165,19 +161,3 @@ def used_names(source: str) -> set[str]:
     return {
         node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
     }
-
-
-@functools.cache
-def template_environment(folder: Path) -> jinja2.Environment:
-    """The jinja2 environment every emitter renders Python with."""
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(folder),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
-    env.filters["literal"] = literal
-    env.filters["docstring"] = docstring
-    return env

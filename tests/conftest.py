@@ -16,9 +16,9 @@ if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
 
 from codegen import naming  # noqa: E402
-from codegen.build_ir import build_release  # noqa: E402
-from codegen.ir import ApiSurface  # noqa: E402
-from codegen.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
+from codegen.schema.build import build_release  # noqa: E402
+from codegen.schema.ir import ApiSurface  # noqa: E402
+from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
 
 RELEASES: list[str] = list(read_lock().releases)
 SURFACES: list[tuple[str, bool]] = [(r, u) for r in RELEASES for u in (False, True)]

@@ -9,9 +9,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from codegen.build_ir import build_surface
 from codegen.diff import Change, diff_surfaces
-from codegen.ir import ApiSurface
+from codegen.schema.build import build_surface
+from codegen.schema.ir import ApiSurface
 from tests.conftest import release_files
 
 BASE = "2.0.0-alpha.7"

@@ -13,7 +13,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from codegen.ir import (
+from codegen.schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,

@@ -17,7 +17,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from codegen.ir import (
+from codegen.knowledge import section
+from codegen.schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,
@@ -34,7 +35,6 @@ from codegen.ir import (
     UnionType,
     strip_nullable,
 )
-from codegen.knowledge import section
 
 TAG = "sessionUpdate"
 META = "_meta"

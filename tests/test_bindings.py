@@ -13,9 +13,11 @@ import pytest
 from pydantic import ValidationError
 
 from codegen import naming
-from codegen.bindings import handled_by, protocol_names, render_bindings
+from codegen.api.methods import handled_by
+from codegen.api.protocol import protocol_names
+from codegen.emit.bindings import render_bindings
 from codegen.errors import CodegenError
-from codegen.ir import ApiSurface, ObjectType, UnionType
+from codegen.schema.ir import ApiSurface, ObjectType, UnionType
 from tests.conftest import SURFACES, package_of, surface_id, surface_of
 from tests.runtime_support import Wire, run
 
@@ -213,7 +215,7 @@ def test_route_tables_follow_the_ir(bound: tuple[ApiSurface, ModuleType]) -> Non
 
 
 def test_generated_code_has_no_release_names_written_in() -> None:
-    from codegen.bindings import TEMPLATES
+    from codegen.emit.bindings import BINDING_TEMPLATES as TEMPLATES
 
     template = (TEMPLATES / "bindings.py.jinja2").read_text()
     for word in ("session/", "new_session", "set_config_option", "elicitation", "sessionId", "alpha"):

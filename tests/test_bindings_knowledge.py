@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from codegen.bindings import gates, prompt_echo
-from codegen.ir import ApiSurface, ObjectType, Ref, UnionType, strip_nullable
+from codegen.api.protocol import gates, prompt_echo
 from codegen.knowledge import section
+from codegen.schema.ir import ApiSurface, ObjectType, Ref, UnionType, strip_nullable
 from tests.conftest import SURFACES, surface_of
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}

@@ -15,7 +15,7 @@ import pytest
 
 from codegen import cli
 from codegen.generate import read_tree
-from codegen.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
+from codegen.schema.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
 from tests.conftest import GENERATED, ROOT
 
 RELEASE = "2.0.0-alpha.2"

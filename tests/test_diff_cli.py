@@ -16,7 +16,7 @@ from codegen.diff import DiffResult, apply_waivers, diff_surfaces, read_waivers
 from codegen.diff_report import render_rules, report_files, stale_reports
 from codegen.diff_rules import CATALOG
 from codegen.errors import CodegenError
-from codegen.load import RELEASE_FILES, SchemaSource, read_lock
+from codegen.schema.load import RELEASE_FILES, SchemaSource, read_lock
 from tests.conftest import ROOT, release_files, surface_of
 from tests.diffkit import base_data
 

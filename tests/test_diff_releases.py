@@ -14,7 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from codegen.diff import Change, diff_surfaces, senders_by_type
-from codegen.ir import ApiSurface
+from codegen.schema.ir import ApiSurface
 from tests.conftest import RELEASES, release_files, surface_of
 from tests.diffkit import Defs, base_surface, changes, edited, renamed
 

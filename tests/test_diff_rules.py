@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from codegen.diff_rules import CATALOG, RULES, impact
-from codegen.ir import ApiSurface, Method
+from codegen.schema.ir import ApiSurface, Method
 from tests.diffkit import (
     Defs,
     base_data,

@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codegen.build_ir import build_surface
+from codegen.emit.normalise import normalise
 from codegen.errors import CodegenError
-from codegen.load import (
+from codegen.schema.build import build_surface
+from codegen.schema.load import (
     LockedFile,
     LockedRelease,
     SchemaDocument,
@@ -29,7 +30,6 @@ from codegen.load import (
     parse_json,
     sha256_bytes,
 )
-from codegen.normalise import normalise
 from tests.conftest import RELEASES, release_files
 
 EXAMPLES = int(os.environ.get("ACP_FUZZ_EXAMPLES", "100"))  # raise it for a longer hunt

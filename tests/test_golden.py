@@ -49,7 +49,7 @@ def test_a_schema_without_methods_gets_models_only() -> None:
     """Emitters that need methods skip a types-only schema instead of failing on it."""
     from dataclasses import replace
 
-    from codegen.package import build_package
+    from codegen.emit.package import build_package
     from tests.conftest import surface_of
 
     surface = surface_of("2.0.0-alpha.7", False)

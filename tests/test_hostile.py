@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from codegen import cli
-from codegen.load import RELEASE_FILES, lock_entry
+from codegen.schema.load import RELEASE_FILES, lock_entry
 from tests.trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from codegen.ir import (
+from codegen.schema.ir import (
     ApiSurface,
     ArrayOf,
     EnumType,

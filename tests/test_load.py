@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from codegen.errors import CodegenError
-from codegen.load import (
+from codegen.schema.load import (
     DEFAULT_LOCK,
     RELEASE_FILES,
     SHARED_SCHEMAS,

@@ -11,7 +11,17 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from codegen.ir import ApiSurface, ArrayOf, MapOf, Nullable, ObjectType, Ref, Scalar, TypeExpr, UnionType
+from codegen.schema.ir import (
+    ApiSurface,
+    ArrayOf,
+    MapOf,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    TypeExpr,
+    UnionType,
+)
 from tests.conftest import GENERATED, SURFACES, package_of, surface_id, surface_of
 from tests.instances import example, object_example, schema_errors
 

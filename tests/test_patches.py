@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from codegen.ir import AliasType, ApiSurface, Field, Ref, Scalar, TypeExpr, strip_nullable
-from codegen.patches import EXPORTS, UpsertPlan, session_plan
+from codegen.emit.patches import EXPORTS, UpsertPlan, session_plan
+from codegen.schema.ir import AliasType, ApiSurface, Field, Ref, Scalar, TypeExpr, strip_nullable
 from tests.conftest import GENERATED, SURFACES, package_of, surface_id, surface_of
 from tests.instances import example
 

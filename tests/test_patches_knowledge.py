@@ -7,11 +7,8 @@ from typing import Any
 
 import pytest
 
-from codegen import pysource
-from codegen.errors import CodegenError
-from codegen.ir import ApiSurface, Ref, UnionType, Variant
-from codegen.knowledge import section
-from codegen.patches import (
+from codegen.emit.output import template_environment
+from codegen.emit.patches import (
     EXPORTS,
     PATCH_TEMPLATES,
     STORE_MEMBERS,
@@ -24,6 +21,9 @@ from codegen.patches import (
     patch_imports,
     session_plan,
 )
+from codegen.errors import CodegenError
+from codegen.knowledge import section
+from codegen.schema.ir import ApiSurface, Ref, UnionType, Variant
 from tests.conftest import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
@@ -139,7 +139,7 @@ def test_a_table_entry_the_schema_contradicts_is_refused(
     monkeypatch: pytest.MonkeyPatch, tag: str, change: dict[str, Any], message: str
 ) -> None:
     table = {**TABLE, "updates": {**TABLE["updates"], tag: {**TABLE["updates"][tag], **change}}}
-    monkeypatch.setattr("codegen.patches.section", lambda name: table)
+    monkeypatch.setattr("codegen.emit.patches.section", lambda name: table)
     with pytest.raises(CodegenError, match=message):
         session_plan(surface_of(*ALPHA_7_UNSTABLE))
 
@@ -153,7 +153,7 @@ def test_a_surface_without_the_notification_gets_no_patches_module() -> None:
 
 def test_a_misspelt_method_key_is_refused_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     table = {**{k: v for k, v in TABLE.items() if k != "method"}, "methd": TABLE["method"]}
-    monkeypatch.setattr("codegen.patches.section", lambda name: table)
+    monkeypatch.setattr("codegen.emit.patches.section", lambda name: table)
     with pytest.raises(CodegenError, match=r"\[patches\] needs `method`"):
         emit_patches(surface_of(*ALPHA_7_UNSTABLE))
 
@@ -237,7 +237,7 @@ def test_the_docstrings_say_what_the_table_and_the_schema_name() -> None:
     assert "from ``session/changed`` notifications" in doc and "top-level ``_extra`` is patched" in doc
     assert "``session/update``" not in doc and "top-level ``_meta``" not in doc
     assert "What each ``sessionUpdate`` does" in doc
-    env = pysource.template_environment(PATCH_TEMPLATES)
+    env = template_environment(PATCH_TEMPLATES)
     body = env.get_template("body.py.jinja2").render(plan=renamed, collection_doc=collection_doc)
     assert "its ``session/changed`` notifications" in body and "``_extra`` is patched by key" in body
     assert "snapshot (``status``)" in body

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from codegen.patches import UpsertPlan, session_plan
+from codegen.emit.patches import UpsertPlan, session_plan
 from tests.conftest import SURFACES, package_of, surface_id, surface_of
 from tests.patch_reference import (
     PredictedError,

@@ -244,7 +244,7 @@ def test_a_batch_where_the_schema_defines_none_gets_one_invalid_request() -> Non
 
 
 def test_batch_flags_follow_the_schema() -> None:
-    from codegen.bindings import batch_kinds
+    from codegen.api.protocol import batch_kinds
     from tests.conftest import surface_of
 
     surface = surface_of("2.0.0-alpha.7", True)

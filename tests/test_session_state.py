@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from codegen.ir import ApiSurface
+from codegen.schema.ir import ApiSurface
 from tests.conftest import package_of
 
 acp = package_of("2.0.0-alpha.7", True)

@@ -41,7 +41,7 @@ from pydantic import TypeAdapter, ValidationError
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 
-from codegen.ir import ApiSurface  # noqa: E402
+from codegen.schema.ir import ApiSurface  # noqa: E402
 from tests.conftest import package_of, release_files, surface_of  # noqa: E402
 
 EXCEPTIONS_FILE = HERE / "exceptions.toml"

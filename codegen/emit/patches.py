@@ -16,11 +16,15 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, assert_never, get_args
+from typing import Any, ClassVar, assert_never, get_args
 
-from . import pysource
-from .errors import CodegenError
-from .ir import (
+from .. import pysource
+from ..errors import CodegenError
+from ..knowledge import KNOWLEDGE_FILE, section
+from ..naming import is_identifier
+from ..pysource import annotation
+from ..runtime import _patch
+from ..schema.ir import (
     ApiSurface,
     ArrayOf,
     Field,
@@ -30,14 +34,7 @@ from .ir import (
     UnionType,
     strip_nullable,
 )
-from .knowledge import KNOWLEDGE_FILE, section
-from .models import TEMPLATES, format_source, header
-from .naming import is_identifier
-from .pysource import annotation
-from .runtime import _patch
-
-if TYPE_CHECKING:
-    from .package import Module
+from .output import TEMPLATES, Module, format_source, header, runtime_module, template_environment
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
 ROLES: tuple[str, ...] = tuple(rule.role for rule in get_args(_patch.Rule))
@@ -631,7 +628,7 @@ def patch_imports(names: set[str], surface: ApiSurface) -> str:
 def render_patches(surface: ApiSurface) -> str:
     """The complete, formatted ``patches.py`` of one surface."""
     plan = session_plan(surface)
-    env = pysource.template_environment(PATCH_TEMPLATES)
+    env = template_environment(PATCH_TEMPLATES)
     body = env.get_template("body.py.jinja2").render(plan=plan, collection_doc=collection_doc)
     names = pysource.used_names(body)
     module = env.get_template("module.py.jinja2").render(
@@ -645,12 +642,10 @@ def render_patches(surface: ApiSurface) -> str:
 
 
 def emit_patches(surface: ApiSurface) -> dict[str, Module]:
-    """The emitter (see :data:`codegen.package.EMITTERS`): ``patches.py`` and the runtime it runs on.
+    """The emitter (see :data:`codegen.emit.package.EMITTERS`): ``patches.py`` and the runtime it runs on.
 
     A schema without the session-update notification has nothing to patch and gets no module.
     """
-    from .package import Module, runtime_module
-
     method = _table().method
     if not any(m.wire_name == method for m in surface.methods):
         return {}

@@ -11,25 +11,15 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from . import bindings, models, naming, patches, pysource
-from .ir import ApiSurface
+from .. import naming, pysource
+from ..schema.ir import ApiSurface
+from .bindings import emit_bindings
+from .models import emit_models
+from .output import TEMPLATES, Module, format_source, header, template_environment
+from .patches import emit_patches
 
-RUNTIME = Path(__file__).resolve().parent / "runtime"
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "package"
-
-
-@dataclass
-class Module:
-    """One generated file, and the names ``__init__`` re-exports from it."""
-
-    source: str
-    exports: tuple[str, ...] = ()
-    expose: bool = False
-    """Whether the package offers the module itself (``package.bindings``)."""
-    eager: bool = False
-    """Whether importing the package imports the module (the models); the others load on first use."""
+PACKAGE_TEMPLATES = TEMPLATES / "package"
 
 
 @dataclass
@@ -77,10 +67,10 @@ class Package:
         exported = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY", *eager]
         exported += [name for name, _ in lazy_table]
         source = (
-            pysource.template_environment(TEMPLATES)
+            template_environment(PACKAGE_TEMPLATES)
             .get_template("__init__.py.jinja2")
             .render(
-                header=models.header(surface, "Package entry point."),
+                header=header(surface, "Package entry point."),
                 doc=doc,
                 surface=surface,
                 eager=eager,
@@ -90,7 +80,7 @@ class Package:
                 all_names=sorted(set(exported), key=pysource.isort_key),
             )
         )
-        return models.format_source(source)
+        return format_source(source)
 
 
 def _summary(source: str) -> str:
@@ -99,23 +89,8 @@ def _summary(source: str) -> str:
     return text.split("\n\n")[0].replace("\n", " ").strip()
 
 
-def runtime_module(surface: ApiSurface, file_name: str, exports: tuple[str, ...] = ()) -> Module:
-    """A hand-written runtime file, copied with the generated-file header."""
-    text = (RUNTIME / file_name).read_text()
-    note = "Runtime support copied verbatim from codegen/runtime."
-    return Module(models.header(surface, note) + text, exports=exports)
-
-
-def emit_models(surface: ApiSurface) -> dict[str, Module]:
-    source = models.render_models(surface)
-    return {
-        "schema.py": Module(source, expose=True, eager=True),
-        "_base.py": runtime_module(surface, "_base.py"),
-    }
-
-
 Emitter = Callable[[ApiSurface], dict[str, Module]]
-EMITTERS: tuple[Emitter, ...] = (emit_models, bindings.emit_bindings, patches.emit_patches)
+EMITTERS: tuple[Emitter, ...] = (emit_models, emit_bindings, emit_patches)
 
 
 def build_package(surface: ApiSurface) -> Package:

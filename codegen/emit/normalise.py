@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import pysource
-from .ir import (
+from .. import pysource
+from ..runtime._base import wire_name
+from ..schema.ir import (
     UNSTABLE_MARKER,
     AliasType,
     AnyOf,
@@ -41,7 +42,6 @@ from .ir import (
     TypeExpr,
     UnionType,
 )
-from .runtime._base import wire_name
 
 UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
 

@@ -1,4 +1,4 @@
-"""Build the IR (:mod:`codegen.ir`) from one schema file and its meta table.
+"""Build the IR (:mod:`codegen.schema.ir`) from one schema file and its meta table.
 
 The builder knows the few shapes upstream's generator emits and nothing about
 any particular release:
@@ -24,8 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, cast
 
-from . import naming
-from .errors import CodegenError, pointer_join
+from .. import naming
+from ..errors import CodegenError, pointer_join
 from .ir import (
     MISSING,
     UNSTABLE_MARKER,

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import CodegenError
+from ..errors import CodegenError
 
 RELEASE_FILES = ("schema.json", "schema.unstable.json", "meta.json", "meta.unstable.json")
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCK = PROJECT_ROOT / "schemas" / "lock.json"
 SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"

@@ -1,0 +1,6 @@
+"""Stage 3: the Python-facing API spec of a surface, derived from the IR.
+
+Method names, keyword-only signatures and union dispatch (:mod:`.methods`),
+and what the runtime needs besides (:mod:`.protocol`).  The bindings emitter
+renders it; the differ and the codemod compare it between releases.
+"""
