@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.trees import copy_tree, tree_bytes
+from tests.support.trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"

@@ -16,7 +16,7 @@ import pytest
 from codegen import cli
 from codegen.generate import read_tree
 from codegen.schema.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
-from tests.conftest import GENERATED, ROOT
+from tests.support.releases import GENERATED, ROOT
 
 RELEASE = "2.0.0-alpha.2"
 NEW = "2.0.0-alpha.90"

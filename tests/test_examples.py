@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.conftest import ROOT
+from tests.support.releases import ROOT
 
 
 def test_example_client_and_agent() -> None:

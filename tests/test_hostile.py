@@ -31,7 +31,7 @@ import pytest
 
 from codegen import cli
 from codegen.schema.load import RELEASE_FILES, lock_entry
-from tests.trees import copy_tree, tree_bytes
+from tests.support.trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).resolve().parent / "hostile"

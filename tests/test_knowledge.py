@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from codegen.knowledge import section
-from tests.conftest import RELEASES, release_files
+from tests.support.releases import RELEASES, release_files
 
 
 def extension_keywords(node: Any) -> Iterator[str]:

@@ -6,7 +6,7 @@ import contextlib
 import io
 import re
 
-from tests.conftest import ROOT
+from tests.support.releases import ROOT
 
 SECTION = "## Session state and patch semantics"
 

@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent
 
 from codegen.schema.ir import ApiSurface  # noqa: E402
-from tests.conftest import package_of, release_files, surface_of  # noqa: E402
+from tests.support.releases import package_of, release_files, surface_of  # noqa: E402
 
 EXCEPTIONS_FILE = HERE / "exceptions.toml"
 DUMP = {"by_alias": True, "exclude_unset": True, "mode": "json"}

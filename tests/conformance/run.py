@@ -29,7 +29,7 @@ from tests.conformance.harness import (  # noqa: E402
     load_exceptions,
     unexplained,
 )
-from tests.conftest import RELEASES  # noqa: E402
+from tests.support.releases import RELEASES  # noqa: E402
 
 
 def _worker(args: tuple[str, bool, int, int | None]) -> SurfaceResult:

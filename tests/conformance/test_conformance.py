@@ -30,7 +30,7 @@ from tests.conformance.harness import (
     repaired,
     unexplained,
 )
-from tests.conftest import RELEASES, SURFACES, release_files, surface_id
+from tests.support.releases import RELEASES, SURFACES, release_files, surface_id
 
 NEWEST = RELEASES[-1]
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from codegen.schema.ir import ApiSurface
-from tests.conftest import package_of
+from tests.support.releases import package_of
 
 acp = package_of("2.0.0-alpha.7", True)
 

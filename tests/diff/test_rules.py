@@ -21,7 +21,7 @@ import pytest
 
 from codegen.diff_rules import CATALOG, RULES, impact
 from codegen.schema.ir import ApiSurface, Method
-from tests.diffkit import (
+from tests.support.diffkit import (
     Defs,
     base_data,
     base_surface,

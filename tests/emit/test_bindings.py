@@ -18,8 +18,8 @@ from codegen.api.protocol import protocol_names
 from codegen.emit.bindings import render_bindings
 from codegen.errors import CodegenError
 from codegen.schema.ir import ApiSurface, ObjectType, UnionType
-from tests.conftest import SURFACES, package_of, surface_id, surface_of
-from tests.runtime_support import Wire, run
+from tests.support.releases import SURFACES, package_of, surface_id, surface_of
+from tests.support.wire import Wire, run
 
 # -- method names ----------------------------------------------------------------------------
 
@@ -220,7 +220,7 @@ def test_generated_code_has_no_release_names_written_in() -> None:
     template = (TEMPLATES / "bindings.py.jinja2").read_text()
     for word in ("session/", "new_session", "set_config_option", "elicitation", "sessionId", "alpha"):
         assert word not in template
-    runtime = Path(__file__).resolve().parent.parent / "codegen" / "runtime"
+    runtime = Path(__file__).resolve().parents[2] / "codegen" / "runtime"
     for module in ("_rpc.py", "_params.py", "_streams.py"):
         source = (runtime / module).read_text()
         for word in ("session/", "sessionId", '"requestId"', '"capabilities"', '"initialize"', "alpha"):

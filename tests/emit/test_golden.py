@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codegen.errors import CodegenError
 from codegen.generate import diff_trees, read_tree
-from tests.conftest import GENERATED, ROOT
+from tests.support.releases import GENERATED, ROOT
 
 
 def test_regenerating_everything_reproduces_generated(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_a_schema_without_methods_gets_models_only() -> None:
     from dataclasses import replace
 
     from codegen.emit.package import build_package
-    from tests.conftest import surface_of
+    from tests.support.releases import surface_of
 
     surface = surface_of("2.0.0-alpha.7", False)
     assert {"bindings.py", "patches.py", "schema.py"} <= set(build_package(surface).modules)

@@ -22,8 +22,8 @@ from codegen.schema.ir import (
     TypeExpr,
     UnionType,
 )
-from tests.conftest import GENERATED, SURFACES, package_of, surface_id, surface_of
-from tests.instances import example, object_example, schema_errors
+from tests.support.instances import example, object_example, schema_errors
+from tests.support.releases import GENERATED, SURFACES, package_of, surface_id, surface_of
 
 
 def wire(model: Any) -> Any:

@@ -17,8 +17,8 @@ from codegen.diff_report import render_rules, report_files, stale_reports
 from codegen.diff_rules import CATALOG
 from codegen.errors import CodegenError
 from codegen.schema.load import RELEASE_FILES, SchemaSource, read_lock
-from tests.conftest import ROOT, release_files, surface_of
-from tests.diffkit import base_data
+from tests.support.diffkit import base_data
+from tests.support.releases import ROOT, release_files, surface_of
 
 A3, A5, A7 = "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"
 MESSAGE_ID = "ef11d1653702bc7a"  # field-added-required PromptResponse.messageId (alpha.3 -> alpha.5)

@@ -24,7 +24,7 @@ from codegen.emit.patches import (
 from codegen.errors import CodegenError
 from codegen.knowledge import section
 from codegen.schema.ir import ApiSurface, Ref, UnionType, Variant
-from tests.conftest import RELEASES, SURFACES, package_of, surface_of
+from tests.support.releases import RELEASES, SURFACES, package_of, surface_of
 
 TABLE = section("patches")
 ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)

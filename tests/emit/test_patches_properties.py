@@ -3,7 +3,7 @@
 Each property runs once per release and stability with the ``acp-patches``
 profile: 500 examples, no deadline (the machine is shared and noisy).
 
-* a random stream of updates gives the same state as :mod:`tests.patch_reference`,
+* a random stream of updates gives the same state as :mod:`tests.support.patch_reference`,
   a reference model written with plain dicts, and bad updates raise the error it
   predicts without changing anything;
 * replaying a stream the state already holds is a no-op, however often, and a
@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from codegen.emit.patches import UpsertPlan, session_plan
-from tests.conftest import SURFACES, package_of, surface_id, surface_of
-from tests.patch_reference import (
+from tests.support.patch_reference import (
     PredictedError,
     Reference,
     spec_of,
@@ -32,6 +31,7 @@ from tests.patch_reference import (
     upsert_strategy,
     variant_strategies,
 )
+from tests.support.releases import SURFACES, package_of, surface_id, surface_of
 
 settings.register_profile(
     "acp-patches",

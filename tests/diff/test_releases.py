@@ -15,8 +15,8 @@ import pytest
 
 from codegen.diff import Change, diff_surfaces, senders_by_type
 from codegen.schema.ir import ApiSurface
-from tests.conftest import RELEASES, release_files, surface_of
-from tests.diffkit import Defs, base_surface, changes, edited, renamed
+from tests.support.diffkit import Defs, base_surface, changes, edited, renamed
+from tests.support.releases import RELEASES, release_files, surface_of
 
 A1, A2, A3, A5, A7 = RELEASES
 

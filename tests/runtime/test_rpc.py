@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import package_of
-from tests.runtime_support import Wire, initialize_params, run
+from tests.support.releases import package_of
+from tests.support.wire import Wire, initialize_params, run
 
 acp = package_of("2.0.0-alpha.7", True)
 schema = acp.schema
@@ -245,7 +245,7 @@ def test_a_batch_where_the_schema_defines_none_gets_one_invalid_request() -> Non
 
 def test_batch_flags_follow_the_schema() -> None:
     from codegen.api.protocol import batch_kinds
-    from tests.conftest import surface_of
+    from tests.support.releases import surface_of
 
     surface = surface_of("2.0.0-alpha.7", True)
     assert batch_kinds(surface, "client") == ["call", "response"]

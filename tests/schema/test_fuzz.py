@@ -30,7 +30,7 @@ from codegen.schema.load import (
     parse_json,
     sha256_bytes,
 )
-from tests.conftest import RELEASES, release_files
+from tests.support.releases import RELEASES, release_files
 
 EXAMPLES = int(os.environ.get("ACP_FUZZ_EXAMPLES", "100"))  # raise it for a longer hunt
 FUZZ = settings(

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, package_of
+from tests.support.releases import ROOT, package_of
 
 INTEROP = ROOT / "tests" / "interop"
 PEERS = {"2.0.0-alpha.5": "acp-sdk-alpha5", "2.0.0-alpha.7": "acp-sdk-alpha7"}

@@ -24,7 +24,7 @@ from codegen.schema.ir import (
     UnionType,
     to_json,
 )
-from tests.conftest import RELEASES, release_files, surface_of
+from tests.support.releases import RELEASES, release_files, surface_of
 
 
 def raw_defs(release: str, unstable: bool) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from codegen.schema.ir import (
     TypeExpr,
     UnionType,
 )
-from tests.conftest import release_files
+from tests.support.releases import release_files
 
 _STRINGS = ("x", "USD", "abc", "2026-01-01T00:00:00Z")
 _FORMATS = {"uri": "https://example.com/a", "date-time": "2026-01-01T00:00:00Z", "regex": "^a+$"}

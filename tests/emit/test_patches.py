@@ -12,8 +12,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from codegen.emit.patches import EXPORTS, UpsertPlan, session_plan
 from codegen.schema.ir import AliasType, ApiSurface, Field, Ref, Scalar, TypeExpr, strip_nullable
-from tests.conftest import GENERATED, SURFACES, package_of, surface_id, surface_of
-from tests.instances import example
+from tests.support.instances import example
+from tests.support.releases import GENERATED, SURFACES, package_of, surface_id, surface_of
 
 acp = package_of("2.0.0-alpha.7", True)
 schema = acp.schema

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from codegen.api.protocol import gates, prompt_echo
 from codegen.knowledge import section
 from codegen.schema.ir import ApiSurface, ObjectType, Ref, UnionType, strip_nullable
-from tests.conftest import SURFACES, surface_of
+from tests.support.releases import SURFACES, surface_of
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 

@@ -12,7 +12,7 @@ from typing import Any
 from codegen.diff import Change, diff_surfaces
 from codegen.schema.build import build_surface
 from codegen.schema.ir import ApiSurface
-from tests.conftest import release_files
+from tests.support.releases import release_files
 
 BASE = "2.0.0-alpha.7"
 

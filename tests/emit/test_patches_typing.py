@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from mypy import api
 
-from tests.conftest import GENERATED
+from tests.support.releases import GENERATED
 
 TYPED_USE = """
 from typing import assert_type

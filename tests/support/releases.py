@@ -1,0 +1,47 @@
+"""The real releases, their IR and their generated packages, as the tests use them."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+GENERATED = ROOT / "generated"
+if str(GENERATED) not in sys.path:
+    sys.path.insert(0, str(GENERATED))
+
+from codegen import naming  # noqa: E402
+from codegen.schema.build import build_release  # noqa: E402
+from codegen.schema.ir import ApiSurface  # noqa: E402
+from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
+
+RELEASES: list[str] = list(read_lock().releases)
+SURFACES: list[tuple[str, bool]] = [(r, u) for r in RELEASES for u in (False, True)]
+
+
+def surface_id(param: tuple[str, bool]) -> str:
+    release, unstable = param
+    return release + ("-unstable" if unstable else "")
+
+
+@functools.cache
+def release_files(release: str) -> ReleaseFiles:
+    return SchemaSource(read_lock()).load(release)
+
+
+@functools.cache
+def surfaces_of(release: str) -> tuple[ApiSurface, ApiSurface]:
+    return build_release(release_files(release))
+
+
+def surface_of(release: str, unstable: bool) -> ApiSurface:
+    stable, unstable_surface = surfaces_of(release)
+    return unstable_surface if unstable else stable
+
+
+def package_of(release: str, unstable: bool) -> ModuleType:
+    """The generated package of a release, imported from generated/."""
+    return importlib.import_module(naming.package_name(release, unstable))
