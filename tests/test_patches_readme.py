@@ -1,4 +1,4 @@
-"""The README's section on session state runs as written."""
+"""The session-state examples run as written: the short one in the README, the long one in docs/patches.md."""
 
 from __future__ import annotations
 
@@ -6,24 +6,45 @@ import contextlib
 import io
 import re
 
+import pytest
+
 from tests.support.releases import ROOT
 
-SECTION = "## Session state and patch semantics"
+# (file, heading of the section that holds exactly one runnable example)
+EXAMPLES = [
+    ("README.md", "## Session state"),
+    ("docs/patches.md", "# Session state and patch semantics"),
+]
 
 
-def section_code() -> str:
-    readme = (ROOT / "README.md").read_text()
-    start = readme.index(SECTION)
-    end = readme.index("\n## ", start + len(SECTION))
-    blocks = re.findall(r"```python\n(.*?)```", readme[start:end], flags=re.DOTALL)
-    assert len(blocks) == 1, "the section should hold one runnable example"
+def section_code(name: str, heading: str) -> str:
+    lines = (ROOT / name).read_text().splitlines(keepends=True)
+    level = len(heading) - len(heading.lstrip("#"))
+    section: list[str] | None = None
+    fenced = False
+    for line in lines:
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and re.match(r"#+ ", line):
+            if section is not None and len(line) - len(line.lstrip("#")) <= level:
+                break  # the next heading of the same or a higher level ends the section
+            if line.rstrip("\n") == heading:
+                section = []
+                continue
+        if section is not None:
+            section.append(line)
+    assert section is not None, f"{name} has no section {heading!r}"
+    blocks = re.findall(r"```python\n(.*?)```", "".join(section), flags=re.DOTALL)
+    assert len(blocks) == 1, f"{name}: the section {heading!r} should hold one runnable example"
     return str(blocks[0])
 
 
-def test_the_readme_example_runs_and_prints_what_it_says() -> None:
-    code = section_code()
+@pytest.mark.parametrize(("name", "heading"), EXAMPLES, ids=[name for name, _ in EXAMPLES])
+def test_the_session_state_example_runs_and_prints_what_it_says(name: str, heading: str) -> None:
+    code = section_code(name, heading)
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
-        exec(compile(code, "README.md", "exec"), {"__name__": "readme_example"})
+        exec(compile(code, name, "exec"), {"__name__": "readme_example"})
     promised = re.findall(r"print\(.*\)  # (.*)", code)
+    assert promised, f"{name}: the example should promise what it prints"
     assert output.getvalue().splitlines() == promised
