@@ -14,7 +14,7 @@ import json
 import re
 import textwrap
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from .schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr
 
@@ -118,21 +118,23 @@ _SCALARS = {
 
 def annotation(expr: TypeExpr, module: str = "") -> str:
     """A type expression as a Python annotation; named types are prefixed with ``module.``."""
-    if isinstance(expr, Ref):
-        return f"{module}.{expr.name}" if module else expr.name
-    if isinstance(expr, Scalar):
-        return _SCALARS[expr.type]
-    if isinstance(expr, ArrayOf):
-        return f"list[{annotation(expr.item, module)}]"
-    if isinstance(expr, MapOf):
-        return f"dict[str, {annotation(expr.value, module)}]"
-    if isinstance(expr, Const):
-        return f"Literal[{literal(expr.value)}]"
-    if isinstance(expr, Nullable):
-        return join_types([annotation(expr.inner, module), "None"])
-    if isinstance(expr, AnyOf):
-        return join_types([annotation(m, module) for m in expr.members])
-    raise TypeError(expr)
+    match expr:
+        case Ref():
+            return f"{module}.{expr.name}" if module else expr.name
+        case Scalar():
+            return _SCALARS[expr.type]
+        case ArrayOf():
+            return f"list[{annotation(expr.item, module)}]"
+        case MapOf():
+            return f"dict[str, {annotation(expr.value, module)}]"
+        case Const():
+            return f"Literal[{literal(expr.value)}]"
+        case Nullable():
+            return join_types([annotation(expr.inner, module), "None"])
+        case AnyOf():
+            return join_types([annotation(m, module) for m in expr.members])
+        case _:
+            assert_never(expr)
 
 
 def join_types(parts: list[str]) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import assert_never
 
 from .. import naming, pysource
 from ..errors import CodegenError
@@ -30,7 +31,11 @@ from ..schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,
+    ArrayOf,
+    Const,
+    EnumType,
     Field,
+    MapOf,
     Method,
     Nullable,
     ObjectType,
@@ -57,19 +62,30 @@ _LOCALS = frozenset({"self", "kwargs", "arguments", "request", "result"})
 
 def accepts_none(surface: ApiSurface, expr: TypeExpr, seen: frozenset[str] = frozenset()) -> bool:
     """Whether ``None`` is a valid value of the expression."""
-    if isinstance(expr, Nullable):
-        return True
-    if isinstance(expr, Scalar):
-        return expr.type in ("any", "null")
-    if isinstance(expr, AnyOf):
-        return any(accepts_none(surface, m, seen) for m in expr.members)
-    if isinstance(expr, Ref) and expr.name not in seen:
-        target = surface.types.get(expr.name)
-        if isinstance(target, AliasType):
-            return accepts_none(surface, target.target, seen | {expr.name})
-        if isinstance(target, UnionType):
-            return any(accepts_none(surface, v.type, seen | {expr.name}) for v in target.variants)
-    return False
+    match expr:
+        case Nullable():
+            return True
+        case Scalar():
+            return expr.type in ("any", "null")
+        case AnyOf():
+            return any(accepts_none(surface, m, seen) for m in expr.members)
+        case Ref():
+            if expr.name in seen:
+                return False
+            target = surface.types[expr.name]
+            match target:
+                case AliasType():
+                    return accepts_none(surface, target.target, seen | {expr.name})
+                case UnionType():
+                    return any(accepts_none(surface, v.type, seen | {expr.name}) for v in target.variants)
+                case ObjectType() | EnumType():
+                    return False
+                case _:
+                    assert_never(target)
+        case ArrayOf() | MapOf() | Const():
+            return False
+        case _:
+            assert_never(expr)
 
 
 # --- method signatures ---------------------------------------------------------------

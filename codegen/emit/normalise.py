@@ -20,7 +20,7 @@ engine's type hints.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from .. import pysource
 from ..runtime._base import wire_name
@@ -95,39 +95,41 @@ def constraint_field(expr: TypeExpr) -> str | None:
 
 def type_schema(expr: TypeExpr) -> dict[str, Any]:
     """JSON Schema for a type expression, in the terms datamodel-code-generator maps best."""
-    if isinstance(expr, Ref):
-        return {"$ref": f"#/$defs/{expr.name}"}
-    if isinstance(expr, Scalar):
-        if expr.type == "any":
-            return {}
-        return {"type": expr.type}
-    if isinstance(expr, ArrayOf):
-        return {"type": "array", "items": type_schema(expr.item)}
-    if isinstance(expr, MapOf):
-        return {"type": "object", "additionalProperties": type_schema(expr.value) or True}
-    if isinstance(expr, Const):
-        return {"const": expr.value}
-    if isinstance(expr, Nullable):
-        return {"anyOf": [type_schema(expr.inner), {"type": "null"}]}
-    if isinstance(expr, AnyOf):
-        return {"anyOf": [type_schema(m) for m in expr.members]}
-    raise TypeError(expr)
+    match expr:
+        case Ref():
+            return {"$ref": f"#/$defs/{expr.name}"}
+        case Scalar():
+            return {} if expr.type == "any" else {"type": expr.type}
+        case ArrayOf():
+            return {"type": "array", "items": type_schema(expr.item)}
+        case MapOf():
+            return {"type": "object", "additionalProperties": type_schema(expr.value) or True}
+        case Const():
+            return {"const": expr.value}
+        case Nullable():
+            return {"anyOf": [type_schema(expr.inner), {"type": "null"}]}
+        case AnyOf():
+            return {"anyOf": [type_schema(m) for m in expr.members]}
+        case _:
+            assert_never(expr)
 
 
 def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
-    if isinstance(type_, ObjectType):
-        properties = {f.py_name: type_schema(f.type) for f in type_.fields}
-        node: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
-        if type_.base:
-            node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
-        return node
-    if isinstance(type_, UnionType):
-        return {"anyOf": [type_schema(v.type) for v in type_.members]}
-    if isinstance(type_, EnumType):
-        return {"type": "string" if type_.base == "string" else "integer"}
-    if isinstance(type_, AliasType):
-        return type_schema(type_.target) or {"description": "any JSON value"}
-    raise TypeError(type_)
+    match type_:
+        case ObjectType():
+            properties = {f.py_name: type_schema(f.type) for f in type_.fields}
+            node: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
+            if type_.base:
+                node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
+            return node
+        case UnionType():
+            return {"anyOf": [type_schema(v.type) for v in type_.members]}
+        case EnumType():
+            return {"type": "string" if type_.base == "string" else "integer"}
+        case AliasType():
+            return type_schema(type_.target) or {"description": "any JSON value"}
+        case _:
+            assert_never(type_)
 
 
 # --- template data -----------------------------------------------------------------
@@ -160,18 +162,29 @@ def _enum_annotation(enum: EnumType) -> str:
 
 
 def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
-    doc = _doc_text(type_, _enum_doc(type_) if isinstance(type_, EnumType) else type_.doc)
-    if isinstance(type_, ObjectType):
-        return _object_data(surface, type_, doc)
-    if isinstance(type_, UnionType):
-        return {
-            "kind": "union",
-            "doc": pysource.docstring(doc),
-            "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
-        }
-    if isinstance(type_, EnumType):
-        return {"kind": "enum", "doc": pysource.docstring(doc), "annotation": _enum_annotation(type_)}
-    return {"kind": "alias", "doc": pysource.docstring(doc), "constraints": constraint_field(type_.target)}
+    match type_:
+        case ObjectType():
+            return _object_data(surface, type_, _doc_text(type_, type_.doc))
+        case UnionType():
+            return {
+                "kind": "union",
+                "doc": pysource.docstring(_doc_text(type_, type_.doc)),
+                "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
+            }
+        case EnumType():
+            return {
+                "kind": "enum",
+                "doc": pysource.docstring(_doc_text(type_, _enum_doc(type_))),
+                "annotation": _enum_annotation(type_),
+            }
+        case AliasType():
+            return {
+                "kind": "alias",
+                "doc": pysource.docstring(_doc_text(type_, type_.doc)),
+                "constraints": constraint_field(type_.target),
+            }
+        case _:
+            assert_never(type_)
 
 
 def _object_data(surface: ApiSurface, obj: ObjectType, doc: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import dataclasses
 import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, assert_never
 
 JsonScalar: TypeAlias = str | int | float | bool | None
 Side = Literal["agent", "client", "protocol"]
@@ -133,17 +133,22 @@ TypeExpr: TypeAlias = Ref | Scalar | ArrayOf | MapOf | Const | Nullable | AnyOf
 
 def refs_in(expr: TypeExpr) -> Iterator[str]:
     """Names of every named type an expression mentions."""
-    if isinstance(expr, Ref):
-        yield expr.name
-    elif isinstance(expr, ArrayOf):
-        yield from refs_in(expr.item)
-    elif isinstance(expr, MapOf):
-        yield from refs_in(expr.value)
-    elif isinstance(expr, Nullable):
-        yield from refs_in(expr.inner)
-    elif isinstance(expr, AnyOf):
-        for member in expr.members:
-            yield from refs_in(member)
+    match expr:
+        case Ref():
+            yield expr.name
+        case ArrayOf():
+            yield from refs_in(expr.item)
+        case MapOf():
+            yield from refs_in(expr.value)
+        case Nullable():
+            yield from refs_in(expr.inner)
+        case AnyOf():
+            for member in expr.members:
+                yield from refs_in(member)
+        case Scalar() | Const():
+            pass
+        case _:
+            assert_never(expr)
 
 
 def strip_nullable(expr: TypeExpr) -> TypeExpr:
@@ -382,29 +387,28 @@ class ApiSurface:
 
     def classes_of(self, expr: TypeExpr) -> tuple[str, ...]:
         """The object types a union member stands for, looking through untagged nesting."""
-        if isinstance(expr, AnyOf):
-            return tuple(name for member in expr.members for name in self.classes_of(member))
-        if isinstance(expr, Ref):
-            found = self.types.get(expr.name)
-            if isinstance(found, ObjectType):
-                return (found.name,)
-            if isinstance(found, UnionType):
-                return tuple(name for v in found.members for name in self.classes_of(v.type))
-        return ()
+        match expr:
+            case AnyOf():
+                return tuple(name for member in expr.members for name in self.classes_of(member))
+            case Ref():
+                found = self.types[expr.name]
+                match found:
+                    case ObjectType():
+                        return (found.name,)
+                    case UnionType():
+                        return tuple(name for v in found.members for name in self.classes_of(v.type))
+                    case AliasType() | EnumType():
+                        return ()
+                    case _:
+                        assert_never(found)
+            case Scalar() | ArrayOf() | MapOf() | Const() | Nullable():
+                return ()
+            case _:
+                assert_never(expr)
 
     def references(self, name: str) -> set[str]:
         """The named types a type mentions directly (fields, base class, members, target)."""
-        found = self.types[name]
-        exprs: list[TypeExpr] = []
-        names: set[str] = set()
-        if isinstance(found, ObjectType):
-            exprs = [f.type for f in found.fields]
-            names = {found.base} if found.base else set()
-        elif isinstance(found, UnionType):
-            exprs = [v.type for v in found.members]
-        elif isinstance(found, AliasType):
-            exprs = [found.target]
-        return names | {ref for expr in exprs for ref in refs_in(expr)}
+        return references_of(self.types[name])
 
     def recursive_types(self) -> bool:
         """Whether some type refers back to itself, directly or through others."""
@@ -415,6 +419,22 @@ class ApiSurface:
 
     def unions(self) -> Iterator[UnionType]:
         return (t for t in self.types.values() if isinstance(t, UnionType))
+
+
+def references_of(named: NamedType) -> set[str]:
+    """The named types ``named`` mentions directly (fields, base class, members, target)."""
+    match named:
+        case ObjectType():
+            base = {named.base} if named.base else set()
+            return base | {ref for f in named.fields for ref in refs_in(f.type)}
+        case UnionType():
+            return {ref for v in named.members for ref in refs_in(v.type)}
+        case AliasType():
+            return set(refs_in(named.target))
+        case EnumType():
+            return set()
+        case _:
+            assert_never(named)
 
 
 def all_fields(types: Mapping[str, NamedType], name: str) -> tuple[Field, ...]:
