@@ -19,6 +19,7 @@ engine's type hints.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -37,6 +38,7 @@ from ..schema.ir import (
     NamedType,
     Nullable,
     ObjectType,
+    Origin,
     Ref,
     Scalar,
     TypeExpr,
@@ -136,9 +138,30 @@ def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
 
 
 def _doc_text(type_: NamedType | Field, doc: str) -> str:
+    if isinstance(type_, (ObjectType, UnionType)) and type_.origin is not None:
+        line = membership(type_.origin)
+        doc = f"{line}\n\n{doc}" if doc else line
     if type_.unstable and UNSTABLE_MARKER not in doc:
         return f"{UNSTABLE_NOTE}\n\n{doc}" if doc else UNSTABLE_NOTE
     return doc
+
+
+def membership(origin: Origin) -> str:
+    """The sentence that opens a derived class's docstring: which member of which union it is."""
+    union, tag = origin.union, origin.tag_wire_name
+    match origin.kind:
+        case "tag":
+            return f"Member of ``{union}`` for ``{tag}: {json.dumps(origin.tag)}``."
+        case "other":
+            return f"Member of ``{union}`` for any other ``{tag}`` (a custom or future value)."
+        case "null":
+            return f"Member of ``{union}`` for ``{tag}`` null or absent."
+        case "untagged":
+            if tag is not None:
+                return f"Member of ``{union}`` for objects without ``{tag}``."
+            return f"Member ``{origin.label}`` of ``{union}``, told apart by its fields."
+        case _:
+            assert_never(origin.kind)
 
 
 def _enum_doc(enum: EnumType) -> str:

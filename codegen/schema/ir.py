@@ -200,6 +200,25 @@ class ReservedTags:
     values: tuple[JsonScalar, ...]
 
 
+OriginKind = Literal["tag", "other", "null", "untagged"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a class or union the builder derived comes from: one member of a union.
+
+    ``kind`` says how that member is selected: by its ``tag`` value, as the
+    catch-all for any other tag (``other``), when the tag is null or absent
+    (``null``), or by its fields alone (``untagged``; ``label`` is then its title).
+    """
+
+    union: str
+    tag_wire_name: str | None
+    tag: JsonScalar
+    label: str
+    kind: OriginKind
+
+
 @dataclass(frozen=True)
 class ObjectType:
     name: str
@@ -213,6 +232,7 @@ class ObjectType:
     extra: Extra = "allow"
     tag: TagValue | None = None
     reserved: ReservedTags | None = None
+    origin: Origin | None = None
     kind: Literal["object"] = "object"
 
     def field(self, wire_name: str) -> Field | None:
@@ -241,6 +261,9 @@ class UnionType:
     tag_wire_name: str | None = None
     tag_py_name: str | None = None
     catch_all: Variant | None = None
+    fields: tuple[Field, ...] = ()
+    """Properties every member has, written next to the ``anyOf`` (each member class has them too)."""
+    origin: Origin | None = None
     kind: Literal["union"] = "union"
 
     @property

@@ -100,6 +100,8 @@ class BooleanPropertySchema(AcpModel):
 class CancelCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
     The elicitation was cancelled.
     """
 
@@ -114,7 +116,9 @@ class CancelCreateElicitationResponse(AcpModel):
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
-    """Active session work was cancelled before the user responded.
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    Active session work was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel active
     session work, it MUST respond to all pending `session/request_permission`
@@ -171,6 +175,8 @@ class Cost(AcpModel):
 
 class DeclineCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
     The user declined the elicitation.
     """
@@ -787,7 +793,10 @@ This is the inner MCP response result payload. Any JSON value is valid.
 
 
 class ModifyDiffChange(DiffPathChange):
-    """A file was modified in place."""
+    """Member of ``DiffChange`` for ``operation: "modify"``.
+
+    A file was modified in place.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -810,7 +819,10 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """A file was moved or renamed."""
+    """Member of ``DiffChange`` for ``operation: "move"``.
+
+    A file was moved or renamed.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1214,7 +1226,9 @@ class NumberPropertySchema(AcpModel):
 
 
 class OtherAuthMethod(AcpModel):
-    """Custom or future authentication method.
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1248,7 +1262,9 @@ class OtherAuthMethod(AcpModel):
 
 
 class OtherAvailableCommandInput(AcpModel):
-    """Custom or future command input specification.
+    """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
+
+    Custom or future command input specification.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1270,7 +1286,9 @@ class OtherAvailableCommandInput(AcpModel):
 
 
 class OtherContentBlock(AcpModel):
-    """Custom or future content block.
+    """Member of ``ContentBlock`` for any other ``type`` (a custom or future value).
+
+    Custom or future content block.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1294,6 +1312,8 @@ class OtherContentBlock(AcpModel):
 
 class OtherCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
 
     Custom or future elicitation action.
 
@@ -1323,7 +1343,9 @@ class OtherCreateElicitationResponse(AcpModel):
 
 
 class OtherDiffChange(AcpModel):
-    """Custom or future file operation.
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1359,6 +1381,8 @@ class OtherDiffChange(AcpModel):
 class OtherElicitationPropertySchema(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
+
     Custom or future elicitation property schema.
 
     Values beginning with `_` are reserved for implementation-specific
@@ -1380,7 +1404,9 @@ class OtherElicitationPropertySchema(AcpModel):
 
 
 class OtherMcpServer(AcpModel):
-    """Custom or future MCP server transport configuration.
+    """Member of ``McpServer`` for any other ``type`` (a custom or future value).
+
+    Custom or future MCP server transport configuration.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1403,6 +1429,8 @@ class OtherMcpServer(AcpModel):
 class OtherMultiSelectItems(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``MultiSelectItems`` for any other ``type`` (a custom or future value).
+
     Custom or future typed multi-select items.
     """
 
@@ -1417,6 +1445,8 @@ class OtherMultiSelectItems(AcpModel):
 
 class OtherNesSuggestion(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for any other ``kind`` (a custom or future value).
 
     Custom or future NES suggestion.
 
@@ -1441,7 +1471,9 @@ class OtherNesSuggestion(AcpModel):
 
 
 class OtherReplayFrom(AcpModel):
-    """Custom or future replay cursor.
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1469,7 +1501,9 @@ class OtherReplayFrom(AcpModel):
 
 
 class OtherRequestPermissionOutcome(AcpModel):
-    """Custom or future permission outcome.
+    """Member of ``RequestPermissionOutcome`` for any other ``outcome`` (a custom or future value).
+
+    Custom or future permission outcome.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1491,7 +1525,9 @@ class OtherRequestPermissionOutcome(AcpModel):
 
 
 class OtherRequestPermissionSubject(AcpModel):
-    """Custom or future permission subject.
+    """Member of ``RequestPermissionSubject`` for any other ``type`` (a custom or future value).
+
+    Custom or future permission subject.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1513,7 +1549,9 @@ class OtherRequestPermissionSubject(AcpModel):
 
 
 class OtherSessionUpdate(AcpModel):
-    """Custom or future session update.
+    """Member of ``SessionUpdate`` for any other ``sessionUpdate`` (a custom or future value).
+
+    Custom or future session update.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1555,7 +1593,9 @@ class OtherSessionUpdate(AcpModel):
 
 
 class OtherStateUpdate(AcpModel):
-    """Custom or future session state.
+    """Member of ``StateUpdate`` for any other ``state`` (a custom or future value).
+
+    Custom or future session state.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1572,7 +1612,9 @@ class OtherStateUpdate(AcpModel):
 
 
 class OtherToolCallContent(AcpModel):
-    """Custom or future tool call content.
+    """Member of ``ToolCallContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future tool call content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1686,7 +1728,9 @@ class PlanRemoved(AcpModel):
 
 
 class PlanRemovedSessionUpdate(PlanRemoved):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -1936,7 +1980,10 @@ class RequiresActionStateUpdate(AcpModel):
 
 
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Foreground work is blocked on user action."""
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
 
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
@@ -1964,7 +2011,10 @@ class RunningStateUpdate(AcpModel):
 
 
 class RunningStateUpdateVariant(RunningStateUpdate):
-    """Foreground work is in progress."""
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
 
     state: Annotated[Literal["running"], UnionTag] = "running"
 
@@ -1984,7 +2034,10 @@ class SelectedPermissionOutcome(AcpModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
 
     outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
@@ -2212,13 +2265,18 @@ class StartNesResponse(AcpModel):
 
 
 class StartReplayFrom(ReplayFromStart):
-    """Replay the whole conversation from its first replayable entry."""
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay the whole conversation from its first replayable entry.
+    """
 
     type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
-    """Stdio transport configuration
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
 
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
@@ -2276,6 +2334,8 @@ class StringMultiSelectItems(AcpModel):
 
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``MultiSelectItems`` for ``type: "string"``.
 
     Multi-select string items with plain string values.
     """
@@ -2405,7 +2465,10 @@ class TerminalOutputChunk(AcpModel):
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """A chunk of bytes appended to an agent-owned terminal's output."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_output_chunk"``.
+
+    A chunk of bytes appended to an agent-owned terminal's output.
+    """
 
     session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
         "terminal_output_chunk"
@@ -2688,7 +2751,10 @@ class AcceptNesNotification(AcpModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """A file was added."""
+    """Member of ``DiffChange`` for ``operation: "add"``.
+
+    A file was added.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -2750,7 +2816,9 @@ class AudioContent(AcpModel):
 
 
 class AudioContentBlock(AudioContent):
-    """Audio data for transcription or analysis.
+    """Member of ``ContentBlock`` for ``type: "audio"``.
+
+    Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
@@ -2889,6 +2957,8 @@ class BlobResourceContents(AcpModel):
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
+
     Boolean property.
     """
 
@@ -2896,7 +2966,10 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """Boolean on/off toggle."""
+    """Member of ``SessionConfigOption`` for ``type: "boolean"``.
+
+    Boolean on/off toggle.
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -2917,7 +2990,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
-    """A boolean value (`type: "boolean"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
+
+    A boolean value (`type: "boolean"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3052,7 +3128,10 @@ class CommandPermissionSubject(AcpModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """Permission is requested before running a command."""
+    """Member of ``RequestPermissionSubject`` for ``type: "command"``.
+
+    Permission is requested before running a command.
+    """
 
     type: Annotated[Literal["command"], UnionTag] = "command"
 
@@ -3115,7 +3194,10 @@ class ConnectMcpResponse(AcpModel):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """A file was copied."""
+    """Member of ``DiffChange`` for ``operation: "copy"``.
+
+    A file was copied.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3138,7 +3220,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """A file was deleted."""
+    """Member of ``DiffChange`` for ``operation: "delete"``.
+
+    A file was deleted.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3430,7 +3515,9 @@ EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContent
 
 
 class EnvVarAuthMethod(AuthMethodEnvVar):
-    """**UNSTABLE**
+    """Member of ``AuthMethod`` for ``type: "env_var"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -3464,7 +3551,10 @@ class Error(AcpModel):
 
 
 class ErrorAgentResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``AgentResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3473,7 +3563,10 @@ class ErrorAgentResponse(AcpModel):
 
 
 class ErrorClientResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``ClientResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3482,7 +3575,9 @@ class ErrorClientResponse(AcpModel):
 
 
 class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
 
     Only available when the Agent capabilities include `session.mcp.http`.
     """
@@ -3509,7 +3604,10 @@ class Icon(AcpModel):
 
 
 class IdSetSessionConfigOptionRequest(AcpModel):
-    """A [`SessionConfigValueId`] string value (`type: "id"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
+
+    A [`SessionConfigValueId`] string value (`type: "id"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3556,7 +3654,10 @@ class IdleStateUpdate(AcpModel):
 
 
 class IdleStateUpdateVariant(IdleStateUpdate):
-    """The agent is ready to process a new prompt."""
+    """Member of ``StateUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
 
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
@@ -3582,7 +3683,9 @@ class ImageContent(AcpModel):
 
 
 class ImageContentBlock(ImageContent):
-    """Images for visual context or analysis.
+    """Member of ``ContentBlock`` for ``type: "image"``.
+
+    Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
@@ -3592,6 +3695,8 @@ class ImageContentBlock(ImageContent):
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
     Integer property.
     """
@@ -3653,7 +3758,9 @@ class ListSessionsResponse(AcpModel):
 
 
 class MarkdownPlanUpdateContent(PlanMarkdown):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4012,6 +4119,8 @@ class NesUserAction(AcpModel):
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
     Number (floating-point) property.
     """
 
@@ -4019,7 +4128,9 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
 
 
 class OtherPlanUpdateContent(AcpModel):
-    """Custom or future plan update content.
+    """Member of ``PlanUpdateContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future plan update content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4042,7 +4153,9 @@ class OtherPlanUpdateContent(AcpModel):
 
 
 class OtherSessionConfigOption(AcpModel):
-    """Custom or future session configuration option payload.
+    """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4078,7 +4191,9 @@ class OtherSessionConfigOption(AcpModel):
 
 
 class OtherSetSessionConfigOptionRequest(AcpModel):
-    """Custom or future session configuration option value payload.
+    """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option value payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4108,7 +4223,7 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
 
 
 class OtherStateSessionUpdate(OtherStateUpdate):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for any other ``state`` (a custom or future value).
 
     Custom or future session state.
 
@@ -4284,6 +4399,8 @@ class RejectNesNotification(AcpModel):
 class RenameNesSuggestion(NesRenameSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
     A rename symbol suggestion.
     """
 
@@ -4302,6 +4419,8 @@ Replay includes the position identified by the cursor.
 class RequestElicitationUrlMode(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -4315,15 +4434,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4373,7 +4484,7 @@ class RequestPermissionResponse(AcpModel):
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    URL-based elicitation where the client directs the user to a URL.
+    Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4392,7 +4503,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
@@ -4429,7 +4540,9 @@ class ResourceLink(AcpModel):
 
 
 class ResourceLinkContentBlock(ResourceLink):
-    """References to resources that the agent can access.
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
@@ -4438,7 +4551,7 @@ class ResourceLinkContentBlock(ResourceLink):
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
@@ -4448,6 +4561,8 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "searchAndReplace"``.
 
     A search-and-replace suggestion.
     """
@@ -4540,6 +4655,8 @@ class SessionConfigSelectOption(AcpModel):
 class SessionElicitationUrlMode(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
     Tied to a session, optionally to a specific tool call within that session.
     """
 
@@ -4550,7 +4667,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
 
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
@@ -4560,15 +4680,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4594,7 +4706,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    URL-based elicitation where the client directs the user to a URL.
+    Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4658,6 +4770,8 @@ while `idle`. Those notifications do not change this state.
 class StringElicitationPropertySchema(StringPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
@@ -4684,7 +4798,9 @@ class Terminal(AcpModel):
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
-    """**UNSTABLE**
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4695,19 +4811,28 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
 
 class TerminalSessionUpdate(TerminalUpdate):
-    """An agent-owned terminal has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
 
     session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
-    """A display-only reference to an agent-owned terminal."""
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
 
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
-    """All text that was typed after the command name is provided as input."""
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
 
@@ -4729,7 +4854,9 @@ class TextContent(AcpModel):
 
 
 class TextContentBlock(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
     Clients SHOULD render this text as Markdown.
@@ -4743,18 +4870,25 @@ UrlCreateElicitationRequest: TypeAlias = (
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
 URL-based elicitation where the client directs the user to a URL.
 """
 
 
 class UsageSessionUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
 
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for ``action: "accept"``.
 
     The user accepted and provided content.
     """
@@ -4770,7 +4904,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class AcpMcpServer(McpServerAcp):
-    """**UNSTABLE**
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4784,7 +4920,9 @@ class AcpMcpServer(McpServerAcp):
 
 
 class AgentAuthMethod(AuthMethodAgent):
-    """Agent handles authentication itself.
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself.
 
     The `type` discriminator value is `agent`.
     """
@@ -4794,6 +4932,8 @@ class AgentAuthMethod(AuthMethodAgent):
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``ElicitationPropertySchema`` for ``type: "array"``.
 
     Multi-select array property.
     """
@@ -4945,7 +5085,10 @@ class Diff(AcpModel):
 
 
 class DiffToolCallContent(Diff):
-    """File modification shown as a diff."""
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
 
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
@@ -5023,7 +5166,9 @@ class EmbeddedResource(AcpModel):
 
 
 class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5034,7 +5179,7 @@ class FilePlanUpdateContent(PlanFile):
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
@@ -5068,13 +5213,18 @@ class InitializeRequest(AcpModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """Structured plan entries."""
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "jump"``.
 
     A jump-to-location suggestion.
     """
@@ -5201,6 +5351,8 @@ OtherCreateElicitationRequest: TypeAlias = (
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
 Custom or future elicitation mode.
 
 Values beginning with `_` are reserved for implementation-specific
@@ -5226,6 +5378,8 @@ PlanUpdateContent: TypeAlias = Annotated[
 class RequestElicitationFormMode(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -5237,7 +5391,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Form-based elicitation where the client renders a form from the provided schema.
+    Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -5256,7 +5410,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
 
 class ResourceContentBlock(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
 
@@ -5267,7 +5423,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class ResultClientResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -5354,6 +5513,8 @@ SessionConfigSelectOptions: TypeAlias = (
 class SessionElicitationFormMode(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
     Tied to a session, optionally to a specific tool call within that session.
     """
 
@@ -5364,7 +5525,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Form-based elicitation where the client renders a form from the provided schema.
+    Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -5388,7 +5549,10 @@ StateSessionUpdate: TypeAlias = Annotated[
     | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed."""
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
+
+The state of the agent's foreground work has changed.
+"""
 
 
 class SuggestNesRequest(AcpModel):
@@ -5569,6 +5733,8 @@ class ContentChunk(AcpModel):
 class EditNesSuggestion(NesEditSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "edit"``.
+
     A text edit suggestion.
     """
 
@@ -5627,6 +5793,8 @@ FormCreateElicitationRequest: TypeAlias = (
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+Member of ``CreateElicitationRequest`` for ``mode: "form"``.
 
 Form-based elicitation where the client renders a form from the provided schema.
 """
@@ -5790,7 +5958,10 @@ class UserMessage(AcpModel):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the user's message being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message_chunk"``.
+
+    A chunk of the user's message being streamed.
+    """
 
     session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
         "user_message_chunk"
@@ -5798,7 +5969,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class UserMessageSessionUpdate(UserMessage):
-    """A user message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message"``.
+
+    A user message has been created or updated.
 
     Agents can send this when they accept or replay a user message. When a
     client receives another `user_message` update with the same `messageId`,
@@ -5840,7 +6013,10 @@ class AgentMessage(AcpModel):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's response being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message_chunk"``.
+
+    A chunk of the agent's response being streamed.
+    """
 
     session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
         "agent_message_chunk"
@@ -5848,7 +6024,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageSessionUpdate(AgentMessage):
-    """An agent message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message"``.
+
+    An agent message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_message` update with the same `messageId`,
@@ -5890,7 +6068,10 @@ class AgentThought(AcpModel):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought_chunk"``.
+
+    A chunk of the agent's internal reasoning being streamed.
+    """
 
     session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
         "agent_thought_chunk"
@@ -5898,7 +6079,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtSessionUpdate(AgentThought):
-    """An agent thought or reasoning message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought"``.
+
+    An agent thought or reasoning message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_thought` update with the same `messageId`,
@@ -5909,7 +6092,10 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
+
+    Available commands are ready or have changed
+    """
 
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
@@ -5963,7 +6149,10 @@ class Content(AcpModel):
 
 
 class ContentToolCallContent(Content):
-    """Standard content block (text, images, resources)."""
+    """Member of ``ToolCallContent`` for ``type: "content"``.
+
+    Standard content block (text, images, resources).
+    """
 
     type: Annotated[Literal["content"], UnionTag] = "content"
 
@@ -5987,7 +6176,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 
 
 class PlanSessionUpdate(PlanUpdate):
-    """A content update for a plan identified by ID.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
@@ -5995,7 +6186,10 @@ class PlanSessionUpdate(PlanUpdate):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -6077,7 +6271,10 @@ class ToolCallContentChunk(AcpModel):
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """A chunk of tool-call content being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_content_chunk"``.
+
+    A chunk of tool-call content being streamed.
+    """
 
     session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
         "tool_call_content_chunk"
@@ -6220,13 +6417,19 @@ class ToolCallPermissionSubject(AcpModel):
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Permission is requested before executing a tool call."""
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
 
     type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
-    """A tool call has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
 
     session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
         "tool_call_update"
@@ -6234,7 +6437,10 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
+
+    Session configuration options have been updated.
+    """
 
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
@@ -6251,7 +6457,10 @@ RequestPermissionSubject: TypeAlias = Annotated[
 
 
 class ResultAgentResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""

@@ -45,7 +45,9 @@ AuthMethodId: TypeAlias = str
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
-    """Active session work was cancelled before the user responded.
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    Active session work was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel active
     session work, it MUST respond to all pending `session/request_permission`
@@ -414,7 +416,10 @@ MessageId: TypeAlias = str
 
 
 class ModifyDiffChange(DiffPathChange):
-    """A file was modified in place."""
+    """Member of ``DiffChange`` for ``operation: "modify"``.
+
+    A file was modified in place.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -437,7 +442,10 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """A file was moved or renamed."""
+    """Member of ``DiffChange`` for ``operation: "move"``.
+
+    A file was moved or renamed.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -460,7 +468,9 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 class OtherAuthMethod(AcpModel):
-    """Custom or future authentication method.
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -494,7 +504,9 @@ class OtherAuthMethod(AcpModel):
 
 
 class OtherAvailableCommandInput(AcpModel):
-    """Custom or future command input specification.
+    """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
+
+    Custom or future command input specification.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -516,7 +528,9 @@ class OtherAvailableCommandInput(AcpModel):
 
 
 class OtherContentBlock(AcpModel):
-    """Custom or future content block.
+    """Member of ``ContentBlock`` for any other ``type`` (a custom or future value).
+
+    Custom or future content block.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -539,7 +553,9 @@ class OtherContentBlock(AcpModel):
 
 
 class OtherDiffChange(AcpModel):
-    """Custom or future file operation.
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -573,7 +589,9 @@ class OtherDiffChange(AcpModel):
 
 
 class OtherMcpServer(AcpModel):
-    """Custom or future MCP server transport configuration.
+    """Member of ``McpServer`` for any other ``type`` (a custom or future value).
+
+    Custom or future MCP server transport configuration.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -594,7 +612,9 @@ class OtherMcpServer(AcpModel):
 
 
 class OtherReplayFrom(AcpModel):
-    """Custom or future replay cursor.
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -622,7 +642,9 @@ class OtherReplayFrom(AcpModel):
 
 
 class OtherRequestPermissionOutcome(AcpModel):
-    """Custom or future permission outcome.
+    """Member of ``RequestPermissionOutcome`` for any other ``outcome`` (a custom or future value).
+
+    Custom or future permission outcome.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -644,7 +666,9 @@ class OtherRequestPermissionOutcome(AcpModel):
 
 
 class OtherRequestPermissionSubject(AcpModel):
-    """Custom or future permission subject.
+    """Member of ``RequestPermissionSubject`` for any other ``type`` (a custom or future value).
+
+    Custom or future permission subject.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -666,7 +690,9 @@ class OtherRequestPermissionSubject(AcpModel):
 
 
 class OtherSessionUpdate(AcpModel):
-    """Custom or future session update.
+    """Member of ``SessionUpdate`` for any other ``sessionUpdate`` (a custom or future value).
+
+    Custom or future session update.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -707,7 +733,9 @@ class OtherSessionUpdate(AcpModel):
 
 
 class OtherStateUpdate(AcpModel):
-    """Custom or future session state.
+    """Member of ``StateUpdate`` for any other ``state`` (a custom or future value).
+
+    Custom or future session state.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -724,7 +752,9 @@ class OtherStateUpdate(AcpModel):
 
 
 class OtherToolCallContent(AcpModel):
-    """Custom or future tool call content.
+    """Member of ``ToolCallContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future tool call content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -909,7 +939,10 @@ class RequiresActionStateUpdate(AcpModel):
 
 
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Foreground work is blocked on user action."""
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
 
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
@@ -937,7 +970,10 @@ class RunningStateUpdate(AcpModel):
 
 
 class RunningStateUpdateVariant(RunningStateUpdate):
-    """Foreground work is in progress."""
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
 
     state: Annotated[Literal["running"], UnionTag] = "running"
 
@@ -957,7 +993,10 @@ class SelectedPermissionOutcome(AcpModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
 
     outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
@@ -1103,13 +1142,18 @@ SessionListCursor: TypeAlias = str
 
 
 class StartReplayFrom(ReplayFromStart):
-    """Replay the whole conversation from its first replayable entry."""
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay the whole conversation from its first replayable entry.
+    """
 
     type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
-    """Stdio transport configuration
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
 
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
@@ -1197,7 +1241,10 @@ class TerminalOutputChunk(AcpModel):
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """A chunk of bytes appended to an agent-owned terminal's output."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_output_chunk"``.
+
+    A chunk of bytes appended to an agent-owned terminal's output.
+    """
 
     session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
         "terminal_output_chunk"
@@ -1365,7 +1412,10 @@ class UsageUpdate(AcpModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """A file was added."""
+    """Member of ``DiffChange`` for ``operation: "add"``.
+
+    A file was added.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1427,7 +1477,9 @@ class AudioContent(AcpModel):
 
 
 class AudioContentBlock(AudioContent):
-    """Audio data for transcription or analysis.
+    """Member of ``ContentBlock`` for ``type: "audio"``.
+
+    Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
@@ -1475,7 +1527,10 @@ class BlobResourceContents(AcpModel):
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """Boolean on/off toggle."""
+    """Member of ``SessionConfigOption`` for ``type: "boolean"``.
+
+    Boolean on/off toggle.
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -1496,7 +1551,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
-    """A boolean value (`type: "boolean"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
+
+    A boolean value (`type: "boolean"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -1597,13 +1655,19 @@ class CommandPermissionSubject(AcpModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """Permission is requested before running a command."""
+    """Member of ``RequestPermissionSubject`` for ``type: "command"``.
+
+    Permission is requested before running a command.
+    """
 
     type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """A file was copied."""
+    """Member of ``DiffChange`` for ``operation: "copy"``.
+
+    A file was copied.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1626,7 +1690,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """A file was deleted."""
+    """Member of ``DiffChange`` for ``operation: "delete"``.
+
+    A file was deleted.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1718,7 +1785,10 @@ class Error(AcpModel):
 
 
 class ErrorAgentResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``AgentResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -1727,7 +1797,10 @@ class ErrorAgentResponse(AcpModel):
 
 
 class ErrorClientResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``ClientResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -1736,7 +1809,9 @@ class ErrorClientResponse(AcpModel):
 
 
 class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
 
     Only available when the Agent capabilities include `session.mcp.http`.
     """
@@ -1763,7 +1838,10 @@ class Icon(AcpModel):
 
 
 class IdSetSessionConfigOptionRequest(AcpModel):
-    """A [`SessionConfigValueId`] string value (`type: "id"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
+
+    A [`SessionConfigValueId`] string value (`type: "id"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -1800,7 +1878,10 @@ class IdleStateUpdate(AcpModel):
 
 
 class IdleStateUpdateVariant(IdleStateUpdate):
-    """The agent is ready to process a new prompt."""
+    """Member of ``StateUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
 
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
@@ -1826,7 +1907,9 @@ class ImageContent(AcpModel):
 
 
 class ImageContentBlock(ImageContent):
-    """Images for visual context or analysis.
+    """Member of ``ContentBlock`` for ``type: "image"``.
+
+    Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
@@ -1960,7 +2043,9 @@ class NewSessionRequest(AcpModel):
 
 
 class OtherPlanUpdateContent(AcpModel):
-    """Custom or future plan update content.
+    """Member of ``PlanUpdateContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future plan update content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1983,7 +2068,9 @@ class OtherPlanUpdateContent(AcpModel):
 
 
 class OtherSessionConfigOption(AcpModel):
-    """Custom or future session configuration option payload.
+    """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -2019,7 +2106,9 @@ class OtherSessionConfigOption(AcpModel):
 
 
 class OtherSetSessionConfigOptionRequest(AcpModel):
-    """Custom or future session configuration option value payload.
+    """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option value payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -2049,7 +2138,7 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
 
 
 class OtherStateSessionUpdate(OtherStateUpdate):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for any other ``state`` (a custom or future value).
 
     Custom or future session state.
 
@@ -2213,7 +2302,7 @@ class RequestPermissionResponse(AcpModel):
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
@@ -2250,7 +2339,9 @@ class ResourceLink(AcpModel):
 
 
 class ResourceLinkContentBlock(ResourceLink):
-    """References to resources that the agent can access.
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
@@ -2259,7 +2350,10 @@ class ResourceLinkContentBlock(ResourceLink):
 
 
 class ResultClientResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -2311,7 +2405,7 @@ class ResumeSessionRequest(AcpModel):
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
@@ -2392,7 +2486,10 @@ class SessionConfigSelectOption(AcpModel):
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
 
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
@@ -2442,19 +2539,28 @@ class Terminal(AcpModel):
 
 
 class TerminalSessionUpdate(TerminalUpdate):
-    """An agent-owned terminal has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
 
     session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
-    """A display-only reference to an agent-owned terminal."""
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
 
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
-    """All text that was typed after the command name is provided as input."""
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
 
@@ -2476,7 +2582,9 @@ class TextContent(AcpModel):
 
 
 class TextContentBlock(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
     Clients SHOULD render this text as Markdown.
@@ -2486,13 +2594,18 @@ class TextContentBlock(TextContent):
 
 
 class UsageSessionUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
 
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AgentAuthMethod(AuthMethodAgent):
-    """Agent handles authentication itself.
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself.
 
     The `type` discriminator value is `agent`.
     """
@@ -2585,7 +2698,10 @@ class Diff(AcpModel):
 
 
 class DiffToolCallContent(Diff):
-    """File modification shown as a diff."""
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
 
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
@@ -2607,7 +2723,7 @@ class EmbeddedResource(AcpModel):
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
@@ -2654,7 +2770,10 @@ class InitializeResponse(AcpModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """Structured plan entries."""
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
 
@@ -2666,7 +2785,9 @@ PlanUpdateContent: TypeAlias = Annotated[
 
 
 class ResourceContentBlock(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
 
@@ -2709,7 +2830,10 @@ StateSessionUpdate: TypeAlias = Annotated[
     | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed."""
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
+
+The state of the agent's foreground work has changed.
+"""
 
 
 class AvailableCommand(AcpModel):
@@ -2882,7 +3006,10 @@ class UserMessage(AcpModel):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the user's message being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message_chunk"``.
+
+    A chunk of the user's message being streamed.
+    """
 
     session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
         "user_message_chunk"
@@ -2890,7 +3017,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class UserMessageSessionUpdate(UserMessage):
-    """A user message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message"``.
+
+    A user message has been created or updated.
 
     Agents can send this when they accept or replay a user message. When a
     client receives another `user_message` update with the same `messageId`,
@@ -2932,7 +3061,10 @@ class AgentMessage(AcpModel):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's response being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message_chunk"``.
+
+    A chunk of the agent's response being streamed.
+    """
 
     session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
         "agent_message_chunk"
@@ -2940,7 +3072,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageSessionUpdate(AgentMessage):
-    """An agent message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message"``.
+
+    An agent message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_message` update with the same `messageId`,
@@ -2982,7 +3116,10 @@ class AgentThought(AcpModel):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought_chunk"``.
+
+    A chunk of the agent's internal reasoning being streamed.
+    """
 
     session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
         "agent_thought_chunk"
@@ -2990,7 +3127,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtSessionUpdate(AgentThought):
-    """An agent thought or reasoning message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought"``.
+
+    An agent thought or reasoning message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_thought` update with the same `messageId`,
@@ -3001,7 +3140,10 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
+
+    Available commands are ready or have changed
+    """
 
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
@@ -3047,13 +3189,18 @@ class Content(AcpModel):
 
 
 class ContentToolCallContent(Content):
-    """Standard content block (text, images, resources)."""
+    """Member of ``ToolCallContent`` for ``type: "content"``.
+
+    Standard content block (text, images, resources).
+    """
 
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
 class PlanSessionUpdate(PlanUpdate):
-    """A content update for a plan identified by ID.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
@@ -3061,7 +3208,10 @@ class PlanSessionUpdate(PlanUpdate):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -3143,7 +3293,10 @@ class ToolCallContentChunk(AcpModel):
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """A chunk of tool-call content being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_content_chunk"``.
+
+    A chunk of tool-call content being streamed.
+    """
 
     session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
         "tool_call_content_chunk"
@@ -3263,13 +3416,19 @@ class ToolCallPermissionSubject(AcpModel):
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Permission is requested before executing a tool call."""
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
 
     type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
-    """A tool call has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
 
     session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
         "tool_call_update"
@@ -3277,7 +3436,10 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
+
+    Session configuration options have been updated.
+    """
 
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
@@ -3294,7 +3456,10 @@ RequestPermissionSubject: TypeAlias = Annotated[
 
 
 class ResultAgentResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""

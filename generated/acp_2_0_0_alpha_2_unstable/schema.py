@@ -100,6 +100,8 @@ class BooleanPropertySchema(AcpModel):
 class CancelCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
     The elicitation was cancelled.
     """
 
@@ -114,7 +116,9 @@ class CancelCreateElicitationResponse(AcpModel):
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
-    """Active session work was cancelled before the user responded.
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    Active session work was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel active
     session work, it MUST respond to all pending `session/request_permission`
@@ -171,6 +175,8 @@ class Cost(AcpModel):
 
 class DeclineCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
     The user declined the elicitation.
     """
@@ -787,7 +793,10 @@ This is the inner MCP response result payload. Any JSON value is valid.
 
 
 class ModifyDiffChange(DiffPathChange):
-    """A file was modified in place."""
+    """Member of ``DiffChange`` for ``operation: "modify"``.
+
+    A file was modified in place.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -810,7 +819,10 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """A file was moved or renamed."""
+    """Member of ``DiffChange`` for ``operation: "move"``.
+
+    A file was moved or renamed.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1214,7 +1226,9 @@ class NumberPropertySchema(AcpModel):
 
 
 class OtherAuthMethod(AcpModel):
-    """Custom or future authentication method.
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1248,7 +1262,9 @@ class OtherAuthMethod(AcpModel):
 
 
 class OtherAvailableCommandInput(AcpModel):
-    """Custom or future command input specification.
+    """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
+
+    Custom or future command input specification.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1270,7 +1286,9 @@ class OtherAvailableCommandInput(AcpModel):
 
 
 class OtherContentBlock(AcpModel):
-    """Custom or future content block.
+    """Member of ``ContentBlock`` for any other ``type`` (a custom or future value).
+
+    Custom or future content block.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1294,6 +1312,8 @@ class OtherContentBlock(AcpModel):
 
 class OtherCreateElicitationResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
 
     Custom or future elicitation action.
 
@@ -1323,7 +1343,9 @@ class OtherCreateElicitationResponse(AcpModel):
 
 
 class OtherDiffChange(AcpModel):
-    """Custom or future file operation.
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1359,6 +1381,8 @@ class OtherDiffChange(AcpModel):
 class OtherElicitationPropertySchema(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
+
     Custom or future elicitation property schema.
 
     Values beginning with `_` are reserved for implementation-specific
@@ -1380,7 +1404,9 @@ class OtherElicitationPropertySchema(AcpModel):
 
 
 class OtherMcpServer(AcpModel):
-    """Custom or future MCP server transport configuration.
+    """Member of ``McpServer`` for any other ``type`` (a custom or future value).
+
+    Custom or future MCP server transport configuration.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1403,6 +1429,8 @@ class OtherMcpServer(AcpModel):
 class OtherMultiSelectItems(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``MultiSelectItems`` for any other ``type`` (a custom or future value).
+
     Custom or future typed multi-select items.
     """
 
@@ -1417,6 +1445,8 @@ class OtherMultiSelectItems(AcpModel):
 
 class OtherNesSuggestion(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for any other ``kind`` (a custom or future value).
 
     Custom or future NES suggestion.
 
@@ -1441,7 +1471,9 @@ class OtherNesSuggestion(AcpModel):
 
 
 class OtherReplayFrom(AcpModel):
-    """Custom or future replay cursor.
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1469,7 +1501,9 @@ class OtherReplayFrom(AcpModel):
 
 
 class OtherRequestPermissionOutcome(AcpModel):
-    """Custom or future permission outcome.
+    """Member of ``RequestPermissionOutcome`` for any other ``outcome`` (a custom or future value).
+
+    Custom or future permission outcome.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1491,7 +1525,9 @@ class OtherRequestPermissionOutcome(AcpModel):
 
 
 class OtherRequestPermissionSubject(AcpModel):
-    """Custom or future permission subject.
+    """Member of ``RequestPermissionSubject`` for any other ``type`` (a custom or future value).
+
+    Custom or future permission subject.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1513,7 +1549,9 @@ class OtherRequestPermissionSubject(AcpModel):
 
 
 class OtherSessionUpdate(AcpModel):
-    """Custom or future session update.
+    """Member of ``SessionUpdate`` for any other ``sessionUpdate`` (a custom or future value).
+
+    Custom or future session update.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1555,7 +1593,9 @@ class OtherSessionUpdate(AcpModel):
 
 
 class OtherStateUpdate(AcpModel):
-    """Custom or future session state.
+    """Member of ``StateUpdate`` for any other ``state`` (a custom or future value).
+
+    Custom or future session state.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1572,7 +1612,9 @@ class OtherStateUpdate(AcpModel):
 
 
 class OtherToolCallContent(AcpModel):
-    """Custom or future tool call content.
+    """Member of ``ToolCallContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future tool call content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1689,7 +1731,9 @@ class PlanRemoved(AcpModel):
 
 
 class PlanRemovedSessionUpdate(PlanRemoved):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -1939,7 +1983,10 @@ class RequiresActionStateUpdate(AcpModel):
 
 
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Foreground work is blocked on user action."""
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
 
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
@@ -1967,7 +2014,10 @@ class RunningStateUpdate(AcpModel):
 
 
 class RunningStateUpdateVariant(RunningStateUpdate):
-    """Foreground work is in progress."""
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
 
     state: Annotated[Literal["running"], UnionTag] = "running"
 
@@ -1987,7 +2037,10 @@ class SelectedPermissionOutcome(AcpModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
 
     outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
@@ -2215,13 +2268,18 @@ class StartNesResponse(AcpModel):
 
 
 class StartReplayFrom(ReplayFromStart):
-    """Replay the whole conversation from its first replayable entry."""
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay the whole conversation from its first replayable entry.
+    """
 
     type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
-    """Stdio transport configuration
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
 
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
@@ -2279,6 +2337,8 @@ class StringMultiSelectItems(AcpModel):
 
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``MultiSelectItems`` for ``type: "string"``.
 
     Multi-select string items with plain string values.
     """
@@ -2408,7 +2468,10 @@ class TerminalOutputChunk(AcpModel):
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """A chunk of bytes appended to an agent-owned terminal's output."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_output_chunk"``.
+
+    A chunk of bytes appended to an agent-owned terminal's output.
+    """
 
     session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
         "terminal_output_chunk"
@@ -2692,7 +2755,10 @@ class AcceptNesNotification(AcpModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """A file was added."""
+    """Member of ``DiffChange`` for ``operation: "add"``.
+
+    A file was added.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -2754,7 +2820,9 @@ class AudioContent(AcpModel):
 
 
 class AudioContentBlock(AudioContent):
-    """Audio data for transcription or analysis.
+    """Member of ``ContentBlock`` for ``type: "audio"``.
+
+    Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
@@ -2893,6 +2961,8 @@ class BlobResourceContents(AcpModel):
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
+
     Boolean property.
     """
 
@@ -2900,7 +2970,10 @@ class BooleanElicitationPropertySchema(BooleanPropertySchema):
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """Boolean on/off toggle."""
+    """Member of ``SessionConfigOption`` for ``type: "boolean"``.
+
+    Boolean on/off toggle.
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -2921,7 +2994,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
-    """A boolean value (`type: "boolean"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
+
+    A boolean value (`type: "boolean"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3056,7 +3132,10 @@ class CommandPermissionSubject(AcpModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """Permission is requested before running a command."""
+    """Member of ``RequestPermissionSubject`` for ``type: "command"``.
+
+    Permission is requested before running a command.
+    """
 
     type: Annotated[Literal["command"], UnionTag] = "command"
 
@@ -3119,7 +3198,10 @@ class ConnectMcpResponse(AcpModel):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """A file was copied."""
+    """Member of ``DiffChange`` for ``operation: "copy"``.
+
+    A file was copied.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3142,7 +3224,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """A file was deleted."""
+    """Member of ``DiffChange`` for ``operation: "delete"``.
+
+    A file was deleted.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3434,7 +3519,9 @@ EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContent
 
 
 class EnvVarAuthMethod(AuthMethodEnvVar):
-    """**UNSTABLE**
+    """Member of ``AuthMethod`` for ``type: "env_var"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -3468,7 +3555,10 @@ class Error(AcpModel):
 
 
 class ErrorAgentResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``AgentResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3477,7 +3567,10 @@ class ErrorAgentResponse(AcpModel):
 
 
 class ErrorClientResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``ClientResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3486,7 +3579,9 @@ class ErrorClientResponse(AcpModel):
 
 
 class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
 
     Only available when the Agent capabilities include `session.mcp.http`.
     """
@@ -3513,7 +3608,10 @@ class Icon(AcpModel):
 
 
 class IdSetSessionConfigOptionRequest(AcpModel):
-    """A [`SessionConfigValueId`] string value (`type: "id"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
+
+    A [`SessionConfigValueId`] string value (`type: "id"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3560,7 +3658,10 @@ class IdleStateUpdate(AcpModel):
 
 
 class IdleStateUpdateVariant(IdleStateUpdate):
-    """The agent is ready to process a new prompt."""
+    """Member of ``StateUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
 
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
@@ -3586,7 +3687,9 @@ class ImageContent(AcpModel):
 
 
 class ImageContentBlock(ImageContent):
-    """Images for visual context or analysis.
+    """Member of ``ContentBlock`` for ``type: "image"``.
+
+    Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
@@ -3596,6 +3699,8 @@ class ImageContentBlock(ImageContent):
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
     Integer property.
     """
@@ -3657,7 +3762,9 @@ class ListSessionsResponse(AcpModel):
 
 
 class MarkdownPlanUpdateContent(PlanMarkdown):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4016,6 +4123,8 @@ class NesUserAction(AcpModel):
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
     Number (floating-point) property.
     """
 
@@ -4023,7 +4132,9 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
 
 
 class OtherPlanUpdateContent(AcpModel):
-    """Custom or future plan update content.
+    """Member of ``PlanUpdateContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future plan update content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4046,7 +4157,9 @@ class OtherPlanUpdateContent(AcpModel):
 
 
 class OtherSessionConfigOption(AcpModel):
-    """Custom or future session configuration option payload.
+    """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4082,7 +4195,9 @@ class OtherSessionConfigOption(AcpModel):
 
 
 class OtherSetSessionConfigOptionRequest(AcpModel):
-    """Custom or future session configuration option value payload.
+    """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option value payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4112,7 +4227,7 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
 
 
 class OtherStateSessionUpdate(OtherStateUpdate):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for any other ``state`` (a custom or future value).
 
     Custom or future session state.
 
@@ -4288,6 +4403,8 @@ class RejectNesNotification(AcpModel):
 class RenameNesSuggestion(NesRenameSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
     A rename symbol suggestion.
     """
 
@@ -4306,6 +4423,8 @@ Replay includes the position identified by the cursor.
 class RequestElicitationUrlMode(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -4319,15 +4438,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4377,7 +4488,7 @@ class RequestPermissionResponse(AcpModel):
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    URL-based elicitation where the client directs the user to a URL.
+    Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4396,7 +4507,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
@@ -4433,7 +4544,9 @@ class ResourceLink(AcpModel):
 
 
 class ResourceLinkContentBlock(ResourceLink):
-    """References to resources that the agent can access.
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
@@ -4442,7 +4555,7 @@ class ResourceLinkContentBlock(ResourceLink):
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
@@ -4452,6 +4565,8 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "searchAndReplace"``.
 
     A search-and-replace suggestion.
     """
@@ -4544,6 +4659,8 @@ class SessionConfigSelectOption(AcpModel):
 class SessionElicitationUrlMode(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
     Tied to a session, optionally to a specific tool call within that session.
     """
 
@@ -4554,7 +4671,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
 
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
@@ -4564,15 +4684,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4598,7 +4710,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    URL-based elicitation where the client directs the user to a URL.
+    Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4662,6 +4774,8 @@ while `idle`. Those notifications do not change this state.
 class StringElicitationPropertySchema(StringPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
     String property (or single-select enum when `enum`/`oneOf` is set).
     """
 
@@ -4688,7 +4802,9 @@ class Terminal(AcpModel):
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
-    """**UNSTABLE**
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4699,19 +4815,28 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
 
 class TerminalSessionUpdate(TerminalUpdate):
-    """An agent-owned terminal has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
 
     session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
-    """A display-only reference to an agent-owned terminal."""
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
 
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
-    """All text that was typed after the command name is provided as input."""
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
 
@@ -4733,7 +4858,9 @@ class TextContent(AcpModel):
 
 
 class TextContentBlock(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
     Clients SHOULD render this text as Markdown.
@@ -4747,18 +4874,25 @@ UrlCreateElicitationRequest: TypeAlias = (
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
 URL-based elicitation where the client directs the user to a URL.
 """
 
 
 class UsageSessionUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
 
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``CreateElicitationResponse`` for ``action: "accept"``.
 
     The user accepted and provided content.
     """
@@ -4774,7 +4908,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class AcpMcpServer(McpServerAcp):
-    """**UNSTABLE**
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4788,7 +4924,9 @@ class AcpMcpServer(McpServerAcp):
 
 
 class AgentAuthMethod(AuthMethodAgent):
-    """Agent handles authentication itself.
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself.
 
     The `type` discriminator value is `agent`.
     """
@@ -4798,6 +4936,8 @@ class AgentAuthMethod(AuthMethodAgent):
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``ElicitationPropertySchema`` for ``type: "array"``.
 
     Multi-select array property.
     """
@@ -4949,7 +5089,10 @@ class Diff(AcpModel):
 
 
 class DiffToolCallContent(Diff):
-    """File modification shown as a diff."""
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
 
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
@@ -5027,7 +5170,9 @@ class EmbeddedResource(AcpModel):
 
 
 class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5038,7 +5183,7 @@ class FilePlanUpdateContent(PlanFile):
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
@@ -5072,13 +5217,18 @@ class InitializeRequest(AcpModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """Structured plan entries."""
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "jump"``.
 
     A jump-to-location suggestion.
     """
@@ -5205,6 +5355,8 @@ OtherCreateElicitationRequest: TypeAlias = (
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
 Custom or future elicitation mode.
 
 Values beginning with `_` are reserved for implementation-specific
@@ -5230,6 +5382,8 @@ PlanUpdateContent: TypeAlias = Annotated[
 class RequestElicitationFormMode(ElicitationRequestScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
@@ -5241,7 +5395,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Form-based elicitation where the client renders a form from the provided schema.
+    Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -5260,7 +5414,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
 
 class ResourceContentBlock(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
 
@@ -5271,7 +5427,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class ResultClientResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -5358,6 +5517,8 @@ SessionConfigSelectOptions: TypeAlias = (
 class SessionElicitationFormMode(ElicitationSessionScope):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
     Tied to a session, optionally to a specific tool call within that session.
     """
 
@@ -5368,7 +5529,7 @@ class SessionElicitationFormMode(ElicitationSessionScope):
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Form-based elicitation where the client renders a form from the provided schema.
+    Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -5392,7 +5553,10 @@ StateSessionUpdate: TypeAlias = Annotated[
     | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed."""
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
+
+The state of the agent's foreground work has changed.
+"""
 
 
 class SuggestNesRequest(AcpModel):
@@ -5573,6 +5737,8 @@ class ContentChunk(AcpModel):
 class EditNesSuggestion(NesEditSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "edit"``.
+
     A text edit suggestion.
     """
 
@@ -5631,6 +5797,8 @@ FormCreateElicitationRequest: TypeAlias = (
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+Member of ``CreateElicitationRequest`` for ``mode: "form"``.
 
 Form-based elicitation where the client renders a form from the provided schema.
 """
@@ -5794,7 +5962,10 @@ class UserMessage(AcpModel):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the user's message being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message_chunk"``.
+
+    A chunk of the user's message being streamed.
+    """
 
     session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
         "user_message_chunk"
@@ -5802,7 +5973,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class UserMessageSessionUpdate(UserMessage):
-    """A user message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message"``.
+
+    A user message has been created or updated.
 
     Agents can send this when they accept or replay a user message. When a
     client receives another `user_message` update with the same `messageId`,
@@ -5844,7 +6017,10 @@ class AgentMessage(AcpModel):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's response being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message_chunk"``.
+
+    A chunk of the agent's response being streamed.
+    """
 
     session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
         "agent_message_chunk"
@@ -5852,7 +6028,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageSessionUpdate(AgentMessage):
-    """An agent message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message"``.
+
+    An agent message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_message` update with the same `messageId`,
@@ -5894,7 +6072,10 @@ class AgentThought(AcpModel):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought_chunk"``.
+
+    A chunk of the agent's internal reasoning being streamed.
+    """
 
     session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
         "agent_thought_chunk"
@@ -5902,7 +6083,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtSessionUpdate(AgentThought):
-    """An agent thought or reasoning message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought"``.
+
+    An agent thought or reasoning message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_thought` update with the same `messageId`,
@@ -5913,7 +6096,10 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
+
+    Available commands are ready or have changed
+    """
 
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
@@ -5967,7 +6153,10 @@ class Content(AcpModel):
 
 
 class ContentToolCallContent(Content):
-    """Standard content block (text, images, resources)."""
+    """Member of ``ToolCallContent`` for ``type: "content"``.
+
+    Standard content block (text, images, resources).
+    """
 
     type: Annotated[Literal["content"], UnionTag] = "content"
 
@@ -5991,7 +6180,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 
 
 class PlanSessionUpdate(PlanUpdate):
-    """A content update for a plan identified by ID.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
@@ -5999,7 +6190,10 @@ class PlanSessionUpdate(PlanUpdate):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -6081,7 +6275,10 @@ class ToolCallContentChunk(AcpModel):
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """A chunk of tool-call content being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_content_chunk"``.
+
+    A chunk of tool-call content being streamed.
+    """
 
     session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
         "tool_call_content_chunk"
@@ -6236,13 +6433,19 @@ class ToolCallPermissionSubject(AcpModel):
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Permission is requested before executing a tool call."""
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
 
     type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
-    """A tool call has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
 
     session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
         "tool_call_update"
@@ -6250,7 +6453,10 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
+
+    Session configuration options have been updated.
+    """
 
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
@@ -6267,7 +6473,10 @@ RequestPermissionSubject: TypeAlias = Annotated[
 
 
 class ResultAgentResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""

@@ -74,7 +74,10 @@ class BooleanPropertySchema(AcpModel):
 
 
 class CancelCreateElicitationResponse(AcpModel):
-    """The elicitation was cancelled."""
+    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
+    The elicitation was cancelled.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -89,7 +92,9 @@ class CancelCreateElicitationResponse(AcpModel):
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
-    """Active session work was cancelled before the user responded.
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    Active session work was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel active
     session work, it MUST respond to all pending `session/request_permission`
@@ -172,7 +177,10 @@ class Cost(AcpModel):
 
 
 class DeclineCreateElicitationResponse(AcpModel):
-    """The user declined the elicitation."""
+    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
+
+    The user declined the elicitation.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -790,7 +798,10 @@ This is the inner MCP response result payload. Any JSON value is valid.
 
 
 class ModifyDiffChange(DiffPathChange):
-    """A file was modified in place."""
+    """Member of ``DiffChange`` for ``operation: "modify"``.
+
+    A file was modified in place.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -813,7 +824,10 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """A file was moved or renamed."""
+    """Member of ``DiffChange`` for ``operation: "move"``.
+
+    A file was moved or renamed.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1246,7 +1260,9 @@ class NumberPropertySchema(AcpModel):
 
 
 class OtherAuthMethod(AcpModel):
-    """Custom or future authentication method.
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1280,7 +1296,9 @@ class OtherAuthMethod(AcpModel):
 
 
 class OtherAvailableCommandInput(AcpModel):
-    """Custom or future command input specification.
+    """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
+
+    Custom or future command input specification.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1302,7 +1320,9 @@ class OtherAvailableCommandInput(AcpModel):
 
 
 class OtherContentBlock(AcpModel):
-    """Custom or future content block.
+    """Member of ``ContentBlock`` for any other ``type`` (a custom or future value).
+
+    Custom or future content block.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1325,7 +1345,9 @@ class OtherContentBlock(AcpModel):
 
 
 class OtherCreateElicitationResponse(AcpModel):
-    """Custom or future elicitation action.
+    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
+
+    Custom or future elicitation action.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1355,7 +1377,9 @@ class OtherCreateElicitationResponse(AcpModel):
 
 
 class OtherDiffChange(AcpModel):
-    """Custom or future file operation.
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1389,7 +1413,9 @@ class OtherDiffChange(AcpModel):
 
 
 class OtherElicitationPropertySchema(AcpModel):
-    """Custom or future elicitation property schema.
+    """Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
+
+    Custom or future elicitation property schema.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1410,7 +1436,9 @@ class OtherElicitationPropertySchema(AcpModel):
 
 
 class OtherMcpServer(AcpModel):
-    """Custom or future MCP server transport configuration.
+    """Member of ``McpServer`` for any other ``type`` (a custom or future value).
+
+    Custom or future MCP server transport configuration.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1431,7 +1459,10 @@ class OtherMcpServer(AcpModel):
 
 
 class OtherMultiSelectItems(AcpModel):
-    """Custom or future typed multi-select items."""
+    """Member of ``MultiSelectItems`` for any other ``type`` (a custom or future value).
+
+    Custom or future typed multi-select items.
+    """
 
     type: Annotated[str, Reserved("string")]
     """Custom or future multi-select item type.
@@ -1444,6 +1475,8 @@ class OtherMultiSelectItems(AcpModel):
 
 class OtherNesSuggestion(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for any other ``kind`` (a custom or future value).
 
     Custom or future NES suggestion.
 
@@ -1468,7 +1501,9 @@ class OtherNesSuggestion(AcpModel):
 
 
 class OtherReplayFrom(AcpModel):
-    """Custom or future replay cursor.
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1496,7 +1531,9 @@ class OtherReplayFrom(AcpModel):
 
 
 class OtherRequestPermissionOutcome(AcpModel):
-    """Custom or future permission outcome.
+    """Member of ``RequestPermissionOutcome`` for any other ``outcome`` (a custom or future value).
+
+    Custom or future permission outcome.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1518,7 +1555,9 @@ class OtherRequestPermissionOutcome(AcpModel):
 
 
 class OtherRequestPermissionSubject(AcpModel):
-    """Custom or future permission subject.
+    """Member of ``RequestPermissionSubject`` for any other ``type`` (a custom or future value).
+
+    Custom or future permission subject.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1540,7 +1579,9 @@ class OtherRequestPermissionSubject(AcpModel):
 
 
 class OtherSessionUpdate(AcpModel):
-    """Custom or future session update.
+    """Member of ``SessionUpdate`` for any other ``sessionUpdate`` (a custom or future value).
+
+    Custom or future session update.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1585,7 +1626,9 @@ class OtherSessionUpdate(AcpModel):
 
 
 class OtherStateUpdate(AcpModel):
-    """Custom or future session state.
+    """Member of ``StateUpdate`` for any other ``state`` (a custom or future value).
+
+    Custom or future session state.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1602,7 +1645,9 @@ class OtherStateUpdate(AcpModel):
 
 
 class OtherToolCallContent(AcpModel):
-    """Custom or future tool call content.
+    """Member of ``ToolCallContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future tool call content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1719,7 +1764,9 @@ class PlanRemoved(AcpModel):
 
 
 class PlanRemovedSessionUpdate(PlanRemoved):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -1979,7 +2026,10 @@ class RequiresActionStateUpdate(AcpModel):
 
 
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Foreground work is blocked on user action."""
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
 
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
@@ -2007,7 +2057,10 @@ class RunningStateUpdate(AcpModel):
 
 
 class RunningStateUpdateVariant(RunningStateUpdate):
-    """Foreground work is in progress."""
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
 
     state: Annotated[Literal["running"], UnionTag] = "running"
 
@@ -2027,7 +2080,10 @@ class SelectedPermissionOutcome(AcpModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
 
     outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
@@ -2255,13 +2311,18 @@ class StartNesResponse(AcpModel):
 
 
 class StartReplayFrom(ReplayFromStart):
-    """Replay all retained conversation history from its first replayable entry."""
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay all retained conversation history from its first replayable entry.
+    """
 
     type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
-    """Stdio transport configuration
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
 
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
@@ -2315,7 +2376,10 @@ class StringMultiSelectItems(AcpModel):
 
 
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
-    """Multi-select string items with plain string values."""
+    """Member of ``MultiSelectItems`` for ``type: "string"``.
+
+    Multi-select string items with plain string values.
+    """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
@@ -2465,7 +2529,10 @@ class TerminalOutputChunk(AcpModel):
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """A chunk of bytes appended to an agent-owned terminal's output."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_output_chunk"``.
+
+    A chunk of bytes appended to an agent-owned terminal's output.
+    """
 
     session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
         "terminal_output_chunk"
@@ -2748,7 +2815,10 @@ class AcceptNesNotification(AcpModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """A file was added."""
+    """Member of ``DiffChange`` for ``operation: "add"``.
+
+    A file was added.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -2810,7 +2880,9 @@ class AudioContent(AcpModel):
 
 
 class AudioContentBlock(AudioContent):
-    """Audio data for transcription or analysis.
+    """Member of ``ContentBlock`` for ``type: "audio"``.
+
+    Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
@@ -2919,13 +2991,19 @@ class BlobResourceContents(AcpModel):
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """Boolean property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
+
+    Boolean property.
+    """
 
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """Boolean on/off toggle."""
+    """Member of ``SessionConfigOption`` for ``type: "boolean"``.
+
+    Boolean on/off toggle.
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -2946,7 +3024,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
-    """A boolean value (`type: "boolean"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
+
+    A boolean value (`type: "boolean"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3081,7 +3162,10 @@ class CommandPermissionSubject(AcpModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """Permission is requested before running a command."""
+    """Member of ``RequestPermissionSubject`` for ``type: "command"``.
+
+    Permission is requested before running a command.
+    """
 
     type: Annotated[Literal["command"], UnionTag] = "command"
 
@@ -3141,7 +3225,10 @@ class ConnectMcpResponse(AcpModel):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """A file was copied."""
+    """Member of ``DiffChange`` for ``operation: "copy"``.
+
+    A file was copied.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3164,7 +3251,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """A file was deleted."""
+    """Member of ``DiffChange`` for ``operation: "delete"``.
+
+    A file was deleted.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3467,7 +3557,10 @@ class Error(AcpModel):
 
 
 class ErrorAgentResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``AgentResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3476,7 +3569,10 @@ class ErrorAgentResponse(AcpModel):
 
 
 class ErrorClientResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``ClientResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3485,7 +3581,9 @@ class ErrorClientResponse(AcpModel):
 
 
 class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
 
     Only available when the Agent capabilities include `session.mcp.http`.
     """
@@ -3512,7 +3610,10 @@ class Icon(AcpModel):
 
 
 class IdSetSessionConfigOptionRequest(AcpModel):
-    """A [`SessionConfigValueId`] string value (`type: "id"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
+
+    A [`SessionConfigValueId`] string value (`type: "id"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3559,7 +3660,10 @@ class IdleStateUpdate(AcpModel):
 
 
 class IdleStateUpdateVariant(IdleStateUpdate):
-    """The agent is ready to process a new prompt."""
+    """Member of ``StateUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
 
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
@@ -3585,7 +3689,9 @@ class ImageContent(AcpModel):
 
 
 class ImageContentBlock(ImageContent):
-    """Images for visual context or analysis.
+    """Member of ``ContentBlock`` for ``type: "image"``.
+
+    Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
@@ -3594,7 +3700,10 @@ class ImageContentBlock(ImageContent):
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """Integer property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
+
+    Integer property.
+    """
 
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
@@ -3653,7 +3762,9 @@ class ListSessionsResponse(AcpModel):
 
 
 class MarkdownPlanUpdateContent(PlanMarkdown):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4051,7 +4162,9 @@ class Notice(AcpModel):
 
 
 class NoticeSessionUpdate(Notice):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "notice"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4065,13 +4178,18 @@ class NoticeSessionUpdate(Notice):
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
-    """Number (floating-point) property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
+    Number (floating-point) property.
+    """
 
     type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
-    """Custom or future plan update content.
+    """Member of ``PlanUpdateContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future plan update content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4094,7 +4212,9 @@ class OtherPlanUpdateContent(AcpModel):
 
 
 class OtherSessionConfigOption(AcpModel):
-    """Custom or future session configuration option payload.
+    """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4130,7 +4250,9 @@ class OtherSessionConfigOption(AcpModel):
 
 
 class OtherSetSessionConfigOptionRequest(AcpModel):
-    """Custom or future session configuration option value payload.
+    """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option value payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4160,7 +4282,7 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
 
 
 class OtherStateSessionUpdate(OtherStateUpdate):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for any other ``state`` (a custom or future value).
 
     Custom or future session state.
 
@@ -4336,6 +4458,8 @@ class RejectNesNotification(AcpModel):
 class RenameNesSuggestion(NesRenameSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
     A rename symbol suggestion.
     """
 
@@ -4352,7 +4476,9 @@ Replay includes the position identified by the cursor.
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
+    """Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
@@ -4363,15 +4489,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    """Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4421,7 +4539,7 @@ class RequestPermissionResponse(AcpModel):
 
 
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """URL-based elicitation where the client directs the user to a URL.
+    """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4442,7 +4560,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
@@ -4479,7 +4597,9 @@ class ResourceLink(AcpModel):
 
 
 class ResourceLinkContentBlock(ResourceLink):
-    """References to resources that the agent can access.
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
@@ -4488,7 +4608,7 @@ class ResourceLinkContentBlock(ResourceLink):
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
@@ -4498,6 +4618,8 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "searchAndReplace"``.
 
     A search-and-replace suggestion.
     """
@@ -4588,7 +4710,10 @@ class SessionConfigSelectOption(AcpModel):
 
 
 class SessionElicitationUrlMode(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
+    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
 
     elicitation_id: ElicitationId
     """The unique identifier for this elicitation."""
@@ -4597,7 +4722,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
 
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
@@ -4605,15 +4733,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
 
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4639,7 +4759,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
 
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """URL-based elicitation where the client directs the user to a URL.
+    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4703,7 +4823,10 @@ while `idle`. Those notifications do not change this state.
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
-    """String property (or single-select enum when `enum`/`oneOf` is set)."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
@@ -4728,7 +4851,9 @@ class Terminal(AcpModel):
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
-    """Client runs the configured agent program as a separate interactive
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
     process, without passing this method to `auth/login`.
     """
 
@@ -4736,19 +4861,28 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
 
 class TerminalSessionUpdate(TerminalUpdate):
-    """An agent-owned terminal has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
 
     session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
-    """A display-only reference to an agent-owned terminal."""
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
 
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
-    """All text that was typed after the command name is provided as input."""
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
 
@@ -4770,7 +4904,9 @@ class TextContent(AcpModel):
 
 
 class TextContentBlock(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
     Clients SHOULD render this text as Markdown.
@@ -4782,17 +4918,26 @@ class TextContentBlock(TextContent):
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
-"""URL-based elicitation where the client directs the user to a URL."""
+"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
+URL-based elicitation where the client directs the user to a URL.
+"""
 
 
 class UsageSessionUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
 
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """The user accepted and provided content."""
+    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
+
+    The user accepted and provided content.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4807,7 +4952,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class AcpMcpServer(McpServerAcp):
-    """**UNSTABLE**
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4821,7 +4968,9 @@ class AcpMcpServer(McpServerAcp):
 
 
 class AgentAuthMethod(AuthMethodAgent):
-    """Agent handles authentication itself through `auth/login`.
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
     """
@@ -4830,7 +4979,10 @@ class AgentAuthMethod(AuthMethodAgent):
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """Multi-select array property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+
+    Multi-select array property.
+    """
 
     type: Annotated[Literal["array"], UnionTag] = "array"
 
@@ -4965,7 +5117,10 @@ class Diff(AcpModel):
 
 
 class DiffToolCallContent(Diff):
-    """File modification shown as a diff."""
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
 
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
@@ -5045,7 +5200,9 @@ class EmbeddedResource(AcpModel):
 
 
 class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5056,7 +5213,7 @@ class FilePlanUpdateContent(PlanFile):
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
@@ -5090,13 +5247,18 @@ class InitializeRequest(AcpModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """Structured plan entries."""
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "jump"``.
 
     A jump-to-location suggestion.
     """
@@ -5221,7 +5383,9 @@ class NewSessionRequest(AcpModel):
 OtherCreateElicitationRequest: TypeAlias = (
     SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
 )
-"""Custom or future elicitation mode.
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
 
 Values beginning with `_` are reserved for implementation-specific
 extensions. Unknown values that do not begin with `_` are reserved for
@@ -5244,7 +5408,9 @@ PlanUpdateContent: TypeAlias = Annotated[
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
+    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
@@ -5253,7 +5419,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """Form-based elicitation where the client renders a form from the provided schema.
+    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -5274,7 +5440,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
 
 class ResourceContentBlock(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
 
@@ -5285,7 +5453,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class ResultClientResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -5370,14 +5541,17 @@ SessionConfigSelectOptions: TypeAlias = (
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
+    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
 
     requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user."""
 
 
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """Form-based elicitation where the client renders a form from the provided schema.
+    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -5403,7 +5577,10 @@ StateSessionUpdate: TypeAlias = Annotated[
     | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed."""
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
+
+The state of the agent's foreground work has changed.
+"""
 
 
 class SuggestNesRequest(AcpModel):
@@ -5584,6 +5761,8 @@ class ContentChunk(AcpModel):
 class EditNesSuggestion(NesEditSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "edit"``.
+
     A text edit suggestion.
     """
 
@@ -5636,7 +5815,10 @@ class ForkSessionRequest(AcpModel):
 FormCreateElicitationRequest: TypeAlias = (
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
 )
-"""Form-based elicitation where the client renders a form from the provided schema."""
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
 
 
 class InitializeResponse(AcpModel):
@@ -5797,7 +5979,10 @@ class UserMessage(AcpModel):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the user's message being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message_chunk"``.
+
+    A chunk of the user's message being streamed.
+    """
 
     session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
         "user_message_chunk"
@@ -5805,7 +5990,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class UserMessageSessionUpdate(UserMessage):
-    """A user message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message"``.
+
+    A user message has been created or updated.
 
     Agents can send this when they accept or replay a user message. When a
     client receives another `user_message` update with the same `messageId`,
@@ -5847,7 +6034,10 @@ class AgentMessage(AcpModel):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's response being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message_chunk"``.
+
+    A chunk of the agent's response being streamed.
+    """
 
     session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
         "agent_message_chunk"
@@ -5855,7 +6045,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageSessionUpdate(AgentMessage):
-    """An agent message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message"``.
+
+    An agent message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_message` update with the same `messageId`,
@@ -5897,7 +6089,10 @@ class AgentThought(AcpModel):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought_chunk"``.
+
+    A chunk of the agent's internal reasoning being streamed.
+    """
 
     session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
         "agent_thought_chunk"
@@ -5905,7 +6100,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtSessionUpdate(AgentThought):
-    """An agent thought or reasoning message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought"``.
+
+    An agent thought or reasoning message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_thought` update with the same `messageId`,
@@ -5916,7 +6113,10 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
+
+    Available commands are ready or have changed
+    """
 
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
@@ -5974,7 +6174,9 @@ class CompactionSummaryChunk(AcpModel):
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "compaction_summary_chunk"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -6029,7 +6231,10 @@ class Content(AcpModel):
 
 
 class ContentToolCallContent(Content):
-    """Standard content block (text, images, resources)."""
+    """Member of ``ToolCallContent`` for ``type: "content"``.
+
+    Standard content block (text, images, resources).
+    """
 
     type: Annotated[Literal["content"], UnionTag] = "content"
 
@@ -6049,7 +6254,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 
 
 class PlanSessionUpdate(PlanUpdate):
-    """A content update for a plan identified by ID.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
@@ -6057,7 +6264,10 @@ class PlanSessionUpdate(PlanUpdate):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -6139,7 +6349,10 @@ class ToolCallContentChunk(AcpModel):
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """A chunk of tool-call content being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_content_chunk"``.
+
+    A chunk of tool-call content being streamed.
+    """
 
     session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
         "tool_call_content_chunk"
@@ -6204,7 +6417,9 @@ class ToolCallUpdate(AcpModel):
 
 
 class CompactionSessionUpdate(CompactionUpdate):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "compaction_update"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -6303,13 +6518,19 @@ class ToolCallPermissionSubject(AcpModel):
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Permission is requested before executing a tool call."""
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
 
     type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
-    """A tool call has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
 
     session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
         "tool_call_update"
@@ -6317,7 +6538,10 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
+
+    Session configuration options have been updated.
+    """
 
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
@@ -6334,7 +6558,10 @@ RequestPermissionSubject: TypeAlias = Annotated[
 
 
 class ResultAgentResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""

@@ -74,7 +74,10 @@ class BooleanPropertySchema(AcpModel):
 
 
 class CancelCreateElicitationResponse(AcpModel):
-    """The elicitation was cancelled."""
+    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
+    The elicitation was cancelled.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -89,7 +92,9 @@ class CancelCreateElicitationResponse(AcpModel):
 
 
 class CancelledRequestPermissionOutcome(AcpModel):
-    """Active session work was cancelled before the user responded.
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    Active session work was cancelled before the user responded.
 
     When a client sends a `session/cancel` notification to cancel active
     session work, it MUST respond to all pending `session/request_permission`
@@ -172,7 +177,10 @@ class Cost(AcpModel):
 
 
 class DeclineCreateElicitationResponse(AcpModel):
-    """The user declined the elicitation."""
+    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
+
+    The user declined the elicitation.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -760,7 +768,10 @@ class MessageMcpRequest(AcpModel):
 
 
 class ModifyDiffChange(DiffPathChange):
-    """A file was modified in place."""
+    """Member of ``DiffChange`` for ``operation: "modify"``.
+
+    A file was modified in place.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -783,7 +794,10 @@ class ModifyDiffChange(DiffPathChange):
 
 
 class MoveDiffChange(DiffPathPairChange):
-    """A file was moved or renamed."""
+    """Member of ``DiffChange`` for ``operation: "move"``.
+
+    A file was moved or renamed.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -1216,7 +1230,9 @@ class NumberPropertySchema(AcpModel):
 
 
 class OtherAuthMethod(AcpModel):
-    """Custom or future authentication method.
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1250,7 +1266,9 @@ class OtherAuthMethod(AcpModel):
 
 
 class OtherAvailableCommandInput(AcpModel):
-    """Custom or future command input specification.
+    """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
+
+    Custom or future command input specification.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1272,7 +1290,9 @@ class OtherAvailableCommandInput(AcpModel):
 
 
 class OtherContentBlock(AcpModel):
-    """Custom or future content block.
+    """Member of ``ContentBlock`` for any other ``type`` (a custom or future value).
+
+    Custom or future content block.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1295,7 +1315,9 @@ class OtherContentBlock(AcpModel):
 
 
 class OtherCreateElicitationResponse(AcpModel):
-    """Custom or future elicitation action.
+    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
+
+    Custom or future elicitation action.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1325,7 +1347,9 @@ class OtherCreateElicitationResponse(AcpModel):
 
 
 class OtherDiffChange(AcpModel):
-    """Custom or future file operation.
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1359,7 +1383,9 @@ class OtherDiffChange(AcpModel):
 
 
 class OtherElicitationPropertySchema(AcpModel):
-    """Custom or future elicitation property schema.
+    """Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
+
+    Custom or future elicitation property schema.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1380,7 +1406,9 @@ class OtherElicitationPropertySchema(AcpModel):
 
 
 class OtherMcpServer(AcpModel):
-    """Custom or future MCP server transport configuration.
+    """Member of ``McpServer`` for any other ``type`` (a custom or future value).
+
+    Custom or future MCP server transport configuration.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1401,7 +1429,10 @@ class OtherMcpServer(AcpModel):
 
 
 class OtherMultiSelectItems(AcpModel):
-    """Custom or future typed multi-select items."""
+    """Member of ``MultiSelectItems`` for any other ``type`` (a custom or future value).
+
+    Custom or future typed multi-select items.
+    """
 
     type: Annotated[str, Reserved("string")]
     """Custom or future multi-select item type.
@@ -1414,6 +1445,8 @@ class OtherMultiSelectItems(AcpModel):
 
 class OtherNesSuggestion(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for any other ``kind`` (a custom or future value).
 
     Custom or future NES suggestion.
 
@@ -1438,7 +1471,9 @@ class OtherNesSuggestion(AcpModel):
 
 
 class OtherReplayFrom(AcpModel):
-    """Custom or future replay cursor.
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1466,7 +1501,9 @@ class OtherReplayFrom(AcpModel):
 
 
 class OtherRequestPermissionOutcome(AcpModel):
-    """Custom or future permission outcome.
+    """Member of ``RequestPermissionOutcome`` for any other ``outcome`` (a custom or future value).
+
+    Custom or future permission outcome.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1488,7 +1525,9 @@ class OtherRequestPermissionOutcome(AcpModel):
 
 
 class OtherRequestPermissionSubject(AcpModel):
-    """Custom or future permission subject.
+    """Member of ``RequestPermissionSubject`` for any other ``type`` (a custom or future value).
+
+    Custom or future permission subject.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1510,7 +1549,9 @@ class OtherRequestPermissionSubject(AcpModel):
 
 
 class OtherSessionUpdate(AcpModel):
-    """Custom or future session update.
+    """Member of ``SessionUpdate`` for any other ``sessionUpdate`` (a custom or future value).
+
+    Custom or future session update.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1558,7 +1599,9 @@ class OtherSessionUpdate(AcpModel):
 
 
 class OtherStateUpdate(AcpModel):
-    """Custom or future session state.
+    """Member of ``StateUpdate`` for any other ``state`` (a custom or future value).
+
+    Custom or future session state.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1575,7 +1618,9 @@ class OtherStateUpdate(AcpModel):
 
 
 class OtherToolCallContent(AcpModel):
-    """Custom or future tool call content.
+    """Member of ``ToolCallContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future tool call content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1692,7 +1737,9 @@ class PlanRemoved(AcpModel):
 
 
 class PlanRemovedSessionUpdate(PlanRemoved):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -1952,13 +1999,18 @@ class RequiresActionStateUpdate(AcpModel):
 
 
 class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Foreground work is blocked on user action."""
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
 
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 class ResultMessageMcpResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member ``Result`` of ``MessageMcpResponse``, told apart by its fields.
 
     An opaque inner MCP result.
     """
@@ -1992,7 +2044,10 @@ class RunningStateUpdate(AcpModel):
 
 
 class RunningStateUpdateVariant(RunningStateUpdate):
-    """Foreground work is in progress."""
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
 
     state: Annotated[Literal["running"], UnionTag] = "running"
 
@@ -2012,7 +2067,10 @@ class SelectedPermissionOutcome(AcpModel):
 
 
 class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """The user selected one of the provided options."""
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
 
     outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
@@ -2259,13 +2317,18 @@ class StartNesResponse(AcpModel):
 
 
 class StartReplayFrom(ReplayFromStart):
-    """Replay all retained conversation history from its first replayable entry."""
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay all retained conversation history from its first replayable entry.
+    """
 
     type: Annotated[Literal["start"], UnionTag] = "start"
 
 
 class StdioMcpServer(McpServerStdio):
-    """Stdio transport configuration
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
 
     Only available when the Agent capabilities include `session.mcp.stdio`.
     """
@@ -2319,7 +2382,10 @@ class StringMultiSelectItems(AcpModel):
 
 
 class StringMultiSelectItemsVariant(StringMultiSelectItems):
-    """Multi-select string items with plain string values."""
+    """Member of ``MultiSelectItems`` for ``type: "string"``.
+
+    Multi-select string items with plain string values.
+    """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
@@ -2492,7 +2558,10 @@ class TerminalOutputChunk(AcpModel):
 
 
 class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
-    """A chunk of bytes appended to an agent-owned terminal's output."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_output_chunk"``.
+
+    A chunk of bytes appended to an agent-owned terminal's output.
+    """
 
     session_update: Annotated[Literal["terminal_output_chunk"], UnionTag] = (
         "terminal_output_chunk"
@@ -2713,7 +2782,9 @@ class UnknownStateUpdate(AcpModel):
 
 
 class UnknownStateUpdateVariant(UnknownStateUpdate):
-    """**UNSTABLE**
+    """Member of ``StateUpdate`` for ``state: "unknown"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -2810,7 +2881,10 @@ class AcceptNesNotification(AcpModel):
 
 
 class AddDiffChange(DiffPathChange):
-    """A file was added."""
+    """Member of ``DiffChange`` for ``operation: "add"``.
+
+    A file was added.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -2872,7 +2946,9 @@ class AudioContent(AcpModel):
 
 
 class AudioContentBlock(AudioContent):
-    """Audio data for transcription or analysis.
+    """Member of ``ContentBlock`` for ``type: "audio"``.
+
+    Audio data for transcription or analysis.
 
     Requires the `audio` prompt capability when included in prompts.
     """
@@ -2981,13 +3057,19 @@ class BlobResourceContents(AcpModel):
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """Boolean property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
+
+    Boolean property.
+    """
 
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
-    """Boolean on/off toggle."""
+    """Member of ``SessionConfigOption`` for ``type: "boolean"``.
+
+    Boolean on/off toggle.
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -3008,7 +3090,10 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
 
 
 class BooleanSetSessionConfigOptionRequest(AcpModel):
-    """A boolean value (`type: "boolean"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
+
+    A boolean value (`type: "boolean"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3143,7 +3228,10 @@ class CommandPermissionSubject(AcpModel):
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
-    """Permission is requested before running a command."""
+    """Member of ``RequestPermissionSubject`` for ``type: "command"``.
+
+    Permission is requested before running a command.
+    """
 
     type: Annotated[Literal["command"], UnionTag] = "command"
 
@@ -3165,7 +3253,10 @@ class CompleteElicitationNotification(AcpModel):
 
 
 class CopyDiffChange(DiffPathPairChange):
-    """A file was copied."""
+    """Member of ``DiffChange`` for ``operation: "copy"``.
+
+    A file was copied.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3188,7 +3279,10 @@ class CopyDiffChange(DiffPathPairChange):
 
 
 class DeleteDiffChange(DiffPathChange):
-    """A file was deleted."""
+    """Member of ``DiffChange`` for ``operation: "delete"``.
+
+    A file was deleted.
+    """
 
     file_type: Annotated[DiffFileType | None, DefaultOnError] = None
     """File content kind.
@@ -3472,7 +3566,10 @@ class Error(AcpModel):
 
 
 class ErrorAgentResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``AgentResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3481,7 +3578,10 @@ class ErrorAgentResponse(AcpModel):
 
 
 class ErrorClientResponse(AcpModel):
-    """A failed JSON-RPC response."""
+    """Member ``Error`` of ``ClientResponse``, told apart by its fields.
+
+    A failed JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -3491,6 +3591,8 @@ class ErrorClientResponse(AcpModel):
 
 class ErrorMessageMcpResponse(AcpModel):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member ``Error`` of ``MessageMcpResponse``, told apart by its fields.
 
     A structured inner MCP error.
     """
@@ -3502,7 +3604,9 @@ class ErrorMessageMcpResponse(AcpModel):
 
 
 class HttpMcpServer(McpServerHttp):
-    """HTTP transport configuration
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
 
     Only available when the Agent capabilities include `session.mcp.http`.
     """
@@ -3529,7 +3633,10 @@ class Icon(AcpModel):
 
 
 class IdSetSessionConfigOptionRequest(AcpModel):
-    """A [`SessionConfigValueId`] string value (`type: "id"`)."""
+    """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
+
+    A [`SessionConfigValueId`] string value (`type: "id"`).
+    """
 
     session_id: SessionId
     """The ID of the session to set the configuration option for."""
@@ -3576,7 +3683,10 @@ class IdleStateUpdate(AcpModel):
 
 
 class IdleStateUpdateVariant(IdleStateUpdate):
-    """The agent is ready to process a new prompt."""
+    """Member of ``StateUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
 
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
@@ -3602,7 +3712,9 @@ class ImageContent(AcpModel):
 
 
 class ImageContentBlock(ImageContent):
-    """Images for visual context or analysis.
+    """Member of ``ContentBlock`` for ``type: "image"``.
+
+    Images for visual context or analysis.
 
     Requires the `image` prompt capability when included in prompts.
     """
@@ -3611,7 +3723,10 @@ class ImageContentBlock(ImageContent):
 
 
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """Integer property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
+
+    Integer property.
+    """
 
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
@@ -3670,7 +3785,9 @@ class ListSessionsResponse(AcpModel):
 
 
 class MarkdownPlanUpdateContent(PlanMarkdown):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4082,7 +4199,9 @@ class Notice(AcpModel):
 
 
 class NoticeSessionUpdate(Notice):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "notice"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4096,13 +4215,18 @@ class NoticeSessionUpdate(Notice):
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
-    """Number (floating-point) property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
+    Number (floating-point) property.
+    """
 
     type: Annotated[Literal["number"], UnionTag] = "number"
 
 
 class OtherPlanUpdateContent(AcpModel):
-    """Custom or future plan update content.
+    """Member of ``PlanUpdateContent`` for any other ``type`` (a custom or future value).
+
+    Custom or future plan update content.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4125,7 +4249,9 @@ class OtherPlanUpdateContent(AcpModel):
 
 
 class OtherSessionConfigOption(AcpModel):
-    """Custom or future session configuration option payload.
+    """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4161,7 +4287,9 @@ class OtherSessionConfigOption(AcpModel):
 
 
 class OtherSetSessionConfigOptionRequest(AcpModel):
-    """Custom or future session configuration option value payload.
+    """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
+
+    Custom or future session configuration option value payload.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -4191,7 +4319,7 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
 
 
 class OtherStateSessionUpdate(OtherStateUpdate):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for any other ``state`` (a custom or future value).
 
     Custom or future session state.
 
@@ -4367,6 +4495,8 @@ class RejectNesNotification(AcpModel):
 class RenameNesSuggestion(NesRenameSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
     A rename symbol suggestion.
     """
 
@@ -4383,7 +4513,9 @@ Replay includes the position identified by the cursor.
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
+    """Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
@@ -4394,15 +4526,7 @@ class RequestElicitationUrlMode(ElicitationRequestScope):
 
 
 class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    """Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4452,7 +4576,7 @@ class RequestPermissionResponse(AcpModel):
 
 
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """URL-based elicitation where the client directs the user to a URL.
+    """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4473,7 +4597,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
@@ -4510,7 +4634,9 @@ class ResourceLink(AcpModel):
 
 
 class ResourceLinkContentBlock(ResourceLink):
-    """References to resources that the agent can access.
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
 
     All agents MUST support resource links in prompts.
     """
@@ -4519,7 +4645,7 @@ class ResourceLinkContentBlock(ResourceLink):
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
@@ -4529,6 +4655,8 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "searchAndReplace"``.
 
     A search-and-replace suggestion.
     """
@@ -4619,7 +4747,10 @@ class SessionConfigSelectOption(AcpModel):
 
 
 class SessionElicitationUrlMode(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
+    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
 
     elicitation_id: ElicitationId
     """The unique identifier for this elicitation."""
@@ -4628,7 +4759,10 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Session metadata has been updated (title, timestamps, custom metadata)"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
 
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
@@ -4636,15 +4770,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
 
 
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this mode should preserve the raw payload
-    when storing, replaying, proxying, or forwarding elicitation requests.
-    They MUST NOT render it as a known elicitation mode.
+    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4670,7 +4796,7 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
 
 
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """URL-based elicitation where the client directs the user to a URL.
+    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -4735,7 +4861,10 @@ while `idle`. Those notifications do not change this state.
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
-    """String property (or single-select enum when `enum`/`oneOf` is set)."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
@@ -4832,7 +4961,9 @@ class Terminal(AcpModel):
 
 
 class TerminalAuthMethod(AuthMethodTerminal):
-    """Client runs the configured agent program as a separate interactive
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
     process, without passing this method to `auth/login`.
     """
 
@@ -4840,19 +4971,28 @@ class TerminalAuthMethod(AuthMethodTerminal):
 
 
 class TerminalSessionUpdate(TerminalUpdate):
-    """An agent-owned terminal has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
 
     session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
 
 
 class TerminalToolCallContent(Terminal):
-    """A display-only reference to an agent-owned terminal."""
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
 
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
-    """All text that was typed after the command name is provided as input."""
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
 
@@ -4874,7 +5014,9 @@ class TextContent(AcpModel):
 
 
 class TextContentBlock(TextContent):
-    """Text content. May be plain text or formatted with Markdown.
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
 
     All agents MUST support text content blocks in prompts.
     Clients SHOULD render this text as Markdown.
@@ -4884,7 +5026,7 @@ class TextContentBlock(TextContent):
 
 
 class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "unknown"``.
 
     **UNSTABLE**
 
@@ -4900,17 +5042,26 @@ class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
-"""URL-based elicitation where the client directs the user to a URL."""
+"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
+URL-based elicitation where the client directs the user to a URL.
+"""
 
 
 class UsageSessionUpdate(UsageUpdate):
-    """Context window and cost update for the session."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
 
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """The user accepted and provided content."""
+    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
+
+    The user accepted and provided content.
+    """
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4925,7 +5076,9 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
 
 
 class AcpMcpServer(McpServerAcp):
-    """**UNSTABLE**
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -4939,7 +5092,9 @@ class AcpMcpServer(McpServerAcp):
 
 
 class AgentAuthMethod(AuthMethodAgent):
-    """Agent handles authentication itself through `auth/login`.
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
     """
@@ -4948,7 +5103,10 @@ class AgentAuthMethod(AuthMethodAgent):
 
 
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """Multi-select array property."""
+    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+
+    Multi-select array property.
+    """
 
     type: Annotated[Literal["array"], UnionTag] = "array"
 
@@ -5083,7 +5241,10 @@ class Diff(AcpModel):
 
 
 class DiffToolCallContent(Diff):
-    """File modification shown as a diff."""
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
 
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
@@ -5163,7 +5324,9 @@ class EmbeddedResource(AcpModel):
 
 
 class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**
+    """Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5174,7 +5337,7 @@ class FilePlanUpdateContent(PlanFile):
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """The state of the agent's foreground work has changed.
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
@@ -5208,13 +5371,18 @@ class InitializeRequest(AcpModel):
 
 
 class ItemsPlanUpdateContent(PlanItems):
-    """Structured plan entries."""
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "jump"``.
 
     A jump-to-location suggestion.
     """
@@ -5339,7 +5507,9 @@ class NewSessionRequest(AcpModel):
 OtherCreateElicitationRequest: TypeAlias = (
     SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
 )
-"""Custom or future elicitation mode.
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
 
 Values beginning with `_` are reserved for implementation-specific
 extensions. Unknown values that do not begin with `_` are reserved for
@@ -5362,7 +5532,9 @@ PlanUpdateContent: TypeAlias = Annotated[
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
-    """Tied to a specific JSON-RPC request outside of a session
+    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
@@ -5371,7 +5543,7 @@ class RequestElicitationFormMode(ElicitationRequestScope):
 
 
 class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """Form-based elicitation where the client renders a form from the provided schema.
+    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -5392,7 +5564,9 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
 
 
 class ResourceContentBlock(EmbeddedResource):
-    """Complete resource contents embedded directly in the message.
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
 
     Preferred for including context as it avoids extra round-trips.
 
@@ -5403,7 +5577,10 @@ class ResourceContentBlock(EmbeddedResource):
 
 
 class ResultClientResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
@@ -5486,14 +5663,17 @@ SessionConfigSelectOptions: TypeAlias = (
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
-    """Tied to a session, optionally to a specific tool call within that session."""
+    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
 
     requested_schema: ElicitationSchema
     """A JSON Schema describing the form fields to present to the user."""
 
 
 class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """Form-based elicitation where the client renders a form from the provided schema.
+    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
@@ -5520,11 +5700,16 @@ StateSessionUpdate: TypeAlias = Annotated[
     | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed."""
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
+
+The state of the agent's foreground work has changed.
+"""
 
 
 class SubagentSessionUpdate(SubagentUpdate):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "subagent_update"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5713,6 +5898,8 @@ class ContentChunk(AcpModel):
 class EditNesSuggestion(NesEditSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
+    Member of ``NesSuggestion`` for ``kind: "edit"``.
+
     A text edit suggestion.
     """
 
@@ -5765,7 +5952,10 @@ class ForkSessionRequest(AcpModel):
 FormCreateElicitationRequest: TypeAlias = (
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
 )
-"""Form-based elicitation where the client renders a form from the provided schema."""
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
 
 
 class InitializeResponse(AcpModel):
@@ -5928,7 +6118,9 @@ class SessionMessageChunk(AcpModel):
 
 
 class SessionMessageChunkSessionUpdate(SessionMessageChunk):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_message_chunk"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -5941,7 +6133,9 @@ class SessionMessageChunkSessionUpdate(SessionMessageChunk):
 
 
 class SessionMessageSessionUpdate(SessionMessage):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_message"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -6001,7 +6195,10 @@ class UserMessage(AcpModel):
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the user's message being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message_chunk"``.
+
+    A chunk of the user's message being streamed.
+    """
 
     session_update: Annotated[Literal["user_message_chunk"], UnionTag] = (
         "user_message_chunk"
@@ -6009,7 +6206,9 @@ class UserMessageChunkSessionUpdate(ContentChunk):
 
 
 class UserMessageSessionUpdate(UserMessage):
-    """A user message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "user_message"``.
+
+    A user message has been created or updated.
 
     Agents can send this when they accept or replay a user message. When a
     client receives another `user_message` update with the same `messageId`,
@@ -6051,7 +6250,10 @@ class AgentMessage(AcpModel):
 
 
 class AgentMessageChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's response being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message_chunk"``.
+
+    A chunk of the agent's response being streamed.
+    """
 
     session_update: Annotated[Literal["agent_message_chunk"], UnionTag] = (
         "agent_message_chunk"
@@ -6059,7 +6261,9 @@ class AgentMessageChunkSessionUpdate(ContentChunk):
 
 
 class AgentMessageSessionUpdate(AgentMessage):
-    """An agent message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_message"``.
+
+    An agent message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_message` update with the same `messageId`,
@@ -6101,7 +6305,10 @@ class AgentThought(AcpModel):
 
 
 class AgentThoughtChunkSessionUpdate(ContentChunk):
-    """A chunk of the agent's internal reasoning being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought_chunk"``.
+
+    A chunk of the agent's internal reasoning being streamed.
+    """
 
     session_update: Annotated[Literal["agent_thought_chunk"], UnionTag] = (
         "agent_thought_chunk"
@@ -6109,7 +6316,9 @@ class AgentThoughtChunkSessionUpdate(ContentChunk):
 
 
 class AgentThoughtSessionUpdate(AgentThought):
-    """An agent thought or reasoning message has been created or updated.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "agent_thought"``.
+
+    An agent thought or reasoning message has been created or updated.
 
     Agents can send this in addition to streamed chunks. When a client
     receives another `agent_thought` update with the same `messageId`,
@@ -6120,7 +6329,10 @@ class AgentThoughtSessionUpdate(AgentThought):
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
-    """Available commands are ready or have changed"""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
+
+    Available commands are ready or have changed
+    """
 
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
@@ -6177,7 +6389,9 @@ class CompactionSummaryChunk(AcpModel):
 
 
 class CompactionSummaryChunkSessionUpdate(CompactionSummaryChunk):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "compaction_summary_chunk"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -6232,7 +6446,10 @@ class Content(AcpModel):
 
 
 class ContentToolCallContent(Content):
-    """Standard content block (text, images, resources)."""
+    """Member of ``ToolCallContent`` for ``type: "content"``.
+
+    Standard content block (text, images, resources).
+    """
 
     type: Annotated[Literal["content"], UnionTag] = "content"
 
@@ -6252,7 +6469,9 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 
 
 class PlanSessionUpdate(PlanUpdate):
-    """A content update for a plan identified by ID.
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    A content update for a plan identified by ID.
     See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
@@ -6260,7 +6479,10 @@ class PlanSessionUpdate(PlanUpdate):
 
 
 class SelectSessionConfigOption(SessionConfigSelect):
-    """Single-value selector (dropdown)."""
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
 
     config_id: SessionConfigId
     """Unique identifier for the configuration option."""
@@ -6342,7 +6564,10 @@ class ToolCallContentChunk(AcpModel):
 
 
 class ToolCallContentChunkSessionUpdate(ToolCallContentChunk):
-    """A chunk of tool-call content being streamed."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_content_chunk"``.
+
+    A chunk of tool-call content being streamed.
+    """
 
     session_update: Annotated[Literal["tool_call_content_chunk"], UnionTag] = (
         "tool_call_content_chunk"
@@ -6407,7 +6632,9 @@ class ToolCallUpdate(AcpModel):
 
 
 class CompactionSessionUpdate(CompactionUpdate):
-    """**UNSTABLE**
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "compaction_update"``.
+
+    **UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
@@ -6533,13 +6760,19 @@ class ToolCallPermissionSubject(AcpModel):
 
 
 class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Permission is requested before executing a tool call."""
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
 
     type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
 class ToolCallSessionUpdate(ToolCallUpdate):
-    """A tool call has been created or updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
 
     session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
         "tool_call_update"
@@ -6547,7 +6780,10 @@ class ToolCallSessionUpdate(ToolCallUpdate):
 
 
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Session configuration options have been updated."""
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
+
+    Session configuration options have been updated.
+    """
 
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
@@ -6564,7 +6800,10 @@ RequestPermissionSubject: TypeAlias = Annotated[
 
 
 class ResultAgentResponse(AcpModel):
-    """A successful JSON-RPC response."""
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
 
     id: RequestId
     """The id of the request this response answers."""
