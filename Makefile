@@ -22,7 +22,7 @@ generate: $(STAMP)  ## regenerate generated/ for every locked release
 	$(CODEGEN) generate
 
 check: $(STAMP)  ## fail with a diff if generated/ is stale (writes nothing)
-	$(CODEGEN) generate --check --quiet
+	$(CODEGEN) generate --check --quiet --strict
 
 lint: $(STAMP)  ## ruff and mypy --strict on the generator and the generated code
 	$(PY) -m ruff check codegen generated tests benchmarks

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import diagnostics
 from . import generate as gen
 from .diff_report import FORMATS
 from .errors import EXIT_INPUT_ERROR, CodegenError
@@ -74,8 +75,18 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
         jobs=args.jobs,
         out=args.out,
         use_cache=not (args.no_cache or args.check),
+        strict=args.strict,
         progress=progress,
     )
+    for result in results:
+        for found in result.gaps:
+            diagnostics.gap(
+                found.message,
+                default=found.default,
+                section=found.section,
+                file=found.file,
+                pointer=found.pointer,
+            )
     tree = gen.assemble(args.out, results, replace_all=not args.releases)
     elapsed = time.perf_counter() - started
     if args.check:
@@ -208,6 +219,15 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _strict_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 2) on anything the release uses that codegen/knowledge.toml does not cover, "
+        "instead of warning and applying the documented default",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
@@ -245,7 +265,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 with a diff if the output is stale"
     )
-    p.add_argument("--quiet", "-q", action="store_true", help="print only errors and the check diff")
+    p.add_argument(
+        "--quiet", "-q", action="store_true", help="print only errors, warnings and the check diff"
+    )
+    _strict_option(p)
 
     p = sub.add_parser(
         "fetch",
@@ -279,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--unstable", action="store_true", help="the unstable schema instead of the stable one")
     p.add_argument("--json", action="store_true", help="the whole IR as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="list every object type too")
+    _strict_option(p)
 
     p = sub.add_parser(
         "diff",
@@ -331,7 +355,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)
     try:
-        return _COMMANDS[args.command](args, console)
+        with diagnostics.collecting(getattr(args, "strict", False)) as found:
+            status = _COMMANDS[args.command](args, console)
+        for item in found.gaps:
+            print(f"acp-codegen: warning: {item.one_line()}", file=sys.stderr)
+        return status
     except CodegenError as error:
         print(f"acp-codegen: error: {error.one_line()}", file=sys.stderr)
         return EXIT_INPUT_ERROR

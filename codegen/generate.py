@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import ctypes
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -27,6 +28,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import naming
+from .diagnostics import Gap, collecting
 from .schema.load import SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = Path(__file__).resolve().parent
@@ -52,6 +54,8 @@ class UnitResult:
     cached: bool
     schema_sha256: str
     protocol_version: int
+    gaps: tuple[Gap, ...] = ()
+    """What the release uses that the generator does not fully know (see :mod:`codegen.diagnostics`)."""
 
 
 def _generator_fingerprint() -> str:
@@ -81,8 +85,14 @@ def _unit_key(fingerprint: str, source: SchemaSource, unit: Unit) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _render_unit(lock_path: str, source: str | None, cache: str, unit: Unit) -> UnitResult:
+def _render_unit(lock_path: str, source: str | None, cache: str, strict: bool, unit: Unit) -> UnitResult:
     """Worker: load, build the IR and render one package (runs in a subprocess)."""
+    with collecting(strict) as diagnostics:
+        result = _render(lock_path, source, cache, unit)
+    return dataclasses.replace(result, gaps=tuple(diagnostics.gaps))
+
+
+def _render(lock_path: str, source: str | None, cache: str, unit: Unit) -> UnitResult:
     from .emit.package import build_package
     from .schema.build import build_release
     from .schema.load import read_lock
@@ -132,7 +142,15 @@ class BuildCache:
             "files": {rel: sha256_bytes(text.encode()) for rel, text in result.files.items()},
             "schema_sha256": result.schema_sha256,
             "protocol_version": result.protocol_version,
+            "gaps": [dataclasses.asdict(found) for found in result.gaps],
         }
+
+    def gaps(self, key: str) -> tuple[Gap, ...]:
+        """The gaps the cached unit was rendered with (they hold as long as its key does)."""
+        found = self.entries.get(key, {}).get("gaps", [])
+        if not isinstance(found, list):
+            return ()
+        return tuple(Gap(**item) for item in found if isinstance(item, dict))
 
     def save(self) -> None:
         try:
@@ -157,9 +175,13 @@ def render(
     jobs: int | None = None,
     out: Path | None = None,
     use_cache: bool = True,
+    strict: bool = False,
     progress: Callable[[UnitResult], None] | None = None,
 ) -> list[UnitResult]:
-    """Render ``units``; reuse cached output found in ``out`` when allowed."""
+    """Render ``units``; reuse cached output found in ``out`` when allowed.
+
+    ``strict`` makes every gap an error, also the gaps a cached unit was rendered with.
+    """
     for unit in units:
         source.load(unit.release)  # fail fast, in this process, on a missing or tampered file
     fingerprint = _generator_fingerprint()
@@ -171,6 +193,9 @@ def render(
         found = cache.lookup(key, out) if use_cache and out is not None else None
         if found is not None:
             meta = cache.meta(key)
+            gaps = cache.gaps(key)
+            if strict and gaps:
+                raise gaps[0].error()
             results[unit] = UnitResult(
                 unit,
                 found,
@@ -178,6 +203,7 @@ def render(
                 True,
                 str(meta.get("schema_sha256", "")),
                 int(str(meta.get("protocol_version", 0))),
+                gaps,
             )
             if progress:
                 progress(results[unit])
@@ -186,7 +212,7 @@ def render(
     # biggest first (the unstable schemas), so two workers finish together
     todo.sort(key=lambda u: (not u.unstable, u.release))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    args = (str(source.lock.path), str(source.source) if source.source else None, str(source.cache))
+    args = (str(source.lock.path), str(source.source) if source.source else None, str(source.cache), strict)
     if workers == 1:
         rendered = (_render_unit(*args, unit) for unit in todo)
         for result in rendered:

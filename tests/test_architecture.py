@@ -20,9 +20,9 @@ from tests.support.releases import ROOT
 PACKAGE = ROOT / "codegen"
 
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("codegen.errors", "codegen.naming", "codegen.runtime"),
-    ("codegen.schema",),
-    ("codegen.knowledge", "codegen.pysource"),
+    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime"),
+    ("codegen.schema", "codegen.knowledge"),
+    ("codegen.pysource",),
     ("codegen.api",),
     ("codegen.emit", "codegen.diff", "codegen.diff_rules", "codegen.diff_report"),
     ("codegen.vendor",),
@@ -57,7 +57,8 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
             prefix = f"{base}.{module}".strip(".") if node.level else module
             # ``from pkg import mod`` imports the module; ``from mod import name`` the module itself
             targets = [
-                f"{prefix}.{alias.name}" if f"{prefix}.{alias.name}" in known else prefix for alias in node.names
+                f"{prefix}.{alias.name}" if f"{prefix}.{alias.name}" in known else prefix
+                for alias in node.names
             ]
         for target in targets:
             while target and target not in known:

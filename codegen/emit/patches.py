@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, assert_never, get_args
 
 from .. import pysource
+from ..diagnostics import gap
 from ..errors import CodegenError
 from ..knowledge import KNOWLEDGE_FILE, section
 from ..naming import is_identifier
@@ -42,6 +43,8 @@ ROLES: tuple[str, ...] = tuple(rule.role for rule in get_args(_patch.Rule))
 ACTIVITIES: tuple[str, ...] = get_args(_patch.Activity)
 OTHER_ACTIVITY = "unconfirmed"
 """What a custom or future foreground state means (see ``[patches.activity]``)."""
+UNCLASSIFIED = "returned by SessionState.apply and never stored"
+"""What happens to an update the table does not classify (or cannot apply to this release)."""
 
 
 def _members(cls: type) -> frozenset[str]:
@@ -192,6 +195,14 @@ class SessionPlan:
     """The notification's method (``[patches] method``)."""
     metadata: str
     """The field upserts patch by key (``[patches] metadata``)."""
+    unclassified: tuple[str, ...] = ()
+    """Update classes the table does not cover: like the catch-all, returned and never stored."""
+
+    @property
+    def other_source(self) -> str:
+        """The ``other`` argument of the generated rules: the catch-all and the unclassified classes."""
+        others = [name for name in (self.other, *self.unclassified) if name is not None]
+        return others[0] if len(others) == 1 else f"({', '.join(others)},)"
 
     def of_role(self, role: str) -> tuple[RulePlan, ...]:
         return tuple(r for r in self.rules if r.role == role)
@@ -332,42 +343,48 @@ class _Planner:
         others = [f for f in notification.fields if f is not update_field and f.required]
         if len(others) != 1:
             raise self.schema_error(f"{notification.name} should have one required field besides the update")
-        unclassified = [str(v.tag) for v in union.variants if v.tag not in self.known.updates]
-        if unclassified:
-            raise CodegenError(
-                f"session updates {', '.join(unclassified)} of {surface.release} ({surface.stability}) "
-                "are not classified: add them to [patches.updates]",
-                file=KNOWLEDGE_FILE,
-            )
+        where = f"{surface.release} ({surface.stability})"
         classes: dict[str, str] = {}
+        unclassified: list[str] = []
         for variant in union.variants:
             if not isinstance(variant.type, Ref):
                 raise self.schema_error(f"session update {variant.tag!r} is not a named type", union.pointer)
-            classes[str(variant.tag)] = variant.type.name
-        upserts = {
-            tag: self.upsert(tag, name, self.known.updates[tag], union)
-            for tag, name in classes.items()
-            if self.known.updates[tag]["role"] == "upsert"
-        }
-        rules: list[RulePlan] = []
+            if variant.tag in self.known.updates:
+                classes[str(variant.tag)] = variant.type.name
+                continue
+            gap(
+                f"session update {variant.tag!r} of {where} is not classified",
+                default=UNCLASSIFIED,
+                section="[patches.updates]",
+                file=KNOWLEDGE_FILE,
+            )
+            unclassified.extend(surface.classes_of(variant.type))
+        upserts: dict[str, UpsertPlan] = {}
         states: tuple[StatePlan, ...] = ()
         state_tag = ""
-        for tag, name in classes.items():
+        # upserts first: chunks refer to them
+        ordered = sorted(classes.items(), key=lambda item: self.known.updates[item[0]]["role"] != "upsert")
+        planned: dict[str, RulePlan] = {}
+        for tag, name in ordered:
             entry = self.known.updates[tag]
-            role = entry["role"]
-            if role == "upsert":
-                rules.append(upserts[tag])
-            elif role == "chunk":
-                rules.append(self.chunk(tag, name, entry, union, upserts))
-            elif role == "snapshot":
-                rules.append(self.snapshot(tag, name, entry, union))
-            elif role == "removal":
-                key = self.field(tag, name, entry["key"], required=True)
-                rules.append(RemovalPlan(tag, name, entry["collection"], key))
-            elif role == "state":
+            if entry["role"] == "state":
                 state_tag, states = tag, self.states(tag, name, union)
-            else:
-                rules.append(LivePlan(tag, name))
+                continue
+            try:
+                if not isinstance(surface.types[name], ObjectType):
+                    raise self.table_error(
+                        tag, f"{name} is a union of several classes, which no rule can apply"
+                    )
+                rule = self.rule(tag, name, entry, union, upserts)
+            except CodegenError as error:
+                # the table and this release disagree: treat the update like an unknown one
+                gap(error.message, default=UNCLASSIFIED, section="[patches.updates]", file=error.file)
+                unclassified.extend(surface.classes_of(Ref(name)))
+                continue
+            if isinstance(rule, UpsertPlan):
+                upserts[tag] = rule
+            planned[tag] = rule
+        rules = [planned[tag] for tag in classes if tag in planned]
         if not states:
             raise self.schema_error("no session update is classified as the foreground state")
         other = (
@@ -388,7 +405,30 @@ class _Planner:
             collections,
             self.known.method,
             self.known.metadata,
+            tuple(unclassified),
         )
+
+    def rule(
+        self,
+        tag: str,
+        name: str,
+        entry: Mapping[str, Any],
+        union: UnionType,
+        upserts: Mapping[str, UpsertPlan],
+    ) -> RulePlan:
+        """The plan of one classified update (the upserts it may refer to planned before it)."""
+        role = entry["role"]
+        if role == "upsert":
+            return self.upsert(tag, name, entry, union)
+        if role == "chunk":
+            return self.chunk(tag, name, entry, union, upserts)
+        if role == "snapshot":
+            return self.snapshot(tag, name, entry, union)
+        if role == "removal":
+            return RemovalPlan(
+                tag, name, entry["collection"], self.field(tag, name, entry["key"], required=True)
+            )
+        return LivePlan(tag, name)
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
         for candidate in notification.fields:
@@ -485,11 +525,12 @@ class _Planner:
             raise self.schema_error(
                 f"session update {tag!r} is not a union of foreground states", union.pointer
             )
-        unknown = [str(v.tag) for v in inner.variants if v.tag not in self.known.activity]
-        if unknown:
-            raise CodegenError(
-                f"foreground states {', '.join(unknown)} of {self.surface.release} "
-                f"({self.surface.stability}) are not classified: add them to [patches.activity]",
+        for unknown in [str(v.tag) for v in inner.variants if v.tag not in self.known.activity]:
+            gap(
+                f"foreground state {unknown!r} of {self.surface.release} ({self.surface.stability}) "
+                "is not classified",
+                default=f"treated as {OTHER_ACTIVITY!r}, like a custom state",
+                section="[patches.activity]",
                 file=KNOWLEDGE_FILE,
             )
         members = [(v.tag, v.type) for v in inner.variants]
@@ -497,11 +538,16 @@ class _Planner:
             members.append((None, inner.catch_all.type))
         plans = []
         for state, expr in members:
-            if not isinstance(expr, Ref):
+            # a state may itself be a union (an idle state told apart by its stop reason): each class counts
+            classes = self.surface.classes_of(expr)
+            if not classes:
                 raise self.schema_error(f"foreground state {state!r} is not a named type", inner.pointer)
-            entity = self.payload(expr.name, str(union.tag_wire_name))
-            activity = self.known.activity[str(state)] if state is not None else OTHER_ACTIVITY
-            plans.append(StatePlan(None if state is None else str(state), expr.name, entity, activity))
+            activity = (
+                self.known.activity.get(str(state), OTHER_ACTIVITY) if state is not None else OTHER_ACTIVITY
+            )
+            for name in classes:
+                entity = self.payload(name, str(union.tag_wire_name))
+                plans.append(StatePlan(None if state is None else str(state), name, entity, activity))
         return tuple(plans)
 
     def collections(self, rules: Iterable[RulePlan]) -> tuple[CollectionPlan, ...]:
@@ -534,12 +580,13 @@ class _Planner:
         return tuple(out)
 
     def union_name(self, classes: set[str]) -> str:
-        """The named union of exactly ``classes``, else the classes joined with ``|``."""
-        for union in self.surface.unions():
-            names = {m.type.name for m in union.members if isinstance(m.type, Ref)}
-            if names == classes and len(union.members) == len(classes):
-                return union.name
-        return " | ".join(sorted(classes))
+        """The named union of exactly ``classes`` (a schema type first), else them joined with ``|``."""
+        found = sorted(
+            (union.schema_name is None, union.name)
+            for union in self.surface.unions()
+            if set(self.surface.classes_of(Ref(union.name))) == classes
+        )
+        return found[0][1] if found else " | ".join(sorted(classes))
 
 
 def session_plan(surface: ApiSurface) -> SessionPlan:

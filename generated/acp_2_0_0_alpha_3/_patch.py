@@ -200,7 +200,7 @@ class Rules:
         rules: Iterable[Rule],
         *,
         union: Any,
-        other: type[AcpModel],
+        other: type[AcpModel] | tuple[type[AcpModel], ...],
         notification: type[AcpModel],
         session_field: str,
         update_field: str,

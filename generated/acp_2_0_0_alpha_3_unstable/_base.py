@@ -48,6 +48,7 @@ __all__ = [
 
 _UNTAGGED: Final = "<no tag>"
 _OTHER: Final = "<any other string>"
+_NULL: Final = "<null or absent>"
 _MISSING: Final = object()
 
 
@@ -291,8 +292,12 @@ class TaggedUnion:
 
     Used as ``Annotated[A | B | Other, TaggedUnion("type")]``.  Each member
     pins its tag with a ``Literal`` field; a member whose tag field is
-    :class:`Reserved` receives every other tag; members without the tag field
-    receive objects that carry no tag at all.
+    :class:`Reserved` receives every other tag; a member whose tag field is
+    typed ``None`` receives objects whose tag is null or absent (and, if that
+    field is :data:`DefaultOnError`, any tag that is not valid: it is treated
+    as absent); members without the tag field receive objects that carry no
+    tag at all.  A member may itself be such a union, dispatching on its own
+    tag in turn.
     """
 
     __slots__ = ("wire",)
@@ -315,8 +320,9 @@ class TaggedUnion:
         labels: dict[Hashable, Hashable] = {}
         for tag, members in groups.items():
             names = [getattr(m, "__name__", repr(m)) for m in members]
-            # the catch-all and untagged members are named by their classes in error locations
-            key = "|".join(names) if tag in (_OTHER, _UNTAGGED) and "|".join(names) not in groups else tag
+            # the catch-all, null-tag and untagged members are named by their classes in error locations
+            special = tag in (_OTHER, _UNTAGGED, _NULL)
+            key = "|".join(names) if special and "|".join(names) not in groups else tag
             labels[tag] = key
             if len(members) == 1:
                 choices[key] = handler.generate_schema(members[0])
@@ -324,10 +330,13 @@ class TaggedUnion:
                 choices[key] = core_schema.union_schema(
                     [(handler.generate_schema(m), name) for m, name in zip(members, names, strict=True)]
                 )
-        known = frozenset(tag for tag in groups if tag not in (_OTHER, _UNTAGGED))
+        known = frozenset(tag for tag in groups if tag not in (_OTHER, _UNTAGGED, _NULL))
+        lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
             choices=choices,
-            discriminator=_Discriminator(self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED)),
+            discriminator=_Discriminator(
+                self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED), labels.get(_NULL), lenient
+            ),
         )
 
 
@@ -353,6 +362,8 @@ def _member_tag(member: Any, wire: str) -> Hashable:
             found.add(cls.__acp_pins__[wire][1])
         elif wire in cls.__acp_reserved__:
             found.add(_OTHER)
+        elif _null_tag(cls, wire):
+            found.add(_NULL)
         else:
             found.add(_UNTAGGED)
     if len(found) != 1:
@@ -360,17 +371,39 @@ def _member_tag(member: Any, wire: str) -> Hashable:
     return found.pop()
 
 
+def _null_tag(cls: Any, wire: str) -> Literal["strict", "lenient"] | None:
+    """Whether ``cls`` takes a null or absent tag: its tag field is typed ``None`` (lenient: any bad tag)."""
+    if not (isinstance(cls, type) and issubclass(cls, AcpModel)):
+        return None
+    for name, info in cls.__pydantic_fields__.items():
+        if _wire_name(name, info) == wire:
+            if info.annotation is not type(None):
+                return None
+            return "lenient" if DefaultOnError in info.metadata else "strict"
+    return None
+
+
 class _Discriminator:
     """Reads the tag of a dict or a model; its name is what pydantic's errors show."""
 
-    __slots__ = ("__name__", "known", "other", "untagged", "wire")
+    __slots__ = ("__name__", "known", "lenient", "null", "other", "untagged", "wire")
 
-    def __init__(self, wire: str, known: frozenset[Hashable], other: Hashable, untagged: Hashable) -> None:
+    def __init__(
+        self,
+        wire: str,
+        known: frozenset[Hashable],
+        other: Hashable,
+        untagged: Hashable,
+        null: Hashable = None,
+        lenient: bool = False,
+    ) -> None:
         self.__name__ = wire
         self.wire = wire
         self.known = known
         self.other = other
         self.untagged = untagged
+        self.null = null
+        self.lenient = lenient
 
     def __call__(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -380,12 +413,16 @@ class _Discriminator:
             tag = getattr(value, pin[0]) if pin else _wire_attribute(value, self.wire)
         else:
             return None
+        if (tag is _MISSING or tag is None) and self.null is not None:
+            return self.null
         if tag is _MISSING:
             return self.untagged
         if isinstance(tag, Hashable) and tag in self.known:
             return tag
         if self.other is not None and isinstance(tag, str):
             return self.other
+        if self.lenient:
+            return self.null  # a tag that is not valid is treated as absent
         return tag if isinstance(tag, (str, int)) else None
 
 

@@ -2,44 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from codegen.api.protocol import gates, prompt_echo
+from codegen.api.protocol import experimental_operations, gates, prompt_echo
 from codegen.knowledge import section
-from codegen.schema.ir import ApiSurface, ObjectType, Ref, UnionType, strip_nullable
+from codegen.schema.ir import ApiSurface, ObjectType, Ref, strip_nullable
 from tests.support.releases import SURFACES, surface_of
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
-
-
-def _leaves(surface: ApiSurface, name: str) -> Iterator[str]:
-    found = surface.types[name]
-    if isinstance(found, UnionType):
-        for variant in found.members:
-            assert isinstance(variant.type, Ref)
-            yield from _leaves(surface, variant.type.name)
-    else:
-        yield name
-
-
-def experimental_operations(surface: ApiSurface) -> Iterator[tuple[str, str]]:
-    """(handling side, gate key) of every **UNSTABLE** method, params field and session/update kind."""
-    for method in surface.methods:
-        if method.side == "protocol":
-            continue
-        if method.unstable:
-            yield method.side, method.wire_name
-        for leaf in _leaves(surface, method.params):
-            for f in surface.all_fields(leaf):
-                if f.unstable:
-                    yield method.side, f"{method.wire_name} {f.wire_name}"
-                target = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
-                if isinstance(target, UnionType) and target.tag_wire_name:
-                    for variant in target.variants:
-                        kind = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
-                        if kind is not None and kind.unstable and not target.unstable:
-                            key = f"{method.wire_name} {f.wire_name}.{target.tag_wire_name}={variant.tag}"
-                            yield method.side, key
 
 
 def test_every_experimental_operation_of_every_release_is_covered() -> None:

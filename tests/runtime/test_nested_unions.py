@@ -1,0 +1,115 @@
+"""Generated models of nested tagged unions: one-step dispatch, unknown tags kept, errors located by tag."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from tests.schema.test_build_unions import nested_defs
+from tests.support.schemas import package, surface
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    folder: Path = tmp_path_factory.mktemp("nested")
+    return package(surface(nested_defs()), folder, "acp_nested_test").schema
+
+
+def parse(models: ModuleType, data: dict[str, Any]) -> Any:
+    return TypeAdapter(models.Update).validate_python(data)
+
+
+def wire(value: Any) -> Any:
+    return value.model_dump(by_alias=True, exclude_unset=True)
+
+
+ERROR = {"kind": "state", "state": "idle", "stopReason": "error", "error": {"code": 1, "message": "boom"}}
+
+
+def test_each_level_dispatches_on_its_tag(models: ModuleType) -> None:
+    found = parse(models, ERROR)
+    assert type(found) is models.ErrorIdleStateUpdate
+    assert (found.kind, found.state, found.stop_reason, found.error.code) == ("state", "idle", "error", 1)
+    assert wire(found) == ERROR
+    assert type(parse(models, {"kind": "state", "state": "running"})) is models.RunningStateUpdate
+    assert type(parse(models, {"kind": "message", "text": "hi"})) is models.MessageUpdate
+
+
+@pytest.mark.parametrize(
+    ("data", "cls"),
+    [
+        ({"kind": "_x", "extra": [1]}, "OtherUpdate"),
+        ({"kind": "state", "state": "_x", "extra": [1]}, "OtherStateUpdate"),
+        ({"kind": "state", "state": "idle", "stopReason": "_x", "extra": [1]}, "OtherIdleStateUpdate"),
+    ],
+)
+def test_unknown_tags_are_kept_at_every_level(models: ModuleType, data: dict[str, Any], cls: str) -> None:
+    found = parse(models, data)
+    assert type(found) is getattr(models, cls)
+    assert wire(found) == data
+    assert wire(parse(models, wire(found))) == data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "state", "state": "idle"},
+        {"kind": "state", "state": "idle", "stopReason": None},
+    ],
+)
+def test_a_null_or_absent_tag_selects_its_member(models: ModuleType, data: dict[str, Any]) -> None:
+    found = parse(models, data)
+    assert type(found) is models.NoneIdleStateUpdate
+    assert wire(found) == data
+
+
+@pytest.mark.parametrize("bad", [42, {"a": 1}, ["end_turn"]])
+def test_a_malformed_lenient_tag_is_treated_as_absent(models: ModuleType, bad: object) -> None:
+    found = parse(models, {"kind": "state", "state": "idle", "stopReason": bad, "note": "n"})
+    assert type(found) is models.NoneIdleStateUpdate
+    assert wire(found) == {"kind": "state", "state": "idle", "note": "n"}
+
+
+def test_a_known_tag_with_a_bad_payload_names_the_tags_on_the_path(models: ModuleType) -> None:
+    with pytest.raises(ValidationError) as caught:
+        parse(models, {"kind": "state", "state": "idle", "stopReason": "end_turn", "note": 5})
+    (error,) = caught.value.errors()
+    assert error["loc"] == ("state", "idle", "end_turn", "note")
+    with pytest.raises(ValidationError) as caught:
+        parse(models, {"kind": "state", "state": "running", "since": 5})
+    assert [e["loc"] for e in caught.value.errors()] == [("state", "running", "since")]
+
+
+@pytest.mark.parametrize(
+    ("cls", "data"),
+    [
+        ("OtherIdleStateUpdate", {"kind": "state", "state": "idle", "stopReason": "error"}),
+        ("OtherStateUpdate", {"kind": "state", "state": "idle"}),
+        ("OtherUpdate", {"kind": "message"}),
+    ],
+)
+def test_a_catch_all_refuses_the_known_tags(models: ModuleType, cls: str, data: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError, match="is a known tag"):
+        getattr(models, cls).model_validate(data)
+
+
+def test_building_in_python_fills_every_tag_in(models: ModuleType) -> None:
+    built = models.EndTurnIdleStateUpdate(note="n")
+    assert wire(built) == {"note": "n", "stopReason": "end_turn", "state": "idle", "kind": "state"}
+    assert type(parse(models, wire(built))) is models.EndTurnIdleStateUpdate
+
+
+def test_docstrings_say_which_member_a_class_is(models: ModuleType) -> None:
+    source = Path(models.__file__).read_text()
+    alias = source[source.index("\nIdleStateUpdate: TypeAlias") :]
+    assert '"""Member of ``StateUpdate`` for ``state: "idle"``.' in alias.split("\n\n\n")[0]
+    assert models.ErrorIdleStateUpdate.__doc__.startswith(
+        'Member of ``IdleStateUpdate`` for ``stopReason: "error"``.'
+    )
+    assert models.NoneIdle.__doc__.startswith("Member of ``Idle`` for ``stopReason`` null or absent.")
+    assert models.OtherStateUpdate.__doc__.startswith("Member of ``StateUpdate`` for any other ``state``")
+    assert "Ready for a new prompt." not in (models.ErrorStopReason.__doc__ or "")
