@@ -1058,7 +1058,6 @@ class OtherIdleStateUpdate(AcpModel):
     """
     stop_reason: Annotated[
         str,
-        DefaultOnError,
         Reserved(
             "end_turn",
             "max_tokens",

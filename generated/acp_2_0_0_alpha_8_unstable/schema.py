@@ -4402,7 +4402,6 @@ class OtherIdleStateUpdate(AcpModel):
     """
     stop_reason: Annotated[
         str,
-        DefaultOnError,
         Reserved(
             "end_turn",
             "max_tokens",

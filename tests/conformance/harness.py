@@ -29,7 +29,7 @@ import hashlib
 import json
 import math
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -289,7 +289,7 @@ class Target:
 
     def check_near_miss(self, name: str, miss: NearMiss) -> list[Disagreement]:
         """A near miss the schema rejects: rejected, or repaired as its lenient marker says."""
-        expected = repaired(miss)
+        expected = repaired(miss, self.def_validator(name).is_valid)
         adapter = self.adapter(name)
         try:
             value = adapter.validate_python(copy.deepcopy(miss.instance))
@@ -416,13 +416,15 @@ def _candidates(props: list[Any], value: Any, in_union: bool) -> Iterator[tuple[
             yield "wrong-type", candidate
 
 
-def repaired(miss: NearMiss) -> Any:
+def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: False) -> Any:
     """What a model must make of a near miss the schema rejects: ``None`` to reject it.
 
     The innermost lenient property on the way to the change takes the error:
     ``x-deserialize-default-on-error`` removes that property (a required list
     or map becomes empty), ``x-deserialize-skip-invalid-items`` removes the
-    list item that holds the change.
+    list item that holds the change.  A property that one member of a union
+    requires is still removed when the instance without it is ``valid`` (another
+    member takes it: an idle state update without a stop reason).
     """
     path = miss.path
     # path[:depth] leads to an invalid value for every depth up to `last`
@@ -437,9 +439,10 @@ def repaired(miss: NearMiss) -> Any:
             return fixed
         if edge.default_on_error:
             parent = _get(fixed, path[: depth - 1])
-            if not edge.required:
-                del parent[edge.key]
+            value = parent.pop(edge.key)
+            if not edge.required or valid(fixed):
                 return fixed
+            parent[edge.key] = value
             before = _get(miss.original, path[:depth])
             if isinstance(before, (list, dict)):
                 parent[edge.key] = type(before)()

@@ -147,6 +147,17 @@ def test_repaired_drops_a_bad_item_of_a_skip_invalid_items_list() -> None:
     assert repaired(_miss(bad_list, path, True, original)) == {"items": []}
 
 
+def test_repaired_drops_a_required_lenient_property_when_another_member_takes_the_rest() -> None:
+    """An idle update's stop reason: the end_turn member requires it, the none member takes its absence."""
+    original = {"state": "idle", "stopReason": "end_turn"}
+    mutated = {"state": "idle", "stopReason": 42}
+    path = (Edge("stopReason", default_on_error=True, required=True),)
+    without = {"state": "idle"}
+    assert repaired(_miss(mutated, path, True, original), lambda i: i == without) == without
+    assert repaired(_miss(mutated, path, True, original), lambda i: False) is None
+    assert mutated == {"state": "idle", "stopReason": 42}, "the near miss itself is left as it was"
+
+
 def test_repaired_never_repairs_a_missing_required_property_itself() -> None:
     original = {"a": "x"}
     path = (Edge("a", default_on_error=True, required=True),)

@@ -7,11 +7,14 @@ from typing import Any
 
 import pytest
 
+from codegen.diagnostics import collecting
 from codegen.emit.output import template_environment
 from codegen.emit.patches import (
     EXPORTS,
+    OTHER_ACTIVITY,
     PATCH_TEMPLATES,
     STORE_MEMBERS,
+    UNCLASSIFIED,
     ChunkPlan,
     SnapshotPlan,
     UpsertPlan,
@@ -88,23 +91,51 @@ def with_extra_variant(surface: ApiSurface, union: UnionType, variant: Variant) 
     return dataclasses.replace(surface, types={**surface.types, union.name: changed})
 
 
-def test_a_release_with_an_unclassified_update_is_refused() -> None:
+def test_an_unclassified_update_is_refused_in_strict_mode() -> None:
     surface = surface_of(*ALPHA_7_UNSTABLE)
     future = with_extra_variant(
         surface, update_union(surface), Variant("future_update", Ref("NoticeSessionUpdate"))
     )
     with pytest.raises(
-        CodegenError, match=r"future_update of 2\.0\.0-alpha\.7 \(unstable\).*\[patches\.updates\]"
+        CodegenError, match=r"'future_update' of 2\.0\.0-alpha\.7 \(unstable\).*\[patches\.updates\]"
     ):
         session_plan(future)
 
 
-def test_a_release_with_an_unclassified_foreground_state_is_refused() -> None:
+def test_an_unclassified_update_is_returned_and_never_stored_otherwise() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    known = session_plan(surface)
+    future = with_extra_variant(
+        surface, update_union(surface), Variant("future_update", Ref("PlanRemovedSessionUpdate"))
+    )
+    with collecting(strict=False) as found:
+        plan = session_plan(future)
+    (gap,) = found.gaps
+    assert gap.section == "[patches.updates]" and "'future_update'" in gap.message
+    assert gap.default == UNCLASSIFIED
+    assert plan.unclassified == ("PlanRemovedSessionUpdate",)
+    assert plan.other_source == f"({known.other}, PlanRemovedSessionUpdate,)"
+    assert [r.tag for r in plan.rules] == [
+        r.tag for r in known.rules
+    ], "the classified ones are planned as before"
+
+
+def test_an_unclassified_foreground_state_is_refused_in_strict_mode() -> None:
     surface = surface_of(*ALPHA_7_UNSTABLE)
     states = state_union(surface)
     future = with_extra_variant(surface, states, Variant("paused", states.variants[0].type))
-    with pytest.raises(CodegenError, match=r"paused .*\[patches\.activity\]"):
+    with pytest.raises(CodegenError, match=r"'paused' .*\[patches\.activity\]"):
         session_plan(future)
+
+
+def test_an_unclassified_foreground_state_is_unconfirmed_otherwise() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    states = state_union(surface)
+    future = with_extra_variant(surface, states, Variant("paused", states.variants[0].type))
+    with collecting(strict=False) as found:
+        plan = session_plan(future)
+    assert [g.section for g in found.gaps] == ["[patches.activity]"]
+    assert {s.activity for s in plan.states if s.tag == "paused"} == {OTHER_ACTIVITY}
 
 
 @pytest.mark.parametrize(
@@ -211,9 +242,11 @@ def test_collections_of_each_release(release: str) -> None:
     unstable = session_plan(surface_of(release, True))
     base = ["messages", "tool_calls", "terminals", "plans", "available_commands", "config_options"]
     base += ["session_info", "usage"]
-    assert [c.name for c in stable.collections] == base
+    # compaction updates are unstable from alpha.3 and stable from alpha.8; subagents unstable from alpha.7
+    stable_extra = {"2.0.0-alpha.8": ["compactions"]}
+    assert [c.name for c in stable.collections] == base + stable_extra.get(release, [])
     extra = {"2.0.0-alpha.3": ["compactions"], "2.0.0-alpha.5": ["compactions"]}
-    extra["2.0.0-alpha.7"] = ["compactions", "subagents"]
+    extra["2.0.0-alpha.7"] = extra["2.0.0-alpha.8"] = ["compactions", "subagents"]
     assert [c.name for c in unstable.collections] == base + extra.get(release, [])
     assert stable.state_type == unstable.state_type == "StateUpdate"
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from codegen.schema.ir import ApiSurface, Const, Nullable, ObjectType, Origin, Ref, Scalar, UnionType
+from codegen.schema.ir import ApiSurface, Const, Nullable, Origin, Ref, Scalar, UnionType
 from tests.support.schemas import catch_all, obj, surface, tagged
 
 
