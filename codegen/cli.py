@@ -165,12 +165,13 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     import datetime
 
     from . import diff, diff_report
+    from .schema.releases import open_side
 
     source = _source(args)
     stabilities: tuple[Stability, ...] = ("stable", "unstable")
     if args.stability != "both":
         stabilities = (args.stability,)
-    old, new = diff.open_side(args.old, source), diff.open_side(args.new, source)
+    old, new = open_side(args.old, source), open_side(args.new, source)
     result = diff.diff_releases(old, new, stabilities)
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)

@@ -28,7 +28,6 @@ from typing import Any
 from .api.methods import MethodSpec, method_spec
 from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 from .errors import CodegenError
-from .schema.build import build_surface
 from .schema.ir import (
     AliasType,
     AnyOf,
@@ -51,7 +50,8 @@ from .schema.ir import (
     strip_nullable,
     to_json,
 )
-from .schema.load import ReleaseFiles, SchemaSource, load_schema_folder, read_toml
+from .schema.load import ReleaseFiles, read_toml
+from .schema.releases import surfaces_of
 
 # --- results ------------------------------------------------------------------
 
@@ -709,37 +709,7 @@ def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
     return SurfaceDiff(new.stability, old.release, new.release, changes)
 
 
-# --- releases and folders ------------------------------------------------------------
-
-
-def open_side(spec: str, source: SchemaSource) -> ReleaseFiles:
-    """A side of the diff: a schema folder if ``spec`` is a path, else a locked release."""
-    path = Path(spec)
-    if path.is_dir() or "/" in spec or spec.startswith("."):
-        return load_schema_folder(path)
-    return source.load(spec)
-
-
-def surfaces_of(files: ReleaseFiles, stabilities: Iterable[Stability]) -> dict[Stability, ApiSurface]:
-    """The surfaces of one side; the unstable one is built on the stable one when both are there."""
-    wanted = set(stabilities)
-    out: dict[Stability, ApiSurface] = {}
-    for stability in ("stable", "unstable"):
-        unstable = stability == "unstable"
-        schema_name = "schema.unstable.json" if unstable else "schema.json"
-        if schema_name not in files.documents:
-            if stability in wanted:
-                raise CodegenError(
-                    f"{schema_name} is missing, and --stability {stability} needs it",
-                    file=files.folder / schema_name,
-                )
-            continue
-        if stability not in wanted and not (stability == "stable" and "unstable" in wanted):
-            continue
-        out[stability] = build_surface(
-            files.schema(unstable), files.meta(unstable), stability, out.get("stable")
-        )
-    return {s: out[s] for s in ("stable", "unstable") if s in wanted}
+# --- releases ------------------------------------------------------------------------
 
 
 def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:
