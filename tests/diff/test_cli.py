@@ -13,8 +13,8 @@ import pytest
 
 from codegen import cli
 from codegen.diff import DiffResult, apply_waivers, diff_surfaces, read_waivers
-from codegen.diff_report import render_rules, report_files, stale_reports
-from codegen.diff_rules import CATALOG
+from codegen.diff.report import render_rules, report_files, stale_reports
+from codegen.diff.rules import CATALOG
 from codegen.errors import CodegenError
 from codegen.schema.load import RELEASE_FILES, SchemaSource, read_lock
 from tests.support.diffkit import base_data

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from codegen.diff_rules import CATALOG, RULES, impact
+from codegen.diff.rules import CATALOG, RULES, impact
 from codegen.schema.ir import ApiSurface, Method
 from tests.support.diffkit import (
     Defs,

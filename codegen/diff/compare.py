@@ -12,7 +12,7 @@ Types are matched by name; a type that disappears while another with the same
 shape appears is a rename.  Union variants are matched by their tag value,
 never by position.  Who a change breaks comes from who sends the data
 (:func:`senders_by_type`) and the rule's flow, resolved in one place,
-:func:`codegen.diff_rules.impact`.
+:func:`codegen.diff.rules.impact`.
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .api.methods import MethodSpec, method_spec
-from .diff_rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
-from .errors import CodegenError
-from .schema.ir import (
+from ..api.methods import MethodSpec, method_spec
+from ..errors import CodegenError
+from ..schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,
@@ -50,8 +49,9 @@ from .schema.ir import (
     strip_nullable,
     to_json,
 )
-from .schema.load import ReleaseFiles, read_toml
-from .schema.releases import surfaces_of
+from ..schema.load import ReleaseFiles, read_toml
+from ..schema.releases import surfaces_of
+from .rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
 
 # --- results ------------------------------------------------------------------
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .diff import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
-from .diff_rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
-from .schema.load import SchemaSource, write_atomic
+from ..schema.load import SchemaSource, write_atomic
+from .compare import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
+from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
 RULES_DOC = "docs/rules.md"
