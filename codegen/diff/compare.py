@@ -51,7 +51,23 @@ from ..schema.ir import (
 )
 from ..schema.load import ReleaseFiles, read_toml
 from ..schema.releases import surfaces_of
-from .rules import CATALOG, PEERS, SEVERITIES, Peer, Role, Rule, Severity, impact, rule
+from .rules import (
+    BECAME,
+    CATALOG,
+    MEMBER_ADDED,
+    MEMBER_REMOVED,
+    PEERS,
+    SEVERITIES,
+    MemberKind,
+    Peer,
+    Role,
+    Rule,
+    RuleId,
+    Severity,
+    impact,
+    openness,
+    rule,
+)
 
 # --- results ------------------------------------------------------------------
 
@@ -300,7 +316,7 @@ _WORDS = {
 }
 
 
-def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[str, str]]:
+def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[RuleId, str]]:
     """``(rule id, detail)`` for every constraint keyword that differs."""
     for key in (*_LOWER_BOUNDS, *_UPPER_BOUNDS, "pattern", "format"):
         before, after = getattr(old, key), getattr(new, key)
@@ -309,15 +325,15 @@ def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[str
         word = _WORDS.get(key, key)
         detail = f"{word} {_show(before)} -> {_show(after)}"
         if before is None:
-            yield "constraint-tightened", detail
+            yield RuleId.CONSTRAINT_TIGHTENED, detail
         elif after is None:
-            yield "constraint-loosened", detail
+            yield RuleId.CONSTRAINT_LOOSENED, detail
         elif key in _LOWER_BOUNDS:
-            yield ("constraint-tightened" if after > before else "constraint-loosened"), detail
+            yield (RuleId.CONSTRAINT_TIGHTENED if after > before else RuleId.CONSTRAINT_LOOSENED), detail
         elif key in _UPPER_BOUNDS:
-            yield ("constraint-tightened" if after < before else "constraint-loosened"), detail
+            yield (RuleId.CONSTRAINT_TIGHTENED if after < before else RuleId.CONSTRAINT_LOOSENED), detail
         else:
-            yield "constraint-changed", detail
+            yield RuleId.CONSTRAINT_CHANGED, detail
 
 
 def _show(value: Any) -> str:
@@ -363,7 +379,12 @@ class _Differ:
         return self.old_senders.get(old_name, frozenset()) | self.new_senders.get(new_name, frozenset())
 
     def add(
-        self, rule_id: str, subject: str, detail: str, senders: Iterable[Peer], where: NamedType | None = None
+        self,
+        rule_id: RuleId,
+        subject: str,
+        detail: str,
+        senders: Iterable[Peer],
+        where: NamedType | None = None,
     ) -> None:
         found = rule(rule_id)
         severity, roles = impact(found, senders)
@@ -387,15 +408,15 @@ class _Differ:
         for name, old_type in self.old.types.items():
             if name in self.renames:
                 new_name = self.renames[name]
-                self.add("python-class-renamed", name, f"now {new_name}", (), self.new.types[new_name])
+                self.add(RuleId.PYTHON_CLASS_RENAMED, name, f"now {new_name}", (), self.new.types[new_name])
                 self.compare_type(old_type, self.new.types[new_name])
             elif name in self.new.types:
                 self.compare_type(old_type, self.new.types[name])
             else:
-                self.add("python-class-removed", name, "", (), old_type)
+                self.add(RuleId.PYTHON_CLASS_REMOVED, name, "", (), old_type)
         for name, new_type in self.new.types.items():
             if name not in self.old.types and name not in new_names:
-                self.add("python-class-added", name, "", (), new_type)
+                self.add(RuleId.PYTHON_CLASS_ADDED, name, "", (), new_type)
         self.compare_methods()
         return tuple(sorted(self.changes, key=_report_order))
 
@@ -406,7 +427,7 @@ class _Differ:
             return  # the JSON-RPC envelopes: their contents are reported method by method
         senders = self.senders(old.name, new.name)
         if old.kind != new.kind:
-            self.add("type-changed", new.name, f"{old.kind} -> {new.kind}", senders, new)
+            self.add(RuleId.TYPE_CHANGED, new.name, f"{old.kind} -> {new.kind}", senders, new)
         elif isinstance(old, ObjectType) and isinstance(new, ObjectType):
             self.compare_object(old, new, senders)
         elif isinstance(old, UnionType) and isinstance(new, UnionType):
@@ -426,28 +447,28 @@ class _Differ:
             subject = f"{new.name}.{wire}"
             if wire not in after:
                 self.add(
-                    "required-field-removed" if f.required else "optional-field-removed",
+                    RuleId.REQUIRED_FIELD_REMOVED if f.required else RuleId.OPTIONAL_FIELD_REMOVED,
                     subject,
                     "",
                     senders,
                     new,
                 )
-                self.add("python-attribute-removed", f"{new.name}.{f.py_name}", "", (), new)
+                self.add(RuleId.PYTHON_ATTRIBUTE_REMOVED, f"{new.name}.{f.py_name}", "", (), new)
             else:
                 self.compare_field(f, after[wire], subject, senders, new)
         for wire, f in after.items():
             if wire not in before:
-                rule_id = "field-added-required" if f.required else "field-added-optional"
+                rule_id = RuleId.FIELD_ADDED_REQUIRED if f.required else RuleId.FIELD_ADDED_OPTIONAL
                 self.add(rule_id, f"{new.name}.{wire}", f"type {describe(f.type)}", senders, new)
 
     def compare_field(
         self, old: Field, new: Field, subject: str, senders: frozenset[Peer], where: NamedType
     ) -> None:
         if old.py_name != new.py_name:
-            self.add("python-attribute-renamed", subject, f"{old.py_name} -> {new.py_name}", (), where)
+            self.add(RuleId.PYTHON_ATTRIBUTE_RENAMED, subject, f"{old.py_name} -> {new.py_name}", (), where)
         flips = (
-            (old.required, new.required, "field-became-required", "field-became-optional"),
-            (old.nullable, new.nullable, "field-became-nullable", "field-became-non-nullable"),
+            (old.required, new.required, RuleId.FIELD_BECAME_REQUIRED, RuleId.FIELD_BECAME_OPTIONAL),
+            (old.nullable, new.nullable, RuleId.FIELD_BECAME_NULLABLE, RuleId.FIELD_BECAME_NON_NULLABLE),
         )
         for before, after, became_true, became_false in flips:
             if before != after:
@@ -458,7 +479,11 @@ class _Differ:
             self.compare_expr(strip_nullable(old.type), strip_nullable(new.type), subject, senders, where)
         if repr(old.default) != repr(new.default):
             self.add(
-                "default-changed", subject, f"{_show_default(old)} -> {_show_default(new)}", senders, where
+                RuleId.DEFAULT_CHANGED,
+                subject,
+                f"{_show_default(old)} -> {_show_default(new)}",
+                senders,
+                where,
             )
         for attr, keyword in (
             ("default_on_error", "x-deserialize-default-on-error"),
@@ -467,7 +492,11 @@ class _Differ:
             if getattr(old, attr) != getattr(new, attr):
                 added = getattr(new, attr)
                 self.add(
-                    f"lenient-annotation-{'added' if added else 'removed'}", subject, keyword, senders, where
+                    RuleId.LENIENT_ANNOTATION_ADDED if added else RuleId.LENIENT_ANNOTATION_REMOVED,
+                    subject,
+                    keyword,
+                    senders,
+                    where,
                 )
 
     def compare_expr(
@@ -507,13 +536,15 @@ class _Differ:
                 return
         before, after = _members(old), _members(new)
         if Scalar("any") in after - before or before < after:
-            self.add("type-widened", subject, context + _set_change(before, after), senders, where)
+            self.add(RuleId.TYPE_WIDENED, subject, context + _set_change(before, after), senders, where)
         elif Scalar("any") in before - after or after < before:
-            self.add("type-narrowed", subject, context + _set_change(before, after), senders, where)
+            self.add(RuleId.TYPE_NARROWED, subject, context + _set_change(before, after), senders, where)
         else:
-            self.add("type-changed", subject, f"{context}{describe(old)} -> {describe(new)}", senders, where)
+            self.add(
+                RuleId.TYPE_CHANGED, subject, f"{context}{describe(old)} -> {describe(new)}", senders, where
+            )
 
-    def inline_move(self, old_name: str, new_name: str) -> str | None:
+    def inline_move(self, old_name: str, new_name: str) -> RuleId | None:
         """``ref-became-inline`` or ``inline-became-ref`` when two references differ only in naming."""
         old_type = self.old.types.get(self.renamed_from.get(old_name, old_name))
         new_type = self.new.types.get(new_name)
@@ -522,22 +553,24 @@ class _Differ:
         if shape(old_type, self.renames) != shape(new_type, {}):
             return None
         if old_type.schema_name is not None and new_type.schema_name is None:
-            return "ref-became-inline"
+            return RuleId.REF_BECAME_INLINE
         if old_type.schema_name is None and new_type.schema_name is not None:
-            return "inline-became-ref"
+            return RuleId.INLINE_BECAME_REF
         return None
 
     def compare_union(self, old: UnionType, new: UnionType, senders: frozenset[Peer]) -> None:
         name = new.name
         if old.tag_wire_name != new.tag_wire_name:
-            self.add("union-tag-changed", name, f"{old.tag_wire_name} -> {new.tag_wire_name}", senders, new)
+            self.add(
+                RuleId.UNION_TAG_CHANGED, name, f"{old.tag_wire_name} -> {new.tag_wire_name}", senders, new
+            )
             return
         if new.tagged:
             before = {f"{name}[{v.tag!r}]": v.type for v in old.variants}
             after = {f"{name}[{v.tag!r}]": v.type for v in new.variants}
             for subject in [s for s in before if s in after]:
                 self.compare_expr(before[subject], after[subject], subject, senders, new)
-            self.compare_members("union", "variant", old.open, new, list(before), list(after), senders)
+            self.compare_members("union", old.open, new, list(before), list(after), senders)
             return
         old_members = sorted({rename_refs(v.type, self.renames) for v in old.variants}, key=describe)
         new_members = sorted({v.type for v in new.variants}, key=describe)
@@ -545,20 +578,19 @@ class _Differ:
             [f"{name}[{describe(e)}]" for e in old_members if e not in new_members],
             [f"{name}[{describe(e)}]" for e in new_members if e not in old_members],
         )
-        self.compare_members("union", "variant", old.open, new, *labels, senders)
+        self.compare_members("union", old.open, new, *labels, senders)
 
     def compare_enum(self, old: EnumType, new: EnumType, senders: frozenset[Peer]) -> None:
         if old.base != new.base:
-            self.add("type-changed", new.name, f"{old.base} enum -> {new.base} enum", senders, new)
+            self.add(RuleId.TYPE_CHANGED, new.name, f"{old.base} enum -> {new.base} enum", senders, new)
             return
         before = [f"{new.name}[{v.value!r}]" for v in old.values]
         after = [f"{new.name}[{v.value!r}]" for v in new.values]
-        self.compare_members("enum", "value", old.open, new, before, after, senders)
+        self.compare_members("enum", old.open, new, before, after, senders)
 
     def compare_members(
         self,
-        kind: str,
-        noun: str,
+        kind: MemberKind,
         was_open: bool,
         new: UnionType | EnumType,
         before: list[str],
@@ -566,15 +598,15 @@ class _Differ:
         senders: frozenset[Peer],
     ) -> None:
         """Open/closed flips and members (one subject each) that left or arrived, for unions and enums."""
+        state = openness(new.open)
         if was_open != new.open:
-            self.add(f"{kind}-became-{'open' if new.open else 'closed'}", new.name, "", senders, new)
-        state = "open" if new.open else "closed"
+            self.add(BECAME[kind, state], new.name, "", senders, new)
         for subject in before:
             if subject not in after:
-                self.add(f"{kind}-{noun}-removed-{state}", subject, "", senders, new)
+                self.add(MEMBER_REMOVED[kind, state], subject, "", senders, new)
         for subject in after:
             if subject not in before:
-                self.add(f"{kind}-{noun}-added-{state}", subject, "", senders, new)
+                self.add(MEMBER_ADDED[kind, state], subject, "", senders, new)
 
     # -- methods --------------------------------------------------------------------
 
@@ -592,23 +624,23 @@ class _Differ:
                 (old_m,), (new_m,) = olds.values(), news.values()
                 callers = set(_callers(old_m)) | set(_callers(new_m))
                 detail = f"handled by the {old_m.side} -> by the {new_m.side}"
-                self.add("method-moved-side", self.method_subject(new_m), detail, callers, None)
+                self.add(RuleId.METHOD_MOVED_SIDE, self.method_subject(new_m), detail, callers, None)
                 now = self.python_subjects(self.new_specs[new_m])
                 for python in self.python_subjects(self.old_specs[old_m]):
                     if python not in now:
-                        self.add("python-method-removed", python, detail, (), None)
+                        self.add(RuleId.PYTHON_METHOD_REMOVED, python, detail, (), None)
                 self.compare_method(old_m, new_m)
                 continue
             for side, old_m in olds.items():
                 if side not in news:
-                    self.add("method-removed", self.method_subject(old_m), "", _callers(old_m), None)
+                    self.add(RuleId.METHOD_REMOVED, self.method_subject(old_m), "", _callers(old_m), None)
                     for python in self.python_subjects(self.old_specs[old_m]):
-                        self.add("python-method-removed", python, "", (), None)
+                        self.add(RuleId.PYTHON_METHOD_REMOVED, python, "", (), None)
                 else:
                     self.compare_method(old_m, news[side])
             for side, new_m in news.items():
                 if side not in olds:
-                    self.add("method-added", self.method_subject(new_m), "", _callers(new_m), None)
+                    self.add(RuleId.METHOD_ADDED, self.method_subject(new_m), "", _callers(new_m), None)
 
     @staticmethod
     def method_subject(m: Method) -> str:
@@ -624,7 +656,7 @@ class _Differ:
         callers = set(_callers(old)) | set(_callers(new))
         if old.unstable != new.unstable:
             self.add(
-                "method-became-unstable" if new.unstable else "method-became-stable",
+                RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE,
                 subject,
                 "",
                 callers,
@@ -633,14 +665,16 @@ class _Differ:
         for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
             if before is None or after is None:
                 if before != after:
-                    self.add("type-changed", f"{subject} {label}", f"{before} -> {after}", callers, None)
+                    self.add(RuleId.TYPE_CHANGED, f"{subject} {label}", f"{before} -> {after}", callers, None)
             elif self.renames.get(before, before) != after:
                 senders = callers if label == "params" else set(_handlers(new))
                 self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
         old_spec, new_spec = self.old_specs[old], self.new_specs[new]
         for python in self.python_subjects(new_spec):
             if old_spec.name != new_spec.name:
-                self.add("python-method-renamed", python, f"{old_spec.name} -> {new_spec.name}", (), None)
+                self.add(
+                    RuleId.PYTHON_METHOD_RENAMED, python, f"{old_spec.name} -> {new_spec.name}", (), None
+                )
             self.compare_signature(old_spec, new_spec, python)
 
     def compare_signature(self, old: MethodSpec, new: MethodSpec, subject: str) -> None:
@@ -648,18 +682,26 @@ class _Differ:
         after = signature(self.new, new)
         for wire, (py, required) in before.items():
             if wire not in after:
-                self.add("python-method-argument-removed", f"{subject}({py})", "", (), None)
+                self.add(RuleId.PYTHON_METHOD_ARGUMENT_REMOVED, f"{subject}({py})", "", (), None)
                 continue
             new_py, new_required = after[wire]
             if py != new_py:
                 self.add(
-                    "python-method-argument-renamed", f"{subject}({new_py})", f"{py} -> {new_py}", (), None
+                    RuleId.PYTHON_METHOD_ARGUMENT_RENAMED,
+                    f"{subject}({new_py})",
+                    f"{py} -> {new_py}",
+                    (),
+                    None,
                 )
             if new_required and not required:
-                self.add("python-method-argument-required", f"{subject}({new_py})", "", (), None)
+                self.add(RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED, f"{subject}({new_py})", "", (), None)
         for wire, (py, required) in after.items():
             if wire not in before:
-                rule_id = "python-method-argument-required" if required else "python-method-argument-added"
+                rule_id = (
+                    RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED
+                    if required
+                    else RuleId.PYTHON_METHOD_ARGUMENT_ADDED
+                )
                 self.add(rule_id, f"{subject}({py})", "", (), None)
 
 

@@ -12,14 +12,16 @@ the IR's method table, since a method lives in several places of the schema
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import itertools
 import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from codegen.diff.rules import CATALOG, RULES, impact
+from codegen.diff.rules import BECAME, CATALOG, MEMBER_ADDED, MEMBER_REMOVED, RULES, RuleId, impact
 from codegen.schema.ir import ApiSurface, Method
 from tests.support.diffkit import (
     Defs,
@@ -719,3 +721,39 @@ def test_rule_ids_are_unique_kebab_case_and_explained_in_one_line() -> None:
             assert rule.breaks != "python"
         else:
             assert rule.breaks in ("python", "nobody")
+
+
+def test_every_rule_id_has_exactly_one_catalog_entry_and_every_entry_an_id() -> None:
+    counts = collections.Counter(r.id for r in CATALOG)
+    assert {rule_id: counts[rule_id] for rule_id in RuleId} == dict.fromkeys(RuleId, 1)
+    assert all(isinstance(r.id, RuleId) for r in CATALOG)
+    assert set(RULES) == set(RuleId) and all(RULES[r.id] is r for r in CATALOG)
+
+
+def test_rule_ids_are_declared_in_the_catalog_order() -> None:
+    """The catalog's order is the order of docs/rules.md and of the reports; the enum follows it."""
+    assert [r.id for r in CATALOG] == list(RuleId)
+
+
+def test_a_rule_id_is_its_kebab_case_string() -> None:
+    """Reports, fingerprints and waivers show the value, so it must read as the plain string."""
+    for rule_id in RuleId:
+        assert rule_id == rule_id.value == str(rule_id) == f"{rule_id}"
+        assert rule_id.name == rule_id.value.upper().replace("-", "_")
+
+
+@pytest.mark.parametrize(
+    ("table", "pattern"),
+    [
+        (BECAME, "{kind}-became-{state}"),
+        (MEMBER_ADDED, "{kind}-{noun}-added-{state}"),
+        (MEMBER_REMOVED, "{kind}-{noun}-removed-{state}"),
+    ],
+    ids=["became", "added", "removed"],
+)
+def test_the_rules_picked_by_kind_and_state_are_the_ids_they_spell(table: Any, pattern: str) -> None:
+    """The typed lookups replace ids built as f-strings: each key gives the id the f-string gave."""
+    nouns = {"union": "variant", "enum": "value"}
+    assert set(table) == set(itertools.product(("union", "enum"), ("open", "closed")))
+    for (kind, state), rule_id in table.items():
+        assert rule_id == pattern.format(kind=kind, noun=nouns[kind], state=state)
