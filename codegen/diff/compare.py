@@ -17,12 +17,7 @@ never by position.  Who a change breaks comes from who sends the data
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
-import hashlib
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..api.methods import MethodSpec, method_spec
@@ -49,220 +44,24 @@ from ..schema.ir import (
     strip_nullable,
     to_json,
 )
-from ..schema.load import ReleaseFiles, read_toml
+from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
+from .model import Change, DiffResult, SurfaceDiff
+from .renames import detect_renames, rename_refs, shape
 from .rules import (
     BECAME,
     CATALOG,
     MEMBER_ADDED,
     MEMBER_REMOVED,
-    PEERS,
     SEVERITIES,
     MemberKind,
     Peer,
-    Role,
-    Rule,
     RuleId,
-    Severity,
     impact,
     openness,
     rule,
 )
-
-# --- results ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Waiver:
-    """An accepted change: its fingerprint, why, and until when."""
-
-    fingerprint: str
-    reason: str
-    expires: datetime.date
-
-
-@dataclass(frozen=True)
-class Change:
-    """One change between two surfaces."""
-
-    rule: Rule
-    stability: Stability
-    subject: str
-    detail: str
-    severity: Severity
-    roles: tuple[Role, ...]
-    file: str = ""
-    pointer: str = ""
-    waiver: Waiver | None = None
-
-    @property
-    def fingerprint(self) -> str:
-        """Stable across runs, releases and stability levels: the rule and what it is about."""
-        return hashlib.sha256(f"{self.rule.id}\0{self.subject}".encode()).hexdigest()[:16]
-
-    @property
-    def layer(self) -> str:
-        return self.rule.layer
-
-    @property
-    def message(self) -> str:
-        return f"{self.subject}: {self.detail}" if self.detail else self.subject
-
-
-@dataclass(frozen=True)
-class SurfaceDiff:
-    """The changes between the same stability level of two releases."""
-
-    stability: Stability
-    old: str
-    new: str
-    changes: tuple[Change, ...]
-
-
-@dataclass(frozen=True)
-class DiffResult:
-    old: str
-    new: str
-    surfaces: tuple[SurfaceDiff, ...]
-    expired: tuple[Waiver, ...] = ()
-    unmatched: tuple[Waiver, ...] = ()
-
-    @property
-    def changes(self) -> tuple[Change, ...]:
-        return tuple(c for s in self.surfaces for c in s.changes)
-
-    def failing(self, fail_on: str) -> tuple[Change, ...]:
-        """Unwaived changes at or above the threshold."""
-        if fail_on == "never":
-            return ()
-        levels = SEVERITIES[: SEVERITIES.index(fail_on) + 1]
-        return tuple(c for c in self.changes if c.waiver is None and c.severity in levels)
-
-    def exit_code(self, fail_on: str) -> int:
-        return 1 if self.failing(fail_on) or self.expired else 0
-
-
-# --- who sends what -----------------------------------------------------------
-
-
-def _callers(method: Method) -> tuple[Peer, ...]:
-    if method.side == "protocol":
-        return PEERS
-    return tuple(p for p in PEERS if p != method.side)
-
-
-def _handlers(method: Method) -> tuple[Peer, ...]:
-    return PEERS if method.side == "protocol" else (method.side,)
-
-
-def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:
-    """Which peers send a message that can contain each type.
-
-    ``Method.side`` is the handler: callers send the params, the handler sends
-    the result, and a protocol method goes both ways; each root message
-    envelope is sent by its side (so error and extension payloads count).
-    Types reached from those through fields, bases, union variants and
-    aliases are sent by the same peers.  Types nothing reaches are missing
-    from the map.
-    """
-    edges = {name: surface.references(name) for name in surface.types}
-    found: dict[str, set[Peer]] = {}
-    for peer in PEERS:
-        roots = [m.params for m in surface.methods if peer in _callers(m)]
-        roots += [m.result for m in surface.methods if m.result and peer in _handlers(m)]
-        roots += [name for name, sender in surface.envelopes.items() if sender == peer]
-        seen: set[str] = set()
-        stack = [r for r in roots if r in surface.types]
-        while stack:
-            name = stack.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            found.setdefault(name, set()).add(peer)
-            stack.extend(n for n in edges.get(name, ()) if n not in seen and n in surface.types)
-    return {name: frozenset(peers) for name, peers in found.items()}
-
-
-# --- shapes and renames -----------------------------------------------------------
-
-
-def rename_refs(expr: TypeExpr, renames: Mapping[str, str]) -> TypeExpr:
-    """``expr`` with every reference to an old name replaced by its new name."""
-    if not renames:
-        return expr
-    if isinstance(expr, Ref):
-        return Ref(renames.get(expr.name, expr.name))
-    if isinstance(expr, ArrayOf):
-        return ArrayOf(rename_refs(expr.item, renames), expr.constraints)
-    if isinstance(expr, MapOf):
-        return MapOf(rename_refs(expr.value, renames))
-    if isinstance(expr, Nullable):
-        return Nullable(rename_refs(expr.inner, renames))
-    if isinstance(expr, AnyOf):
-        return AnyOf(tuple(rename_refs(m, renames) for m in expr.members))
-    return expr
-
-
-def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
-    """What a type looks like on the wire, ignoring docs and names (a hashable value)."""
-    if isinstance(named, ObjectType):
-        fields = tuple(
-            sorted(
-                (
-                    f.wire_name,
-                    rename_refs(f.type, renames),
-                    f.required,
-                    f.nullable,
-                    repr(f.default),
-                    f.default_on_error,
-                    f.skip_invalid_items,
-                )
-                for f in named.fields
-            )
-        )
-        base = renames.get(named.base, named.base) if named.base else None
-        return ("object", fields, base, named.extra, named.tag, named.reserved)
-    if isinstance(named, UnionType):
-        variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
-        catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
-        return ("union", named.tag_wire_name, variants, catch_all)
-    if isinstance(named, EnumType):
-        return ("enum", named.base, tuple(v.value for v in named.values), named.open)
-    return ("alias", rename_refs(named.target, renames))
-
-
-def detect_renames(old: ApiSurface, new: ApiSurface) -> dict[str, str]:
-    """Old name -> new name for every type that vanished while one of the same shape appeared.
-
-    A match must be one to one; references to types already matched count as
-    equal, so renamed types that refer to each other are found too.  An alias
-    of a bare scalar (an id such as ``McpConnectionId``) is never taken for a
-    rename: every such alias has the same shape, so the match would be a guess.
-    """
-    removed = [n for n in old.types if n not in new.types and _renameable(old.types[n])]
-    by_shape: dict[Any, list[str]] = {}  # the added types, by their shape (that no rename changes)
-    for name, named in new.types.items():
-        if name not in old.types and _renameable(named):
-            by_shape.setdefault(shape(named, {}), []).append(name)
-    renames: dict[str, str] = {}
-    while removed and by_shape:
-        candidates: dict[Any, list[str]] = {}
-        for name in removed:
-            candidates.setdefault(shape(old.types[name], renames), []).append(name)
-        found: dict[str, str] = {}
-        for key, olds in candidates.items():
-            if len(olds) == 1 and len(by_shape.get(key, ())) == 1:
-                found[olds[0]] = by_shape.pop(key)[0]
-        if not found:
-            break
-        renames.update(found)
-        removed = [n for n in removed if n not in found]
-    return renames
-
-
-def _renameable(named: NamedType) -> bool:
-    return not (isinstance(named, AliasType) and isinstance(named.target, Scalar))
-
+from .senders import callers_of, handlers_of, senders_by_type
 
 # --- type expressions ------------------------------------------------------------
 
@@ -622,7 +421,7 @@ class _Differ:
             olds, news = before.get(key, {}), after.get(key, {})
             if len(olds) == 1 and len(news) == 1 and olds.keys() != news.keys():
                 (old_m,), (new_m,) = olds.values(), news.values()
-                callers = set(_callers(old_m)) | set(_callers(new_m))
+                callers = set(callers_of(old_m)) | set(callers_of(new_m))
                 detail = f"handled by the {old_m.side} -> by the {new_m.side}"
                 self.add(RuleId.METHOD_MOVED_SIDE, self.method_subject(new_m), detail, callers, None)
                 now = self.python_subjects(self.new_specs[new_m])
@@ -633,14 +432,14 @@ class _Differ:
                 continue
             for side, old_m in olds.items():
                 if side not in news:
-                    self.add(RuleId.METHOD_REMOVED, self.method_subject(old_m), "", _callers(old_m), None)
+                    self.add(RuleId.METHOD_REMOVED, self.method_subject(old_m), "", callers_of(old_m), None)
                     for python in self.python_subjects(self.old_specs[old_m]):
                         self.add(RuleId.PYTHON_METHOD_REMOVED, python, "", (), None)
                 else:
                     self.compare_method(old_m, news[side])
             for side, new_m in news.items():
                 if side not in olds:
-                    self.add(RuleId.METHOD_ADDED, self.method_subject(new_m), "", _callers(new_m), None)
+                    self.add(RuleId.METHOD_ADDED, self.method_subject(new_m), "", callers_of(new_m), None)
 
     @staticmethod
     def method_subject(m: Method) -> str:
@@ -649,11 +448,11 @@ class _Differ:
     @staticmethod
     def python_subjects(spec: MethodSpec) -> list[str]:
         """``<side>.<python name>`` for each handler class that has the method (both for the protocol's)."""
-        return [f"{side}.{spec.name}" for side in _handlers(spec.method)]
+        return [f"{side}.{spec.name}" for side in handlers_of(spec.method)]
 
     def compare_method(self, old: Method, new: Method) -> None:
         subject = self.method_subject(new)
-        callers = set(_callers(old)) | set(_callers(new))
+        callers = set(callers_of(old)) | set(callers_of(new))
         if old.unstable != new.unstable:
             self.add(
                 RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE,
@@ -667,7 +466,7 @@ class _Differ:
                 if before != after:
                     self.add(RuleId.TYPE_CHANGED, f"{subject} {label}", f"{before} -> {after}", callers, None)
             elif self.renames.get(before, before) != after:
-                senders = callers if label == "params" else set(_handlers(new))
+                senders = callers if label == "params" else set(handlers_of(new))
                 self.compare_expr(Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None)
         old_spec, new_spec = self.old_specs[old], self.new_specs[new]
         for python in self.python_subjects(new_spec):
@@ -769,68 +568,3 @@ def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[St
             )
     surfaces = tuple(diff_surfaces(before[s], after[s]) for s in wanted)
     return DiffResult(old.release, new.release, surfaces)
-
-
-# --- waivers ---------------------------------------------------------------------
-
-
-def read_waivers(path: Path) -> tuple[Waiver, ...]:
-    """Waivers from a TOML file of ``[[waiver]]`` tables (fingerprint, reason, expires)."""
-    data = read_toml(path)
-    entries = data.get("waiver", [])
-    unknown = sorted(data.keys() - {"waiver"})
-    if unknown:
-        raise CodegenError(
-            f"unknown key {unknown[0]!r}; a waiver file holds [[waiver]] tables",
-            file=path,
-            pointer=f"/{unknown[0]}",
-        )
-    if not isinstance(entries, list):
-        raise CodegenError("'waiver' must be an array of tables ([[waiver]])", file=path, pointer="/waiver")
-    waivers: list[Waiver] = []
-    for index, entry in enumerate(entries):
-        pointer = f"/waiver/{index}"
-        if not isinstance(entry, dict):
-            raise CodegenError("a waiver must be a table", file=path, pointer=pointer)
-        extra = sorted(entry.keys() - {"fingerprint", "reason", "expires"})
-        if extra:
-            raise CodegenError(f"unknown key {extra[0]!r}", file=path, pointer=f"{pointer}/{extra[0]}")
-        fingerprint, reason, expires = entry.get("fingerprint"), entry.get("reason"), entry.get("expires")
-        if not isinstance(fingerprint, str) or not fingerprint.strip():
-            raise CodegenError(
-                "'fingerprint' must be a non-empty string", file=path, pointer=f"{pointer}/fingerprint"
-            )
-        if not isinstance(reason, str) or not reason.strip():
-            raise CodegenError(
-                "'reason' must say why the change is accepted", file=path, pointer=f"{pointer}/reason"
-            )
-        if not isinstance(expires, datetime.date) or isinstance(expires, datetime.datetime):
-            raise CodegenError(
-                "'expires' must be a TOML date such as 2026-12-31", file=path, pointer=f"{pointer}/expires"
-            )
-        waivers.append(Waiver(fingerprint.strip(), reason.strip(), expires))
-    return tuple(waivers)
-
-
-def apply_waivers(result: DiffResult, waivers: Iterable[Waiver], today: datetime.date) -> DiffResult:
-    """Mark waived changes; collect expired waivers and the ones that match nothing."""
-    active: dict[str, Waiver] = {}
-    expired: list[Waiver] = []
-    for waiver in waivers:
-        if waiver.expires < today:
-            expired.append(waiver)
-        else:
-            active[waiver.fingerprint] = waiver
-    used: set[str] = set()
-    surfaces = []
-    for surface in result.surfaces:
-        changes = []
-        for change in surface.changes:
-            match = active.get(change.fingerprint)
-            if match is not None:
-                used.add(match.fingerprint)
-                change = dataclasses.replace(change, waiver=match)
-            changes.append(change)
-        surfaces.append(dataclasses.replace(surface, changes=tuple(changes)))
-    unmatched = tuple(w for w in active.values() if w.fingerprint not in used)
-    return dataclasses.replace(result, surfaces=tuple(surfaces), expired=tuple(expired), unmatched=unmatched)

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..schema.load import SchemaSource, write_atomic
-from .compare import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
+from .compare import diff_releases
+from .model import Change, DiffResult, SurfaceDiff, Waiver
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
