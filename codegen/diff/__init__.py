@@ -1,6 +1,6 @@
 """The API differ: every change between two releases, classified by who it breaks."""
 
-from .compare import diff_releases, diff_surfaces
+from .differ import diff_releases, diff_surfaces
 from .model import Change, DiffResult, SurfaceDiff, Waiver
 from .senders import senders_by_type
 from .waivers import apply_waivers, read_waivers

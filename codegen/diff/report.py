@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..schema.load import SchemaSource, write_atomic
-from .compare import diff_releases
+from .differ import diff_releases
 from .model import Change, DiffResult, SurfaceDiff, Waiver
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
 
