@@ -10,7 +10,7 @@ is reported here too, beside the wire change it comes with.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, assert_never
 
 from ..schema.ir import (
     AliasType,
@@ -40,40 +40,60 @@ from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, Peer, RuleI
 
 
 def _members(expr: TypeExpr) -> frozenset[TypeExpr]:
-    if isinstance(expr, Nullable):
-        return _members(expr.inner) | {Scalar("null")}
-    if isinstance(expr, AnyOf):
-        return frozenset(m for member in expr.members for m in _members(member))
-    return frozenset({expr})
+    """The alternatives an expression accepts, nullable and untagged unions flattened."""
+    match expr:
+        case Nullable(inner=inner):
+            return _members(inner) | {Scalar("null")}
+        case AnyOf(members=members):
+            return frozenset(m for member in members for m in _members(member))
+        case Ref() | Scalar() | ArrayOf() | MapOf() | Const():
+            return frozenset({expr})
+        case _:
+            assert_never(expr)
 
 
 def _without_constraints(expr: TypeExpr) -> TypeExpr:
-    if isinstance(expr, Scalar):
-        return Scalar(expr.type)
-    if isinstance(expr, ArrayOf):
-        return ArrayOf(_without_constraints(expr.item))
-    if isinstance(expr, MapOf):
-        return MapOf(_without_constraints(expr.value))
-    if isinstance(expr, Nullable):
-        return Nullable(_without_constraints(expr.inner))
-    if isinstance(expr, AnyOf):
-        return AnyOf(tuple(_without_constraints(m) for m in expr.members))
-    return expr
+    match expr:
+        case Scalar(type=scalar):
+            return Scalar(scalar)
+        case ArrayOf(item=item):
+            return ArrayOf(_without_constraints(item))
+        case MapOf(value=value):
+            return MapOf(_without_constraints(value))
+        case Nullable(inner=inner):
+            return Nullable(_without_constraints(inner))
+        case AnyOf(members=members):
+            return AnyOf(tuple(_without_constraints(m) for m in members))
+        case Ref() | Const():
+            return expr
+        case _:
+            assert_never(expr)
 
 
 def _constraint_pairs(old: TypeExpr, new: TypeExpr) -> Iterator[tuple[Constraints, Constraints]]:
     """Matching constraint sets of two expressions that differ only in constraints."""
-    if isinstance(old, (Scalar, ArrayOf)) and isinstance(new, type(old)):
-        yield old.constraints, new.constraints
-    if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
-        yield from _constraint_pairs(old.item, new.item)
-    elif isinstance(old, MapOf) and isinstance(new, MapOf):
-        yield from _constraint_pairs(old.value, new.value)
-    elif isinstance(old, Nullable) and isinstance(new, Nullable):
-        yield from _constraint_pairs(old.inner, new.inner)
-    elif isinstance(old, AnyOf) and isinstance(new, AnyOf):
-        for a, b in zip(old.members, new.members, strict=True):
-            yield from _constraint_pairs(a, b)
+    match old:
+        case Scalar():
+            if isinstance(new, Scalar):
+                yield old.constraints, new.constraints
+        case ArrayOf():
+            if isinstance(new, ArrayOf):
+                yield old.constraints, new.constraints
+                yield from _constraint_pairs(old.item, new.item)
+        case MapOf():
+            if isinstance(new, MapOf):
+                yield from _constraint_pairs(old.value, new.value)
+        case Nullable():
+            if isinstance(new, Nullable):
+                yield from _constraint_pairs(old.inner, new.inner)
+        case AnyOf():
+            if isinstance(new, AnyOf):
+                for a, b in zip(old.members, new.members, strict=True):
+                    yield from _constraint_pairs(a, b)
+        case Ref() | Const():
+            pass  # nothing in them is constrained
+        case _:
+            assert_never(old)
 
 
 _LOWER_BOUNDS = ("minimum", "exclusive_minimum", "min_length", "min_items")
@@ -114,19 +134,23 @@ def _show(value: Any) -> str:
 
 def describe(expr: TypeExpr) -> str:
     """A type expression the way a reader of the report thinks of it."""
-    if isinstance(expr, Ref):
-        return expr.name
-    if isinstance(expr, Scalar):
-        return expr.type
-    if isinstance(expr, ArrayOf):
-        return f"list[{describe(expr.item)}]"
-    if isinstance(expr, MapOf):
-        return f"dict[str, {describe(expr.value)}]"
-    if isinstance(expr, Const):
-        return repr(expr.value)
-    if isinstance(expr, Nullable):
-        return f"{describe(expr.inner)} | null"
-    return " | ".join(describe(m) for m in expr.members)
+    match expr:
+        case Ref(name=name):
+            return name
+        case Scalar(type=scalar):
+            return scalar
+        case ArrayOf(item=item):
+            return f"list[{describe(item)}]"
+        case MapOf(value=value):
+            return f"dict[str, {describe(value)}]"
+        case Const(value=value):
+            return repr(value)
+        case Nullable(inner=inner):
+            return f"{describe(inner)} | null"
+        case AnyOf(members=members):
+            return " | ".join(describe(m) for m in members)
+        case _:
+            assert_never(expr)
 
 
 def _set_change(before: frozenset[TypeExpr], after: frozenset[TypeExpr]) -> str:
@@ -165,19 +189,30 @@ def compare_types(ctx: Context) -> Iterator[Change]:
 
 
 def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
+    """Two types of the same name (or renamed): of the same kind, compared; else ``type-changed``."""
     if old.internal and new.internal:
         return  # the JSON-RPC envelopes: their contents are reported method by method
     senders = ctx.senders(old.name, new.name)
-    if old.kind != new.kind:
-        yield ctx.change(RuleId.TYPE_CHANGED, new.name, f"{old.kind} -> {new.kind}", senders, new)
-    elif isinstance(old, ObjectType) and isinstance(new, ObjectType):
-        yield from compare_object(ctx, old, new, senders)
-    elif isinstance(old, UnionType) and isinstance(new, UnionType):
-        yield from compare_union(ctx, old, new, senders)
-    elif isinstance(old, EnumType) and isinstance(new, EnumType):
-        yield from compare_enum(ctx, old, new, senders)
-    elif isinstance(old, AliasType) and isinstance(new, AliasType):
-        yield from compare_expr(ctx, old.target, new.target, new.name, senders, new)
+    match new:
+        case ObjectType():
+            if isinstance(old, ObjectType):
+                yield from compare_object(ctx, old, new, senders)
+                return
+        case UnionType():
+            if isinstance(old, UnionType):
+                yield from compare_union(ctx, old, new, senders)
+                return
+        case EnumType():
+            if isinstance(old, EnumType):
+                yield from compare_enum(ctx, old, new, senders)
+                return
+        case AliasType():
+            if isinstance(old, AliasType):
+                yield from compare_expr(ctx, old.target, new.target, new.name, senders, new)
+                return
+        case _:
+            assert_never(new)
+    yield ctx.change(RuleId.TYPE_CHANGED, new.name, f"{old.kind} -> {new.kind}", senders, new)
 
 
 def compare_object(

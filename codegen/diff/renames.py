@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from ..schema.ir import (
     AliasType,
     AnyOf,
     ApiSurface,
     ArrayOf,
+    Const,
     EnumType,
     MapOf,
     NamedType,
@@ -26,45 +27,53 @@ def rename_refs(expr: TypeExpr, renames: Mapping[str, str]) -> TypeExpr:
     """``expr`` with every reference to an old name replaced by its new name."""
     if not renames:
         return expr
-    if isinstance(expr, Ref):
-        return Ref(renames.get(expr.name, expr.name))
-    if isinstance(expr, ArrayOf):
-        return ArrayOf(rename_refs(expr.item, renames), expr.constraints)
-    if isinstance(expr, MapOf):
-        return MapOf(rename_refs(expr.value, renames))
-    if isinstance(expr, Nullable):
-        return Nullable(rename_refs(expr.inner, renames))
-    if isinstance(expr, AnyOf):
-        return AnyOf(tuple(rename_refs(m, renames) for m in expr.members))
-    return expr
+    match expr:
+        case Ref(name=name):
+            return Ref(renames.get(name, name))
+        case ArrayOf(item=item, constraints=constraints):
+            return ArrayOf(rename_refs(item, renames), constraints)
+        case MapOf(value=value):
+            return MapOf(rename_refs(value, renames))
+        case Nullable(inner=inner):
+            return Nullable(rename_refs(inner, renames))
+        case AnyOf(members=members):
+            return AnyOf(tuple(rename_refs(m, renames) for m in members))
+        case Scalar() | Const():
+            return expr
+        case _:
+            assert_never(expr)
 
 
 def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
     """What a type looks like on the wire, ignoring docs and names (a hashable value)."""
-    if isinstance(named, ObjectType):
-        fields = tuple(
-            sorted(
-                (
-                    f.wire_name,
-                    rename_refs(f.type, renames),
-                    f.required,
-                    f.nullable,
-                    repr(f.default),
-                    f.default_on_error,
-                    f.skip_invalid_items,
+    match named:
+        case ObjectType():
+            fields = tuple(
+                sorted(
+                    (
+                        f.wire_name,
+                        rename_refs(f.type, renames),
+                        f.required,
+                        f.nullable,
+                        repr(f.default),
+                        f.default_on_error,
+                        f.skip_invalid_items,
+                    )
+                    for f in named.fields
                 )
-                for f in named.fields
             )
-        )
-        base = renames.get(named.base, named.base) if named.base else None
-        return ("object", fields, base, named.extra, named.tag, named.reserved)
-    if isinstance(named, UnionType):
-        variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
-        catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
-        return ("union", named.tag_wire_name, variants, catch_all)
-    if isinstance(named, EnumType):
-        return ("enum", named.base, tuple(v.value for v in named.values), named.open)
-    return ("alias", rename_refs(named.target, renames))
+            base = renames.get(named.base, named.base) if named.base else None
+            return ("object", fields, base, named.extra, named.tag, named.reserved)
+        case UnionType():
+            variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
+            catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
+            return ("union", named.tag_wire_name, variants, catch_all)
+        case EnumType():
+            return ("enum", named.base, tuple(v.value for v in named.values), named.open)
+        case AliasType():
+            return ("alias", rename_refs(named.target, renames))
+        case _:
+            assert_never(named)
 
 
 def detect_renames(old: ApiSurface, new: ApiSurface) -> dict[str, str]:
