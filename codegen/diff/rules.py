@@ -15,17 +15,19 @@ it is the only place that does: no rule knows about agents or clients.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, assert_never
 
 Severity = Literal["breaking", "warning", "info"]
 Layer = Literal["wire", "python"]
 Peer = Literal["agent", "client"]
 Role = Literal["old agent", "old client", "python callers"]
 Breaks = Literal["senders", "receivers", "both", "python", "nobody"]
+ExplanationStyle = Literal["text", "markdown", "json"]
 
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")
 PEERS: tuple[Peer, ...] = ("agent", "client")
@@ -117,6 +119,38 @@ class Rule:
     severity: Severity
     breaks: Breaks
     summary: str
+
+    def facts(self) -> dict[str, str]:
+        """The rule as plain data: its ID, layer, category, default severity, who it breaks, summary."""
+        return {
+            "id": self.id,
+            "layer": self.layer,
+            "category": self.category,
+            "severity": self.severity,
+            "breaks": BREAKS_TEXT[self.breaks],
+            "summary": self.summary,
+        }
+
+    def explain(self, style: ExplanationStyle = "text", width: int = 0) -> str:
+        """The rule in words, for ``acp-codegen rules`` and ``docs/rules.md``.
+
+        * ``text``: two lines for a terminal, the ID padded to ``width`` so a
+          list of rules lines up;
+        * ``markdown``: the rule's section of the catalog page, headed by its
+          ID (the anchor the reports link to);
+        * ``json``: :meth:`facts` as a JSON object.
+        """
+        match style:
+            case "text":
+                first = f"{self.id:{width}}  {self.layer:6}  {self.severity:8}  {BREAKS_TEXT[self.breaks]}"
+                return f"{first}\n{'':{width}}  {self.summary}"
+            case "markdown":
+                facts = f"layer: `{self.layer}`; default severity: `{self.severity}`"
+                return f"### {self.id}\n\n{self.summary}\n\n- {facts}; breaks: {BREAKS_TEXT[self.breaks]}"
+            case "json":
+                return json.dumps(self.facts(), indent=2)
+            case _:
+                assert_never(style)
 
 
 def impact(rule: Rule, senders: Iterable[Peer]) -> tuple[Severity, tuple[Role, ...]]:
