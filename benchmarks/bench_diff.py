@@ -30,10 +30,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from codegen.diff import DiffResult, diff_releases, diff_surfaces, surfaces_of  # noqa: E402
-from codegen.diff_report import render_json  # noqa: E402
+from codegen.diff import DiffResult, diff_releases, diff_surfaces  # noqa: E402
+from codegen.diff.report import render_json  # noqa: E402
 from codegen.schema.ir import Stability  # noqa: E402
 from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
+from codegen.schema.releases import surfaces_of  # noqa: E402
 
 BUDGET_SECONDS = 1.0
 REPEAT = 9

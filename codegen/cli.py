@@ -17,7 +17,7 @@ from rich.console import Console
 
 from . import diagnostics
 from . import generate as gen
-from .diff_report import FORMATS
+from .diff.report import FORMATS
 from .errors import EXIT_INPUT_ERROR, CodegenError
 from .schema.ir import Stability
 from .schema.load import (
@@ -175,37 +175,39 @@ def _ir(args: argparse.Namespace, console: Console) -> int:
 def _diff(args: argparse.Namespace, console: Console) -> int:
     import datetime
 
-    from . import diff, diff_report
+    from . import diff
+    from .diff import report
+    from .schema.releases import open_side
 
     source = _source(args)
     stabilities: tuple[Stability, ...] = ("stable", "unstable")
     if args.stability != "both":
         stabilities = (args.stability,)
-    old, new = diff.open_side(args.old, source), diff.open_side(args.new, source)
+    old, new = open_side(args.old, source), open_side(args.new, source)
     result = diff.diff_releases(old, new, stabilities)
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
         result = diff.apply_waivers(result, waivers, datetime.date.today())
-    sys.stdout.write(diff_report.render(result, args.format, args.fail_on))
+    sys.stdout.write(report.render(result, args.format, args.fail_on))
     return result.exit_code(args.fail_on)
 
 
 @command("rules")
 def _rules(args: argparse.Namespace, console: Console) -> int:
-    from . import diff_report
+    from .diff import report
 
-    sys.stdout.write(diff_report.render_rules(args.format))
+    sys.stdout.write(report.render_rules(args.format))
     return 0
 
 
 @command("reports")
 def _reports(args: argparse.Namespace, console: Console) -> int:
-    from . import diff_report
+    from .diff import report
 
     source = _source(args)
-    written = diff_report.report_files(source, list(source.lock.releases))
+    written = report.report_files(source, list(source.lock.releases))
     if args.check:
-        stale = diff_report.stale_reports(args.out, written)
+        stale = report.stale_reports(args.out, written)
         for line in stale:
             print(line)
         if stale:
@@ -214,7 +216,7 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
             return EXIT_CHECK_FAILED
         console.print(f"{args.out} is up to date ({len(written)} files checked).", highlight=False)
         return 0
-    diff_report.write_reports(args.out, written)
+    report.write_reports(args.out, written)
     console.print(f"wrote {len(written)} files to {args.out}", highlight=False)
     return 0
 

@@ -24,7 +24,7 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("codegen.schema", "codegen.knowledge"),
     ("codegen.pysource",),
     ("codegen.api",),
-    ("codegen.emit", "codegen.diff", "codegen.diff_rules", "codegen.diff_report"),
+    ("codegen.emit", "codegen.diff"),
     ("codegen.vendor",),
     ("codegen.generate",),
     ("codegen.cli",),

@@ -1,10 +1,8 @@
-"""``acp-codegen diff``, ``rules`` and ``reports``: options, formats, waivers, exit codes and bad input."""
+"""``acp-codegen diff``: options, thresholds, exit codes, schema folders and bad input."""
 
 from __future__ import annotations
 
-import datetime
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,38 +10,9 @@ from typing import Any
 import pytest
 
 from codegen import cli
-from codegen.diff import DiffResult, apply_waivers, diff_surfaces, read_waivers
-from codegen.diff_report import render_rules, report_files, stale_reports
-from codegen.diff_rules import CATALOG
-from codegen.errors import CodegenError
-from codegen.schema.load import RELEASE_FILES, SchemaSource, read_lock
-from tests.support.diffkit import base_data
-from tests.support.releases import ROOT, release_files, surface_of
-
-A3, A5, A7 = "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"
-MESSAGE_ID = "ef11d1653702bc7a"  # field-added-required PromptResponse.messageId (alpha.3 -> alpha.5)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def folder_of(tmp_path: Path, release: str, name: str = "side") -> Path:
-    """A copy of a release's four files in a folder of its own."""
-    target = tmp_path / name
-    target.mkdir()
-    for file_name in RELEASE_FILES:
-        shutil.copy(release_files(release).folder / file_name, target / file_name)
-    return target
-
-
-def waiver_file(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "waivers.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
+from codegen.diff import DiffResult, diff_surfaces
+from tests.support.diffkit import A3, A5, A7, MESSAGE_ID, base_data, folder_of, one_error_line, run
+from tests.support.releases import surface_of
 
 # --- exit codes and thresholds ---------------------------------------------------------
 
@@ -131,58 +100,6 @@ def test_stability_selects_the_schema(capsys: pytest.CaptureFixture[str]) -> Non
     assert {c["stability"] for c in json.loads(unstable)["changes"]} == {"unstable"}
 
 
-# --- formats --------------------------------------------------------------------------------
-
-
-def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
-    data = json.loads(out)
-    assert data["old"] == A3 and data["new"] == A5 and data["failed"] is True
-    assert data["summary"] == {"stable": {"breaking": 1, "warning": 0, "info": 1}}
-    first = data["changes"][0]
-    assert first["rule"] == "field-added-required" and first["fingerprint"] == MESSAGE_ID
-    assert (
-        first["breaks"] == ["old agent"]
-        and first["layer"] == "wire"
-        and first["pointer"] == "/$defs/PromptResponse"
-    )
-
-
-def test_markdown_has_a_summary_table_and_links_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "markdown")
-    assert "| stable | 1 | 0 | 1 |" in out
-    assert "[`field-added-required`](../docs/rules.md#field-added-required)" in out
-    assert "string \\| null" in out  # a union in a table cell is escaped
-
-
-def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "github")
-    lines = out.splitlines()
-    assert len(lines) == 2
-    assert lines[0].startswith("::error file=schema.json,title=field-added-required (stable%2C wire)::")
-    assert lines[1].startswith("::notice ")
-
-
-def test_sarif_is_a_2_1_0_log_with_the_catalog_as_rules(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "sarif")
-    log = json.loads(out)
-    assert log["version"] == "2.1.0"
-    run_ = log["runs"][0]
-    rules = run_["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == [r.id for r in CATALOG]
-    result = run_["results"][0]
-    assert result["ruleId"] == "field-added-required" and result["level"] == "error"
-    assert rules[result["ruleIndex"]]["id"] == "field-added-required"
-    assert result["partialFingerprints"] == {"acpChange/v1": MESSAGE_ID}
-    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "PromptResponse.messageId"
-
-
-def test_output_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
-    first = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
-    second = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
-    assert first == second
-
-
 # --- folders ------------------------------------------------------------------------------------
 
 
@@ -225,13 +142,6 @@ def test_a_stable_only_folder_can_be_diffed_at_the_stable_level(
 
 
 # --- bad input: one line, exit 2 -------------------------------------------------------------------
-
-
-def one_error_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("acp-codegen: error: ")
-    return lines[0]
 
 
 def test_a_folder_without_a_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -297,148 +207,3 @@ def test_a_bad_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit) as exc:
         cli.main(["diff", A3, A5, "--format", "yaml"])
     assert exc.value.code == 2
-
-
-# --- waivers ----------------------------------------------------------------------------------------
-
-
-def test_a_waiver_silences_its_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = waiver_file(
-        tmp_path,
-        f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "shipped together"\nexpires = 2999-01-01\n',
-    )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--format", "json")
-    assert code == 0
-    waived = [c for c in json.loads(out)["changes"] if c["fingerprint"] == MESSAGE_ID]
-    assert len(waived) == 2  # the same change in the stable and the unstable schema
-    assert all(c["waiver"]["reason"] == "shipped together" for c in waived)
-
-
-def test_an_expired_waiver_fails_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = waiver_file(
-        tmp_path, f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "old"\nexpires = 2000-01-01\n'
-    )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--fail-on", "never")
-    assert code == 1
-    assert f"expired waiver {MESSAGE_ID} (expired 2000-01-01): old" in out
-
-
-def test_an_unmatched_waiver_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = waiver_file(
-        tmp_path, '[[waiver]]\nfingerprint = "0000000000000000"\nreason = "stale"\nexpires = 2999-01-01\n'
-    )
-    code, out, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path)
-    assert code == 0
-    assert "unused waiver 0000000000000000: it matches no change (stale)" in out
-    _, gh, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path, "--format", "github")
-    assert "::warning title=unused waiver::waiver 0000000000000000 matches no change" in gh
-
-
-def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = waiver_file(tmp_path, '[[waiver]]\nfingerprint = "abc"\nreason = unquoted text\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
-    assert code == 2
-    line = one_error_line(err)
-    assert str(path) in line and "not valid TOML" in line and "line 3" in line
-
-
-def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "waivers.toml"
-    path.write_bytes(b'[[waiver]]\nreason = "caf\xe9"\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
-    assert code == 2
-    line = one_error_line(err)
-    assert str(path) in line and "not UTF-8 text (byte 24)" in line
-
-
-def test_a_missing_waiver_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "nope.toml"
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
-    assert code == 2
-    line = one_error_line(err)
-    assert str(path) in line and "file not found" in line
-
-
-@pytest.mark.parametrize(
-    ("text", "message", "pointer"),
-    [
-        (
-            '[[waiver]]\nreason = "r"\nexpires = 2030-01-01\n',
-            "'fingerprint' must be",
-            "/waiver/0/fingerprint",
-        ),
-        (
-            '[[waiver]]\nfingerprint = "f"\nexpires = 2030-01-01\n',
-            "'reason' must say why",
-            "/waiver/0/reason",
-        ),
-        (
-            '[[waiver]]\nfingerprint = "f"\nreason = "r"\nexpires = "soon"\n',
-            "'expires' must be a TOML date",
-            "/waiver/0/expires",
-        ),
-        (
-            '[[waiver]]\nfingerprint = "f"\nreason = "r"\nexpires = 2030-01-01\nowner = "me"\n',
-            "unknown key 'owner'",
-            "/waiver/0/owner",
-        ),
-        ('waiver = "f"\n', "must be an array of tables", "/waiver"),
-    ],
-)
-def test_a_waiver_missing_a_part_is_refused(tmp_path: Path, text: str, message: str, pointer: str) -> None:
-    with pytest.raises(CodegenError) as exc:
-        read_waivers(waiver_file(tmp_path, text))
-    assert message in exc.value.message
-    assert exc.value.pointer == pointer
-
-
-def test_a_waiver_expiring_today_still_holds(tmp_path: Path) -> None:
-    found = diff_surfaces(surface_of(A3, False), surface_of(A5, False))
-    path = waiver_file(
-        tmp_path, f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "r"\nexpires = 2030-06-01\n'
-    )
-    waivers = read_waivers(path)
-    on_the_day = apply_waivers(DiffResult(A3, A5, (found,)), waivers, datetime.date(2030, 6, 1))
-    day_after = apply_waivers(DiffResult(A3, A5, (found,)), waivers, datetime.date(2030, 6, 2))
-    assert on_the_day.exit_code("breaking") == 0 and not on_the_day.expired
-    assert day_after.exit_code("breaking") == 1 and day_after.expired == waivers
-
-
-# --- rules and the committed files -------------------------------------------------------------------
-
-
-def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "rules")
-    assert code == 0
-    for rule in CATALOG:
-        assert rule.id in out and rule.summary in out
-    _, as_json, _ = run(capsys, "rules", "--format", "json")
-    assert [r["id"] for r in json.loads(as_json)] == [r.id for r in CATALOG]
-
-
-def test_docs_rules_md_is_generated_from_the_catalog() -> None:
-    committed = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    assert committed == render_rules("markdown"), "docs/rules.md is stale: run `make reports`"
-    for rule in CATALOG:
-        assert f"\n### {rule.id}\n" in committed
-
-
-def test_committed_reports_match_make_reports() -> None:
-    source = SchemaSource(read_lock())
-    files = report_files(source, list(source.lock.releases))
-    assert len(files) == 2 * (len(source.lock.releases) - 1)
-    assert stale_reports(ROOT / "reports", files) == [], "reports/ is stale: run `make reports` and commit it"
-
-
-def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "reports"
-    shutil.copytree(ROOT / "reports", out)
-    assert run(capsys, "reports", "--out", out, "--check")[0] == 0
-    (out / f"{A3}..{A5}.md").write_text("edited by hand\n")
-    (out / "1..2.json").write_text("{}")
-    code, printed, _ = run(capsys, "reports", "--out", out, "--check")
-    assert code == 1
-    assert f"differs: {out / f'{A3}..{A5}.md'}" in printed and f"left over: {out / '1..2.json'}" in printed
-    assert run(capsys, "reports", "--out", out)[0] == 0
-    assert not (out / "1..2.json").exists()
-    assert run(capsys, "reports", "--out", out, "--check")[0] == 0

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import pytest
 
-from codegen.diff import Change, diff_surfaces, senders_by_type
+from codegen.diff import Change, diff_surfaces
 from codegen.schema.ir import ApiSurface
 from tests.support.diffkit import Defs, base_surface, changes, edited, renamed
 from tests.support.releases import RELEASES, release_files, surface_of
@@ -273,24 +273,6 @@ def test_the_same_change_has_the_same_fingerprint_in_both_schemas() -> None:
 
 
 # --- the IR facts the differ relies on ------------------------------------------------------------
-
-
-def test_every_root_envelope_has_its_sender(surface: ApiSurface) -> None:
-    """The root message kinds "Agent" and "Client" each name a Request, Response and Notification envelope."""
-    assert dict(surface.envelopes) == {
-        "AgentRequest": "agent",
-        "AgentResponse": "agent",
-        "AgentNotification": "agent",
-        "ClientRequest": "client",
-        "ClientResponse": "client",
-        "ClientNotification": "client",
-    }
-
-
-def test_error_payloads_travel_both_ways(surface: ApiSurface) -> None:
-    """Errors are only reachable through the response envelopes, which both sides send."""
-    senders = senders_by_type(surface)
-    assert senders["Error"] == senders["ErrorCode"] == frozenset({"agent", "client"})
 
 
 def test_by_schema_name_finds_every_definition(surface: ApiSurface) -> None:

@@ -1,4 +1,4 @@
-"""Helpers for the differ's tests: small, named mutations of a real release."""
+"""Helpers for the differ's tests: small, named mutations of a real release, and the command line."""
 
 from __future__ import annotations
 
@@ -6,15 +6,30 @@ import copy
 import dataclasses
 import functools
 import json
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from codegen import cli
 from codegen.diff import Change, diff_surfaces
 from codegen.schema.build import build_surface
-from codegen.schema.ir import ApiSurface
+from codegen.schema.ir import ApiSurface, Field, Method, NamedType, ObjectType, TypeExpr
+from codegen.schema.load import RELEASE_FILES
 from tests.support.releases import release_files
 
 BASE = "2.0.0-alpha.7"
+A3, A5, A7 = "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"
+MESSAGE_ID = "ef11d1653702bc7a"  # field-added-required PromptResponse.messageId (alpha.3 -> alpha.5)
+
+# the roles a change breaks, as Change.roles has them
+CLIENT = ("old client",)
+AGENT = ("old agent",)
+BOTH = ("old agent", "old client")
+PYTHON = ("python callers",)
+NOBODY: tuple[str, ...] = ()
 
 Defs = dict[str, Any]
 
@@ -74,3 +89,96 @@ def props(defs: Defs, name: str) -> dict[str, Any]:
 
 def deep(value: Any) -> Any:
     return copy.deepcopy(value)
+
+
+# --- schema edits used by several test modules ------------------------------------------
+
+
+def drop_field(name: str, wire: str) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        del props(defs, name)[wire]
+        if wire in defs[name].get("required", []):
+            defs[name]["required"].remove(wire)
+
+    return edit
+
+
+def rename(old: str, new: str) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        defs.update(renamed({"$defs": defs}, old, new)["$defs"])
+        del defs[old]
+
+    return edit
+
+
+def add_unused_type(defs: Defs) -> None:
+    defs["Unused"] = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+
+
+# --- IR edits (the method table) -------------------------------------------------------
+
+
+def methods_edit(edit: Callable[[Method], Method | None]) -> Callable[[ApiSurface], ApiSurface]:
+    def apply(surface: ApiSurface) -> ApiSurface:
+        kept = [m for m in (edit(m) for m in surface.methods) if m is not None]
+        return dataclasses.replace(surface, methods=tuple(kept))
+
+    return apply
+
+
+def cancel_to_client(m: Method) -> Method:
+    return dataclasses.replace(m, side="client") if m.wire_name == "session/cancel" else m
+
+
+# --- the command line -------------------------------------------------------------------
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def folder_of(tmp_path: Path, release: str, name: str = "side") -> Path:
+    """A copy of a release's four files in a folder of its own."""
+    target = tmp_path / name
+    target.mkdir()
+    for file_name in RELEASE_FILES:
+        shutil.copy(release_files(release).folder / file_name, target / file_name)
+    return target
+
+
+def waiver_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "waivers.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def one_error_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("acp-codegen: error: ")
+    return lines[0]
+
+
+# --- hand-made surfaces ------------------------------------------------------------------
+
+
+def tiny(*types: NamedType, methods: tuple[Method, ...] = ()) -> ApiSurface:
+    """A stable surface of only ``types`` and ``methods`` (no message carries a type unless a method does)."""
+    return ApiSurface(
+        release="tiny",
+        stability="stable",
+        schema_file="schema.json",
+        schema_sha256="",
+        meta_file="meta.json",
+        meta_sha256="",
+        protocol_version=2,
+        types={t.name: t for t in types},
+        methods=methods,
+    )
+
+
+def obj(name: str, *fields: tuple[str, TypeExpr], base: str | None = None) -> ObjectType:
+    """An object type of required, non-nullable fields named the same on the wire and in Python."""
+    return ObjectType(name, tuple(Field(wire, wire, expr, True, False) for wire, expr in fields), base=base)

@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .diff import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
-from .diff_rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
-from .schema.load import SchemaSource, write_atomic
+from ..schema.load import SchemaSource, write_atomic
+from .differ import diff_releases
+from .model import Change, DiffResult, SurfaceDiff, Waiver
+from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
 RULES_DOC = "docs/rules.md"
@@ -291,26 +292,13 @@ def _by_category(rules: Iterable[Rule]) -> dict[str, list[Rule]]:
 
 
 def render_rules(fmt: str) -> str:
-    """The catalog as ``text``, ``markdown`` (``docs/rules.md``) or ``json``."""
+    """The catalog as ``text``, ``markdown`` (``docs/rules.md``) or ``json``, each rule explaining itself."""
     if fmt == "json":
-        data = [
-            {
-                "id": r.id,
-                "layer": r.layer,
-                "category": r.category,
-                "severity": r.severity,
-                "breaks": BREAKS_TEXT[r.breaks],
-                "summary": r.summary,
-            }
-            for r in CATALOG
-        ]
-        return json.dumps(data, indent=2) + "\n"
+        return json.dumps([r.facts() for r in CATALOG], indent=2) + "\n"
     if fmt == "text":
         width = max(len(r.id) for r in CATALOG)
         lines = [f"{'rule':{width}}  layer   severity  breaks"]
-        for r in CATALOG:
-            lines.append(f"{r.id:{width}}  {r.layer:6}  {r.severity:8}  {BREAKS_TEXT[r.breaks]}")
-            lines.append(f"{'':{width}}  {r.summary}")
+        lines += [r.explain("text", width) for r in CATALOG]
         return "\n".join(lines) + "\n"
     lines = [
         "# Rules of `acp-codegen diff`",
@@ -334,16 +322,7 @@ def render_rules(fmt: str) -> str:
     ]
     for category, rules in _by_category(CATALOG).items():
         lines += ["", f"## {category}", ""]
-        for r in rules:
-            lines += [
-                f"### {r.id}",
-                "",
-                f"{r.summary}",
-                "",
-                f"- layer: `{r.layer}`; default severity: `{r.severity}`; breaks: {BREAKS_TEXT[r.breaks]}",
-                "",
-            ]
-        lines.pop()
+        lines.append("\n\n".join(r.explain("markdown") for r in rules))
     return "\n".join(lines) + "\n"
 
 

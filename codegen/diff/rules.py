@@ -15,15 +15,19 @@ it is the only place that does: no rule knows about agents or clients.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Literal, assert_never
 
 Severity = Literal["breaking", "warning", "info"]
 Layer = Literal["wire", "python"]
 Peer = Literal["agent", "client"]
 Role = Literal["old agent", "old client", "python callers"]
 Breaks = Literal["senders", "receivers", "both", "python", "nobody"]
+ExplanationStyle = Literal["text", "markdown", "json"]
 
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")
 PEERS: tuple[Peer, ...] = ("agent", "client")
@@ -38,16 +42,115 @@ BREAKS_TEXT: dict[Breaks, str] = {
 }
 
 
+class RuleId(StrEnum):
+    """The ID of a rule, one member per entry of :data:`CATALOG`, in its order.
+
+    The values are the kebab-case IDs that reports, fingerprints and waiver
+    files show, so they never change; code names the members, so a misspelt
+    rule fails the type check instead of a report.
+    """
+
+    # fields
+    FIELD_ADDED_REQUIRED = "field-added-required"
+    FIELD_ADDED_OPTIONAL = "field-added-optional"
+    REQUIRED_FIELD_REMOVED = "required-field-removed"
+    OPTIONAL_FIELD_REMOVED = "optional-field-removed"
+    FIELD_BECAME_REQUIRED = "field-became-required"
+    FIELD_BECAME_OPTIONAL = "field-became-optional"
+    FIELD_BECAME_NULLABLE = "field-became-nullable"
+    FIELD_BECAME_NON_NULLABLE = "field-became-non-nullable"
+    # types
+    TYPE_CHANGED = "type-changed"
+    TYPE_WIDENED = "type-widened"
+    TYPE_NARROWED = "type-narrowed"
+    # constraints
+    CONSTRAINT_TIGHTENED = "constraint-tightened"
+    CONSTRAINT_LOOSENED = "constraint-loosened"
+    CONSTRAINT_CHANGED = "constraint-changed"
+    # enums
+    ENUM_VALUE_ADDED_CLOSED = "enum-value-added-closed"
+    ENUM_VALUE_ADDED_OPEN = "enum-value-added-open"
+    ENUM_VALUE_REMOVED_CLOSED = "enum-value-removed-closed"
+    ENUM_VALUE_REMOVED_OPEN = "enum-value-removed-open"
+    ENUM_BECAME_CLOSED = "enum-became-closed"
+    ENUM_BECAME_OPEN = "enum-became-open"
+    # unions
+    UNION_VARIANT_ADDED_CLOSED = "union-variant-added-closed"
+    UNION_VARIANT_ADDED_OPEN = "union-variant-added-open"
+    UNION_VARIANT_REMOVED_CLOSED = "union-variant-removed-closed"
+    UNION_VARIANT_REMOVED_OPEN = "union-variant-removed-open"
+    UNION_TAG_CHANGED = "union-tag-changed"
+    UNION_BECAME_CLOSED = "union-became-closed"
+    UNION_BECAME_OPEN = "union-became-open"
+    # methods
+    METHOD_ADDED = "method-added"
+    METHOD_REMOVED = "method-removed"
+    METHOD_MOVED_SIDE = "method-moved-side"
+    METHOD_BECAME_UNSTABLE = "method-became-unstable"
+    METHOD_BECAME_STABLE = "method-became-stable"
+    # lenient deserialisation
+    LENIENT_ANNOTATION_ADDED = "lenient-annotation-added"
+    LENIENT_ANNOTATION_REMOVED = "lenient-annotation-removed"
+    # defaults
+    DEFAULT_CHANGED = "default-changed"
+    # python names
+    PYTHON_CLASS_ADDED = "python-class-added"
+    PYTHON_CLASS_REMOVED = "python-class-removed"
+    PYTHON_CLASS_RENAMED = "python-class-renamed"
+    REF_BECAME_INLINE = "ref-became-inline"
+    INLINE_BECAME_REF = "inline-became-ref"
+    PYTHON_ATTRIBUTE_REMOVED = "python-attribute-removed"
+    PYTHON_ATTRIBUTE_RENAMED = "python-attribute-renamed"
+    PYTHON_METHOD_REMOVED = "python-method-removed"
+    PYTHON_METHOD_RENAMED = "python-method-renamed"
+    PYTHON_METHOD_ARGUMENT_REMOVED = "python-method-argument-removed"
+    PYTHON_METHOD_ARGUMENT_RENAMED = "python-method-argument-renamed"
+    PYTHON_METHOD_ARGUMENT_REQUIRED = "python-method-argument-required"
+    PYTHON_METHOD_ARGUMENT_ADDED = "python-method-argument-added"
+
+
 @dataclass(frozen=True)
 class Rule:
     """One kind of change."""
 
-    id: str
+    id: RuleId
     layer: Layer
     category: str
     severity: Severity
     breaks: Breaks
     summary: str
+
+    def facts(self) -> dict[str, str]:
+        """The rule as plain data: its ID, layer, category, default severity, who it breaks, summary."""
+        return {
+            "id": self.id,
+            "layer": self.layer,
+            "category": self.category,
+            "severity": self.severity,
+            "breaks": BREAKS_TEXT[self.breaks],
+            "summary": self.summary,
+        }
+
+    def explain(self, style: ExplanationStyle = "text", width: int = 0) -> str:
+        """The rule in words, for ``acp-codegen rules`` and ``docs/rules.md``.
+
+        * ``text``: two lines for a terminal, the ID padded to ``width`` so a
+          list of rules lines up;
+        * ``markdown``: the rule's section of the catalog page, headed by its
+          ID (the anchor the reports link to);
+        * ``json``: :meth:`facts` as a JSON object.
+        """
+        match style:
+            case "text":
+                first = f"{self.id:{width}}  {self.layer:6}  {self.severity:8}  {BREAKS_TEXT[self.breaks]}"
+                return f"{first}\n{'':{width}}  {self.summary}"
+            case "markdown":
+                facts = f"layer: `{self.layer}`; default severity: `{self.severity}`"
+                return f"### {self.id}\n\n{self.summary}\n\n- {facts}; breaks: {BREAKS_TEXT[self.breaks]}"
+            case "json":
+                return json.dumps(self.facts(), indent=2)
+            case _:
+                assert_never(style)
 
 
 def impact(rule: Rule, senders: Iterable[Peer]) -> tuple[Severity, tuple[Role, ...]]:
@@ -76,7 +179,7 @@ def impact(rule: Rule, senders: Iterable[Peer]) -> tuple[Severity, tuple[Role, .
 CATALOG: tuple[Rule, ...] = (
     # fields
     Rule(
-        "field-added-required",
+        RuleId.FIELD_ADDED_REQUIRED,
         "wire",
         "field",
         "breaking",
@@ -84,7 +187,7 @@ CATALOG: tuple[Rule, ...] = (
         "A new required field: old senders omit it, so new receivers reject their messages.",
     ),
     Rule(
-        "field-added-optional",
+        RuleId.FIELD_ADDED_OPTIONAL,
         "wire",
         "field",
         "info",
@@ -92,7 +195,7 @@ CATALOG: tuple[Rule, ...] = (
         "A new optional field: old receivers ignore it and new receivers cope when old senders omit it.",
     ),
     Rule(
-        "required-field-removed",
+        RuleId.REQUIRED_FIELD_REMOVED,
         "wire",
         "field",
         "breaking",
@@ -100,7 +203,7 @@ CATALOG: tuple[Rule, ...] = (
         "A required field is gone: new senders omit it, so old receivers reject their messages.",
     ),
     Rule(
-        "optional-field-removed",
+        RuleId.OPTIONAL_FIELD_REMOVED,
         "wire",
         "field",
         "info",
@@ -108,7 +211,7 @@ CATALOG: tuple[Rule, ...] = (
         "An optional field is gone: old receivers already cope without it, new receivers ignore it.",
     ),
     Rule(
-        "field-became-required",
+        RuleId.FIELD_BECAME_REQUIRED,
         "wire",
         "field",
         "breaking",
@@ -116,7 +219,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field became required: old senders may omit it, and new receivers reject that.",
     ),
     Rule(
-        "field-became-optional",
+        RuleId.FIELD_BECAME_OPTIONAL,
         "wire",
         "field",
         "breaking",
@@ -124,7 +227,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field became optional: new senders may omit it, and old receivers reject that.",
     ),
     Rule(
-        "field-became-nullable",
+        RuleId.FIELD_BECAME_NULLABLE,
         "wire",
         "field",
         "breaking",
@@ -132,7 +235,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field accepts null: new senders may send null, which old receivers reject.",
     ),
     Rule(
-        "field-became-non-nullable",
+        RuleId.FIELD_BECAME_NON_NULLABLE,
         "wire",
         "field",
         "breaking",
@@ -141,7 +244,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # types
     Rule(
-        "type-changed",
+        RuleId.TYPE_CHANGED,
         "wire",
         "type",
         "breaking",
@@ -149,7 +252,7 @@ CATALOG: tuple[Rule, ...] = (
         "A type was replaced by an incompatible one: neither side can read the other's data.",
     ),
     Rule(
-        "type-widened",
+        RuleId.TYPE_WIDENED,
         "wire",
         "type",
         "breaking",
@@ -157,7 +260,7 @@ CATALOG: tuple[Rule, ...] = (
         "A type accepts more values: new senders may send values old receivers reject.",
     ),
     Rule(
-        "type-narrowed",
+        RuleId.TYPE_NARROWED,
         "wire",
         "type",
         "breaking",
@@ -166,7 +269,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # constraints
     Rule(
-        "constraint-tightened",
+        RuleId.CONSTRAINT_TIGHTENED,
         "wire",
         "constraint",
         "breaking",
@@ -174,7 +277,7 @@ CATALOG: tuple[Rule, ...] = (
         "A pattern, minimum or maximum got tighter: old senders may send values new receivers reject.",
     ),
     Rule(
-        "constraint-loosened",
+        RuleId.CONSTRAINT_LOOSENED,
         "wire",
         "constraint",
         "warning",
@@ -182,7 +285,7 @@ CATALOG: tuple[Rule, ...] = (
         "A pattern, minimum or maximum got looser: new senders may send values old receivers reject.",
     ),
     Rule(
-        "constraint-changed",
+        RuleId.CONSTRAINT_CHANGED,
         "wire",
         "constraint",
         "breaking",
@@ -191,7 +294,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # enums
     Rule(
-        "enum-value-added-closed",
+        RuleId.ENUM_VALUE_ADDED_CLOSED,
         "wire",
         "enum",
         "breaking",
@@ -199,7 +302,7 @@ CATALOG: tuple[Rule, ...] = (
         "A value was added to a closed enum: new senders may send it and old receivers reject it.",
     ),
     Rule(
-        "enum-value-added-open",
+        RuleId.ENUM_VALUE_ADDED_OPEN,
         "wire",
         "enum",
         "info",
@@ -207,7 +310,7 @@ CATALOG: tuple[Rule, ...] = (
         "A value was added to an open enum: old receivers treat it as an unknown value.",
     ),
     Rule(
-        "enum-value-removed-closed",
+        RuleId.ENUM_VALUE_REMOVED_CLOSED,
         "wire",
         "enum",
         "breaking",
@@ -215,7 +318,7 @@ CATALOG: tuple[Rule, ...] = (
         "A value was removed from a closed enum: old senders may send it and new receivers reject it.",
     ),
     Rule(
-        "enum-value-removed-open",
+        RuleId.ENUM_VALUE_REMOVED_OPEN,
         "wire",
         "enum",
         "warning",
@@ -223,7 +326,7 @@ CATALOG: tuple[Rule, ...] = (
         "A value was removed from an open enum: new receivers treat it from old senders as unknown.",
     ),
     Rule(
-        "enum-became-closed",
+        RuleId.ENUM_BECAME_CLOSED,
         "wire",
         "enum",
         "breaking",
@@ -231,7 +334,7 @@ CATALOG: tuple[Rule, ...] = (
         "An enum no longer accepts unknown values: old senders' custom values are rejected by new receivers.",
     ),
     Rule(
-        "enum-became-open",
+        RuleId.ENUM_BECAME_OPEN,
         "wire",
         "enum",
         "breaking",
@@ -240,7 +343,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # unions
     Rule(
-        "union-variant-added-closed",
+        RuleId.UNION_VARIANT_ADDED_CLOSED,
         "wire",
         "union",
         "breaking",
@@ -248,7 +351,7 @@ CATALOG: tuple[Rule, ...] = (
         "A variant was added to a closed union: new senders may send it and old receivers reject it.",
     ),
     Rule(
-        "union-variant-added-open",
+        RuleId.UNION_VARIANT_ADDED_OPEN,
         "wire",
         "union",
         "info",
@@ -256,7 +359,7 @@ CATALOG: tuple[Rule, ...] = (
         "A variant was added to an open union: old receivers keep it in the catch-all.",
     ),
     Rule(
-        "union-variant-removed-closed",
+        RuleId.UNION_VARIANT_REMOVED_CLOSED,
         "wire",
         "union",
         "breaking",
@@ -264,7 +367,7 @@ CATALOG: tuple[Rule, ...] = (
         "A variant was removed from a closed union: old senders may send it and new receivers reject it.",
     ),
     Rule(
-        "union-variant-removed-open",
+        RuleId.UNION_VARIANT_REMOVED_OPEN,
         "wire",
         "union",
         "warning",
@@ -272,7 +375,7 @@ CATALOG: tuple[Rule, ...] = (
         "A variant was removed from an open union: new receivers see it from old senders as unknown.",
     ),
     Rule(
-        "union-tag-changed",
+        RuleId.UNION_TAG_CHANGED,
         "wire",
         "union",
         "breaking",
@@ -280,7 +383,7 @@ CATALOG: tuple[Rule, ...] = (
         "A union dispatches on a different property: no variant is recognised across the change.",
     ),
     Rule(
-        "union-became-closed",
+        RuleId.UNION_BECAME_CLOSED,
         "wire",
         "union",
         "breaking",
@@ -288,7 +391,7 @@ CATALOG: tuple[Rule, ...] = (
         "A union lost its catch-all: old senders' unknown or custom variants are rejected by new receivers.",
     ),
     Rule(
-        "union-became-open",
+        RuleId.UNION_BECAME_OPEN,
         "wire",
         "union",
         "breaking",
@@ -297,7 +400,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # methods (the data is the request or notification: its senders are the callers)
     Rule(
-        "method-added",
+        RuleId.METHOD_ADDED,
         "wire",
         "method",
         "info",
@@ -305,7 +408,7 @@ CATALOG: tuple[Rule, ...] = (
         "A new method: old peers answer it with 'method not found', which callers must expect.",
     ),
     Rule(
-        "method-removed",
+        RuleId.METHOD_REMOVED,
         "wire",
         "method",
         "breaking",
@@ -313,7 +416,7 @@ CATALOG: tuple[Rule, ...] = (
         "A method is gone: old callers get 'method not found' from new handlers.",
     ),
     Rule(
-        "method-moved-side",
+        RuleId.METHOD_MOVED_SIDE,
         "wire",
         "method",
         "breaking",
@@ -321,17 +424,19 @@ CATALOG: tuple[Rule, ...] = (
         "A method is handled by the other side now: old callers and old handlers both miss it.",
     ),
     Rule(
-        "method-became-unstable",
+        RuleId.METHOD_BECAME_UNSTABLE,
         "wire",
         "method",
         "warning",
         "senders",
         "A stable method is now marked unstable: callers may lose it without notice.",
     ),
-    Rule("method-became-stable", "wire", "method", "info", "nobody", "An unstable method is now stable."),
+    Rule(
+        RuleId.METHOD_BECAME_STABLE, "wire", "method", "info", "nobody", "An unstable method is now stable."
+    ),
     # lenient deserialisation
     Rule(
-        "lenient-annotation-added",
+        RuleId.LENIENT_ANNOTATION_ADDED,
         "wire",
         "lenient",
         "info",
@@ -339,7 +444,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field became lenient: new receivers drop an invalid value or item instead of failing.",
     ),
     Rule(
-        "lenient-annotation-removed",
+        RuleId.LENIENT_ANNOTATION_REMOVED,
         "wire",
         "lenient",
         "warning",
@@ -348,7 +453,7 @@ CATALOG: tuple[Rule, ...] = (
     ),
     # defaults
     Rule(
-        "default-changed",
+        RuleId.DEFAULT_CHANGED,
         "wire",
         "default",
         "warning",
@@ -356,9 +461,16 @@ CATALOG: tuple[Rule, ...] = (
         "A default changed: a receiver fills an omitted field with a value its peer did not mean.",
     ),
     # python names
-    Rule("python-class-added", "python", "class", "info", "nobody", "A new class in the generated bindings."),
     Rule(
-        "python-class-removed",
+        RuleId.PYTHON_CLASS_ADDED,
+        "python",
+        "class",
+        "info",
+        "nobody",
+        "A new class in the generated bindings.",
+    ),
+    Rule(
+        RuleId.PYTHON_CLASS_REMOVED,
         "python",
         "class",
         "breaking",
@@ -366,7 +478,7 @@ CATALOG: tuple[Rule, ...] = (
         "A class is gone from the generated bindings: code that imports it fails.",
     ),
     Rule(
-        "python-class-renamed",
+        RuleId.PYTHON_CLASS_RENAMED,
         "python",
         "class",
         "breaking",
@@ -374,7 +486,7 @@ CATALOG: tuple[Rule, ...] = (
         "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.",
     ),
     Rule(
-        "ref-became-inline",
+        RuleId.REF_BECAME_INLINE,
         "python",
         "class",
         "breaking",
@@ -382,7 +494,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field's named type became an inline one of the same shape: same wire, different class.",
     ),
     Rule(
-        "inline-became-ref",
+        RuleId.INLINE_BECAME_REF,
         "python",
         "class",
         "breaking",
@@ -390,7 +502,7 @@ CATALOG: tuple[Rule, ...] = (
         "A field's inline type became a named one of the same shape: same wire, different class.",
     ),
     Rule(
-        "python-attribute-removed",
+        RuleId.PYTHON_ATTRIBUTE_REMOVED,
         "python",
         "attribute",
         "breaking",
@@ -398,7 +510,7 @@ CATALOG: tuple[Rule, ...] = (
         "An attribute is gone from a class: code that reads or sets it fails.",
     ),
     Rule(
-        "python-attribute-renamed",
+        RuleId.PYTHON_ATTRIBUTE_RENAMED,
         "python",
         "attribute",
         "breaking",
@@ -406,7 +518,7 @@ CATALOG: tuple[Rule, ...] = (
         "An attribute has a new Python name for the same wire name: code using the old name fails.",
     ),
     Rule(
-        "python-method-removed",
+        RuleId.PYTHON_METHOD_REMOVED,
         "python",
         "method",
         "breaking",
@@ -414,7 +526,7 @@ CATALOG: tuple[Rule, ...] = (
         "A method is gone from the generated API: code that calls or implements it fails.",
     ),
     Rule(
-        "python-method-renamed",
+        RuleId.PYTHON_METHOD_RENAMED,
         "python",
         "method",
         "breaking",
@@ -422,7 +534,7 @@ CATALOG: tuple[Rule, ...] = (
         "A method has a new Python name for the same wire name: code using the old name fails.",
     ),
     Rule(
-        "python-method-argument-removed",
+        RuleId.PYTHON_METHOD_ARGUMENT_REMOVED,
         "python",
         "method",
         "breaking",
@@ -430,7 +542,7 @@ CATALOG: tuple[Rule, ...] = (
         "A keyword argument is gone from a method: calls that pass it fail.",
     ),
     Rule(
-        "python-method-argument-renamed",
+        RuleId.PYTHON_METHOD_ARGUMENT_RENAMED,
         "python",
         "method",
         "breaking",
@@ -438,7 +550,7 @@ CATALOG: tuple[Rule, ...] = (
         "A keyword argument has a new name for the same wire name: calls that pass the old name fail.",
     ),
     Rule(
-        "python-method-argument-required",
+        RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED,
         "python",
         "method",
         "breaking",
@@ -446,7 +558,7 @@ CATALOG: tuple[Rule, ...] = (
         "A method needs a keyword argument it did not need before: calls without it fail.",
     ),
     Rule(
-        "python-method-argument-added",
+        RuleId.PYTHON_METHOD_ARGUMENT_ADDED,
         "python",
         "method",
         "info",
@@ -455,8 +567,52 @@ CATALOG: tuple[Rule, ...] = (
     ),
 )
 
-RULES: dict[str, Rule] = {rule.id: rule for rule in CATALOG}
+RULES: Mapping[RuleId, Rule] = MappingProxyType({rule.id: rule for rule in CATALOG})
+"""The catalog keyed by rule ID."""
 
 
-def rule(rule_id: str) -> Rule:
+def rule(rule_id: RuleId) -> Rule:
     return RULES[rule_id]
+
+
+# --- the rules picked by a kind and a state -------------------------------------------
+
+MemberKind = Literal["union", "enum"]
+"""The types whose members (union variants, enum values) are compared one by one."""
+Openness = Literal["open", "closed"]
+"""Whether such a type accepts members it does not list (a catch-all variant, any value)."""
+
+
+def openness(is_open: bool) -> Openness:
+    return "open" if is_open else "closed"
+
+
+BECAME: Mapping[tuple[MemberKind, Openness], RuleId] = MappingProxyType(
+    {
+        ("union", "open"): RuleId.UNION_BECAME_OPEN,
+        ("union", "closed"): RuleId.UNION_BECAME_CLOSED,
+        ("enum", "open"): RuleId.ENUM_BECAME_OPEN,
+        ("enum", "closed"): RuleId.ENUM_BECAME_CLOSED,
+    }
+)
+"""The rule for a union or enum that is now open or closed (the new state)."""
+
+MEMBER_ADDED: Mapping[tuple[MemberKind, Openness], RuleId] = MappingProxyType(
+    {
+        ("union", "open"): RuleId.UNION_VARIANT_ADDED_OPEN,
+        ("union", "closed"): RuleId.UNION_VARIANT_ADDED_CLOSED,
+        ("enum", "open"): RuleId.ENUM_VALUE_ADDED_OPEN,
+        ("enum", "closed"): RuleId.ENUM_VALUE_ADDED_CLOSED,
+    }
+)
+"""The rule for a variant or value that arrived, by the new type's state."""
+
+MEMBER_REMOVED: Mapping[tuple[MemberKind, Openness], RuleId] = MappingProxyType(
+    {
+        ("union", "open"): RuleId.UNION_VARIANT_REMOVED_OPEN,
+        ("union", "closed"): RuleId.UNION_VARIANT_REMOVED_CLOSED,
+        ("enum", "open"): RuleId.ENUM_VALUE_REMOVED_OPEN,
+        ("enum", "closed"): RuleId.ENUM_VALUE_REMOVED_CLOSED,
+    }
+)
+"""The rule for a variant or value that left, by the new type's state."""

@@ -1,0 +1,70 @@
+"""The differ's entry points: every change between two surfaces, or two releases, in report order.
+
+It compares two :class:`~codegen.schema.ir.ApiSurface` values (the IR, never the raw
+JSON) in two layers:
+
+* **wire**: fields, types, enums, unions, constraints, defaults, lenient
+  annotations and methods, as peers on the network see them;
+* **python**: class, attribute and method names and method signatures, as
+  code written against the generated bindings sees them.
+
+Types are matched by name; a type that disappears while another with the same
+shape appears is a rename (:mod:`.renames`).  Union variants are matched by
+their tag value, never by position.  Who a change breaks comes from who sends
+the data (:func:`.senders.senders_by_type`) and the rule's flow, resolved in
+one place, :func:`codegen.diff.rules.impact`.  The comparisons themselves
+(:mod:`.compare` for types, :mod:`.methods` for methods) yield their changes;
+this module collects and orders them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import CodegenError
+from ..schema.ir import ApiSurface, Stability
+from ..schema.load import ReleaseFiles
+from ..schema.releases import surfaces_of
+from .compare import compare_types
+from .context import Context
+from .methods import compare_methods
+from .model import Change, DiffResult, SurfaceDiff
+from .rules import CATALOG, SEVERITIES
+
+_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
+_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
+
+
+def _report_order(change: Change) -> tuple[int, bool, int, str, str]:
+    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
+    return (
+        _SEVERITY_ORDER[change.severity],
+        change.layer == "python",
+        _RULE_ORDER[change.rule.id],
+        change.subject,
+        change.detail,
+    )
+
+
+def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
+    """Every change from ``old`` to ``new`` (the same stability level of two releases)."""
+    ctx = Context.between(old, new)
+    found = [*compare_types(ctx), *compare_methods(ctx)]
+    return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=_report_order)))
+
+
+def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:
+    """Every change between two releases at the given stability levels."""
+    wanted = [s for s in ("stable", "unstable") if s in set(stabilities)]
+    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
+    for stability in wanted:
+        a, b = before[stability], after[stability]
+        if a.protocol_version != b.protocol_version:
+            raise CodegenError(
+                f"cannot compare protocol version {a.protocol_version} ({old.release}) "
+                f"with protocol version {b.protocol_version} ({new.release})",
+                file=new.folder / b.meta_file,
+                pointer="/version",
+            )
+    surfaces = tuple(diff_surfaces(before[s], after[s]) for s in wanted)
+    return DiffResult(old.release, new.release, surfaces)

@@ -1,0 +1,226 @@
+"""The comparison of types and type expressions (``codegen.diff.compare``), on hand-made surfaces.
+
+No method carries these types, so every wire change is ``info`` and breaks nobody: the tests here are
+about what is found, not whom it hurts (``test_senders`` and ``test_differ`` cover that).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import get_args
+
+import pytest
+
+from codegen.diff import compare, methods
+from codegen.diff.compare import constraint_changes, describe
+from codegen.diff.rules import RuleId
+from codegen.schema.ir import (
+    AliasType,
+    AnyOf,
+    ArrayOf,
+    Const,
+    Constraints,
+    EnumType,
+    EnumValue,
+    MapOf,
+    Nullable,
+    Ref,
+    Scalar,
+    TypeExpr,
+)
+from tests.support.diffkit import AGENT, Defs, base_surface, changes, edited, obj, only, tiny
+
+# --- describe ----------------------------------------------------------------------------
+
+DESCRIBED = [
+    (Ref("Cost"), "Cost"),
+    (Scalar("integer", Constraints(minimum=0)), "integer"),
+    (ArrayOf(Scalar("string")), "list[string]"),
+    (MapOf(Ref("Cost")), "dict[str, Cost]"),
+    (Const("text"), "'text'"),
+    (Const(3), "3"),
+    (Nullable(Scalar("string")), "string | null"),
+    (AnyOf((Scalar("string"), ArrayOf(Ref("Cost")))), "string | list[Cost]"),
+    (
+        Nullable(AnyOf((Scalar("string"), MapOf(Nullable(Scalar("number")))))),
+        "string | dict[str, number | null] | null",
+    ),
+]
+
+
+@pytest.mark.parametrize(("expr", "text"), DESCRIBED, ids=[text for _, text in DESCRIBED])
+def test_describe_writes_an_expression_as_a_reader_thinks_of_it(expr: TypeExpr, text: str) -> None:
+    assert describe(expr) == text
+
+
+def test_describe_is_tried_on_every_kind_of_expression() -> None:
+    assert {type(expr) for expr, _ in DESCRIBED} == set(get_args(TypeExpr))
+
+
+# --- constraints ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (Constraints(), Constraints(minimum=0), [(RuleId.CONSTRAINT_TIGHTENED, "minimum none -> 0")]),
+        (Constraints(minimum=0), Constraints(), [(RuleId.CONSTRAINT_LOOSENED, "minimum 0 -> none")]),
+        (
+            Constraints(min_items=1),
+            Constraints(min_items=2),
+            [(RuleId.CONSTRAINT_TIGHTENED, "minItems 1 -> 2")],
+        ),
+        (
+            Constraints(min_length=2),
+            Constraints(min_length=1),
+            [(RuleId.CONSTRAINT_LOOSENED, "minLength 2 -> 1")],
+        ),
+        (
+            Constraints(max_length=5),
+            Constraints(max_length=3),
+            [(RuleId.CONSTRAINT_TIGHTENED, "maxLength 5 -> 3")],
+        ),
+        (
+            Constraints(max_items=3),
+            Constraints(max_items=5),
+            [(RuleId.CONSTRAINT_LOOSENED, "maxItems 3 -> 5")],
+        ),
+        (
+            Constraints(exclusive_minimum=0),
+            Constraints(exclusive_minimum=1),
+            [(RuleId.CONSTRAINT_TIGHTENED, "exclusiveMinimum 0 -> 1")],
+        ),
+        (
+            Constraints(pattern="^a$"),
+            Constraints(pattern="^b$"),
+            [(RuleId.CONSTRAINT_CHANGED, "pattern '^a$' -> '^b$'")],
+        ),
+        (
+            Constraints(format="uri"),
+            Constraints(format="email"),
+            [(RuleId.CONSTRAINT_CHANGED, "format 'uri' -> 'email'")],
+        ),
+        (
+            Constraints(minimum=0, maximum=10),
+            Constraints(minimum=1, maximum=20),
+            [
+                (RuleId.CONSTRAINT_TIGHTENED, "minimum 0 -> 1"),
+                (RuleId.CONSTRAINT_LOOSENED, "maximum 10 -> 20"),
+            ],
+        ),
+        (Constraints(pattern="^a$"), Constraints(pattern="^a$"), []),
+    ],
+)
+def test_constraint_changes_says_which_way_each_keyword_moved(
+    old: Constraints, new: Constraints, expected: list[tuple[RuleId, str]]
+) -> None:
+    assert list(constraint_changes(old, new)) == expected
+
+
+# --- type expressions, through an alias ------------------------------------------------------
+
+
+def alias_change(old: TypeExpr, new: TypeExpr) -> list[tuple[str, str]]:
+    """The rules and details of the changes from ``Alias = old`` to ``Alias = new``, in report order."""
+    found = changes(tiny(AliasType("Alias", old)), tiny(AliasType("Alias", new)))
+    return [(c.rule.id, c.detail) for c in found]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (Scalar("string"), Scalar("string"), []),
+        (Scalar("integer"), Scalar("string"), [("type-changed", "integer -> string")]),
+        (Scalar("integer"), AnyOf((Scalar("integer"), Scalar("string"))), [("type-widened", "adds string")]),
+        (Nullable(Scalar("integer")), Scalar("integer"), [("type-narrowed", "drops null")]),
+        (Scalar("integer"), Scalar("any"), [("type-widened", "adds any; drops integer")]),
+        (
+            ArrayOf(Scalar("string", Constraints(min_length=1))),
+            ArrayOf(Scalar("string", Constraints(min_length=2))),
+            [("constraint-tightened", "minLength 1 -> 2")],
+        ),
+        (
+            ArrayOf(Scalar("string"), Constraints(min_items=1)),
+            ArrayOf(Scalar("integer")),
+            [("type-changed", "items: string -> integer"), ("constraint-loosened", "minItems 1 -> none")],
+        ),
+        (MapOf(Scalar("string")), MapOf(Scalar("integer")), [("type-changed", "values: string -> integer")]),
+        (
+            MapOf(ArrayOf(Scalar("string"))),
+            MapOf(ArrayOf(Nullable(Scalar("string")))),
+            [("type-widened", "values: items: adds null")],
+        ),
+        (Const("a"), Const("b"), [("type-changed", "'a' -> 'b'")]),
+    ],
+)
+def test_how_a_type_expression_changed(old: TypeExpr, new: TypeExpr, expected: list[tuple[str, str]]) -> None:
+    assert alias_change(old, new) == expected
+
+
+# --- named types -------------------------------------------------------------------------------
+
+
+def test_a_type_of_another_kind_is_type_changed() -> None:
+    old = tiny(obj("Colour", ("name", Scalar("string"))))
+    new = tiny(EnumType("Colour", "string", (EnumValue("red"),), open=False))
+    [change] = changes(old, new)
+    assert (change.rule.id, change.subject, change.detail) == ("type-changed", "Colour", "object -> enum")
+
+
+def test_an_enum_of_another_base_is_type_changed() -> None:
+    old = tiny(EnumType("Level", "string", (EnumValue("1"),), open=False))
+    new = tiny(EnumType("Level", "integer", (EnumValue(1),), open=False))
+    [change] = changes(old, new)
+    assert (change.rule.id, change.detail) == ("type-changed", "string enum -> integer enum")
+
+
+def test_internal_types_are_not_compared() -> None:
+    """The JSON-RPC envelopes: their contents are reported method by method."""
+    old = tiny(AliasType("Envelope", Scalar("string"), internal=True))
+    new = tiny(AliasType("Envelope", Scalar("integer"), internal=True))
+    assert changes(old, new) == ()
+
+
+def test_an_inherited_field_is_compared_when_the_base_changes() -> None:
+    """With another base, the fields are compared with the inherited ones: the move itself is no change."""
+    base = obj("Base", ("id", Scalar("string")))
+    old = tiny(base, obj("Item", ("id", Scalar("string"))))
+    new = tiny(base, obj("Item", base="Base"))
+    assert changes(old, new) == ()
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        compare.compare_types,
+        compare.compare_type,
+        compare.compare_object,
+        compare.compare_field,
+        compare.compare_expr,
+        compare.compare_union,
+        compare.compare_enum,
+        compare.compare_members,
+        methods.compare_methods,
+        methods.compare_method,
+        methods.compare_signature,
+    ],
+    ids=lambda f: f.__name__,
+)
+def test_the_comparisons_are_generators_of_changes(function: object) -> None:
+    assert inspect.isgeneratorfunction(function)
+
+
+# --- unions on a real release ------------------------------------------------------------------
+
+
+def test_untagged_union_members_are_matched_by_type() -> None:
+    """``ElicitationContentValue`` has no tag and no catch-all: a new member is a closed-union addition."""
+
+    def add_integer_list(defs: Defs) -> None:
+        member = {"title": "IntegerArray", "type": "array", "items": {"type": "integer"}}
+        defs["ElicitationContentValue"]["anyOf"].append(member)
+
+    found = changes(base_surface(), edited(add_integer_list))
+    change = only(found, "union-variant-added-closed")
+    assert (change.subject, change.roles) == ("ElicitationContentValue[list[integer]]", AGENT)
+    assert len(found) == 1

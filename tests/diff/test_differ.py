@@ -1,0 +1,574 @@
+"""``diff_surfaces``: one test per rule of the catalog, each on a small mutation of a real release.
+
+The base release is 2.0.0-alpha.7.  Who sends what in it (read from the schema): clients send
+``PromptRequest`` (session/prompt params), ``InitializeRequest`` and
+``RequestPermissionOutcome`` (in the session/request_permission result);
+agents send ``ToolCallUpdate`` and ``UsageUpdate``/``Cost`` (session/update),
+``RequestPermissionRequest`` and ``ElicitationSchema`` (elicitation/create
+params).  Schema edits go through the real IR builder; method edits change
+the IR's method table, since a method lives in several places of the schema
+(envelopes, meta table, x-side) that must move together.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.diff import diff_releases, diff_surfaces
+from codegen.diff.rules import RULES
+from codegen.errors import CodegenError
+from codegen.schema.ir import ApiSurface, Method
+from codegen.schema.load import SchemaSource, load_schema_folder, read_lock
+from codegen.schema.releases import open_side, surfaces_of
+from tests.support.diffkit import (
+    A3,
+    A5,
+    A7,
+    AGENT,
+    BOTH,
+    CLIENT,
+    NOBODY,
+    PYTHON,
+    Defs,
+    add_unused_type,
+    base_surface,
+    cancel_to_client,
+    changes,
+    deep,
+    drop_field,
+    edited,
+    folder_of,
+    methods_edit,
+    only,
+    props,
+    rename,
+)
+from tests.support.releases import release_files, surface_of
+
+# --- schema edits -----------------------------------------------------------------
+
+
+def add_prompt_mode(required: bool) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        props(defs, "PromptRequest")["mode"] = {"type": "string"}
+        if required:
+            defs["PromptRequest"]["required"].append("mode")
+
+    return edit
+
+
+def require(name: str, wire: str) -> Callable[[Defs], None]:
+    return lambda defs: defs[name]["required"].append(wire)
+
+
+def prompt_nullable(defs: Defs) -> None:
+    props(defs, "PromptRequest")["prompt"]["type"] = ["array", "null"]
+
+
+def tool_name_not_null(defs: Defs) -> None:
+    props(defs, "ToolCallUpdate")["name"]["type"] = "string"
+
+
+def drop_tool_name_lenience(defs: Defs) -> None:
+    del props(defs, "ToolCallUpdate")["name"]["x-deserialize-default-on-error"]
+
+
+def lenient_prompt(defs: Defs) -> None:
+    props(defs, "PromptRequest")["prompt"]["x-deserialize-skip-invalid-items"] = True
+
+
+def drop_capabilities_default(defs: Defs) -> None:
+    del props(defs, "InitializeRequest")["capabilities"]["default"]
+
+
+def used_type(value: Any) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        props(defs, "UsageUpdate")["used"]["type"] = value
+
+    return edit
+
+
+def options_min_items(value: int | None) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        options = props(defs, "RequestPermissionRequest")["options"]
+        if value is None:
+            del options["minItems"]
+        else:
+            options["minItems"] = value
+
+    return edit
+
+
+def currency_pattern(defs: Defs) -> None:
+    props(defs, "Cost")["currency"]["pattern"] = "^[A-Z]{3,4}$"
+
+
+def inline_info(defs: Defs) -> None:
+    """InitializeRequest.info: the $ref to Implementation becomes a copy written in place."""
+    info = props(defs, "InitializeRequest")["info"]
+    inline = deep(defs["Implementation"])
+    inline.pop("description", None)
+    props(defs, "InitializeRequest")["info"] = {**inline, "description": info.get("description", "")}
+
+
+def add_status(defs: Defs) -> None:
+    defs["ElicitationSchemaType"]["oneOf"].append({"type": "string", "const": "array"})
+
+
+def open_schema_type(defs: Defs) -> None:
+    defs["ElicitationSchemaType"]["oneOf"].append({"type": "string", "title": "other"})
+
+
+def tool_status(edit: Callable[[list[dict[str, Any]]], None]) -> Callable[[Defs], None]:
+    return lambda defs: edit(defs["ToolCallStatus"]["anyOf"])
+
+
+def add_tool_status(members: list[dict[str, Any]]) -> None:
+    members.insert(0, {"type": "string", "const": "paused"})
+
+
+def drop_cancelled_status(members: list[dict[str, Any]]) -> None:
+    members[:] = [m for m in members if m.get("const") != "cancelled"]
+
+
+def close_tool_status(members: list[dict[str, Any]]) -> None:
+    members[:] = [m for m in members if "const" in m]
+
+
+def outcome_members(defs: Defs) -> list[dict[str, Any]]:
+    members: list[dict[str, Any]] = defs["RequestPermissionOutcome"]["anyOf"]
+    return members
+
+
+def close_outcome(defs: Defs) -> None:
+    outcome_members(defs)[:] = [m for m in outcome_members(defs) if "not" not in m]
+
+
+def add_deferred(defs: Defs) -> None:
+    variant = {
+        "type": "object",
+        "properties": {"outcome": {"type": "string", "const": "deferred"}},
+        "required": ["outcome"],
+    }
+    outcome_members(defs).insert(0, variant)
+
+
+def drop_cancelled_outcome(defs: Defs) -> None:
+    outcome_members(defs)[:] = [
+        m
+        for m in outcome_members(defs)
+        if m.get("properties", {}).get("outcome", {}).get("const") != "cancelled"
+    ]
+
+
+def both(*edits: Callable[[Defs], None]) -> Callable[[Defs], None]:
+    def edit(defs: Defs) -> None:
+        for step in edits:
+            step(defs)
+
+    return edit
+
+
+def outcome_tag_is_kind(defs: Defs) -> None:
+    defs["RequestPermissionOutcome"] = json.loads(
+        json.dumps(defs["RequestPermissionOutcome"]).replace('"outcome"', '"kind"')
+    )
+
+
+def add_session_id_twin(defs: Defs) -> None:
+    """A wire name that is already ``session_id`` in Python: sessionId's attribute becomes ``session_id_``."""
+    props(defs, "PromptRequest")["session_id"] = {"type": "string"}
+
+
+# --- IR edits (the method table) -------------------------------------------------------
+
+
+def without_prompt(m: Method) -> Method | None:
+    return None if m.wire_name == "session/prompt" else m
+
+
+def prompt_unstable(m: Method) -> Method:
+    return dataclasses.replace(m, unstable=True) if m.wire_name == "session/prompt" else m
+
+
+def with_pause(surface: ApiSurface) -> ApiSurface:
+    pause = Method("session/pause", "session_pause", "agent", "request", "PromptRequest", "PromptResponse")
+    return dataclasses.replace(surface, methods=(*surface.methods, pause))
+
+
+# --- the cases ----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    rule: str
+    subject: str
+    severity: str
+    roles: tuple[str, ...]
+    new: Callable[[Defs], Any] | None = None
+    old: Callable[[Defs], Any] | None = None
+    new_ir: Callable[[ApiSurface], ApiSurface] | None = None
+    old_ir: Callable[[ApiSurface], ApiSurface] | None = None
+    detail: str | None = None
+
+    def surfaces(self) -> tuple[ApiSurface, ApiSurface]:
+        old = edited(self.old) if self.old else base_surface()
+        new = edited(self.new) if self.new else base_surface()
+        if self.old_ir:
+            old = self.old_ir(old)
+        if self.new_ir:
+            new = self.new_ir(new)
+        return old, new
+
+
+CASES = [
+    # fields: PromptRequest is sent by clients, ToolCallUpdate by agents
+    Case(
+        "field-added-required",
+        "PromptRequest.mode",
+        "breaking",
+        CLIENT,
+        new=add_prompt_mode(True),
+        detail="type string",
+    ),
+    Case("field-added-optional", "PromptRequest.mode", "info", NOBODY, new=add_prompt_mode(False)),
+    Case(
+        "required-field-removed",
+        "PromptRequest.prompt",
+        "breaking",
+        AGENT,
+        new=drop_field("PromptRequest", "prompt"),
+    ),
+    Case(
+        "optional-field-removed",
+        "PromptRequest._meta",
+        "info",
+        NOBODY,
+        new=drop_field("PromptRequest", "_meta"),
+    ),
+    Case(
+        "field-became-required",
+        "PromptRequest._meta",
+        "breaking",
+        CLIENT,
+        new=require("PromptRequest", "_meta"),
+    ),
+    Case(
+        "field-became-optional",
+        "PromptRequest._meta",
+        "breaking",
+        AGENT,
+        old=require("PromptRequest", "_meta"),
+    ),
+    Case("field-became-nullable", "PromptRequest.prompt", "breaking", AGENT, new=prompt_nullable),
+    Case("field-became-non-nullable", "ToolCallUpdate.name", "breaking", AGENT, new=tool_name_not_null),
+    # types
+    Case(
+        "type-changed",
+        "UsageUpdate.used",
+        "breaking",
+        BOTH,
+        new=used_type("string"),
+        detail="integer -> string",
+    ),
+    Case(
+        "type-widened",
+        "UsageUpdate.used",
+        "breaking",
+        CLIENT,
+        new=used_type(["integer", "string"]),
+        detail="adds string",
+    ),
+    Case(
+        "type-narrowed",
+        "UsageUpdate.used",
+        "breaking",
+        AGENT,
+        old=used_type(["integer", "string"]),
+        detail="drops string",
+    ),
+    # constraints: RequestPermissionRequest is sent by agents, Cost too
+    Case(
+        "constraint-tightened",
+        "RequestPermissionRequest.options",
+        "breaking",
+        AGENT,
+        new=options_min_items(2),
+        detail="minItems 1 -> 2",
+    ),
+    Case(
+        "constraint-loosened",
+        "RequestPermissionRequest.options",
+        "warning",
+        CLIENT,
+        new=options_min_items(None),
+        detail="minItems 1 -> none",
+    ),
+    Case(
+        "constraint-changed",
+        "Cost.currency",
+        "breaking",
+        BOTH,
+        new=currency_pattern,
+        detail="pattern '^[A-Z]{3}$' -> '^[A-Z]{3,4}$'",
+    ),
+    # enums: ElicitationSchemaType is closed and sent by agents; ToolCallStatus is open and sent by agents
+    Case("enum-value-added-closed", "ElicitationSchemaType['array']", "breaking", CLIENT, new=add_status),
+    Case("enum-value-removed-closed", "ElicitationSchemaType['array']", "breaking", AGENT, old=add_status),
+    Case(
+        "enum-value-added-open", "ToolCallStatus['paused']", "info", NOBODY, new=tool_status(add_tool_status)
+    ),
+    Case(
+        "enum-value-removed-open",
+        "ToolCallStatus['cancelled']",
+        "warning",
+        AGENT,
+        new=tool_status(drop_cancelled_status),
+    ),
+    Case("enum-became-closed", "ToolCallStatus", "breaking", AGENT, new=tool_status(close_tool_status)),
+    Case("enum-became-open", "ElicitationSchemaType", "breaking", CLIENT, new=open_schema_type),
+    # unions: RequestPermissionOutcome is open and sent by clients
+    Case(
+        "union-variant-added-open", "RequestPermissionOutcome['deferred']", "info", NOBODY, new=add_deferred
+    ),
+    Case(
+        "union-variant-removed-open",
+        "RequestPermissionOutcome['cancelled']",
+        "warning",
+        CLIENT,
+        new=drop_cancelled_outcome,
+    ),
+    Case(
+        "union-variant-added-closed",
+        "RequestPermissionOutcome['deferred']",
+        "breaking",
+        AGENT,
+        old=close_outcome,
+        new=both(close_outcome, add_deferred),
+    ),
+    Case(
+        "union-variant-removed-closed",
+        "RequestPermissionOutcome['cancelled']",
+        "breaking",
+        CLIENT,
+        old=close_outcome,
+        new=both(close_outcome, drop_cancelled_outcome),
+    ),
+    Case("union-became-closed", "RequestPermissionOutcome", "breaking", CLIENT, new=close_outcome),
+    Case("union-became-open", "RequestPermissionOutcome", "breaking", AGENT, old=close_outcome),
+    Case(
+        "union-tag-changed",
+        "RequestPermissionOutcome",
+        "breaking",
+        BOTH,
+        new=outcome_tag_is_kind,
+        detail="outcome -> kind",
+    ),
+    # methods: session/prompt is handled by agents (clients call it)
+    Case("method-added", "request session/pause (handled by the agent)", "info", NOBODY, new_ir=with_pause),
+    Case(
+        "method-removed",
+        "request session/prompt (handled by the agent)",
+        "breaking",
+        CLIENT,
+        new_ir=methods_edit(without_prompt),
+    ),
+    Case(
+        "method-moved-side",
+        "notification session/cancel (handled by the client)",
+        "breaking",
+        BOTH,
+        new_ir=methods_edit(cancel_to_client),
+        detail="handled by the agent -> by the client",
+    ),
+    Case(
+        "method-became-unstable",
+        "request session/prompt (handled by the agent)",
+        "warning",
+        CLIENT,
+        new_ir=methods_edit(prompt_unstable),
+    ),
+    Case(
+        "method-became-stable",
+        "request session/prompt (handled by the agent)",
+        "info",
+        NOBODY,
+        old_ir=methods_edit(prompt_unstable),
+    ),
+    # lenient deserialisation and defaults
+    Case(
+        "lenient-annotation-added",
+        "PromptRequest.prompt",
+        "info",
+        NOBODY,
+        new=lenient_prompt,
+        detail="x-deserialize-skip-invalid-items",
+    ),
+    Case(
+        "lenient-annotation-removed",
+        "ToolCallUpdate.name",
+        "warning",
+        AGENT,
+        new=drop_tool_name_lenience,
+        detail="x-deserialize-default-on-error",
+    ),
+    Case(
+        "default-changed",
+        "InitializeRequest.capabilities",
+        "warning",
+        BOTH,
+        new=drop_capabilities_default,
+        detail="{} -> none",
+    ),
+    # python names
+    Case("python-class-added", "Unused", "info", NOBODY, new=add_unused_type),
+    Case("python-class-removed", "Unused", "breaking", PYTHON, old=add_unused_type),
+    Case("python-class-renamed", "Cost", "breaking", PYTHON, new=rename("Cost", "Price"), detail="now Price"),
+    # an untagged union: its variants have no tag to order them by
+    Case(
+        "python-class-renamed",
+        "ElicitationContentValue",
+        "breaking",
+        PYTHON,
+        new=rename("ElicitationContentValue", "ElicitationValue"),
+        detail="now ElicitationValue",
+    ),
+    Case(
+        "ref-became-inline",
+        "InitializeRequest.info",
+        "breaking",
+        PYTHON,
+        new=inline_info,
+        detail="Implementation -> InitializeRequestInfo",
+    ),
+    Case(
+        "inline-became-ref",
+        "InitializeRequest.info",
+        "breaking",
+        PYTHON,
+        old=inline_info,
+        detail="InitializeRequestInfo -> Implementation",
+    ),
+    Case(
+        "python-attribute-removed",
+        "PromptRequest.prompt",
+        "breaking",
+        PYTHON,
+        new=drop_field("PromptRequest", "prompt"),
+    ),
+    Case(
+        "python-attribute-renamed",
+        "PromptRequest.sessionId",
+        "breaking",
+        PYTHON,
+        new=add_session_id_twin,
+        detail="session_id -> session_id_",
+    ),
+    Case("python-method-removed", "agent.prompt", "breaking", PYTHON, new_ir=methods_edit(without_prompt)),
+    Case(
+        "python-method-renamed",
+        "agent.list",
+        "breaking",
+        PYTHON,
+        new=rename("ListSessionsRequest", "ListRequest"),
+        detail="list_sessions -> list",
+    ),
+    Case(
+        "python-method-argument-removed",
+        "agent.prompt(prompt)",
+        "breaking",
+        PYTHON,
+        new=drop_field("PromptRequest", "prompt"),
+    ),
+    Case(
+        "python-method-argument-renamed",
+        "agent.prompt(session_id_)",
+        "breaking",
+        PYTHON,
+        new=add_session_id_twin,
+        detail="session_id -> session_id_",
+    ),
+    Case(
+        "python-method-argument-required", "agent.prompt(mode)", "breaking", PYTHON, new=add_prompt_mode(True)
+    ),
+    Case("python-method-argument-added", "agent.prompt(mode)", "info", NOBODY, new=add_prompt_mode(False)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.rule)
+def test_rule(case: Case) -> None:
+    old, new = case.surfaces()
+    change = only(changes(old, new), case.rule)
+    assert change.subject == case.subject
+    assert change.severity == case.severity
+    assert change.roles == case.roles
+    if case.detail is not None:
+        assert change.detail == case.detail
+
+
+def test_every_rule_in_the_catalog_has_a_case() -> None:
+    assert {c.rule for c in CASES} == set(RULES)
+
+
+def test_the_base_release_has_no_changes_against_itself() -> None:
+    assert changes(base_surface(), base_surface()) == ()
+
+
+# --- diff_releases, and its two sides (codegen.schema.releases) --------------------------------
+
+
+def test_diff_releases_diffs_each_stability_level_asked_for_stable_first() -> None:
+    result = diff_releases(release_files(A3), release_files(A5), ["unstable", "stable"])
+    assert (result.old, result.new) == (A3, A5)
+    assert [s.stability for s in result.surfaces] == ["stable", "unstable"]
+    assert result.surfaces[0] == diff_surfaces(surface_of(A3, False), surface_of(A5, False))
+    assert diff_releases(release_files(A3), release_files(A5), ["stable"]).surfaces == result.surfaces[:1]
+
+
+def test_diff_releases_refuses_two_protocol_versions(tmp_path: Path) -> None:
+    draft = folder_of(tmp_path, A7)
+    meta = json.loads((draft / "meta.json").read_text())
+    meta["version"] = 3
+    (draft / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(CodegenError) as exc:
+        diff_releases(release_files(A7), load_schema_folder(draft), ["stable"])
+    assert (
+        "cannot compare protocol version 2 (2.0.0-alpha.7) with protocol version 3 (side)"
+        in exc.value.message
+    )
+    assert exc.value.pointer == "/version"
+
+
+def test_a_side_is_a_folder_when_it_looks_like_a_path_else_a_locked_release(tmp_path: Path) -> None:
+    source = SchemaSource(read_lock())
+    assert open_side(A7, source).release == A7
+    draft = folder_of(tmp_path, A7, "draft")
+    side = open_side(str(draft), source)
+    assert (side.release, side.folder) == ("draft", draft)
+
+
+def test_the_surfaces_of_a_side_are_the_ones_asked_for() -> None:
+    files = release_files(A7)
+    assert list(surfaces_of(files, ["unstable", "stable"])) == ["stable", "unstable"]
+    assert list(surfaces_of(files, ["stable"])) == ["stable"]
+    unstable = surfaces_of(files, ["unstable"])
+    assert list(unstable) == ["unstable"]
+    # the unstable surface is built on the stable one, as for the generated packages
+    assert unstable["unstable"] == surface_of(A7, True)
+
+
+def test_a_side_without_its_unstable_schema_has_only_a_stable_surface(tmp_path: Path) -> None:
+    draft = folder_of(tmp_path, A7)
+    (draft / "schema.unstable.json").unlink()
+    (draft / "meta.unstable.json").unlink()
+    files = load_schema_folder(draft)
+    assert list(surfaces_of(files, ["stable"])) == ["stable"]
+    with pytest.raises(CodegenError) as exc:
+        surfaces_of(files, ["stable", "unstable"])
+    assert exc.value.message == "schema.unstable.json is missing, and --stability unstable needs it"

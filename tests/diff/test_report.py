@@ -1,0 +1,106 @@
+"""Rendering (``codegen.diff.report``): the formats of ``diff``, the rule catalog, the committed reports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codegen.diff.report import render_rules, report_files, stale_reports
+from codegen.diff.rules import CATALOG
+from codegen.schema.load import SchemaSource, read_lock
+from tests.support.diffkit import A3, A5, MESSAGE_ID, run
+from tests.support.releases import ROOT
+
+# --- formats --------------------------------------------------------------------------------
+
+
+def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    data = json.loads(out)
+    assert data["old"] == A3 and data["new"] == A5 and data["failed"] is True
+    assert data["summary"] == {"stable": {"breaking": 1, "warning": 0, "info": 1}}
+    first = data["changes"][0]
+    assert first["rule"] == "field-added-required" and first["fingerprint"] == MESSAGE_ID
+    assert (
+        first["breaks"] == ["old agent"]
+        and first["layer"] == "wire"
+        and first["pointer"] == "/$defs/PromptResponse"
+    )
+
+
+def test_markdown_has_a_summary_table_and_links_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "markdown")
+    assert "| stable | 1 | 0 | 1 |" in out
+    assert "[`field-added-required`](../docs/rules.md#field-added-required)" in out
+    assert "string \\| null" in out  # a union in a table cell is escaped
+
+
+def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "github")
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("::error file=schema.json,title=field-added-required (stable%2C wire)::")
+    assert lines[1].startswith("::notice ")
+
+
+def test_sarif_is_a_2_1_0_log_with_the_catalog_as_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "sarif")
+    log = json.loads(out)
+    assert log["version"] == "2.1.0"
+    run_ = log["runs"][0]
+    rules = run_["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == [r.id for r in CATALOG]
+    result = run_["results"][0]
+    assert result["ruleId"] == "field-added-required" and result["level"] == "error"
+    assert rules[result["ruleIndex"]]["id"] == "field-added-required"
+    assert result["partialFingerprints"] == {"acpChange/v1": MESSAGE_ID}
+    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "PromptResponse.messageId"
+
+
+def test_output_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
+    first = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
+    second = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
+    assert first == second
+
+
+# --- rules and the committed files -------------------------------------------------------------------
+
+
+def test_rules_lists_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    for rule in CATALOG:
+        assert rule.id in out and rule.summary in out
+    _, as_json, _ = run(capsys, "rules", "--format", "json")
+    assert [r["id"] for r in json.loads(as_json)] == [r.id for r in CATALOG]
+
+
+def test_docs_rules_md_is_generated_from_the_catalog() -> None:
+    committed = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert committed == render_rules("markdown"), "docs/rules.md is stale: run `make reports`"
+    for rule in CATALOG:
+        assert f"\n### {rule.id}\n" in committed
+
+
+def test_committed_reports_match_make_reports() -> None:
+    source = SchemaSource(read_lock())
+    files = report_files(source, list(source.lock.releases))
+    assert len(files) == 2 * (len(source.lock.releases) - 1)
+    assert stale_reports(ROOT / "reports", files) == [], "reports/ is stale: run `make reports` and commit it"
+
+
+def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "reports"
+    shutil.copytree(ROOT / "reports", out)
+    assert run(capsys, "reports", "--out", out, "--check")[0] == 0
+    (out / f"{A3}..{A5}.md").write_text("edited by hand\n")
+    (out / "1..2.json").write_text("{}")
+    code, printed, _ = run(capsys, "reports", "--out", out, "--check")
+    assert code == 1
+    assert f"differs: {out / f'{A3}..{A5}.md'}" in printed and f"left over: {out / '1..2.json'}" in printed
+    assert run(capsys, "reports", "--out", out)[0] == 0
+    assert not (out / "1..2.json").exists()
+    assert run(capsys, "reports", "--out", out, "--check")[0] == 0
