@@ -9,12 +9,13 @@ is reported here too, beside the wire change it comes with.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, assert_never
 
 from ..schema.ir import (
     AliasType,
     AnyOf,
+    ApiSurface,
     ArrayOf,
     Const,
     Constraints,
@@ -28,6 +29,7 @@ from ..schema.ir import (
     Scalar,
     TypeExpr,
     UnionType,
+    Variant,
     strip_nullable,
     to_json,
 )
@@ -189,18 +191,37 @@ def compare_types(ctx: Context) -> Iterator[Change]:
 
 
 def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
-    """Two types of the same name (or renamed): of the same kind, compared; else ``type-changed``."""
+    """Two types of the same name (or renamed): of the same kind, compared; else ``type-changed``.
+
+    A union the builder derived from a member of another union is compared
+    where that member is, level by level (:func:`compare_member`), not here.
+    """
     if old.internal and new.internal:
         return  # the JSON-RPC envelopes: their contents are reported method by method
     senders = ctx.senders(old.name, new.name)
+    if isinstance(old, ObjectType) and isinstance(new, UnionType):
+        yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, new.name, _union_detail(new), (), new)
+    elif isinstance(old, UnionType) and isinstance(new, ObjectType):
+        yield ctx.change(RuleId.PYTHON_UNION_BECAME_CLASS, new.name, "", (), new)
+    if _derived_union(old) or _derived_union(new):
+        return
+    if old.unstable != new.unstable and new.schema_name is not None:
+        rule = RuleId.TYPE_BECAME_UNSTABLE if new.unstable else RuleId.TYPE_BECAME_STABLE
+        yield ctx.change(rule, new.name, "", (), new)
     match new:
         case ObjectType():
             if isinstance(old, ObjectType):
                 yield from compare_object(ctx, old, new, senders)
                 return
+            if isinstance(old, UnionType):
+                yield ctx.change(RuleId.UNION_BECAME_OBJECT, new.name, "", senders, new)
+                return
         case UnionType():
             if isinstance(old, UnionType):
                 yield from compare_union(ctx, old, new, senders)
+                return
+            if isinstance(old, ObjectType):
+                yield from object_became_union(ctx, old, new, new.name, senders)
                 return
         case EnumType():
             if isinstance(old, EnumType):
@@ -213,6 +234,75 @@ def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Chang
         case _:
             assert_never(new)
     yield ctx.change(RuleId.TYPE_CHANGED, new.name, f"{old.kind} -> {new.kind}", senders, new)
+
+
+def _derived_union(named: NamedType | None) -> bool:
+    return isinstance(named, UnionType) and named.origin is not None
+
+
+def _union_detail(union: UnionType) -> str:
+    return f"a union on {union.tag_wire_name}" if union.tag_wire_name else "an untagged union"
+
+
+def object_became_union(
+    ctx: Context, old: ObjectType, new: UnionType, subject: str, senders: frozenset[Peer]
+) -> Iterator[Change]:
+    """An object became a union: the fields it keeps in common, and every member as a new one."""
+    yield ctx.change(RuleId.OBJECT_BECAME_UNION, subject, _union_detail(new), senders, new)
+    before = {f.wire_name: f for f in ctx.old.all_fields(old.name)}
+    for f in new.fields:
+        if f.wire_name in before:
+            yield from compare_field(ctx, before[f.wire_name], f, f"{subject}.{f.wire_name}", senders, new)
+    added = MEMBER_ADDED["union", openness(new.open)]
+    for variant in new.variants:
+        yield ctx.change(
+            added, member_subject(subject, new, variant, nested=subject != new.name), "", senders, new
+        )
+
+
+def member_subject(subject: str, union: UnionType, variant: Variant, *, nested: bool) -> str:
+    """``Union['tag']`` for a member of a named union; ``<path> > tag['value']`` one level further down."""
+    if union.tagged:
+        key = "null" if variant.tag is None else repr(variant.tag)
+        return f"{subject} > {union.tag_wire_name}[{key}]" if nested else f"{subject}[{key}]"
+    label = describe(variant.type)
+    return f"{subject} > [{label}]" if nested else f"{subject}[{label}]"
+
+
+def compare_member(
+    ctx: Context,
+    old: TypeExpr,
+    new: TypeExpr,
+    subject: str,
+    senders: frozenset[Peer],
+    where: NamedType,
+) -> Iterator[Change]:
+    """The types of one union member, read level by level where either is a union of its own."""
+    old_type = _named(ctx.old, rename_refs(old, ctx.renames), ctx.renamed_from)
+    new_type = _named(ctx.new, new, {})
+    if isinstance(new_type, UnionType) and _derived_union(new_type):
+        if isinstance(old_type, UnionType):
+            yield from compare_union(ctx, old_type, new_type, senders, subject)
+        elif isinstance(old_type, ObjectType):
+            yield from object_became_union(ctx, old_type, new_type, subject, senders)
+        else:
+            yield from compare_expr(ctx, old, new, subject, senders, where)
+        return
+    if _derived_union(old_type) and isinstance(new_type, ObjectType):
+        yield ctx.change(RuleId.UNION_BECAME_OBJECT, subject, "", senders, where)
+        return
+    yield from compare_expr(ctx, old, new, subject, senders, where)
+
+
+def _unstable(surface: ApiSurface, expr: TypeExpr) -> bool:
+    named = surface.types.get(expr.name) if isinstance(expr, Ref) else None
+    return named is not None and named.unstable
+
+
+def _named(surface: ApiSurface, expr: TypeExpr, renamed_from: Mapping[str, str]) -> NamedType | None:
+    if not isinstance(expr, Ref):
+        return None
+    return surface.types.get(renamed_from.get(expr.name, expr.name))
 
 
 def compare_object(
@@ -342,26 +432,35 @@ def inline_move(ctx: Context, old_name: str, new_name: str) -> RuleId | None:
     return None
 
 
-def compare_union(ctx: Context, old: UnionType, new: UnionType, senders: frozenset[Peer]) -> Iterator[Change]:
-    name = new.name
+def compare_union(
+    ctx: Context, old: UnionType, new: UnionType, senders: frozenset[Peer], path: str | None = None
+) -> Iterator[Change]:
+    """Two unions, member by member; ``path`` is where a nested one sits (``Parent['tag']``)."""
+    subject = new.name if path is None else path
+    nested = path is not None
     if old.tag_wire_name != new.tag_wire_name:
         detail = f"{old.tag_wire_name} -> {new.tag_wire_name}"
-        yield ctx.change(RuleId.UNION_TAG_CHANGED, name, detail, senders, new)
+        yield ctx.change(RuleId.UNION_TAG_CHANGED, subject, detail, senders, new)
         return
     if new.tagged:
-        before = {f"{name}[{v.tag!r}]": v.type for v in old.variants}
-        after = {f"{name}[{v.tag!r}]": v.type for v in new.variants}
-        for subject in [s for s in before if s in after]:
-            yield from compare_expr(ctx, before[subject], after[subject], subject, senders, new)
-        yield from compare_members(ctx, "union", old.open, new, list(before), list(after), senders)
+        before = {member_subject(subject, old, v, nested=nested): v.type for v in old.variants}
+        after = {member_subject(subject, new, v, nested=nested): v.type for v in new.variants}
+        for key in [k for k in before if k in after]:
+            yield from compare_member(ctx, before[key], after[key], key, senders, new)
+            was, now = _unstable(ctx.old, before[key]), _unstable(ctx.new, after[key])
+            if was != now:
+                rule = RuleId.VARIANT_BECAME_UNSTABLE if now else RuleId.VARIANT_BECAME_STABLE
+                yield ctx.change(rule, key, "", (), new)
+        yield from compare_members(ctx, "union", old.open, new, list(before), list(after), senders, subject)
         return
     old_members = sorted({rename_refs(v.type, ctx.renames) for v in old.variants}, key=describe)
     new_members = sorted({v.type for v in new.variants}, key=describe)
+    label = f"{subject} > " if nested else subject
     labels = (
-        [f"{name}[{describe(e)}]" for e in old_members if e not in new_members],
-        [f"{name}[{describe(e)}]" for e in new_members if e not in old_members],
+        [f"{label}[{describe(e)}]" for e in old_members if e not in new_members],
+        [f"{label}[{describe(e)}]" for e in new_members if e not in old_members],
     )
-    yield from compare_members(ctx, "union", old.open, new, *labels, senders)
+    yield from compare_members(ctx, "union", old.open, new, *labels, senders, subject)
 
 
 def compare_enum(ctx: Context, old: EnumType, new: EnumType, senders: frozenset[Peer]) -> Iterator[Change]:
@@ -381,11 +480,12 @@ def compare_members(
     before: list[str],
     after: list[str],
     senders: frozenset[Peer],
+    subject: str | None = None,
 ) -> Iterator[Change]:
     """Open/closed flips and members (one subject each) that left or arrived, for unions and enums."""
     state = openness(new.open)
     if was_open != new.open:
-        yield ctx.change(BECAME[kind, state], new.name, "", senders, new)
+        yield ctx.change(BECAME[kind, state], subject or new.name, "", senders, new)
     for subject in before:
         if subject not in after:
             yield ctx.change(MEMBER_REMOVED[kind, state], subject, "", senders, new)

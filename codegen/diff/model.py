@@ -35,8 +35,13 @@ class Change:
 
     @property
     def fingerprint(self) -> str:
-        """Stable across runs, releases and stability levels: the rule and what it is about."""
-        return hashlib.sha256(f"{self.rule.id}\0{self.subject}".encode()).hexdigest()[:16]
+        """Stable across runs, releases and stability levels: the rule and what it is about.
+
+        A lenient annotation is one of two keywords on a field, so for those rules
+        the keyword (the detail) is part of what the change is about.
+        """
+        about = f"{self.subject}\0{self.detail}" if self.rule.category == "lenient" else self.subject
+        return hashlib.sha256(f"{self.rule.id}\0{about}".encode()).hexdigest()[:16]
 
     @property
     def layer(self) -> str:

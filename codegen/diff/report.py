@@ -329,10 +329,15 @@ def render_rules(fmt: str) -> str:
 # --- the committed reports ---------------------------------------------------------------
 
 
+def release_pairs(releases: list[str]) -> list[tuple[str, str]]:
+    """Consecutive releases of the same protocol major version (the release name's first number)."""
+    return [(old, new) for old, new in itertools.pairwise(releases) if old.split(".")[0] == new.split(".")[0]]
+
+
 def report_files(source: SchemaSource, releases: list[str]) -> dict[str, str]:
-    """``<old>..<new>.md`` and ``.json`` for every consecutive pair of ``releases``, both stability levels."""
+    """``<old>..<new>.md`` and ``.json`` for every pair of :func:`release_pairs`, both stability levels."""
     files: dict[str, str] = {}
-    for old, new in itertools.pairwise(releases):
+    for old, new in release_pairs(releases):
         result = diff_releases(source.load(old), source.load(new), ("stable", "unstable"))
         command = f"acp-codegen diff {old} {new} --format markdown"
         files[f"{old}..{new}.md"] = render_markdown(result, command=command)

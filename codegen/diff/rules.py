@@ -82,12 +82,18 @@ class RuleId(StrEnum):
     UNION_TAG_CHANGED = "union-tag-changed"
     UNION_BECAME_CLOSED = "union-became-closed"
     UNION_BECAME_OPEN = "union-became-open"
+    OBJECT_BECAME_UNION = "object-became-union"
+    UNION_BECAME_OBJECT = "union-became-object"
     # methods
     METHOD_ADDED = "method-added"
     METHOD_REMOVED = "method-removed"
     METHOD_MOVED_SIDE = "method-moved-side"
     METHOD_BECAME_UNSTABLE = "method-became-unstable"
     METHOD_BECAME_STABLE = "method-became-stable"
+    TYPE_BECAME_UNSTABLE = "type-became-unstable"
+    TYPE_BECAME_STABLE = "type-became-stable"
+    VARIANT_BECAME_UNSTABLE = "variant-became-unstable"
+    VARIANT_BECAME_STABLE = "variant-became-stable"
     # lenient deserialisation
     LENIENT_ANNOTATION_ADDED = "lenient-annotation-added"
     LENIENT_ANNOTATION_REMOVED = "lenient-annotation-removed"
@@ -97,6 +103,8 @@ class RuleId(StrEnum):
     PYTHON_CLASS_ADDED = "python-class-added"
     PYTHON_CLASS_REMOVED = "python-class-removed"
     PYTHON_CLASS_RENAMED = "python-class-renamed"
+    PYTHON_CLASS_BECAME_UNION = "python-class-became-union"
+    PYTHON_UNION_BECAME_CLASS = "python-union-became-class"
     REF_BECAME_INLINE = "ref-became-inline"
     INLINE_BECAME_REF = "inline-became-ref"
     PYTHON_ATTRIBUTE_REMOVED = "python-attribute-removed"
@@ -398,6 +406,23 @@ CATALOG: tuple[Rule, ...] = (
         "receivers",
         "A union gained a catch-all: new senders may send variants old receivers reject.",
     ),
+    Rule(
+        RuleId.OBJECT_BECAME_UNION,
+        "wire",
+        "union",
+        "warning",
+        "receivers",
+        "An object became a union of objects told apart by a tag: old receivers read every member as the "
+        "old object and miss the fields a member adds.",
+    ),
+    Rule(
+        RuleId.UNION_BECAME_OBJECT,
+        "wire",
+        "union",
+        "breaking",
+        "senders",
+        "A union became one object: old senders may send members the new object does not accept.",
+    ),
     # methods (the data is the request or notification: its senders are the callers)
     Rule(
         RuleId.METHOD_ADDED,
@@ -433,6 +458,38 @@ CATALOG: tuple[Rule, ...] = (
     ),
     Rule(
         RuleId.METHOD_BECAME_STABLE, "wire", "method", "info", "nobody", "An unstable method is now stable."
+    ),
+    Rule(
+        RuleId.TYPE_BECAME_UNSTABLE,
+        "wire",
+        "stability",
+        "warning",
+        "nobody",
+        "A type is marked unstable again: code relying on it should expect it to change or go.",
+    ),
+    Rule(
+        RuleId.TYPE_BECAME_STABLE,
+        "wire",
+        "stability",
+        "info",
+        "nobody",
+        "An unstable type is now part of the stable protocol (it appears in the stable schema).",
+    ),
+    Rule(
+        RuleId.VARIANT_BECAME_UNSTABLE,
+        "wire",
+        "stability",
+        "warning",
+        "nobody",
+        "A union member is marked unstable again: peers may stop sending it.",
+    ),
+    Rule(
+        RuleId.VARIANT_BECAME_STABLE,
+        "wire",
+        "stability",
+        "info",
+        "nobody",
+        "An unstable union member is now part of the stable protocol.",
     ),
     # lenient deserialisation
     Rule(
@@ -484,6 +541,23 @@ CATALOG: tuple[Rule, ...] = (
         "breaking",
         "python",
         "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.",
+    ),
+    Rule(
+        RuleId.PYTHON_CLASS_BECAME_UNION,
+        "python",
+        "class",
+        "breaking",
+        "python",
+        "A class became a union of classes: code that builds it or checks isinstance against it must use "
+        "one of its members.",
+    ),
+    Rule(
+        RuleId.PYTHON_UNION_BECAME_CLASS,
+        "python",
+        "class",
+        "warning",
+        "python",
+        "A union became one class: code that matches on its members finds them gone.",
     ),
     Rule(
         RuleId.REF_BECAME_INLINE,

@@ -202,6 +202,22 @@ def with_pause(surface: ApiSurface) -> ApiSurface:
     return dataclasses.replace(surface, methods=(*surface.methods, pause))
 
 
+def cost_union(defs: Defs) -> None:
+    """Cost (sent by agents) becomes a union on ``kind``, its properties shared by both members."""
+    defs["Cost"]["anyOf"] = [
+        {"type": "object", "properties": {"kind": {"type": "string", "const": k}}, "required": ["kind"]}
+        for k in ("estimate", "invoice")
+    ]
+
+
+def mark_unstable(name: str) -> Callable[[ApiSurface], ApiSurface]:
+    def apply(surface: ApiSurface) -> ApiSurface:
+        found = dataclasses.replace(surface.types[name], unstable=True)
+        return dataclasses.replace(surface, types={**surface.types, name: found})
+
+    return apply
+
+
 # --- the cases ----------------------------------------------------------------------------
 
 
@@ -369,6 +385,27 @@ CASES = [
         BOTH,
         new=outcome_tag_is_kind,
         detail="outcome -> kind",
+    ),
+    Case("object-became-union", "Cost", "warning", CLIENT, new=cost_union, detail="a union on kind"),
+    Case("union-became-object", "Cost", "breaking", AGENT, old=cost_union),
+    Case("python-class-became-union", "Cost", "breaking", PYTHON, new=cost_union, detail="a union on kind"),
+    Case("python-union-became-class", "Cost", "warning", PYTHON, old=cost_union),
+    # stability of types and union members (the unstable schema marks them)
+    Case("type-became-unstable", "Cost", "warning", NOBODY, new_ir=mark_unstable("Cost")),
+    Case("type-became-stable", "Cost", "info", NOBODY, old_ir=mark_unstable("Cost")),
+    Case(
+        "variant-became-unstable",
+        "RequestPermissionOutcome['cancelled']",
+        "warning",
+        NOBODY,
+        new_ir=mark_unstable("CancelledRequestPermissionOutcome"),
+    ),
+    Case(
+        "variant-became-stable",
+        "RequestPermissionOutcome['cancelled']",
+        "info",
+        NOBODY,
+        old_ir=mark_unstable("CancelledRequestPermissionOutcome"),
     ),
     # methods: session/prompt is handled by agents (clients call it)
     Case("method-added", "request session/pause (handled by the agent)", "info", NOBODY, new_ir=with_pause),

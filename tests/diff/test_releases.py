@@ -8,17 +8,17 @@ envelopes), not from the differ's output.
 from __future__ import annotations
 
 import functools
-import itertools
 from collections.abc import Callable
 
 import pytest
 
 from codegen.diff import Change, diff_surfaces
+from codegen.diff.report import release_pairs
 from codegen.schema.ir import ApiSurface
 from tests.support.diffkit import Defs, base_surface, changes, edited, renamed
 from tests.support.releases import RELEASES, release_files, surface_of
 
-A1, A2, A3, A5, A7 = RELEASES
+A1, A2, A3, A5, A7, A8 = (f"2.0.0-alpha.{n}" for n in (1, 2, 3, 5, 7, 8))
 
 
 @functools.cache
@@ -39,7 +39,7 @@ def by_rule(found: tuple[Change, ...], rule_id: str) -> dict[str, Change]:
 
 
 def test_the_releases_are_the_ones_read_for_these_expectations() -> None:
-    assert RELEASES == ["2.0.0-alpha.1", "2.0.0-alpha.2", "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"]
+    assert [r for r in RELEASES if r.startswith("2.")] == [A1, A2, A3, A5, A7, A8]
 
 
 # --- alpha.1 -> alpha.2: a "cancelled" status for plan entries and tool calls ---------------
@@ -193,10 +193,73 @@ def test_alpha5_to_alpha7_unstable_new_session_updates() -> None:
     assert "ForkSessionResponse.availableCommands" in by_rule(found, "field-added-optional")
 
 
+# --- alpha.7 -> alpha.8: the stop reason becomes a tagged union, three levels down ---------------
+
+
+def test_alpha7_to_alpha8_stop_reason_is_a_type_removed_for_python_callers() -> None:
+    for unstable in (False, True):
+        removed = by_rule(diffed(A7, A8, unstable), "python-class-removed")["StopReason"]
+        assert (removed.severity, removed.roles) == ("breaking", ("python callers",))
+
+
+def test_alpha7_to_alpha8_idle_state_update_keeps_its_fields_and_becomes_a_union() -> None:
+    found = diffed(A7, A8, False)
+    became = by_rule(found, "object-became-union")["IdleStateUpdate"]
+    assert became.detail == "a union on stopReason"
+    assert became.severity == "warning" and became.roles == ("old client",), "agents send it, clients read it"
+    changed = by_rule(found, "type-changed")["IdleStateUpdate.stopReason"]
+    assert changed.detail == "StopReason | null -> string | null"
+    python = by_rule(found, "python-class-became-union")["IdleStateUpdate"]
+    assert python.roles == ("python callers",)
+
+
+def test_alpha7_to_alpha8_reports_each_stop_reason_at_its_path() -> None:
+    added = by_rule(diffed(A7, A8, False), "union-variant-added-open")
+    tags = [
+        "'cancelled'",
+        "'end_turn'",
+        "'error'",
+        "'max_tokens'",
+        "'max_turn_requests'",
+        "'refusal'",
+        "null",
+    ]
+    for tag in tags:
+        assert f"IdleStateUpdate[{tag}]" in added
+        assert f"StateUpdate['idle'] > stopReason[{tag}]" in added
+        assert f"SessionUpdate['state_update'] > state['idle'] > stopReason[{tag}]" in added
+    nested = added["SessionUpdate['state_update'] > state['idle'] > stopReason['error']"]
+    assert (nested.severity, nested.layer) == ("info", "wire")
+    assert "IdleStateSessionUpdate" not in {c.subject for c in diffed(A7, A8, False) if c.layer == "wire"}
+
+
+def test_alpha7_to_alpha8_promotes_notices_and_compactions_to_stable() -> None:
+    promoted = ["'notice'", "'compaction_update'", "'compaction_summary_chunk'"]
+    stable = by_rule(diffed(A7, A8, False), "union-variant-added-open")
+    assert {f"SessionUpdate[{tag}]" for tag in promoted} <= set(stable)
+    unstable = diffed(A7, A8, True)
+    assert {f"SessionUpdate[{tag}]" for tag in promoted} == set(by_rule(unstable, "variant-became-stable"))
+    assert {"Notice", "CompactionUpdate", "CompactionSummaryChunk"} <= set(
+        by_rule(unstable, "type-became-stable")
+    )
+
+
+def test_alpha7_to_alpha8_lenient_annotations_removed_break_old_senders() -> None:
+    removed = [c for c in diffed(A7, A8, False) if c.rule.id == "lenient-annotation-removed"]
+    subjects = {(c.subject, c.detail) for c in removed}
+    assert ("NewSessionRequest.mcpServers", "x-deserialize-default-on-error") in subjects
+    assert ("NewSessionRequest.additionalDirectories", "x-deserialize-skip-invalid-items") in subjects
+    assert ("ResumeSessionRequest.replayFrom", "x-deserialize-default-on-error") in subjects
+    assert ("AuthMethodTerminal.args", "x-deserialize-default-on-error") in subjects
+    by_subject = {c.subject: c for c in removed}
+    assert by_subject["NewSessionRequest.mcpServers"].roles == ("old client",)
+    assert by_subject["AuthMethodTerminal.env"].roles == ("old agent",)
+
+
 # --- properties over every pair ----------------------------------------------------------------
 
 
-PAIRS = [(old, new, unstable) for old, new in itertools.pairwise(RELEASES) for unstable in (False, True)]
+PAIRS = [(old, new, unstable) for old, new in release_pairs(RELEASES) for unstable in (False, True)]
 
 
 @pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
