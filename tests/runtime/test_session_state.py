@@ -431,3 +431,39 @@ def test_the_state_accepts_models_too() -> None:
     state.apply(schema.UpdateSessionNotification(session_id="s", update=update))
     state.apply_update(schema.ToolCallSessionUpdate(tool_call_id="t1", title=None))
     assert state.dump()["tool_calls"] == {"t1": {"toolCallId": "t1", "title": None}}
+
+
+# --- 2.0.0-alpha.8: the idle state is a union on its stop reason ----------------------------------
+
+alpha8 = package_of("2.0.0-alpha.8", False)
+
+
+def test_an_idle_error_completes_with_its_stop_reason_and_error() -> None:
+    state = alpha8.SessionState("s")
+    failed = {**idle("error"), "error": {"code": -32603, "message": "the model went away"}}
+    _, change = feed(state, running(), failed)
+    done = change.completion
+    assert isinstance(done, alpha8.schema.ErrorIdleStateUpdateVariant)
+    assert (done.stop_reason, done.error.code, done.error.message) == ("error", -32603, "the model went away")
+    assert state.state == done and state.completions == 1
+    # the same snapshot again is not a second completion
+    (again,) = feed(state, failed)
+    assert again.completion is None and state.completions == 1
+
+
+@pytest.mark.parametrize(
+    ("stop_reason", "cls"),
+    [
+        ("end_turn", "EndTurnIdleStateUpdateVariant"),
+        ("_vendor/paused", "OtherIdleStateUpdateVariant"),
+        (None, "NoneIdleStateUpdateVariant"),
+    ],
+)
+def test_every_kind_of_idle_ends_work_once(stop_reason: str | None, cls: str) -> None:
+    state = alpha8.SessionState("s")
+    _, change, repeated = feed(state, running(), idle(stop_reason), idle(stop_reason))
+    assert type(change.completion) is getattr(alpha8.schema, cls)
+    assert change.completion.model_dump(by_alias=True, exclude_unset=True) == {
+        k: v for k, v in idle(stop_reason).items() if k != "sessionUpdate"
+    }
+    assert repeated.completion is None and state.completions == 1
