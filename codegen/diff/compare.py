@@ -311,6 +311,17 @@ def compare_object(
     same_base = (ctx.renames.get(old.base, old.base) if old.base else None) == new.base
     old_fields = old.fields if same_base else ctx.old.all_fields(old.name)
     new_fields = new.fields if same_base else ctx.new.all_fields(new.name)
+    yield from compare_fields(ctx, old_fields, new_fields, new, senders)
+
+
+def compare_fields(
+    ctx: Context,
+    old_fields: tuple[Field, ...],
+    new_fields: tuple[Field, ...],
+    new: ObjectType | UnionType,
+    senders: frozenset[Peer],
+) -> Iterator[Change]:
+    """The fields of an object, or the fields every member of a union shares, by wire name."""
     before = {f.wire_name: f for f in old_fields}
     after = {f.wire_name: f for f in new_fields}
     for wire, f in before.items():
@@ -438,6 +449,7 @@ def compare_union(
     """Two unions, member by member; ``path`` is where a nested one sits (``Parent['tag']``)."""
     subject = new.name if path is None else path
     nested = path is not None
+    yield from compare_fields(ctx, old.fields, new.fields, new, senders)
     if old.tag_wire_name != new.tag_wire_name:
         detail = f"{old.tag_wire_name} -> {new.tag_wire_name}"
         yield ctx.change(RuleId.UNION_TAG_CHANGED, subject, detail, senders, new)

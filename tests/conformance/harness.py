@@ -231,12 +231,21 @@ _WRONG_TYPES: tuple[Any, ...] = ({"wrong": "type"}, ["wrong type"], "wrong type"
 class Target:
     """One schema file and its generated package."""
 
-    def __init__(self, release: str, unstable: bool) -> None:
+    def __init__(
+        self,
+        release: str,
+        unstable: bool,
+        *,
+        surface: ApiSurface | None = None,
+        package: ModuleType | None = None,
+        root: dict[str, Any] | None = None,
+    ) -> None:
+        """A locked release's schema file and package, or (for a schema of one's own) the three given."""
         self.release = release
         self.unstable = unstable
-        self.surface: ApiSurface = surface_of(release, unstable)
-        self.package: ModuleType = package_of(release, unstable)
-        self.root: dict[str, Any] = release_files(release).schema(unstable).data
+        self.surface: ApiSurface = surface or surface_of(release, unstable)
+        self.package: ModuleType = package or package_of(release, unstable)
+        self.root: dict[str, Any] = root or release_files(release).schema(unstable).data
         self.defs: dict[str, Any] = self.root["$defs"]
         self._root_validator = jsonschema.Draft202012Validator(self.root)
         self._validators: dict[int, jsonschema.Draft202012Validator] = {}
@@ -573,10 +582,15 @@ def check_type(
 
 
 def check_surface(
-    release: str, unstable: bool, examples: int, seed: int | None = None, names: list[str] | None = None
+    release: str,
+    unstable: bool,
+    examples: int,
+    seed: int | None = None,
+    names: list[str] | None = None,
+    target: Target | None = None,
 ) -> SurfaceResult:
     """Check every type of one schema file (or only ``names``)."""
-    target = Target(release, unstable)
+    target = target or Target(release, unstable)
     result = SurfaceResult(release, unstable)
     for name in target.type_names() if names is None else names:
         result.types += 1
