@@ -25,6 +25,26 @@ from typing import Literal
 from ..diff import Change, DiffResult, diff_releases
 from .source import ReleaseFiles, Stability, field_name, package_name
 
+__all__ = [
+    "SIDES",
+    "ArgumentRename",
+    "AttributeRename",
+    "ClassRename",
+    "DiffResult",
+    "MethodRename",
+    "Migration",
+    "RemovedArgument",
+    "RemovedAttribute",
+    "RemovedClass",
+    "RemovedMethod",
+    "RequiredArgument",
+    "RequiredField",
+    "Side",
+    "TypeChange",
+    "diff_for_migration",
+    "migration_from_diff",
+]
+
 Side = Literal["agent", "client"]
 """The handler class a method belongs to: ``Agent`` handles the client's calls, ``Client`` the agent's."""
 SIDES: tuple[Side, ...] = ("agent", "client")
