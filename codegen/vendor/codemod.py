@@ -24,6 +24,7 @@ changes apply to
 * ``def`` methods of classes whose bases resolve to the package's ``Agent``
   or ``Client`` (or to such a class of the same module): the ``agent`` or the
   ``client`` side of the migration;
+* ``self.<method>`` and ``super().<method>`` inside such a class;
 * method references and calls on a receiver tied to a connection: a
   ``ClientSideConnection`` calls the agent's methods and an
   ``AgentSideConnection`` the client's.  A receiver is tied to one when it
@@ -487,6 +488,29 @@ class _Analysis:
         owner = self.method_owner(function)
         return owner is not None and owner in self.factories
 
+    def handler_receiver(self, expr: cst.BaseExpression) -> Side | None:
+        """The side of a handler class's own methods reached as ``self.m`` or ``super().m`` inside it."""
+        if isinstance(expr, cst.Name):
+            owner = self.self_class(expr)
+        elif (
+            isinstance(expr, cst.Call)
+            and not expr.args
+            and isinstance(expr.func, cst.Name)
+            and expr.func.value == "super"
+            and self.refers_to_builtin(expr.func)
+        ):
+            scope = self.scope(expr)
+            function = scope.node if isinstance(scope, FunctionScope) else None
+            owner = self.method_owner(function) if isinstance(function, cst.FunctionDef) else None
+        else:
+            return None
+        return self.handler_side(owner) if owner is not None else None
+
+    def refers_to_builtin(self, name: cst.Name) -> bool:
+        scope = self.scope(name)
+        qualified = scope.get_qualified_names_for(name) if scope is not None else set()
+        return {q.name for q in qualified} == {f"builtins.{name.value}"}
+
     def handler_side(self, classdef: cst.ClassDef) -> Side | None:
         """``agent`` or ``client`` for a class whose bases lead to the package's ``Agent`` or ``Client``."""
         if classdef in self.sides:
@@ -653,6 +677,10 @@ class _Analysis:
                     self.rename(node.attr, self.index.class_renames[cls])
                 self.class_findings(cls, [node.attr])
             return
+        side = self.handler_receiver(node.value)
+        if side is not None:
+            self.method_reference(side, node)
+            return
         receiver = self.type_of(node.value)
         if receiver is None:
             return
@@ -692,8 +720,8 @@ class _Analysis:
         splat = any(arg.star == "**" for arg in call.args)
         if isinstance(func, cst.Attribute) and func.attr.value in self.index.method_words:
             receiver = self.type_of(func.value)
-            if receiver in CALLED_SIDE:
-                side = CALLED_SIDE[receiver]
+            side = CALLED_SIDE.get(receiver) if receiver is not None else self.handler_receiver(func.value)
+            if side is not None:
                 key = (side, func.attr.value)
                 if key in self.index.removed_methods:
                     return

@@ -7,7 +7,7 @@ editing this file alone.
 
 from __future__ import annotations
 
-from ..build_ir import build_release
+from ..build_ir import build_release, build_surface
 from ..generate import read_tree, write_tree
 from ..ir import ApiSurface, Stability
 from ..load import ReleaseFiles, SchemaSource, load_schema_folder, sha256_bytes
@@ -33,9 +33,10 @@ _PACKAGES: dict[_PackageKey, dict[str, str]] = {}
 
 
 def surface_of(files: ReleaseFiles, unstable: bool) -> ApiSurface:
-    """The stable or the unstable surface of one release (or schema folder)."""
-    stable, unstable_surface = build_release(files)
-    return unstable_surface if unstable else stable
+    """The stable or the unstable surface of one release (a schema folder may hold the stable files alone)."""
+    if not unstable:
+        return build_surface(files.schema(False), files.meta(False), "stable")
+    return build_release(files)[1]
 
 
 def package_files(files: ReleaseFiles, unstable: bool) -> tuple[ApiSurface, dict[str, str]]:
