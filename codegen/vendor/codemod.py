@@ -13,10 +13,11 @@ called like the vendored folder: ``from acp.schema import X as Y``,
 ``import acp.schema as s`` then ``s.X``, ``from acp import schema`` then
 ``schema.X``, ``from myapp.vendor.acp import schema``, ``from .acp import
 schema``.  A local variable, a parameter or a local class that happens to
-share a class's name has a local qualified name and is never touched; a name
-bound both by the import and by something else is ambiguous and is not
-touched either (an import whose name is also bound locally is rewritten
-``from acp.schema import New as Old``, which keeps every use working).
+share a class's name has a local qualified name and is never touched.  A use
+that may mean the import or another binding of the same name (a function
+reading a module-level name that a local class rebinds later) is ambiguous:
+then no use is touched and the import becomes ``from acp.schema import New
+as Old``, which keeps every use working.
 
 **Which methods are handler methods.**  Method renames, removals and argument
 changes apply to
@@ -83,6 +84,7 @@ from ..errors import CodegenError
 from .migration import Migration, RequiredField, Side, TypeChange
 
 RULES_DOC = "docs/rules.md"
+_PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
 
 PackagePath = tuple[str, ...]
 """Where a name leads inside the package: ``("schema", "PromptResponse")``, ``("bindings", "Agent")``."""
@@ -953,11 +955,8 @@ class Codemod:
         try:
             module = cst.parse_module(source)
         except cst.ParserSyntaxError as error:
-            message = " ".join(error.message.split())
-            raise CodegenError(
-                f"cannot parse it: {message} (line {error.raw_line}, column {error.raw_column + 1})",
-                file=path,
-            ) from None
+            detail = _PARSER_PREFIX.sub("", " ".join(error.message.split()))
+            raise CodegenError(f"cannot parse it (line {error.editor_line}): {detail}", file=path) from None
         wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         collector = _Collector(self.index)
         module.visit(collector)
