@@ -48,7 +48,9 @@ class (at every reference), a removed method or attribute, a removed keyword
 argument still passed or still taken by a handler, a new required argument
 missing from a call or a handler, a new required model field missing from a
 constructor call, a changed type (a class: at every reference; an attribute:
-where it is read or passed, else at the class's first reference in the file),
+where it is read or passed on a receiver tied to the class, and at the
+class's first reference in a file that reads the attribute on a receiver the
+codemod cannot tie to any class),
 and a rename that would clash with a name already in use.
 
 **Cost.**  A file is parsed only when its text mentions the package and one
@@ -343,6 +345,8 @@ class _Analysis:
         """The first reference to each class in the file: where an attribute's type change falls back to."""
         self.attribute_sites: set[tuple[str, str]] = set()
         """(class, attribute) pairs read or passed somewhere in the file."""
+        self.untyped_reads: set[str] = set()
+        """Attribute names read on a receiver whose class is unknown."""
         self.new_release = index.migration.new_release
         self.bound: set[str] = set()
         """The names the module's imports bind."""
@@ -684,12 +688,12 @@ class _Analysis:
             self.method_reference(side, node)
             return
         receiver = self.type_of(node.value)
-        if receiver is None:
-            return
         if receiver in CALLED_SIDE:
             self.method_reference(CALLED_SIDE[receiver], node)
-        elif _is_class(receiver) and receiver[0] == "schema":
+        elif receiver is not None and _is_class(receiver) and receiver[0] == "schema":
             self.model_attribute(receiver[1], node.attr)
+        else:
+            self.untyped_reads.add(node.attr.value)
 
     def model_attribute(self, cls: str, name: cst.Name) -> None:
         attr = name.value
@@ -833,13 +837,18 @@ class _Analysis:
         return None
 
     def attribute_type_fallbacks(self) -> None:
-        """A changed attribute type that no resolved site reads: reported at the class's first reference."""
+        """A changed attribute type read where the receiver's class is unknown: reported at the class.
+
+        The file reads ``.attr`` on something the codemod cannot tie to a
+        class, and refers to the class whose ``attr`` changed: the finding
+        goes to the class's first reference (its import, usually).
+        """
         for cls, changes in sorted(self.index.attribute_types.items()):
             where = self.class_seen.get(cls)
             if where is None:
                 continue
             for attr, attr_changes in sorted(changes.items()):
-                if (cls, attr) in self.attribute_sites:
+                if (cls, attr) in self.attribute_sites or attr not in self.untyped_reads:
                     continue
                 for change in attr_changes:
                     self.report(

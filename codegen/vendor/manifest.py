@@ -126,7 +126,7 @@ def read_manifest(path: Path) -> tuple[Path, Manifest]:
 
 def parse_manifest(data: Any, file: Path) -> Manifest:
     if not isinstance(data, dict):
-        raise CodegenError("the manifest must be a JSON object", file=file, pointer="")
+        raise CodegenError("the manifest must be a JSON object", file=file)
     version = data.get("format")
     if version != FORMAT:
         raise CodegenError(
@@ -136,7 +136,7 @@ def parse_manifest(data: Any, file: Path) -> Manifest:
         )
     missing = [key for key in _KEYS if key not in data]
     if missing:
-        raise CodegenError(f"the manifest has no {missing[0]!r}", file=file, pointer="")
+        raise CodegenError(f"the manifest has no {missing[0]!r}", file=file)
     for key in ("release", "package", "generator_version"):
         if not isinstance(data[key], str) or not data[key].strip():
             raise CodegenError(f"{key!r} must be a non-empty string", file=file, pointer=f"/{key}")
