@@ -300,7 +300,7 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
     else:
         console.print(
             f"dry run: {rewritten} file(s) to rewrite, {left}; "
-            f"--write rewrites them and vendors ACP {release} as {plan.target}.",
+            f"--write applies the rewrites and vendors ACP {release} as {plan.target}.",
             highlight=False,
         )
     return EXIT_CHECK_FAILED if findings else 0

@@ -331,7 +331,6 @@ class _Analysis:
 
     def __init__(self, index: _Index, wrapper: MetadataWrapper, collector: _Collector) -> None:
         self.index = index
-        self.wrapper = wrapper
         self.found = collector
         self.scopes = wrapper.resolve(ScopeProvider)
         self.edits: dict[cst.CSTNode, Edit] = {}

@@ -329,3 +329,27 @@ def test_local_edits_are_shown_and_refused(project: Path, capsys: pytest.Capture
     done = run(capsys, "upgrade", project / "acp", "--to", A7, project / "app", "--write", "--force")
     assert done.code == 1  # the fixture's findings remain
     assert read_manifest(project / "acp")[1].release == A7
+
+
+# --- sources ----------------------------------------------------------------------------------------
+
+
+def test_sources_default_to_the_current_folder_without_the_vendored_copy(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The vendored package mentions the changed names too, but it is never read as user code."""
+    monkeypatch.chdir(project)
+    done = run(capsys, "upgrade", "acp", "--to", A7)
+    assert done.code == 1
+    assert reported(done.out, project) == expected_findings(project / "app")
+    assert "acp/" not in "".join(line.split(":")[0] for line in done.out.splitlines() if ".py:" in line)
+
+
+def test_upgrading_to_the_same_release_changes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = snapshot(project)
+    done = run(capsys, "upgrade", project / "acp", "--to", A5, project / "app", "--write")
+    assert done.code == 0, done.out + done.err
+    assert "rewrote 0 file(s)" in done.err
+    assert snapshot(project) == before
