@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import CodegenError
 from .codemod import Codemod, FileResult, Finding
-from .manifest import Manifest, manifest_for, read_manifest
+from .manifest import MANIFEST_NAME, Manifest, manifest_for, read_manifest
 from .migration import DiffResult, Migration, diff_for_migration, migration_from_diff
 from .source import ReleaseFiles, package_files, write_tree
 from .vendoring import LocalEditsError, Regenerate, check, vendored_tree
@@ -137,7 +137,7 @@ def plan(
     if old.release != manifest.release:
         raise CodegenError(
             f"the package was vendored from {manifest.release}, not {old.release}",
-            file=folder / "VENDORED.json",
+            file=folder / MANIFEST_NAME,
         )
     report = check(folder, regenerate)
     if report.edited and not force:
