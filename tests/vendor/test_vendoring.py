@@ -256,3 +256,21 @@ def test_check_invalid_manifest_names_the_field(
     assert done.code == 2
     (line,) = done.err.splitlines()
     assert line.startswith(f"acp-codegen: error: {path}#{pointer}: ") and line.endswith(message)
+
+
+def test_help_lists_the_commands_and_their_usage(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        run(capsys, "--help")
+    listing = capsys.readouterr().out
+    assert "    vendor " in listing and "    upgrade " in listing
+    with pytest.raises(SystemExit):
+        run(capsys, "vendor", "--help")
+    assert capsys.readouterr().out.startswith(
+        "usage: acp-codegen vendor RELEASE DIR [--unstable] [--name PKG] [--force]\n"
+        "       acp-codegen vendor --check PATH\n"
+    )
+    with pytest.raises(SystemExit):
+        run(capsys, "upgrade", "--help")
+    assert capsys.readouterr().out.startswith(
+        "usage: acp-codegen upgrade PATH --to RELEASE [SOURCES ...] [--write] [--force] [--format FORMAT]\n"
+    )
