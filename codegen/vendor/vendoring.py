@@ -106,7 +106,7 @@ def check(path: Path, regenerate: Regenerate | None = None) -> CheckReport:
             if original is None or sha256_bytes(original.encode()) != manifest.files[rel]:
                 lines.append(f"modified (sha256 differs; {reason}): {folder / rel}")
                 continue
-            lines.extend(
+            diff = list(
                 difflib.unified_diff(
                     original.splitlines(),
                     local[rel].splitlines(),
@@ -115,6 +115,7 @@ def check(path: Path, regenerate: Regenerate | None = None) -> CheckReport:
                     lineterm="",
                 )
             )
+            lines.extend(diff or [f"modified (line endings or the final newline only): {folder / rel}"])
     lines.extend(f"missing: {folder / rel}" for rel in sorted(missing))
     lines.extend(f"extra: {folder / rel}" for rel in sorted(extra))
     if renamed:

@@ -274,3 +274,14 @@ def test_help_lists_the_commands_and_their_usage(capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().out.startswith(
         "usage: acp-codegen upgrade PATH --to RELEASE [SOURCES ...] [--write] [--force] [--format FORMAT]\n"
     )
+
+
+def test_check_names_a_file_whose_line_endings_changed(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No line differs, so there is no diff to show, but the file is still reported."""
+    rpc = vendored / "_rpc.py"
+    rpc.write_bytes(rpc.read_bytes().replace(b"\n", b"\r\n"))
+    done = run(capsys, "vendor", "--check", vendored)
+    assert done.code == 1
+    assert done.out.splitlines() == [f"modified (line endings or the final newline only): {rpc}"]
