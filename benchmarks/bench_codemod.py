@@ -19,7 +19,7 @@ same bytes (the text filter, parsing, scope resolution, the rewrites and the
 findings), and prints lines per second, the codemod/parse ratio, and how the
 codemod's time grows from 5,000 to 50,000 lines.  Files are read into memory
 first: disk time is in neither figure.  Each figure is the best of
-``--repeat`` runs, the two timed alternately.
+``--repeat`` rounds; a round times every project, parse and codemod in turn.
 
     .venv/bin/python benchmarks/bench_codemod.py [--lines 50000] [--small 5000] [--repeat 3]
 """
@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -384,35 +383,15 @@ def build_project(target_lines: int, mcp_every: int) -> Project:
     return Project(files, lines, mcp)
 
 
-def best_of(repeat: int, *timed: Callable[[], object]) -> list[float]:
-    """The best time of each callable over ``repeat`` rounds, run alternately."""
-    best = [float("inf")] * len(timed)
-    for _ in range(repeat):
-        for i, func in enumerate(timed):
-            started = time.perf_counter()
-            func()
-            best[i] = min(best[i], time.perf_counter() - started)
-    return best
+def parse_all(project: Project) -> None:
+    for _, source in project.files:
+        cst.parse_module(source)
 
 
-def measure(project: Project, migration: Migration, repeat: int) -> tuple[float, float, int]:
-    """(parse seconds, codemod seconds, findings) over the whole project."""
-
-    def parse() -> None:
-        for _, source in project.files:
-            cst.parse_module(source)
-
-    findings: list[int] = []
-
-    def codemod() -> None:
-        engine = Codemod(migration, "acp")
-        count = 0
-        for path, source in project.files:
-            count += len(engine.rewrite(source, path)[1])
-        findings.append(count)
-
-    parse_time, codemod_time = best_of(repeat, parse, codemod)
-    return parse_time, codemod_time, findings[-1]
+def codemod_all(project: Project, migration: Migration) -> int:
+    """The codemod over every file in memory; the number of findings."""
+    engine = Codemod(migration, "acp")
+    return sum(len(engine.rewrite(source, path)[1]) for path, source in project.files)
 
 
 def main() -> int:
@@ -426,30 +405,39 @@ def main() -> int:
 
     source = SchemaSource(read_lock())
     migration = migration_from_diff(diff_for_migration(source.load(OLD), source.load(NEW), "unstable"))
-    print(f"codemod for ACP {OLD} -> {NEW} (unstable) on synthetic projects; best of {args.repeat}")
+    runs = {
+        "small": ("1 module in 10 touches the change", build_project(args.small, 10)),
+        "big": ("1 module in 10 touches the change", build_project(args.lines, 10)),
+        "worst": ("every module touches the change", build_project(args.lines, 1)),
+    }
+    # every round times every project, parse and codemod in turn, so a change in the machine's
+    # load between rounds hits all of them alike; the best of the rounds counts
+    best = {key: [float("inf"), float("inf")] for key in runs}
+    findings = dict.fromkeys(runs, 0)
+    for _ in range(args.repeat):
+        for key, (_, project) in runs.items():
+            started = time.perf_counter()
+            parse_all(project)
+            best[key][0] = min(best[key][0], time.perf_counter() - started)
+            started = time.perf_counter()
+            findings[key] = codemod_all(project, migration)
+            best[key][1] = min(best[key][1], time.perf_counter() - started)
+
+    print(f"codemod for ACP {OLD} -> {NEW} (unstable) on synthetic projects; best of {args.repeat} rounds")
     print(f"{'project':36} {'lines':>7} {'files':>6} {'parse l/s':>10} {'codemod l/s':>12} {'ratio':>6}")
-    results = {}
-    for label, lines, every in (
-        ("1 module in 10 touches the change", args.small, 10),
-        ("1 module in 10 touches the change", args.lines, 10),
-        ("every module touches the change", args.lines, 1),
-    ):
-        project = build_project(lines, every)
-        parse_time, codemod_time, findings = measure(project, migration, args.repeat)
-        results[(lines, every)] = (codemod_time / project.lines, codemod_time / parse_time)
+    for key, (label, project) in runs.items():
+        parse_time, codemod_time = best[key]
         print(
             f"{label:36} {project.lines:>7} {len(project.files):>6} {project.lines / parse_time:>10,.0f} "
             f"{project.lines / codemod_time:>12,.0f} {codemod_time / parse_time:>6.2f}"
-            f"   ({project.mcp_files} MCP modules, {findings} findings)"
+            f"   ({project.mcp_files} MCP modules, {findings[key]} findings)"
         )
-    (big_per_line, big_ratio), (small_per_line, small_ratio) = (
-        results[(args.lines, 10)],
-        results[(args.small, 10)],
-    )
+    small, big = runs["small"][1], runs["big"][1]
+    per_line = (best["big"][1] / big.lines) / (best["small"][1] / small.lines)
+    ratio = (best["big"][1] / best["big"][0]) / (best["small"][1] / best["small"][0])
     print(
-        f"scaling {args.small:,} -> {args.lines:,} lines (1.00 is linear): codemod time per line "
-        f"x{big_per_line / small_per_line:.2f}; codemod/parse ratio x{big_ratio / small_ratio:.2f} "
-        "(the second is immune to the machine's load changing between the two runs)"
+        f"scaling {small.lines:,} -> {big.lines:,} lines (1.00 is linear): codemod time per line "
+        f"x{per_line:.2f}; codemod/parse ratio x{ratio:.2f}"
     )
     return 0
 
