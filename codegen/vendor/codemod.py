@@ -271,7 +271,6 @@ class _Collector(cst.CSTVisitor):
         self.calls: list[cst.Call] = []
         self.attributes: list[cst.Attribute] = []
         self.package_names: list[cst.Name] = []
-        self.classes: list[cst.ClassDef] = []
         self.functions: list[cst.FunctionDef] = []
         self.assigned: dict[cst.Name, cst.BaseExpression] = {}
         self.annotated: dict[cst.Name, cst.BaseExpression] = {}
@@ -286,9 +285,6 @@ class _Collector(cst.CSTVisitor):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:  # noqa: N802
         self.imports.append(node)
         return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:  # noqa: N802
-        self.classes.append(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:  # noqa: N802
         self.functions.append(node)
