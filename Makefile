@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff clean conformance interop-deps reports
+.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -56,6 +56,9 @@ reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive re
 
 bench-diff: $(STAMP)  ## time the API differ on the real release pairs and on a 10x synthetic schema
 	$(PY) benchmarks/bench_diff.py
+
+bench-codemod: $(STAMP)  ## time the upgrade codemod against a bare libcst parse on 5k- and 50k-line projects
+	$(PY) benchmarks/bench_codemod.py
 
 bench-rpc: $(STAMP) $(INTEROP_STAMP)  ## JSON-RPC round trips and streamed updates, Python runtime vs the TypeScript SDK
 	$(PY) benchmarks/bench_rpc.py

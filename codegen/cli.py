@@ -18,6 +18,7 @@ from rich.console import Console
 from . import diagnostics
 from . import generate as gen
 from .diff.report import FORMATS
+from .emit import tree as tree_files
 from .errors import EXIT_INPUT_ERROR, CodegenError
 from .schema.ir import Stability
 from .schema.load import (
@@ -90,7 +91,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
     tree = gen.assemble(args.out, results, replace_all=not args.releases)
     elapsed = time.perf_counter() - started
     if args.check:
-        lines = gen.diff_trees(gen.read_tree(args.out), tree)
+        lines = tree_files.diff_trees(tree_files.read_tree(args.out), tree)
         if lines:
             for line in lines:
                 print(line)
@@ -106,7 +107,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
                 highlight=False,
             )
         return 0
-    changed = gen.write_tree(args.out, tree)
+    changed = tree_files.write_tree(args.out, tree)
     if not args.quiet:
         verb = "wrote" if changed else "kept"
         console.print(f"{verb} {args.out} ({len(units)} packages, {elapsed:.1f}s).", highlight=False)
@@ -219,6 +220,104 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
     report.write_reports(args.out, written)
     console.print(f"wrote {len(written)} files to {args.out}", highlight=False)
     return 0
+
+
+@command("vendor")
+def _vendor(args: argparse.Namespace, console: Console) -> int:
+    from .vendor import manifest, vendoring
+
+    def regenerate(found: manifest.Manifest) -> dict[str, str]:
+        # the lock is read only when an edit is to be shown: a check needs no schemas otherwise
+        return dict(vendoring.regenerate_from(_source(args))(found))
+
+    if args.check is not None:
+        if args.release is not None:
+            raise CodegenError("--check takes the vendored package's path alone, not RELEASE or DIR")
+        report = vendoring.check(args.check, regenerate)
+        for line in report.lines:
+            print(line)
+        found = report.manifest
+        if report.clean:
+            console.print(
+                f"{report.folder} matches its manifest ({found.release}, {found.stability}, "
+                f"{len(found.files)} files).",
+                highlight=False,
+            )
+            return 0
+        console.print(
+            f"[bold red]{report.folder} differs from its manifest[/] ({report.summary()}): "
+            f"revert the edits, or vendor {found.release} again to drop them.",
+            highlight=False,
+        )
+        return EXIT_CHECK_FAILED
+    if args.release is None or args.dir is None:
+        raise CodegenError("vendor needs RELEASE and DIR (or --check PATH)")
+    manifest.check_package_name(args.name)
+    files = _source(args).load(args.release)
+    try:
+        done = vendoring.vendor(
+            files, args.unstable, args.dir, args.name, force=args.force, regenerate=regenerate
+        )
+    except vendoring.LocalEditsError as error:
+        for line in error.report.lines:
+            print(line)
+        raise
+    verb = "vendored" if done.written else "kept (already up to date)"
+    console.print(
+        f"{verb} ACP {done.manifest.release} ({done.manifest.stability}) as {done.folder}: "
+        f"{len(done.manifest.files)} files; `acp-codegen vendor --check {done.folder}` verifies it.",
+        highlight=False,
+    )
+    return 0
+
+
+@command("upgrade")
+def _upgrade(args: argparse.Namespace, console: Console) -> int:
+    from .diff import report as diff_report
+    from .vendor import manifest, upgrade, vendoring
+
+    release, *more = args.to  # `upgrade PATH --to RELEASE SOURCES...` reads SOURCES into --to
+    sources = [*args.sources, *map(Path, more)] or [Path(".")]
+    source = _source(args)
+    folder, found = manifest.read_manifest(args.path)
+    source.check_locked(release)
+    old, new = source.load(found.release), source.load(release)
+    try:
+        plan = upgrade.plan(
+            folder, old, new, sources, force=args.force, regenerate=vendoring.regenerate_from(source)
+        )
+    except vendoring.LocalEditsError as error:
+        for line in error.report.lines:
+            print(line)
+        raise
+    report = diff_report.render(plan.diff, args.format, "never")
+    if args.format == "json":
+        sys.stdout.write(upgrade.json_report(report, plan))
+    else:
+        sys.stdout.write(report)
+        lines = [diff for result in plan.rewritten for diff in result.diff(release)]
+        if args.format == "github":
+            lines += [upgrade.github_annotation(f) for f in plan.findings]
+        else:
+            lines += [str(f) for f in plan.findings]
+        if lines:
+            sys.stdout.write("\n" + "\n".join(lines) + "\n")
+    rewritten, findings = len(plan.rewritten), len(plan.findings)
+    left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+    if args.write:
+        upgrade.apply(plan)
+        console.print(
+            f"rewrote {rewritten} file(s) and vendored ACP {release} ({found.stability}) as {plan.target}; "
+            f"{left}.",
+            highlight=False,
+        )
+    else:
+        console.print(
+            f"dry run: {rewritten} file(s) to rewrite, {left}; "
+            f"--write applies the rewrites and vendors ACP {release} as {plan.target}.",
+            highlight=False,
+        )
+    return EXIT_CHECK_FAILED if findings else 0
 
 
 def _strict_option(parser: argparse.ArgumentParser) -> None:
@@ -349,6 +448,80 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_REPORTS, help="output folder (default: %(default)s)")
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
+
+    p = sub.add_parser(
+        "vendor",
+        usage="%(prog)s RELEASE DIR [--unstable] [--name PKG] [--force]\n       %(prog)s --check PATH",
+        help="write one generated package into your tree, or check a vendored copy",
+        description="Write the package of RELEASE into DIR/PKG (default DIR/acp) with a VENDORED.json "
+        "manifest: the release, the sha256 of the schema it came from and of every file. The old copy "
+        "is replaced in one step, never left half written. With --check, compare a vendored copy with "
+        "its manifest instead and print every local edit.",
+        epilog="Exit status: 0 written or clean, 1 --check found local edits, missing or extra files, "
+        "2 bad input (no or invalid manifest, unknown release, a copy with local edits without --force).",
+    )
+    p.add_argument("release", nargs="?", metavar="RELEASE", help="a locked release (2.0.0-alpha.7)")
+    p.add_argument("dir", nargs="?", type=Path, metavar="DIR", help="the folder to write the package into")
+    p.add_argument("--unstable", action="store_true", help="the unstable schema instead of the stable one")
+    p.add_argument(
+        "--name",
+        default="acp",
+        metavar="PKG",
+        help="the package's folder and import name (default: %(default)s, so imports survive upgrades)",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite a vendored copy that has local edits")
+    p.add_argument(
+        "--check",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="write nothing; compare the vendored package at PATH with its manifest (exit 1 on any edit)",
+    )
+
+    p = sub.add_parser(
+        "upgrade",
+        usage="%(prog)s PATH --to RELEASE [SOURCES ...] [--write] [--force] [--format FORMAT]",
+        help="move a vendored package and the code using it to another release",
+        description="Diff the vendored package's release with --to, rewrite SOURCES for the renames "
+        "(classes, attributes, methods, keyword arguments, a versioned package name) with comments and "
+        "formatting kept, and list what cannot be rewritten (removed classes and methods, new required "
+        "arguments, changed types) as file:line:col rule message. A dry run by default: it prints the "
+        "API diff, a unified diff of the rewrites and the findings.",
+        epilog="Exit status: 0 nothing left to fix by hand, 1 findings remain, 2 bad input (no or invalid "
+        "manifest, a release not in the lock, a source file that does not parse, a vendored copy with "
+        "local edits without --force); bad input changes nothing.",
+    )
+    p.add_argument(
+        "path", type=Path, metavar="PATH", help="the vendored package (the folder with VENDORED.json)"
+    )
+    p.add_argument(
+        "sources",
+        nargs="*",
+        type=Path,
+        metavar="SOURCES",
+        help="files and folders of code to rewrite (default: the current folder; "
+        "the vendored package itself is skipped)",
+    )
+    p.add_argument(
+        "--to",
+        required=True,
+        nargs="+",
+        metavar=("RELEASE", "SOURCES"),
+        help="the locked release to move to; SOURCES may follow it as well as PATH",
+    )
+    p.add_argument(
+        "--write",
+        action="store_true",
+        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
+    )
+    p.add_argument("--force", action="store_true", help="upgrade a vendored copy even if it has local edits")
+    p.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "github"),
+        default="text",
+        help="format of the API diff (json: one document with the rewrites and findings too; "
+        "github: findings as workflow annotations) (default: %(default)s)",
+    )
     return parser
 
 

@@ -32,7 +32,7 @@ RELEASE = "2.0.0-alpha.1"  # the smallest release: two packages to render
 KILLER = r"""
 import json, os, pathlib, shutil, signal, sys
 sys.path.insert(0, sys.argv[1])
-from codegen import generate
+from codegen.emit import tree as writer
 out, tree = pathlib.Path(sys.argv[2]), json.loads(sys.argv[3])
 kill_at, fallback = int(sys.argv[4]), sys.argv[5] == "1"
 steps = 0
@@ -53,8 +53,8 @@ pathlib.Path.write_text = counted(pathlib.Path.write_text)
 pathlib.Path.mkdir = counted(pathlib.Path.mkdir)
 os.replace = counted(os.replace)
 shutil.rmtree = counted(shutil.rmtree)
-generate._exchange = counted((lambda a, b: False) if fallback else generate._exchange)
-generate.write_tree(out, tree)
+writer._exchange = counted((lambda a, b: False) if fallback else writer._exchange)
+writer.write_tree(out, tree)
 print(steps)
 """
 
@@ -98,7 +98,7 @@ def write_killed(out: Path, kill_at: int, fallback: bool) -> subprocess.Complete
 
 @pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "two-renames"])
 def test_kill_before_every_step_of_writing(tmp_path: Path, fallback: bool) -> None:
-    from codegen import generate
+    from codegen.emit import tree
 
     probe = tmp_path / "probe" / "generated"
     lay_down(probe, OLD)
@@ -113,13 +113,13 @@ def test_kill_before_every_step_of_writing(tmp_path: Path, fallback: bool) -> No
         killed = write_killed(out, kill_at, fallback)
         assert killed.returncode == -signal.SIGKILL, killed.stderr
         if fallback:
-            generate.recover(out)  # what the next run does first; exchange needs no such step
+            tree.recover(out)  # what the next run does first; exchange needs no such step
         assert tree_bytes(out) in (encoded(OLD), encoded(NEW)), f"killed before step {kill_at}"
 
 
 def test_the_next_run_finishes_a_swap_killed_halfway(tmp_path: Path) -> None:
     """Without renameat2 the swap is two renames; a kill between them is repaired by the next run."""
-    from codegen import generate
+    from codegen.emit import tree
 
     probe = tmp_path / "probe" / "generated"
     lay_down(probe, OLD)
@@ -131,7 +131,7 @@ def test_the_next_run_finishes_a_swap_killed_halfway(tmp_path: Path) -> None:
         write_killed(out, kill_at, True)
         if not out.exists():
             halfway.append(kill_at)
-            assert generate.write_tree(out, NEW)
+            assert tree.write_tree(out, NEW)
             assert tree_bytes(out) == encoded(NEW)
     assert halfway  # the window exists, and the repair above was exercised
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from codegen import cli
-from codegen.generate import read_tree
+from codegen.emit.tree import read_tree
 from codegen.schema.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
 from tests.support.releases import GENERATED, ROOT
 
@@ -231,7 +231,11 @@ def test_help_lists_every_command() -> None:
         assert command in result.stdout
     assert "Exit status" in result.stdout
     listed = set(re.findall(r"^    ([a-z]+) ", result.stdout, flags=re.MULTILINE))
-    assert listed == set(cli._COMMANDS) == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports"}
+    assert (
+        listed
+        == set(cli._COMMANDS)
+        == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports", "vendor", "upgrade"}
+    )
 
 
 def test_usage_error_exits_2() -> None:

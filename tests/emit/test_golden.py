@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from codegen.emit.tree import diff_trees, read_tree
 from codegen.errors import CodegenError
-from codegen.generate import diff_trees, read_tree
 from tests.support.releases import GENERATED, ROOT
 
 

@@ -1,0 +1,197 @@
+"""``acp-codegen vendor``: write one generated package into a user's tree, and check it later.
+
+* :func:`vendor` writes ``DIR/PKG`` (the package plus its ``VENDORED.json``)
+  in one step: the files are staged in a temporary sibling folder and
+  swapped in whole (:func:`codegen.emit.tree.write_tree`), so a failed or
+  killed run leaves the old copy exactly as it was.
+* :func:`check` compares a vendored copy with its manifest and lists every
+  local edit: a unified diff against the original where the original can be
+  regenerated from the manifest's release (and its sha256 matches the
+  manifest), else ``modified (sha256 differs)``; plus missing and extra files.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import CodegenError
+from .manifest import MANIFEST_NAME, Manifest, manifest_for, read_manifest
+from .source import ReleaseFiles, SchemaSource, package_files, read_tree, sha256_bytes, write_tree
+
+Regenerate = Callable[[Manifest], Mapping[str, str]]
+"""The files a manifest describes, as the generator writes them (:class:`CodegenError` if it cannot)."""
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """How a vendored copy differs from its manifest."""
+
+    folder: Path
+    manifest: Manifest
+    modified: tuple[str, ...]
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+    renamed: bool
+    lines: tuple[str, ...]
+    """The report: a unified diff per modified file, then one line per other difference."""
+
+    @property
+    def edited(self) -> bool:
+        """Whether a file was changed, removed or added (what overwriting the copy would lose)."""
+        return bool(self.modified or self.missing or self.extra)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.edited or self.renamed)
+
+    def summary(self) -> str:
+        parts = [
+            f"{len(items)} {word}"
+            for items, word in ((self.modified, "modified"), (self.missing, "missing"), (self.extra, "extra"))
+            if items
+        ]
+        if self.renamed:
+            parts.append(f"renamed from {self.manifest.package}")
+        return ", ".join(parts) if parts else "clean"
+
+
+class LocalEditsError(CodegenError):
+    """A vendored copy that an operation would overwrite has local edits."""
+
+    def __init__(self, report: CheckReport, what: str) -> None:
+        super().__init__(
+            f"the vendored copy has local edits ({report.summary()}); {what} would lose them: "
+            "revert them or pass --force",
+            file=report.folder,
+        )
+        self.report = report
+
+
+def regenerate_from(source: SchemaSource) -> Regenerate:
+    """Regenerate a manifest's package from a locked release (refusing another schema than the manifest's)."""
+
+    def regenerate(manifest: Manifest) -> Mapping[str, str]:
+        files = source.load(manifest.release)
+        for name, digest in manifest.source.items():
+            document = files.documents.get(name)
+            if document is None or document.sha256 != digest:
+                raise CodegenError(
+                    f"{manifest.release} has another {name} than the one the package was vendored from",
+                    file=files.folder / name,
+                )
+        return package_files(files, manifest.unstable)[1]
+
+    return regenerate
+
+
+def check(path: Path, regenerate: Regenerate | None = None) -> CheckReport:
+    """Compare the vendored copy at ``path`` with its manifest (bad input raises :class:`CodegenError`)."""
+    folder, manifest = read_manifest(path)
+    local = {rel: text for rel, text in read_tree(folder).items() if rel != MANIFEST_NAME}
+    local_digests = {rel: sha256_bytes(_bytes(text)) for rel, text in local.items()}
+    modified = tuple(
+        rel for rel, digest in manifest.files.items() if rel in local and local_digests[rel] != digest
+    )
+    missing = tuple(rel for rel in manifest.files if rel not in local)
+    extra = tuple(rel for rel in local if rel not in manifest.files)
+    renamed = manifest.package != folder.name
+    lines: list[str] = []
+    if modified:
+        originals, reason = _originals(manifest, regenerate)
+        for rel in sorted(modified):
+            original = originals.get(rel)
+            if original is None or sha256_bytes(original.encode()) != manifest.files[rel]:
+                lines.append(f"modified (sha256 differs; {reason}): {folder / rel}")
+                continue
+            diff = list(
+                difflib.unified_diff(
+                    original.splitlines(),
+                    local[rel].splitlines(),
+                    f"{folder / rel} (vendored {manifest.release} {manifest.stability})",
+                    f"{folder / rel} (local)",
+                    lineterm="",
+                )
+            )
+            lines.extend(diff or [f"modified (line endings or the final newline only): {folder / rel}"])
+    lines.extend(f"missing: {folder / rel}" for rel in sorted(missing))
+    lines.extend(f"extra: {folder / rel}" for rel in sorted(extra))
+    if renamed:
+        lines.append(
+            f"renamed: the manifest names the package {manifest.package!r}, the folder is {folder.name!r}"
+        )
+    return CheckReport(folder, manifest, modified, missing, extra, renamed, tuple(lines))
+
+
+def _originals(manifest: Manifest, regenerate: Regenerate | None) -> tuple[Mapping[str, str], str]:
+    """The files as vendored, and why a file whose original is missing cannot be shown."""
+    if regenerate is None:
+        return {}, "the original is not available"
+    try:
+        return regenerate(manifest), "this acp-codegen generates it differently"
+    except CodegenError as error:
+        return {}, f"cannot regenerate {manifest.release} to show the edit: {error.one_line()}"
+
+
+def _bytes(text: str) -> bytes:
+    """The bytes :func:`read_tree` decoded (it keeps undecodable bytes as surrogates)."""
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def vendored_tree(files: Mapping[str, str], manifest: Manifest) -> dict[str, str]:
+    """The files to write: the package and its manifest."""
+    return {**files, MANIFEST_NAME: manifest.to_json()}
+
+
+def refuse_to_overwrite(folder: Path, regenerate: Regenerate | None, what: str, force: bool = False) -> None:
+    """Raise unless ``folder`` is absent, empty, or a vendored copy (without local edits unless ``force``)."""
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise CodegenError("exists and is not a folder", file=folder)
+    if not (folder / MANIFEST_NAME).exists():
+        if read_tree(folder):
+            raise CodegenError(
+                f"exists and was not written by `acp-codegen vendor` (no {MANIFEST_NAME}); "
+                "move it away or choose another --name",
+                file=folder,
+            )
+        return
+    if force:
+        return
+    report = check(folder, regenerate)
+    if report.edited:
+        raise LocalEditsError(report, what)
+
+
+@dataclass(frozen=True)
+class Vendored:
+    folder: Path
+    manifest: Manifest
+    written: bool
+    """``False`` when the folder already held exactly these files."""
+
+
+def vendor(
+    files: ReleaseFiles,
+    unstable: bool,
+    directory: Path,
+    package: str = "acp",
+    *,
+    force: bool = False,
+    regenerate: Regenerate | None = None,
+) -> Vendored:
+    """Write the package of ``files`` (a release or schema folder) as ``directory/package``, atomically.
+
+    A copy already there is replaced whole, unless it has local edits (then
+    :class:`LocalEditsError`, unless ``force``) or was not written by this
+    command.
+    """
+    folder = directory / package
+    refuse_to_overwrite(folder, regenerate, "vendoring over it", force)
+    surface, package_tree = package_files(files, unstable)
+    manifest = manifest_for(surface, package, package_tree)
+    written = write_tree(folder, vendored_tree(package_tree, manifest))
+    return Vendored(folder, manifest, written)
