@@ -347,6 +347,15 @@ class AgentProtocolRouter:
         Returns the routed connection (it is already answering ``initialize``),
         or ``None`` when the client closed the stream first (the writer is then closed).
         """
+        try:
+            return await self._serve(reader, writer)
+        except (ConnectionError, OSError) as exc:  # the client went away while it was answered
+            logger.debug("connection lost before initialize: %s", exc)
+            with contextlib.suppress(Exception):
+                writer.close()
+            return None
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: Writer) -> RoutedConnection | None:
         lines = _Lines(reader, self.max_message_bytes)
         while True:
             line = await lines.next()

@@ -401,6 +401,33 @@ def test_a_client_that_leaves_before_initialize_ends_serve_with_none() -> None:
     run(go())
 
 
+class BrokenWriter:
+    """A writer to a client that went away."""
+
+    def __init__(self) -> None:
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        raise BrokenPipeError("the client went away")
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_client_that_cannot_be_answered_before_initialize_ends_serve_with_none() -> None:
+    async def go() -> None:
+        inbound, to_router = acp.memory_pipe()
+        to_router.write(b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}\n')
+        writer = BrokenWriter()
+        assert await acp.AgentProtocolRouter(v2=V2Agent).serve(inbound, writer) is None
+        assert writer.closed
+
+    run(go())
+
+
 # -- after routing: the selected runtime, strict -------------------------------------------
 
 
