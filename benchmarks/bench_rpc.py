@@ -9,6 +9,11 @@ parsed and validated on both ends):
   the agent to the client, timed from the prompt until the client's handler
   has seen the last one.
 
+and one row for the protocol router: the same round trips to an agent served
+through ``AgentProtocolRouter`` (v2 selected) against one served directly,
+measured in the same run: both connections in one event loop, taking turns
+in blocks of 100 calls.
+
 The TypeScript side is ``@agentclientprotocol/sdk`` 1.7.0 (``experimental/v2``)
 from tests/interop (``make interop-deps``); the Python side is the generated
 ``acp_2_0_0_alpha_7_unstable`` package, the same schema.
@@ -101,6 +106,52 @@ async def python_side(round_trips: int, notifications: int) -> dict[str, float]:
     return {"roundTripSeconds": round_trip_seconds, "streamSeconds": stream_seconds}
 
 
+async def router_pair(routed: bool) -> Any:
+    """A client connection to an agent served directly, or through AgentProtocolRouter (v2 selected)."""
+    to_agent_reader, to_agent_writer = acp.memory_pipe()
+    to_client_reader, to_client_writer = acp.memory_pipe()
+
+    def make_agent(connection: acp.AgentSideConnection) -> BenchAgent:
+        return BenchAgent(connection, 0)
+
+    serving = None
+    if routed:
+        router = acp.AgentProtocolRouter(v2=make_agent)
+        serving = asyncio.ensure_future(router.serve(to_agent_reader, to_client_writer))
+    else:
+        acp.connect_to_client(make_agent, to_agent_reader, to_client_writer)
+    connection = acp.connect_to_agent(BenchClient(0), to_client_reader, to_agent_writer)
+    await connection.initialize(
+        protocol_version=acp.PROTOCOL_VERSION, info=schema.Implementation(name="bench-client", version="1")
+    )
+    if serving is not None:
+        assert (await serving) is not None
+    for _ in range(200):  # warm-up
+        await connection.new_session(cwd="/w")
+    return connection
+
+
+async def router_overhead(round_trips: int, block: int = 100) -> tuple[float, float]:
+    """Seconds (direct, routed) for ``round_trips`` ``session/new`` calls each.
+
+    Both connections live in one event loop and take turns in blocks of
+    ``block`` calls (which goes first alternates), so that a change in the
+    machine's load hits both alike.
+    """
+    direct, routed = await router_pair(False), await router_pair(True)
+    seconds = {False: 0.0, True: 0.0}
+    for index in range(max(1, round_trips // block)):
+        for is_routed in (False, True) if index % 2 == 0 else (True, False):
+            connection = routed if is_routed else direct
+            started = time.perf_counter()
+            for _ in range(block):
+                await connection.new_session(cwd="/w")
+            seconds[is_routed] += time.perf_counter() - started
+    await direct.close()
+    await routed.close()
+    return seconds[False], seconds[True]
+
+
 def typescript_side(round_trips: int, notifications: int) -> dict[str, float] | None:
     if shutil.which("node") is None or not (ROOT / "tests/interop/node_modules/acp-sdk-alpha7").is_dir():
         return None
@@ -142,6 +193,14 @@ def main() -> None:
         ts_text = f"{ts_us:8.1f} {unit}" if ts_us else "n/a"
         ratio = f"{py_us / ts_us:9.2f}x" if ts_us else "n/a"
         print(f"{label:38} {py_us:8.1f} {unit} {ts_text:>14} {ratio:>10}")
+    direct, routed = asyncio.run(router_overhead(args.round_trips))
+    calls = max(1, args.round_trips // 100) * 100
+    direct_us, routed_us = direct / calls * 1e6, routed / calls * 1e6
+    print(f"\n{'protocol router (same run, interleaved)':38} {'direct':>14} {'routed':>14} {'ratio':>10}")
+    print(
+        f"{'round trip (session/new) via router':38} {direct_us:8.1f} us/call {routed_us:8.1f} us/call "
+        f"{routed_us / direct_us:9.2f}x"
+    )
     print(f"\ntotals: python {py['roundTripSeconds']:.2f}s + {py['streamSeconds']:.2f}s", end="")
     if ts:
         print(f", typescript {ts['roundTripSeconds']:.2f}s + {ts['streamSeconds']:.2f}s")

@@ -130,4 +130,15 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
         "_streams.py": runtime_module(
             surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
         ),
+        "_router.py": runtime_module(
+            surface,
+            "_router.py",
+            exports=(
+                "AgentProtocolRouter",
+                "NegotiatedConnection",
+                "ReconnectRequiredError",
+                "RoutedConnection",
+                "connect_with_fallback",
+            ),
+        ),
     }
