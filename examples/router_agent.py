@@ -21,7 +21,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
 import acp_1_21_0 as acp_v1
-import acp_2_0_0_alpha_7 as acp
+import acp_2_0_0_alpha_8 as acp
 
 NAME = "router-echo-agent"
 

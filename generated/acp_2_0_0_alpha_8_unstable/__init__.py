@@ -18,6 +18,13 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings, patches
     from ._params import UNSET, Unset
+    from ._router import (
+        AgentProtocolRouter,
+        NegotiatedConnection,
+        ReconnectRequiredError,
+        RoutedConnection,
+        connect_with_fallback,
+    )
     from ._rpc import CapabilityError, RequestError, current_request_id
     from ._streams import memory_pipe, spawn, stdio_streams
     from .bindings import (
@@ -45,6 +52,7 @@ else:
 
     _LAZY = {
         "Agent": "bindings",
+        "AgentProtocolRouter": "_router",
         "AgentSideConnection": "bindings",
         "CapabilityError": "_rpc",
         "Change": "patches",
@@ -52,8 +60,11 @@ else:
         "ClientSideConnection": "bindings",
         "EntityMismatchError": "patches",
         "InvalidUpdateError": "patches",
+        "NegotiatedConnection": "_router",
         "PatchError": "patches",
+        "ReconnectRequiredError": "_router",
         "RequestError": "_rpc",
+        "RoutedConnection": "_router",
         "SessionState": "patches",
         "UNCHANGED": "patches",
         "UNSET": "_params",
@@ -63,6 +74,7 @@ else:
         "bindings": "bindings",
         "connect_to_agent": "bindings",
         "connect_to_client": "bindings",
+        "connect_with_fallback": "_router",
         "current_request_id": "_rpc",
         "memory_pipe": "_streams",
         "merge_meta": "patches",
@@ -95,6 +107,7 @@ __all__ = [
     "UNCHANGED",
     "UNSET",
     "Agent",
+    "AgentProtocolRouter",
     "AgentSideConnection",
     "CapabilityError",
     "Change",
@@ -102,8 +115,11 @@ __all__ = [
     "ClientSideConnection",
     "EntityMismatchError",
     "InvalidUpdateError",
+    "NegotiatedConnection",
     "PatchError",
+    "ReconnectRequiredError",
     "RequestError",
+    "RoutedConnection",
     "SessionState",
     "UnknownEntityError",
     "Unset",
@@ -111,6 +127,7 @@ __all__ = [
     "bindings",
     "connect_to_agent",
     "connect_to_client",
+    "connect_with_fallback",
     "current_request_id",
     "memory_pipe",
     "merge_meta",

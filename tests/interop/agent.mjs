@@ -1,5 +1,5 @@
 // A small ACP v2 agent built on the official TypeScript SDK, run over stdio by tests/test_interop.py.
-// Usage: node agent.mjs <sdk package alias>   (acp-sdk-alpha5 or acp-sdk-alpha7, see package.json)
+// Usage: node agent.mjs <sdk package alias>   (acp-sdk-alpha5, acp-sdk-alpha7 or acp-sdk-1-8, see package.json)
 import { Readable, Writable } from "node:stream";
 
 const sdk = process.argv[2];
@@ -42,6 +42,18 @@ const app = v2
     const messageId = `user-${text}`;
     const sessionId = params.sessionId;
     const update = (u) => client.notify(v2.methods.client.session.update, { sessionId, update: u });
+    if (text === "states") {
+      // 2.0.0-alpha.8 and later: idle states told apart by their stop reason, three levels down
+      const idle = (extra) => update({ sessionUpdate: "state_update", state: "idle", ...extra });
+      const running = () => update({ sessionUpdate: "state_update", state: "running" });
+      await running();
+      await idle({ stopReason: "error", error: { code: -32603, message: "model unavailable" } });
+      await running();
+      await idle({ stopReason: "_vendor/paused", reason: "quota" });
+      await running();
+      await idle({});
+      return { messageId };
+    }
     for (const block of params.prompt) {
       await update({ sessionUpdate: "user_message_chunk", messageId, content: block });
     }

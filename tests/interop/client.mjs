@@ -1,10 +1,11 @@
 // A small ACP v2 client built on the official TypeScript SDK. It starts the Python agent given on the
 // command line, drives it, and prints one JSON report on stdout for tests/test_interop.py to check.
-// Usage: node client.mjs <sdk package alias> <python> <agent script> <generated package>
+// Usage: node client.mjs <sdk package alias> <python> <agent script> <generated package> [states]
+// With "states" it also sends a prompt "states", on which the agent streams nested idle states (alpha.8).
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 
-const [sdk, python, script, pkg] = process.argv.slice(2);
+const [sdk, python, script, pkg, states] = process.argv.slice(2);
 const v2 = await import(`${sdk}/experimental/v2`);
 
 const child = spawn(python, [script, pkg], { stdio: ["pipe", "pipe", "inherit"] });
@@ -38,6 +39,12 @@ try {
       sessionId: session.sessionId,
       prompt: [{ type: "text", text: "hello" }],
     });
+    if (states === "states") {
+      report.states = await agent.request(v2.methods.agent.session.prompt, {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: "states" }],
+      });
+    }
     // $/cancel_request: abort a prompt the agent is still working on
     const controller = new AbortController();
     const waiting = agent.request(

@@ -4,7 +4,8 @@ Usage: python py_agent.py <generated package name>
 
 On a prompt it asks for permission, then runs four elicitations (form and URL
 mode, each in session and in request scope) and reports what came back in one
-agent message chunk.  A prompt whose text is ``wait`` runs until it is cancelled.
+agent message chunk.  A prompt whose text is ``wait`` runs until it is cancelled;
+one whose text is ``states`` streams nested idle states (2.0.0-alpha.8 and later).
 """
 
 from __future__ import annotations
@@ -40,6 +41,19 @@ class InteropAgent(acp.Agent):
         if text == "wait":
             await asyncio.sleep(60)
         message_id = await self.connection.echo_user_message(session_id=session_id, prompt=prompt)
+        if text == "states":  # 2.0.0-alpha.8 and later: idle states told apart by their stop reason
+            for update in (
+                schema.RunningStateSessionUpdate(),
+                schema.ErrorIdleStateSessionUpdate(
+                    error=schema.Error(code=-32603, message="model unavailable")
+                ),
+                schema.RunningStateSessionUpdate(),
+                schema.OtherIdleStateSessionUpdate(stop_reason="_vendor/paused", reason="quota"),
+                schema.RunningStateSessionUpdate(),
+                schema.NoneIdleStateSessionUpdate(),
+            ):
+                await self.connection.session_update(session_id=session_id, update=update)
+            return schema.PromptResponse(message_id=message_id)
         report: dict[str, Any] = {}
         permission = await self.connection.request_permission(
             session_id=session_id,

@@ -1,8 +1,10 @@
 """The generated bindings against the official TypeScript SDK, over real stdio subprocesses.
 
 tests/interop/package.json pins ``@agentclientprotocol/sdk`` 1.5.1 (it speaks the
-alpha.5 schema) and 1.7.0 (alpha.7) side by side under npm aliases; their
-``experimental/v2`` entry points are the peers.  ``make interop-deps`` (part of
+alpha.5 schema), 1.7.0 (alpha.7) and 1.8.0 (alpha.8) side by side under npm
+aliases; their ``experimental/v2`` entry points are the peers.  On alpha.8 both
+directions also stream the nested idle states: a stop reason of ``error`` with
+its error, a custom one, and none at all.  ``make interop-deps`` (part of
 ``make test``) installs them with ``npm ci``.
 """
 
@@ -22,7 +24,9 @@ import pytest
 from tests.support.releases import ROOT, package_of
 
 INTEROP = ROOT / "tests" / "interop"
-PEERS = {"2.0.0-alpha.5": "acp-sdk-alpha5", "2.0.0-alpha.7": "acp-sdk-alpha7"}
+PEERS = {"2.0.0-alpha.5": "acp-sdk-alpha5", "2.0.0-alpha.7": "acp-sdk-alpha7", "2.0.0-alpha.8": "acp-sdk-1-8"}
+NESTED = "2.0.0-alpha.8"
+"""The release whose idle states are a union on their stop reason."""
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not (INTEROP / "node_modules" / "acp-sdk-alpha7").is_dir(),
@@ -74,6 +78,12 @@ async def _drive_typescript_agent(release: str) -> dict[str, Any]:
         with pytest.raises(asyncio.CancelledError):
             await waiting
         out["extension"] = await connection.send_extension_request("_interop/echo", {"value": 1})
+        if release == NESTED:
+            client.updates.clear()
+            out["states_prompt"] = await connection.prompt(
+                session_id=session.session_id, prompt=[schema.TextContentBlock(text="states")]
+            )
+            out["states"] = [u for u in client.updates if type(u).__name__.endswith("StateSessionUpdate")]
         await connection.close()
     return out
 
@@ -113,6 +123,42 @@ def test_python_client_against_typescript_agent(release: str) -> None:
     assert out["extension"] == {"echoed": {"value": 1}, "sdk": PEERS[release], "cancelledPrompts": 1}
 
 
+IDLE_STATES = [
+    {"state": "running"},
+    {"state": "idle", "stopReason": "error", "error": {"code": -32603, "message": "model unavailable"}},
+    {"state": "running"},
+    {"state": "idle", "stopReason": "_vendor/paused", "reason": "quota"},
+    {"state": "running"},
+    {"state": "idle"},
+]
+"""The nested idle states both peers stream on alpha.8 (each with ``sessionUpdate: "state_update"``)."""
+
+
+def test_nested_idle_states_from_typescript_dispatch_and_complete() -> None:
+    out = asyncio.run(asyncio.wait_for(_drive_typescript_agent(NESTED), 60))
+    states = out["states"]
+    assert [type(u).__name__ for u in states] == [
+        "RunningStateSessionUpdate",
+        "ErrorIdleStateSessionUpdate",
+        "RunningStateSessionUpdate",
+        "OtherIdleStateSessionUpdate",
+        "RunningStateSessionUpdate",
+        "NoneIdleStateSessionUpdate",
+    ]
+    assert [u.model_dump(by_alias=True, exclude_unset=True) for u in states] == [
+        {**s, "sessionUpdate": "state_update"} for s in IDLE_STATES
+    ]
+    acp = package_of(NESTED, True)
+    state = acp.SessionState("s")
+    completions = [state.apply({"sessionId": "s", "update": u}).completion for u in states]
+    done = [c for c in completions if c is not None]
+    assert [(c.stop_reason, getattr(c, "error", None)) for c in done][1:] == [
+        ("_vendor/paused", None),
+        (None, None),
+    ]
+    assert done[0].error.message == "model unavailable" and state.completions == 3
+
+
 @pytest.mark.parametrize("release", sorted(PEERS))
 def test_typescript_client_against_python_agent(release: str) -> None:
     package = package_of(release, True).__name__
@@ -124,6 +170,7 @@ def test_typescript_client_against_python_agent(release: str) -> None:
             sys.executable,
             str(INTEROP / "py_agent.py"),
             package,
+            *(["states"] if release == NESTED else []),
         ],
         capture_output=True,
         text=True,
@@ -135,6 +182,7 @@ def test_typescript_client_against_python_agent(release: str) -> None:
     assert report["initialize"]["info"]["name"] == "py-interop-agent"
     message_id = report["prompt"]["messageId"]
     echo = [u for u in report["updates"] if u["sessionUpdate"] == "user_message_chunk"]
+    echo = [u for u in echo if u["content"]["text"] == "hello"]
     assert echo == [
         {
             "sessionUpdate": "user_message_chunk",
@@ -171,9 +219,14 @@ def test_typescript_client_against_python_agent(release: str) -> None:
     # $/cancel_request from the TypeScript client cancelled the Python handler, which answered -32800
     assert report["cancelled"] == {"code": -32800, "message": "Request cancelled"}
     assert report["afterCancel"] == {"sessionId": "py-session-/again"}
+    if release == NESTED:
+        # what the TypeScript client validated and received, in order
+        streamed = [u for u in report["updates"] if u["sessionUpdate"] == "state_update"]
+        assert streamed == [{**s, "sessionUpdate": "state_update"} for s in IDLE_STATES]
+        assert report["states"]["messageId"]
 
 
 def test_interop_files_exist() -> None:
     for name in ("package.json", "package-lock.json", "agent.mjs", "client.mjs", "py_agent.py"):
         assert (INTEROP / name).is_file(), name
-    assert Path(INTEROP / "package.json").read_text().count("@agentclientprotocol/sdk@") == 2
+    assert Path(INTEROP / "package.json").read_text().count("@agentclientprotocol/sdk@") == 3

@@ -17,7 +17,7 @@ from tests.support.releases import GENERATED
 
 V1_PACKAGE = "acp_1_21_0"
 """The generated ACP v1 package (not in generated/ until the v1 releases are generated there)."""
-V2_PACKAGE = "acp_2_0_0_alpha_7"
+V2_PACKAGE = "acp_2_0_0_alpha_8"
 """The generated ACP v2 package."""
 
 TS_SDK = "acp-sdk-1-8"
