@@ -30,7 +30,10 @@ from typing import Any
 import pytest
 
 from codegen import cli
+from codegen.diagnostics import collecting
+from codegen.emit.models import render_models
 from codegen.schema.load import RELEASE_FILES, lock_entry
+from tests.support.schemas import surface
 from tests.support.trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +66,7 @@ GENERATES = (
     "marker_names",
     "recursive_types",
     "unknown_keywords",
+    "unknown_keywords_everywhere",
 )
 
 
@@ -433,6 +437,22 @@ def test_a_type_named_like_a_runtime_marker_leaves_the_marker_alone(
 def test_unknown_keywords_are_ignored(generated_cases: dict[str, Path], tmp_path: Path) -> None:
     code = "print(schema.Thing.model_validate({'name': 'n'}).name)"
     assert import_and_run(generated_cases["unknown_keywords"], code, tmp_path).strip() == "n"
+
+
+def test_unknown_keywords_everywhere_change_nothing(generated_cases: dict[str, Path]) -> None:
+    """The models of the case are those of the same schema without any of its ``x-`` keywords."""
+    case = CASES / "unknown_keywords_everywhere"
+    module = runpy.run_path(str(case / "schema.py"))
+    with collecting(strict=False) as found:
+        sprinkled = render_models(surface(module["build"]()["$defs"]))
+    plain = render_models(surface(module["plain"]()["$defs"]))
+    assert sprinkled.split("\n", 3)[3] == plain.split("\n", 3)[3]  # all but the header
+    assert {g.message for g in found.gaps} == {
+        "unknown extension keyword 'x-nullable'",
+        "unknown extension keyword 'x-rust-type'",
+    }
+    generated = (generated_cases["unknown_keywords_everywhere"] / PACKAGE / "schema.py").read_text()
+    assert "x_literal: Annotated[" in generated and 'validation_alias="x-literal"' in generated
 
 
 def test_a_release_name_cannot_break_out_of_the_header_comment(tmp_path: Path) -> None:
