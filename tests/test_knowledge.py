@@ -29,3 +29,10 @@ def test_every_extension_keyword_is_known(release: str) -> None:
         found = set(extension_keywords(release_files(release).schema(unstable).data))
         assert found, "the schema uses x- keywords"
         assert found <= known, f"add to [extensions] in codegen/knowledge.toml: {sorted(found - known)}"
+
+
+def test_every_keyword_the_builder_reads_is_documented() -> None:
+    """[extensions] says what each x- keyword does; the builder reads only those it lists."""
+    from codegen.schema.build.context import INTERPRETED_EXTENSIONS
+
+    assert INTERPRETED_EXTENSIONS <= set(section("extensions"))
