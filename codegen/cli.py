@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from . import diagnostics
 from . import generate as gen
@@ -55,6 +56,7 @@ def _source(args: argparse.Namespace) -> SchemaSource:
 def _generate(args: argparse.Namespace, console: Console) -> int:
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
+    _fetch_missing(source, releases, console, quiet=args.quiet)
     if not args.releases:
         for release in gen.unlocked_releases(source):
             console.print(
@@ -112,6 +114,26 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
         verb = "wrote" if changed else "kept"
         console.print(f"{verb} {args.out} ({len(units)} packages, {elapsed:.1f}s).", highlight=False)
     return 0
+
+
+def _fetch_missing(source: SchemaSource, releases: Sequence[str], console: Console, *, quiet: bool) -> None:
+    """Download every locked release that is on disk nowhere, from its upstream address in the lock."""
+    missing = [
+        source.check_locked(r) for r in releases if r in source.lock.releases and not source.on_disk(r)
+    ]
+    if not missing:
+        return
+    total = sum(len(locked.files) for locked in missing)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console, disable=quiet
+    ) as bar:
+        task = bar.add_task("fetching locked releases", total=total)
+        for locked in missing:
+            bar.update(task, description=f"fetching {locked.name}")
+            fetch_release(locked, None, source.cache, progress=lambda _name: bar.advance(task))
+    if not quiet:
+        names = ", ".join(locked.name for locked in missing)
+        console.print(f"fetched {names} into {source.cache} (every sha256 matches the lock)", highlight=False)
 
 
 @command("fetch")

@@ -17,7 +17,7 @@ import tempfile
 import tomllib
 import urllib.error
 import urllib.request
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -288,6 +288,12 @@ class SchemaSource:
             file=self.lock.path,
         )
 
+    def on_disk(self, release: str) -> bool:
+        """Whether some folder holds every file of the release (else it must be fetched)."""
+        return any(
+            all((folder / name).is_file() for name in RELEASE_FILES) for folder in self.folders(release)
+        )
+
     def load(self, release: str) -> ReleaseFiles:
         locked = self.check_locked(release)
         for folder in self.folders(release):
@@ -360,13 +366,19 @@ def _download(url: str) -> bytes:
         raise CodegenError(f"download failed: {reason}", file=url) from None
 
 
-def fetch_release(locked: LockedRelease, origin: str | Path | None, cache: Path) -> Path:
+def fetch_release(
+    locked: LockedRelease,
+    origin: str | Path | None,
+    cache: Path,
+    progress: Callable[[str], None] | None = None,
+) -> Path:
     """Copy or download every file of ``locked`` into ``cache/<release>``.
 
     ``origin`` is a folder laid out like ``schemas/`` (``v2/<release>/<file>``),
     a base URL laid out the same way, or ``None`` for the upstream addresses in
     the lock.  Every file is checked against its sha256 before anything is
-    written; the cache folder is replaced whole.
+    written; the cache folder is replaced whole.  ``progress`` is called with
+    each file's name once it is fetched and verified.
     """
     contents: dict[str, bytes] = {}
     for name, entry in locked.files.items():
@@ -385,6 +397,8 @@ def fetch_release(locked: LockedRelease, origin: str | Path | None, cache: Path)
                 f"refusing {name}: sha256 is {digest}, the lock expects {entry.sha256}", file=where
             )
         contents[name] = raw
+        if progress is not None:
+            progress(name)
     target = cache / locked.name
     cache.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=cache, prefix=f".{locked.name}."))
