@@ -2,13 +2,15 @@
 
 Measures, on this machine and for the same upstream schemas:
 
-1. generation time: all ten schemas, cold (no cache), ours vs plain
+1. generation time: every locked schema, cold (no cache), ours vs plain
    ``datamodel-codegen`` on the raw schemas (both with one worker per core),
    and our run where nothing changed;
 2. cold import time of one release's stable models, with pydantic already
    loaded (the cost of the models themselves) and for the whole process;
 3. validation time of ``session/update`` notifications carrying
-   ``agent_message_chunk``, ``tool_call_update`` and an unknown tag.
+   ``agent_message_chunk``, ``tool_call_update``, an idle ``state_update``
+   with ``stopReason: "error"`` (three levels of tagged unions) and an unknown
+   tag.
 
 It prints absolute figures and ratios; it asserts nothing (the machine is shared
 and noisy).  Run it with ``make bench`` or ``python benchmarks/bench_models.py``.
@@ -56,6 +58,15 @@ MESSAGES: list[dict[str, Any]] = [
             "kind": "read",
             "status": "in_progress",
             "locations": [{"path": "/workspace/a.py", "line": 3}],
+        },
+    },
+    {
+        "sessionId": "sess-1",
+        "update": {
+            "sessionUpdate": "state_update",
+            "state": "idle",
+            "stopReason": "error",
+            "error": {"code": -32603, "message": "model unavailable"},
         },
     },
     {"sessionId": "sess-1", "update": {"sessionUpdate": "_vendor/telemetry", "payload": {"a": [1, 2, 3]}}},
@@ -194,7 +205,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--release", default="2.0.0-alpha.7")
+    newest_v2 = [r for r in read_lock().releases if r.startswith("2.")][-1]
+    parser.add_argument(
+        "--release", default=newest_v2, help="release whose stable models are measured (%(default)s)"
+    )
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeat", type=int, default=11, help="import measurements per side")
     parser.add_argument("--skip-generation", action="store_true")
@@ -209,7 +223,9 @@ def main() -> None:
             print(f"  plain datamodel-codegen     {gen['plain']:7.2f} s")
             ratio = gen["cold"] / gen["plain"]
             print(f"  acp-codegen, cold           {gen['cold']:7.2f} s   ratio {ratio:.2f}x")
-            print(f"  acp-codegen, nothing changed{gen['unchanged']:7.2f} s")
+            per_schema = gen["cold"] / gen["schemas"]
+            print(f"  acp-codegen, cold, per schema{per_schema:6.2f} s   (target <= 2 s)")
+            print(f"  acp-codegen, nothing changed{gen['unchanged']:7.2f} s   (target <= 1 s)")
             ours_root = workdir / "ours"
         else:
             ours_root = ROOT / "generated"
@@ -233,14 +249,16 @@ def main() -> None:
         ours = importlib.import_module(f"{package}.schema")
         plain = load_module(plain_path / "plain_models.py", "plain_models")
         messages = [json.dumps(m) for m in MESSAGES]
-        for message in messages:  # both sides accept all three, the unknown tag included
+        for message in messages:  # both sides accept them all, the unknown tag included
             plain.UpdateSessionNotification.model_validate_json(message)
             ours.UpdateSessionNotification.model_validate_json(message)
         plain_v, ours_v = validation_seconds(
             [plain.UpdateSessionNotification, ours.UpdateSessionNotification], messages, 2000
         )
         print("\nvalidation of a session/update notification", end=" ")
-        print("(agent_message_chunk, tool_call_update, unknown tag):")
+        print(
+            "(agent_message_chunk, tool_call_update, idle state_update with stopReason error, unknown tag):"
+        )
         print(f"  plain datamodel-codegen     {plain_v * 1e6:7.1f} us per message (member-by-member union)")
         print(f"  acp-codegen                 {ours_v * 1e6:7.1f} us per message (tagged union)")
         print(f"  speed-up                    {plain_v / ours_v:7.1f}x")
