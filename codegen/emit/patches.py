@@ -257,8 +257,8 @@ class _Table:
     activity: Mapping[str, str]
 
 
-def _table() -> _Table:
-    table = section("patches")
+def _table(protocol_version: int) -> _Table:
+    table = section("patches", protocol_version)
     method, metadata = table.get("method"), table.get("metadata")
     updates, activity = table.get("updates"), table.get("activity")
     if not (
@@ -293,7 +293,7 @@ def _table() -> _Table:
 class _Planner:
     def __init__(self, surface: ApiSurface) -> None:
         self.surface = surface
-        self.known = _table()
+        self.known = _table(surface.protocol_version)
 
     # -- errors and lookups
 
@@ -644,9 +644,12 @@ def render_patches(surface: ApiSurface) -> str:
 def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     """The emitter (see :data:`codegen.emit.package.EMITTERS`): ``patches.py`` and the runtime it runs on.
 
-    A schema without the session-update notification has nothing to patch and gets no module.
+    A schema without the session-update notification has nothing to patch and gets no module, nor
+    does one of a protocol version whose ``[patches]`` is declared none (v1: its updates are events).
     """
-    method = _table().method
+    if section("patches", surface.protocol_version, optional=True) is None:
+        return {}
+    method = _table(surface.protocol_version).method
     if not any(m.wire_name == method for m in surface.methods):
         return {}
     return {
