@@ -16,7 +16,7 @@ from typing import Any
 
 from .diff import Change, DiffResult, SurfaceDiff, Waiver, diff_releases
 from .diff_rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
-from .schema.load import SchemaSource, write_atomic
+from .schema.load import SchemaSource, protocol_major, write_atomic
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
 RULES_DOC = "docs/rules.md"
@@ -354,6 +354,8 @@ def report_files(source: SchemaSource, releases: list[str]) -> dict[str, str]:
     """``<old>..<new>.md`` and ``.json`` for every consecutive pair of ``releases``, both stability levels."""
     files: dict[str, str] = {}
     for old, new in itertools.pairwise(releases):
+        if protocol_major(old) != protocol_major(new):  # a pair is two releases of one protocol major version
+            continue
         result = diff_releases(source.load(old), source.load(new), ("stable", "unstable"))
         command = f"acp-codegen diff {old} {new} --format markdown"
         files[f"{old}..{new}.md"] = render_markdown(result, command=command)

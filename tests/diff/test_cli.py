@@ -264,6 +264,28 @@ def test_two_protocol_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert f"{draft / 'meta.json'}#/version: " in line
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "versions"),
+    [
+        ("1.21.0", "2.0.0-alpha.1", (1, 2)),
+        (A7, "1.20.0", (2, 1)),
+    ],
+)
+@pytest.mark.parametrize("stability", ["stable", "unstable", "both"])
+def test_a_v1_release_and_a_v2_release_do_not_compare(
+    capsys: pytest.CaptureFixture[str], old: str, new: str, versions: tuple[int, int], stability: str
+) -> None:
+    """Protocol v1 and v2 are different protocols: bad input, exit 2, one line naming both."""
+    code, out, err = run(capsys, "diff", old, new, "--stability", stability)
+    assert (code, out) == (2, "")
+    line = one_error_line(err)
+    meta = "meta.unstable.json" if stability == "unstable" else "meta.json"
+    assert line.startswith(f"acp-codegen: error: {release_files(new).folder / meta}#/version: ")
+    assert line.endswith(
+        f"cannot compare protocol version {versions[0]} ({old}) with protocol version {versions[1]} ({new})"
+    )
+
+
 def test_a_schema_that_does_not_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draft = folder_of(tmp_path, A7)
     (draft / "schema.json").write_text('{"$defs": {"A": {"$ref": "#/$defs/Nowhere"}}, "anyOf": []}')
@@ -426,7 +448,11 @@ def test_docs_rules_md_is_generated_from_the_catalog() -> None:
 def test_committed_reports_match_make_reports() -> None:
     source = SchemaSource(read_lock())
     files = report_files(source, list(source.lock.releases))
-    assert len(files) == 2 * (len(source.lock.releases) - 1)
+    releases = list(source.lock.releases)
+    v1, v2 = ([r for r in releases if surface_of(r, False).protocol_version == v] for v in (1, 2))
+    assert len(files) == 2 * (len(v1) - 1 + len(v2) - 1)  # consecutive releases of one protocol version
+    assert {"1.20.0..1.21.0.md", "1.20.0..1.21.0.json", f"{A5}..{A7}.md"} <= set(files)
+    assert not [name for name in files if name.startswith(f"{v1[-1]}..")]  # v1 and v2 do not compare
     assert stale_reports(ROOT / "reports", files) == [], "reports/ is stale: run `make reports` and commit it"
 
 
