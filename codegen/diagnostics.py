@@ -6,12 +6,12 @@ documented safe default and records a :class:`Gap` through :func:`gap`:
 
 * an unknown ``x-`` keyword is ignored ([extensions]);
 * a session update the patch table does not classify is returned by
-  ``SessionState.apply`` and never stored ([patches.updates]), a foreground
-  state it does not list means nothing for completions ([patches.activity]);
+  ``SessionState.apply`` and never stored ([v2.patches.updates]), a foreground
+  state it does not list means nothing for completions ([v2.patches.activity]);
 * an experimental operation without a capability gate is sent without a
-  check ([capability_gates.<side>]);
+  check ([v<N>.capability_gates.<side>]);
 * a prompt response whose echo the knowledge cannot find gets no echo helper
-  ([prompt_echo]);
+  ([v<N>.prompt_echo]);
 * methods of a side the bindings do not know get models but no bindings.
 
 Strict mode (``generate --strict``, used by ``make check`` and the tests) turns

@@ -32,7 +32,7 @@ import pytest
 from codegen import cli
 from codegen.diagnostics import collecting
 from codegen.emit.models import render_models
-from codegen.schema.load import RELEASE_FILES, lock_entry
+from codegen.schema.load import RELEASE_FILES, lock_entry, release_folder
 from tests.support.schemas import surface
 from tests.support.trees import copy_tree, tree_bytes
 
@@ -88,7 +88,7 @@ def schema_text(case: Path) -> str:
 def lay_out(case: str, tmp: Path, release_name: str = RELEASE) -> list[str]:
     """The case as a locked release under ``tmp``; the CLI arguments that select it."""
     folder = CASES / case
-    release = tmp / "schemas" / "v2" / release_name
+    release = release_folder(tmp / "schemas", release_name)
     release.mkdir(parents=True)
     schema = schema_text(folder)
     meta = (
@@ -128,7 +128,7 @@ def test_refused_with_one_line_and_output_untouched(
     assert code == 2
     lines = err.splitlines()
     assert len(lines) == 1, err
-    where = f"{tmp_path}/schemas/v2/{RELEASE}/{file_name}#{pointer}: "
+    where = f"{release_folder(tmp_path / 'schemas', RELEASE)}/{file_name}#{pointer}: "
     assert lines[0].startswith(f"acp-codegen: error: {where}"), lines[0]
     assert phrase in lines[0]
     assert tree_bytes(out) == committed

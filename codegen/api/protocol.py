@@ -8,15 +8,15 @@ a section of ``codegen/knowledge.toml`` and checks the two agree.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .. import naming
 from ..diagnostics import gap
 from ..errors import CodegenError
-from ..knowledge import section
+from ..knowledge import KNOWLEDGE_FILE, section
 from ..runtime._rpc import ProtocolNames
-from ..schema.ir import ApiSurface, ObjectType, Ref, Side, UnionType
+from ..schema.ir import ApiSurface, ObjectType, Ref, Side, UnionType, strip_nullable
 from .methods import Param, annotation, call_fields
 
 
@@ -55,33 +55,41 @@ def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, str]]:
 def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
     """The capability gates of ``knowledge.toml`` that apply to methods ``side`` handles.
 
-    A gate on a field the release's params do not have gates nothing, and is left out.
-    An experimental operation the table does not cover is a gap: it is sent without a check.
+    A gate on a field the release's params do not have, or on a tag value none of its
+    classes pins, gates nothing, and is left out.  An experimental operation the table
+    does not cover is a gap: it is sent without a check.
     """
-    table = section("capability_gates").get(side, {})
+    table = section("capability_gates", surface.protocol_version).get(side, {})
     for handler, key in dict.fromkeys(experimental_operations(surface)):
         if handler == side and key not in table:
             gap(
                 f"experimental operation {key!r} (handled by the {side}) has no capability gate",
                 default="sent without a check",
-                section=f"[capability_gates.{side}]",
+                section=f"[v{surface.protocol_version}.capability_gates.{side}]",
                 file=surface.schema_file,
             )
-    fields: dict[str, set[str]] = {}
+    params: dict[str, set[str]] = {}
     for m in surface.methods_for(side):
-        fields.setdefault(m.wire_name, set()).update(
-            f.wire_name for name in surface.classes_of(Ref(m.params)) for f in surface.all_fields(name)
-        )
+        params.setdefault(m.wire_name, set()).update(surface.classes_of(Ref(m.params)))
     out = []
     for key, capability in table.items():
         method, _, path = key.partition(" ")
-        if (
-            method in fields
-            and capability
-            and (not path or path.split(".")[0].split("=")[0] in fields[method])
-        ):
+        if method in params and capability and (not path or _has_path(surface, params[method], path)):
             out.append(GateSpec(method, path, capability))
     return sorted(out, key=lambda g: (g.method, g.field))
+
+
+def _has_path(surface: ApiSurface, classes: Iterable[str], path: str) -> bool:
+    """Whether a gate's dotted wire path names fields of ``classes`` (and its ``=value`` a tag they pin)."""
+    fields_path, equals, value = path.partition("=")
+    *parents, last = fields_path.split(".")
+    names = set(classes)
+    for key in parents:
+        inner = [f for c in names for f in surface.all_fields(c) if f.wire_name == key]
+        names = {name for f in inner for name in surface.classes_of(strip_nullable(f.type))}
+    owners = [c for c in names if any(f.wire_name == last for f in surface.all_fields(c))]
+    pinned = {str(t.value) for c in owners for t in surface.tags_of(c) if t.wire_name == last}
+    return bool(owners) and (not equals or not pinned or value in pinned)
 
 
 def batch_kinds(surface: ApiSurface, sender: str) -> list[str]:
@@ -111,8 +119,13 @@ class Echo:
 
 
 def prompt_echo(surface: ApiSurface) -> Echo | None:
-    """The echo helper's data, or ``None`` when the prompt response carries no message id."""
-    facts = section("prompt_echo")
+    """The echo helper's data, or ``None`` when the prompt response carries no message id.
+
+    ``None`` too for a protocol version whose ``[prompt_echo]`` is declared none.
+    """
+    facts = section("prompt_echo", surface.protocol_version, optional=True)
+    if facts is None:
+        return None
     method = next((m for m in surface.methods if m.wire_name == facts["method"] and m.result), None)
     if method is None or method.result is None:
         return None
@@ -165,34 +178,78 @@ def _no_echo(surface: ApiSurface, message: str) -> None:
     gap(
         message,
         default="the bindings get no echo helper",
-        section="[prompt_echo]",
+        section=f"[v{surface.protocol_version}.prompt_echo]",
         file=surface.schema_file,
     )
 
 
-def protocol_names(surface: ApiSurface) -> dict[str, str]:
-    """``[protocol]`` of the knowledge file, checked against the surface: what the runtime relies on."""
-    protocol = section("protocol")
-    expected = [f.name for f in dataclasses.fields(ProtocolNames)]
+@dataclass(frozen=True)
+class ProtocolConstant:
+    """One :class:`ProtocolNames` the bindings define, and the connection sides that use it."""
+
+    name: str
+    fields: dict[str, str]
+    """The keyword arguments of ``ProtocolNames``."""
+    sides: tuple[Side, ...]
+    """The sides whose connection uses it: ``capabilities`` is where it reads the peer's."""
+
+
+@dataclass(frozen=True)
+class RuntimeProtocol:
+    """``[protocol]`` of the knowledge file as the bindings pass it to the runtime."""
+
+    initialize: str
+    constants: tuple[ProtocolConstant, ...]
+
+    def constant_of(self, side: Side) -> str:
+        """The constant the connection of ``side`` (its handler's side) uses."""
+        return next(c.name for c in self.constants if side in c.sides)
+
+
+def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
+    """``[protocol]`` of the knowledge file, checked against the surface: what the runtime relies on.
+
+    A connection reads the capabilities its peer advertised: the agent's side from the initialize
+    params (``client_capabilities``), the client's side from its result (``agent_capabilities``).
+    When both fields have one name, both sides share one ``PROTOCOL``; otherwise each side gets its own.
+    """
+    where = f"[v{surface.protocol_version}.protocol] in codegen/knowledge.toml"
+    protocol = section("protocol", surface.protocol_version)
+    shared = [f.name for f in dataclasses.fields(ProtocolNames) if f.name != "capabilities"]
+    expected = [*shared, "client_capabilities", "agent_capabilities"]
     if sorted(protocol) != sorted(expected):
-        raise CodegenError(f"[protocol] in codegen/knowledge.toml must name exactly {', '.join(expected)}")
+        raise CodegenError(f"{where} must name exactly {', '.join(expected)}", file=KNOWLEDGE_FILE)
     by_wire = {m.wire_name: m for m in surface.methods}
     for key in ("initialize", "cancel_request"):
         if protocol[key] not in by_wire:
             raise CodegenError(
-                f"the schema has no {protocol[key]!r} method ([protocol] {key} in codegen/knowledge.toml)",
-                file=surface.schema_file,
+                f"the schema has no {protocol[key]!r} method ({key} of {where})", file=surface.schema_file
             )
     initialize, cancel = by_wire[protocol["initialize"]], by_wire[protocol["cancel_request"]]
     for type_name, key in (
         (cancel.params, "request_id"),
-        (initialize.params, "capabilities"),
-        (initialize.result, "capabilities"),
+        (initialize.params, "client_capabilities"),
+        (initialize.result, "agent_capabilities"),
     ):
         classes = surface.classes_of(Ref(type_name)) if type_name else ()
         if protocol[key] not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
             raise CodegenError(
-                f"{type_name} has no field {protocol[key]!r} ([protocol] {key} in codegen/knowledge.toml)",
-                file=surface.schema_file,
+                f"{type_name} has no field {protocol[key]!r} ({key} of {where})", file=surface.schema_file
             )
-    return {name: protocol[name] for name in expected}
+    common = {name: protocol[name] for name in shared}
+    peer_field: dict[Side, str] = {
+        "client": protocol["agent_capabilities"],
+        "agent": protocol["client_capabilities"],
+    }
+    if peer_field["client"] == peer_field["agent"]:
+        both = ProtocolConstant(
+            "PROTOCOL", {**common, "capabilities": peer_field["client"]}, ("client", "agent")
+        )
+        return RuntimeProtocol(protocol["initialize"], (both,))
+    each = tuple(
+        ProtocolConstant(
+            f"{side.upper()}_SIDE_PROTOCOL", {**common, "capabilities": peer_field[side]}, (side,)
+        )
+        for side in ("client", "agent")
+    )
+    return RuntimeProtocol(protocol["initialize"], each)

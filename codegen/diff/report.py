@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..schema.load import SchemaSource, write_atomic
+from ..schema.load import SchemaSource, protocol_major, write_atomic
 from .differ import diff_releases
 from .model import Change, DiffResult, SurfaceDiff, Waiver
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
@@ -330,8 +330,10 @@ def render_rules(fmt: str) -> str:
 
 
 def release_pairs(releases: list[str]) -> list[tuple[str, str]]:
-    """Consecutive releases of the same protocol major version (the release name's first number)."""
-    return [(old, new) for old, new in itertools.pairwise(releases) if old.split(".")[0] == new.split(".")[0]]
+    """Consecutive releases of the same protocol major version: a v1 release is never diffed with a v2 one."""
+    return [
+        (old, new) for old, new in itertools.pairwise(releases) if protocol_major(old) == protocol_major(new)
+    ]
 
 
 def report_files(source: SchemaSource, releases: list[str]) -> dict[str, str]:

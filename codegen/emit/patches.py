@@ -268,8 +268,8 @@ class _Table:
     activity: Mapping[str, str]
 
 
-def _table() -> _Table:
-    table = section("patches")
+def _table(protocol_version: int) -> _Table:
+    table = section("patches", protocol_version)
     method, metadata = table.get("method"), table.get("metadata")
     updates, activity = table.get("updates"), table.get("activity")
     if not (
@@ -304,9 +304,13 @@ def _table() -> _Table:
 class _Planner:
     def __init__(self, surface: ApiSurface) -> None:
         self.surface = surface
-        self.known = _table()
+        self.known = _table(surface.protocol_version)
 
     # -- errors and lookups
+
+    def section(self, name: str) -> str:
+        """``[v<N>.patches.<name>]``: the table a gap of this surface's protocol version extends."""
+        return f"[v{self.surface.protocol_version}.patches.{name}]"
 
     def schema_error(self, message: str, pointer: str = "") -> CodegenError:
         where = f"{self.surface.release} ({self.surface.stability})"
@@ -355,7 +359,7 @@ class _Planner:
             gap(
                 f"session update {variant.tag!r} of {where} is not classified",
                 default=UNCLASSIFIED,
-                section="[patches.updates]",
+                section=self.section("updates"),
                 file=KNOWLEDGE_FILE,
             )
             unclassified.extend(surface.classes_of(variant.type))
@@ -378,7 +382,7 @@ class _Planner:
                 rule = self.rule(tag, name, entry, union, upserts)
             except CodegenError as error:
                 # the table and this release disagree: treat the update like an unknown one
-                gap(error.message, default=UNCLASSIFIED, section="[patches.updates]", file=error.file)
+                gap(error.message, default=UNCLASSIFIED, section=self.section("updates"), file=error.file)
                 unclassified.extend(surface.classes_of(Ref(name)))
                 continue
             if isinstance(rule, UpsertPlan):
@@ -530,7 +534,7 @@ class _Planner:
                 f"foreground state {unknown!r} of {self.surface.release} ({self.surface.stability}) "
                 "is not classified",
                 default=f"treated as {OTHER_ACTIVITY!r}, like a custom state",
-                section="[patches.activity]",
+                section=self.section("activity"),
                 file=KNOWLEDGE_FILE,
             )
         members = [(v.tag, v.type) for v in inner.variants]
@@ -691,9 +695,12 @@ def render_patches(surface: ApiSurface) -> str:
 def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     """The emitter (see :data:`codegen.emit.package.EMITTERS`): ``patches.py`` and the runtime it runs on.
 
-    A schema without the session-update notification has nothing to patch and gets no module.
+    A schema without the session-update notification has nothing to patch and gets no module, nor
+    does one of a protocol version whose ``[patches]`` is declared none (v1: its updates are events).
     """
-    method = _table().method
+    if section("patches", surface.protocol_version, optional=True) is None:
+        return {}
+    method = _table(surface.protocol_version).method
     if not any(m.wire_name == method for m in surface.methods):
         return {}
     return {

@@ -3,8 +3,9 @@
 The release lock (``schemas/lock.json``) records every known release with the
 sha256 and upstream address of each of its four files.  Schema files are read
 from a *source folder* laid out like upstream's ``schema/`` directory
-(``<source>/v2/<release>/<file>``) or from the local fetch cache, and every
-file is checked against the lock before it is parsed.
+(``<source>/v<major>/<release>/<file>``, where ``<major>`` is the protocol major
+version: the first number of the release name) or from the local fetch cache,
+and every file is checked against the lock before it is parsed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import tomllib
@@ -29,7 +31,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 DEFAULT_LOCK = PROJECT_ROOT / "schemas" / "lock.json"
 SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
-UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/v2/{file}"
+UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/{major}/{file}"
 DOWNLOAD_TIMEOUT = 30.0
 MAX_FILE_BYTES = 8 * 1024 * 1024
 """Schema and meta files larger than this are refused (upstream's largest is 0.4 MB)."""
@@ -119,16 +121,36 @@ def read_lock(path: Path = DEFAULT_LOCK) -> Lock:
     return Lock(path, ordered)
 
 
+def _leading_number(release: str) -> int | None:
+    head = release.split(".", 1)[0].split("-", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def protocol_major(release: str) -> int:
+    """The protocol major version of a release: the first number of its name (``1.21.0`` -> 1).
+
+    It names the release's folder upstream (``schema/v1/``) and in a schema folder (``v1/1.21.0/``).
+    """
+    number = _leading_number(release)
+    if number is None:
+        raise CodegenError(
+            f"release name {release!r} must start with its protocol major version "
+            "(like 1.21.0 or 2.0.0-alpha.7)"
+        )
+    return number
+
+
 def lock_entry(release: str, folder: Path) -> dict[str, Any]:
     """A lock entry for the release files found in ``folder``."""
     tag = f"schema-v{release}"
+    major = f"v{protocol_major(release)}"
     files: dict[str, Any] = {}
     for file_name in RELEASE_FILES:
         data = _read_bytes(folder / file_name)
         files[file_name] = {
             "sha256": sha256_bytes(data),
             "bytes": len(data),
-            "url": UPSTREAM_URL.format(repository=UPSTREAM_REPOSITORY, tag=tag, file=file_name),
+            "url": UPSTREAM_URL.format(repository=UPSTREAM_REPOSITORY, tag=tag, major=major, file=file_name),
         }
     return {"tag": tag, "files": files}
 
@@ -207,19 +229,36 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 
 def release_folder(source: Path, release: str) -> Path:
-    """``<source>/v2/<release>`` (or ``<source>/<release>`` for a folder of releases)."""
-    for candidate in (source / "v2" / release, source / release):
+    """``<source>/v<major>/<release>`` (or ``<source>/<release>`` for a flat folder of releases)."""
+    number = _leading_number(release)
+    nested = source / f"v{number}" / release if number is not None else source / release
+    for candidate in (nested, source / release):
         if candidate.is_dir():
             return candidate
-    return source / "v2" / release
+    return nested
+
+
+def _release_folders(base: Path) -> list[Path]:
+    return [p for p in base.iterdir() if p.is_dir() and (p / "schema.json").is_file()]
 
 
 def releases_in(source: Path) -> list[str]:
-    """Release names present in a source folder."""
-    base = source / "v2" if (source / "v2").is_dir() else source
-    if not base.is_dir():
+    """Release names present in a source folder.
+
+    Each ``v<major>`` folder holds the releases of that protocol major version (a release
+    in another major's folder is not one of them); a folder without any is a flat folder of releases.
+    """
+    if not source.is_dir():
         return []
-    found = [p.name for p in base.iterdir() if p.is_dir() and (p / "schema.json").is_file()]
+    majors = [p for p in source.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)]
+    if not majors:
+        return sort_releases([p.name for p in _release_folders(source)])
+    found = [
+        p.name
+        for base in majors
+        for p in _release_folders(base)
+        if f"v{_leading_number(p.name)}" == base.name
+    ]
     return sort_releases(found)
 
 
@@ -374,7 +413,7 @@ def fetch_release(
 ) -> Path:
     """Copy or download every file of ``locked`` into ``cache/<release>``.
 
-    ``origin`` is a folder laid out like ``schemas/`` (``v2/<release>/<file>``),
+    ``origin`` is a folder laid out like ``schemas/`` (``v<major>/<release>/<file>``),
     a base URL laid out the same way, or ``None`` for the upstream addresses in
     the lock.  Every file is checked against its sha256 before anything is
     written; the cache folder is replaced whole.  ``progress`` is called with
@@ -386,7 +425,7 @@ def fetch_release(
             raw = _download(entry.url)
             where: str | Path = entry.url
         elif isinstance(origin, str) and "://" in origin:
-            where = f"{origin.rstrip('/')}/v2/{locked.name}/{name}"
+            where = f"{origin.rstrip('/')}/v{protocol_major(locked.name)}/{locked.name}/{name}"
             raw = _download(where)
         else:
             where = release_folder(Path(origin), locked.name) / name

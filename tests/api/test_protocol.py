@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
-from codegen.api.protocol import experimental_operations, gates, prompt_echo
-from codegen.knowledge import section
+import dataclasses
+
+import pytest
+
+from codegen.api.protocol import experimental_operations, gates, prompt_echo, protocol_names
+from codegen.errors import CodegenError
+from codegen.knowledge import NONE_KEY, knowledge, section
 from codegen.schema.ir import ApiSurface, ObjectType, Ref, strip_nullable
-from tests.support.releases import SURFACES, surface_of
+from tests.support.releases import RELEASES, SURFACES, knowledge_of, surface_of, surfaces_with
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 
 
 def test_every_experimental_operation_of_every_release_is_covered() -> None:
-    table = section("capability_gates")
     missing = set()
-    found = 0
+    found: dict[int, int] = {}
     for release, unstable in SURFACES:
-        for side, key in experimental_operations(surface_of(release, unstable)):
-            found += 1
+        surface = surface_of(release, unstable)
+        version = surface.protocol_version
+        table = section("capability_gates", version)
+        for side, key in experimental_operations(surface):
+            found[version] = found.get(version, 0) + 1
             if key not in table[side]:
-                missing.add(f"[capability_gates.{side}] {key!r} ({release})")
-    assert found > 20
+                missing.add(f"[v{version}.capability_gates.{side}] {key!r} ({release})")
+    assert sorted(found) == [1, 2] and min(found.values()) > 20
     assert not missing, "codegen/knowledge.toml does not cover:\n" + "\n".join(sorted(missing))
 
 
@@ -50,37 +57,105 @@ def test_every_gate_names_a_capability_the_release_defines() -> None:
 
 
 def test_gates_only_name_methods_of_their_side() -> None:
-    table = section("capability_gates")
-    everywhere = {(m.side, m.wire_name) for r, u in SURFACES for m in surface_of(r, u).methods}
-    for side in ("agent", "client"):
-        for key in table[side]:
-            method = key.split(" ")[0]
-            assert (side, method) in everywhere, key
+    for version in sorted({surface_of(r, u).protocol_version for r, u in SURFACES}):
+        table = section("capability_gates", version)
+        everywhere = {
+            (m.side, m.wire_name)
+            for r, u in SURFACES
+            if surface_of(r, u).protocol_version == version
+            for m in surface_of(r, u).methods
+        }
+        for side in ("agent", "client"):
+            for key in table[side]:
+                method = key.split(" ")[0]
+                assert (side, method) in everywhere, (version, key)
 
 
 def test_the_protocol_methods_exist_in_every_release() -> None:
-    protocol = section("protocol")
     for release, unstable in SURFACES:
         surface = surface_of(release, unstable)
+        protocol = section("protocol", surface.protocol_version)
         initialize = [m for m in surface.methods if m.wire_name == protocol["initialize"]]
         assert [(m.side, m.kind) for m in initialize] == [("agent", "request")]
         cancel = [m for m in surface.methods if m.wire_name == protocol["cancel_request"]]
         assert [(m.side, m.kind) for m in cancel] == [("protocol", "notification")]
         params = surface.object(cancel[0].params)
-        assert "requestId" in {f.wire_name for f in params.fields}
+        assert protocol["request_id"] in {f.wire_name for f in params.fields}
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_each_side_reads_the_capabilities_its_peer_advertised(release: str) -> None:
+    """The client's connection reads the initialize result's field, the agent's the params' field."""
+    surface = surface_of(release, False)
+    protocol = section("protocol", surface.protocol_version)
+    initialize = next(m for m in surface.methods if m.wire_name == protocol["initialize"])
+    assert initialize.result is not None
+    fields = {
+        "client": {f.wire_name for f in surface.all_fields(initialize.result)},
+        "agent": {f.wire_name for f in surface.all_fields(initialize.params)},
+    }
+    names = protocol_names(surface)
+    read = {}
+    for side in ("client", "agent"):
+        constant = next(c for c in names.constants if c.name == names.constant_of(side))
+        read[side] = constant.fields["capabilities"]
+        assert read[side] in fields[side]
+    if surface.protocol_version == 1:
+        assert read == {"client": "agentCapabilities", "agent": "clientCapabilities"}
+        assert [c.name for c in names.constants] == ["CLIENT_SIDE_PROTOCOL", "AGENT_SIDE_PROTOCOL"]
+    else:
+        assert [c.name for c in names.constants] == ["PROTOCOL"]
+
+
+def test_a_capability_field_the_schema_lacks_is_refused() -> None:
+    surface = surface_of("1.21.0", False)
+    initialize = next(m for m in surface.methods if m.wire_name == "initialize")
+    v1_as_v2 = dataclasses.replace(surface, protocol_version=2)
+    assert initialize.params == "InitializeRequest"
+    message = r"InitializeRequest has no field 'capabilities' \(client_capabilities of \[v2\.protocol\]"
+    with pytest.raises(CodegenError, match=message):
+        protocol_names(v1_as_v2)
 
 
 def test_prompt_echo_applies_exactly_where_prompt_responses_carry_a_message_id() -> None:
-    facts = section("prompt_echo")
     with_echo = []
     for release, unstable in SURFACES:
         surface = surface_of(release, unstable)
+        facts = knowledge_of(surface, "prompt_echo")
+        echo = prompt_echo(surface)
+        if facts is None:  # declared none for this protocol version
+            assert echo is None
+            continue
         prompt = next(m for m in surface.methods if m.wire_name == facts["method"])
         assert prompt.result is not None
         has_id = any(f.wire_name == facts["response_field"] for f in surface.all_fields(prompt.result))
-        echo = prompt_echo(surface)
         assert (echo is not None) == has_id
         if echo is not None:
             with_echo.append(release)
             assert echo.update_class == "UserMessageChunkSessionUpdate"
     assert "2.0.0-alpha.7" in with_echo and "2.0.0-alpha.1" not in with_echo
+
+
+def test_v1_declares_that_it_has_no_prompt_echo() -> None:
+    """Declared none, with the reason, rather than missing; its prompt responses have no message id."""
+    assert section("prompt_echo", 1, optional=True) is None
+    assert "stopReason" in knowledge()["v1"]["prompt_echo"][NONE_KEY]
+    v1 = [(r, u) for r, u in SURFACES if surface_of(r, u).protocol_version == 1]
+    assert v1 and not set(v1) & set(surfaces_with("prompt_echo"))
+    for release, unstable in v1:
+        surface = surface_of(release, unstable)
+        prompt = next(m for m in surface.methods if m.wire_name == "session/prompt")
+        assert prompt.result is not None
+        assert "messageId" not in {f.wire_name for f in surface.all_fields(prompt.result)}
+
+
+def test_a_gate_on_a_tag_value_the_release_lacks_gates_nothing_there() -> None:
+    """compaction_update is a session/update kind of 1.21.0 (unstable) only: 1.20.0 gets no gate for it."""
+    key = "update.sessionUpdate=compaction_update"
+    assert f"session/update {key}" in section("capability_gates", 1)["client"]
+    newer = {g.field: g.capability for g in gates(surface_of("1.21.0", True), "client")}
+    older = {g.field: g.capability for g in gates(surface_of("1.20.0", True), "client")}
+    assert newer[key] == "session.compaction"
+    assert key not in older
+    assert older["update.sessionUpdate=plan_update"] == "plan"
+    assert newer["mode=url"] == older["mode=url"] == "elicitation.url"

@@ -12,7 +12,7 @@ import pytest
 from codegen import cli
 from codegen.diff import DiffResult, diff_surfaces
 from tests.support.diffkit import A3, A5, A7, MESSAGE_ID, base_data, folder_of, one_error_line, run
-from tests.support.releases import surface_of
+from tests.support.releases import release_files, surface_of
 
 # --- exit codes and thresholds ---------------------------------------------------------
 
@@ -172,6 +172,28 @@ def test_two_protocol_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str
     line = one_error_line(err)
     assert "cannot compare protocol version 2" in line and "protocol version 3" in line
     assert f"{draft / 'meta.json'}#/version: " in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "versions"),
+    [
+        ("1.21.0", "2.0.0-alpha.1", (1, 2)),
+        (A7, "1.20.0", (2, 1)),
+    ],
+)
+@pytest.mark.parametrize("stability", ["stable", "unstable", "both"])
+def test_a_v1_release_and_a_v2_release_do_not_compare(
+    capsys: pytest.CaptureFixture[str], old: str, new: str, versions: tuple[int, int], stability: str
+) -> None:
+    """Protocol v1 and v2 are different protocols: bad input, exit 2, one line naming both."""
+    code, out, err = run(capsys, "diff", old, new, "--stability", stability)
+    assert (code, out) == (2, "")
+    line = one_error_line(err)
+    meta = "meta.unstable.json" if stability == "unstable" else "meta.json"
+    assert line.startswith(f"acp-codegen: error: {release_files(new).folder / meta}#/version: ")
+    assert line.endswith(
+        f"cannot compare protocol version {versions[0]} ({old}) with protocol version {versions[1]} ({new})"
+    )
 
 
 def test_a_schema_that_does_not_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -85,7 +85,7 @@ def test_a_method_named_like_a_member_of_the_bindings_is_refused(python_name: st
 
 def test_protocol_names_are_checked_against_the_schema() -> None:
     surface = surface_of("2.0.0-alpha.7", False)
-    assert protocol_names(surface)["request_id"] == "requestId"
+    assert [c.fields["request_id"] for c in protocol_names(surface).constants] == ["requestId"]
     cancel = next(m for m in surface.methods if m.wire_name == "$/cancel_request")
     elsewhere = dataclasses.replace(cancel, params="InitializeRequest")
     methods = tuple(elsewhere if m is cancel else m for m in surface.methods)

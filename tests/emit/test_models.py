@@ -69,13 +69,14 @@ def session_update_examples(surface: ApiSurface) -> list[tuple[str, str, bool]]:
 def test_every_session_update_tag_round_trips(surface_and_package: tuple[ApiSurface, ModuleType]) -> None:
     surface, package = surface_and_package
     release, unstable = coordinates(surface)
-    notification = package.schema.UpdateSessionNotification
+    params = next(m.params for m in surface.methods if m.wire_name == "session/update")
+    notification = getattr(package.schema, params)  # UpdateSessionNotification (v2), SessionNotification (v1)
     tags_seen = set()
     for class_name, tag, full in session_update_examples(surface):
         update = object_example(surface, class_name, full=full)
         assert update["sessionUpdate"] == tag
         message = {"sessionId": "sess-1", "update": update}
-        assert schema_errors(release, unstable, "UpdateSessionNotification", message) == []
+        assert schema_errors(release, unstable, params, message) == []
         parsed = notification.model_validate_json(json.dumps(message))
         assert type(parsed.update).__name__ == class_name
         assert wire(parsed) == message
@@ -189,7 +190,7 @@ def test_catch_all_refuses_every_reserved_tag(surface_and_package: tuple[ApiSurf
                 cls.model_validate(instance)
             assert [e["type"] for e in caught.value.errors()] == ["reserved_tag"]
             checked += 1
-    assert checked > 0
+    assert checked > 0 or not any(union.open for union in surface.unions())  # no catch-all, nothing reserved
 
 
 def pinned_classes(surface: ApiSurface) -> list[ObjectType]:

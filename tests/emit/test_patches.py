@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import base64
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -13,12 +12,14 @@ from pydantic import TypeAdapter, ValidationError
 from codegen.emit.patches import EXPORTS, UpsertPlan, session_plan
 from codegen.schema.ir import AliasType, ApiSurface, Field, Ref, Scalar, TypeExpr, strip_nullable
 from tests.support.instances import example
-from tests.support.releases import GENERATED, SURFACES, package_of, surface_id, surface_of
+from tests.support.releases import GENERATED, package_of, surface_id, surface_of, surfaces_with
 
 acp = package_of("2.0.0-alpha.7", True)
 schema = acp.schema
 UPDATES: TypeAdapter[Any] = TypeAdapter(schema.SessionUpdate)
 OMIT: Any = object()
+PATCHED = surfaces_with("patches")
+"""The surfaces with patch helpers: their protocol version has [patches] in codegen/knowledge.toml."""
 
 
 def update(tag: str, **wire: Any) -> Any:
@@ -40,10 +41,9 @@ def text(value: str) -> dict[str, str]:
     return {"type": "text", "text": value}
 
 
-def test_the_package_exports_what_patches_exports_and_shadows_nothing(
-    surface_and_package: tuple[ApiSurface, ModuleType],
-) -> None:
-    _, package = surface_and_package
+@pytest.mark.parametrize("which", PATCHED, ids=surface_id)
+def test_the_package_exports_what_patches_exports_and_shadows_nothing(which: tuple[str, bool]) -> None:
+    package = package_of(*which)
     init = ast.parse((GENERATED / package.__name__ / "__init__.py").read_text())
     imported = [
         a.asname or a.name for node in ast.walk(init) if isinstance(node, ast.ImportFrom) for a in node.names
@@ -317,7 +317,7 @@ def test_only_upserts_and_chunks_patch_an_entity(what: dict[str, Any]) -> None:
 
 def patch_field_cases() -> list[Any]:
     cases = []
-    for release, unstable in SURFACES:
+    for release, unstable in PATCHED:
         for rule in session_plan(surface_of(release, unstable)).of_role("upsert"):
             assert isinstance(rule, UpsertPlan)
             for field in rule.patch_fields:

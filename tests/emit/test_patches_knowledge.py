@@ -27,15 +27,36 @@ from codegen.emit.patches import (
 from codegen.errors import CodegenError
 from codegen.knowledge import section
 from codegen.schema.ir import ApiSurface, Ref, UnionType, Variant
-from tests.support.releases import RELEASES, SURFACES, package_of, surface_of
+from tests.support.releases import (
+    GENERATED,
+    SURFACES,
+    knowledge_of,
+    package_of,
+    surface_id,
+    surface_of,
+    surfaces_with,
+)
 
-TABLE = section("patches")
+PATCHED = surfaces_with("patches")
+"""The surfaces whose protocol version has patch semantics in codegen/knowledge.toml."""
 ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
+TABLE = section("patches", surface_of(*ALPHA_7_UNSTABLE).protocol_version)
+
+
+@pytest.fixture(params=PATCHED, ids=surface_id)
+def surface(request: pytest.FixtureRequest) -> ApiSurface:
+    """Every surface with patch helpers (overrides the every-surface fixture of conftest)."""
+    release, unstable = request.param
+    return surface_of(release, unstable)
+
+
+def table_of(surface: ApiSurface) -> dict[str, Any]:
+    return section("patches", surface.protocol_version)
 
 
 def update_union(surface: ApiSurface) -> UnionType:
     """The union a ``session/update`` notification carries (found from the method, not by name)."""
-    method = next(m for m in surface.methods if m.wire_name == TABLE["method"])
+    method = next(m for m in surface.methods if m.wire_name == table_of(surface)["method"])
     for field in surface.object(method.params).fields:
         found = surface.types.get(field.type.name) if isinstance(field.type, Ref) else None
         if isinstance(found, UnionType) and found.tagged:
@@ -45,7 +66,7 @@ def update_union(surface: ApiSurface) -> UnionType:
 
 def state_union(surface: ApiSurface) -> UnionType:
     union = update_union(surface)
-    tag = next(tag for tag, entry in TABLE["updates"].items() if entry["role"] == "state")
+    tag = next(tag for tag, entry in table_of(surface)["updates"].items() if entry["role"] == "state")
     variant = next(v for v in union.variants if v.tag == tag)
     assert isinstance(variant.type, Ref)
     found = surface.type(variant.type.name)
@@ -55,25 +76,45 @@ def state_union(surface: ApiSurface) -> UnionType:
 
 def test_every_session_update_tag_of_every_release_is_classified(surface: ApiSurface) -> None:
     tags = [str(v.tag) for v in update_union(surface).variants]
-    missing = [tag for tag in tags if tag not in TABLE["updates"]]
+    missing = [tag for tag in tags if tag not in table_of(surface)["updates"]]
     assert not missing, f"add {missing} to [patches.updates] in codegen/knowledge.toml"
 
 
 def test_every_foreground_state_of_every_release_is_classified(surface: ApiSurface) -> None:
     states = [str(v.tag) for v in state_union(surface).variants]
-    missing = [state for state in states if state not in TABLE["activity"]]
+    missing = [state for state in states if state not in table_of(surface)["activity"]]
     assert not missing, f"add {missing} to [patches.activity] in codegen/knowledge.toml"
 
 
 def test_nothing_in_the_table_is_stale() -> None:
-    tags: set[str] = set()
-    states: set[str] = set()
+    tags: dict[int, set[str]] = {}
+    states: dict[int, set[str]] = {}
+    for release, unstable in PATCHED:
+        surface = surface_of(release, unstable)
+        version = surface.protocol_version
+        tags.setdefault(version, set()).update(str(v.tag) for v in update_union(surface).variants)
+        states.setdefault(version, set()).update(str(v.tag) for v in state_union(surface).variants)
+    assert tags
+    for version in tags:
+        assert set(section("patches", version)["updates"]) - tags[version] == set()
+        assert set(section("patches", version)["activity"]) - states[version] == set()
+
+
+def test_patch_helpers_are_emitted_exactly_where_the_knowledge_gives_patches() -> None:
+    """v1 declares [v1.patches] none (its updates are events): its packages get no patches.py."""
+    by_version: dict[int, set[bool]] = {}
     for release, unstable in SURFACES:
         surface = surface_of(release, unstable)
-        tags.update(str(v.tag) for v in update_union(surface).variants)
-        states.update(str(v.tag) for v in state_union(surface).variants)
-    assert set(TABLE["updates"]) - tags == set()
-    assert set(TABLE["activity"]) - states == set()
+        package = package_of(release, unstable)
+        patched = knowledge_of(surface, "patches") is not None
+        by_version.setdefault(surface.protocol_version, set()).add(patched)
+        assert (GENERATED / package.__name__ / "patches.py").is_file() == patched, package.__name__
+        assert (GENERATED / package.__name__ / "_patch.py").is_file() == patched, package.__name__
+        assert hasattr(package, "SessionState") == patched
+        assert set(emit_patches(surface)) == ({"patches.py", "_patch.py"} if patched else set())
+    assert by_version == {1: {False}, 2: {True}}
+    with pytest.raises(CodegenError, match=r"\[v1\.patches\] is declared none"):
+        session_plan(surface_of("1.21.0", True))
 
 
 def test_every_update_class_of_every_release_has_a_rule(surface: ApiSurface) -> None:
@@ -111,7 +152,7 @@ def test_an_unclassified_update_is_returned_and_never_stored_otherwise() -> None
     with collecting(strict=False) as found:
         plan = session_plan(future)
     (gap,) = found.gaps
-    assert gap.section == "[patches.updates]" and "'future_update'" in gap.message
+    assert gap.section == "[v2.patches.updates]" and "'future_update'" in gap.message
     assert gap.default == UNCLASSIFIED
     assert plan.unclassified == ("PlanRemovedSessionUpdate",)
     assert plan.other_source == f"({known.other}, PlanRemovedSessionUpdate,)"
@@ -134,7 +175,7 @@ def test_an_unclassified_foreground_state_is_unconfirmed_otherwise() -> None:
     future = with_extra_variant(surface, states, Variant("paused", states.variants[0].type))
     with collecting(strict=False) as found:
         plan = session_plan(future)
-    assert [g.section for g in found.gaps] == ["[patches.activity]"]
+    assert [g.section for g in found.gaps] == ["[v2.patches.activity]"]
     assert {s.activity for s in plan.states if s.tag == "paused"} == {OTHER_ACTIVITY}
 
 
@@ -170,7 +211,7 @@ def test_a_table_entry_the_schema_contradicts_is_refused(
     monkeypatch: pytest.MonkeyPatch, tag: str, change: dict[str, Any], message: str
 ) -> None:
     table = {**TABLE, "updates": {**TABLE["updates"], tag: {**TABLE["updates"][tag], **change}}}
-    monkeypatch.setattr("codegen.emit.patches.section", lambda name: table)
+    monkeypatch.setattr("codegen.emit.patches.section", lambda *args, **kwargs: table)
     with pytest.raises(CodegenError, match=message):
         session_plan(surface_of(*ALPHA_7_UNSTABLE))
 
@@ -184,7 +225,7 @@ def test_a_surface_without_the_notification_gets_no_patches_module() -> None:
 
 def test_a_misspelt_method_key_is_refused_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
     table = {**{k: v for k, v in TABLE.items() if k != "method"}, "methd": TABLE["method"]}
-    monkeypatch.setattr("codegen.emit.patches.section", lambda name: table)
+    monkeypatch.setattr("codegen.emit.patches.section", lambda *args, **kwargs: table)
     with pytest.raises(CodegenError, match=r"\[patches\] needs `method`"):
         emit_patches(surface_of(*ALPHA_7_UNSTABLE))
 
@@ -236,7 +277,7 @@ def test_plans_are_keyed_inside_the_plan() -> None:
     assert (plan_update.key_type, plan_update.value_type) == ("PlanId", "PlanUpdateContent")
 
 
-@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("release", list(dict.fromkeys(release for release, _ in PATCHED)))
 def test_collections_of_each_release(release: str) -> None:
     stable = session_plan(surface_of(release, False))
     unstable = session_plan(surface_of(release, True))

@@ -31,7 +31,7 @@ from tests.support.patch_reference import (
     upsert_strategy,
     variant_strategies,
 )
-from tests.support.releases import SURFACES, package_of, surface_id, surface_of
+from tests.support.releases import package_of, surface_id, surface_of, surfaces_with
 
 settings.register_profile(
     "acp-patches",
@@ -42,7 +42,8 @@ settings.register_profile(
 )
 PROFILE = settings.get_profile("acp-patches")
 
-every_surface = pytest.mark.parametrize("release, unstable", SURFACES, ids=[surface_id(s) for s in SURFACES])
+PATCHED = surfaces_with("patches")
+every_surface = pytest.mark.parametrize("release, unstable", PATCHED, ids=[surface_id(s) for s in PATCHED])
 
 
 def streams(release: str, unstable: bool) -> st.SearchStrategy[list[dict[str, Any]]]:

@@ -240,7 +240,7 @@ def add_session_update_tag(docs: Documents) -> Expected:
         reserve(union, "sessionUpdate", "progress_update")
     return Expected(
         changes=(("union-variant-added-open", "SessionUpdate['progress_update']", "stable"),),
-        gaps=("[patches.updates]",),
+        gaps=("[v2.patches.updates]",),
         types=("SessionUpdate", "ProgressUpdate"),
     )
 

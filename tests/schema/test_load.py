@@ -22,6 +22,8 @@ from codegen.schema.load import (
     add_to_lock,
     fetch_release,
     load_schema_folder,
+    lock_entry,
+    protocol_major,
     read_lock,
     read_toml,
     releases_in,
@@ -35,19 +37,36 @@ def test_lock_matches_upstream_release_index() -> None:
     """Every file of every release is locked with the sha256 upstream's index records."""
     lock = read_lock()
     locked = {
-        f"v2/{release}/{name}": entry.sha256
+        f"v{protocol_major(release)}/{release}/{name}": entry.sha256
         for release, locked_release in lock.releases.items()
         for name, entry in locked_release.files.items()
     }
     assert locked == {entry["path"]: entry["sha256"] for entry in SHARED_RELEASES}
 
 
-def test_lock_records_upstream_address_at_the_release_tag() -> None:
-    entry = read_lock().release("2.0.0-alpha.3").files["schema.unstable.json"]
+@pytest.mark.parametrize(("release", "major"), [("2.0.0-alpha.3", "v2"), ("1.21.0", "v1")])
+def test_lock_records_upstream_address_at_the_release_tag(release: str, major: str) -> None:
+    """Upstream keeps each protocol major version's schema in its own folder: schema/v1/, schema/v2/."""
+    entry = read_lock().release(release).files["schema.unstable.json"]
     assert entry.url == (
         "https://raw.githubusercontent.com/agentclientprotocol/agent-client-protocol/"
-        "schema-v2.0.0-alpha.3/schema/v2/schema.unstable.json"
+        f"schema-v{release}/schema/{major}/schema.unstable.json"
     )
+    assert read_lock().release(release).tag == f"schema-v{release}"
+
+
+def test_a_new_lock_entry_gets_the_address_of_its_protocol_major_version() -> None:
+    for release, major in (("1.20.0", "v1"), ("2.0.0-alpha.7", "v2")):
+        entry = lock_entry(release, SHARED_SCHEMAS / major / release)
+        assert entry["files"]["meta.json"]["url"].endswith(f"/schema-v{release}/schema/{major}/meta.json")
+        assert entry == json.loads(DEFAULT_LOCK.read_text())["releases"][release]
+
+
+def test_the_protocol_major_version_is_the_first_number_of_the_release_name() -> None:
+    names = ("1.21.0", "2.0.0-alpha.7", "10.0.0", "0.0.1-hostile")
+    assert [protocol_major(name) for name in names] == [1, 2, 10, 0]
+    with pytest.raises(CodegenError, match=r"release name 'latest' must start with its protocol major"):
+        protocol_major("latest")
 
 
 def test_releases_sort_by_number_not_text() -> None:
@@ -67,8 +86,27 @@ def test_load_verifies_and_parses_all_four_files() -> None:
 
 def copy_release(tmp_path: Path, release: str = "2.0.0-alpha.5") -> Path:
     source = tmp_path / "schemas"
-    shutil.copytree(SHARED_SCHEMAS / "v2" / release, source / "v2" / release)
+    major = f"v{protocol_major(release)}"
+    shutil.copytree(SHARED_SCHEMAS / major / release, source / major / release)
     return source
+
+
+def test_v1_and_v2_releases_load_from_their_own_folders(tmp_path: Path) -> None:
+    source = copy_release(tmp_path, "1.21.0")
+    copy_release(tmp_path, "2.0.0-alpha.5")
+    assert releases_in(source) == ["1.21.0", "2.0.0-alpha.5"]
+    lock = read_lock()
+    v1 = SchemaSource(lock, source, tmp_path / "cache").load("1.21.0")
+    assert v1.folder == source / "v1" / "1.21.0"
+    assert v1.meta(False).data["version"] == 1
+    assert SchemaSource(lock, source, tmp_path / "cache").load("2.0.0-alpha.5").folder.parent.name == "v2"
+
+
+def test_a_release_in_the_folder_of_another_major_version_is_not_listed(tmp_path: Path) -> None:
+    source = copy_release(tmp_path, "1.20.0")
+    shutil.copytree(source / "v1" / "1.20.0", source / "v2" / "1.20.0")
+    shutil.copytree(source / "v1" / "1.20.0", source / "v1" / "2.0.0-alpha.99")
+    assert releases_in(source) == ["1.20.0"]
 
 
 def test_tampered_file_is_refused_with_both_digests(tmp_path: Path) -> None:
@@ -99,7 +137,8 @@ def test_unlocked_release_on_disk_says_how_to_lock_it(tmp_path: Path) -> None:
 
 
 def test_unknown_release_lists_the_known_ones(tmp_path: Path) -> None:
-    with pytest.raises(CodegenError, match=r"known releases: 2\.0\.0-alpha\.1, 2\.0\.0-alpha\.2"):
+    known = r"known releases: 1\.20\.0, 1\.21\.0, 2\.0\.0-alpha\.1, 2\.0\.0-alpha\.2"
+    with pytest.raises(CodegenError, match=known):
         SchemaSource(read_lock(), tmp_path, tmp_path / "cache").load("9.9.9")
 
 
@@ -152,13 +191,14 @@ def test_env_variable_overrides_the_default_source(tmp_path: Path, monkeypatch: 
 # --- fetch --------------------------------------------------------------------------------
 
 
-def test_fetch_from_a_folder_fills_the_cache(tmp_path: Path) -> None:
-    locked = read_lock().release("2.0.0-alpha.2")
+@pytest.mark.parametrize("release", ["2.0.0-alpha.2", "1.20.0"])
+def test_fetch_from_a_folder_fills_the_cache(tmp_path: Path, release: str) -> None:
+    locked = read_lock().release(release)
     target = fetch_release(locked, SHARED_SCHEMAS, tmp_path / "cache")
     assert sorted(p.name for p in target.iterdir()) == sorted(RELEASE_FILES)
     for name, entry in locked.files.items():
         assert hashlib.sha256((target / name).read_bytes()).hexdigest() == entry.sha256
-    files = SchemaSource(read_lock(), tmp_path / "no-such-folder", tmp_path / "cache").load("2.0.0-alpha.2")
+    files = SchemaSource(read_lock(), tmp_path / "no-such-folder", tmp_path / "cache").load(release)
     assert files.folder == target
 
 
@@ -171,7 +211,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """An HTTP server on 127.0.0.1 serving a copy of the shared schema folder."""
     root = tmp_path / "mirror"
-    shutil.copytree(SHARED_SCHEMAS / "v2", root / "v2")
+    for major in ("v1", "v2"):
+        shutil.copytree(SHARED_SCHEMAS / major, root / major)
 
     def handler(*args: object, **kwargs: object) -> _Handler:
         return _Handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
@@ -186,12 +227,13 @@ def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         server.server_close()
 
 
-def test_fetch_over_http(mirror: tuple[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("release", "major"), [("2.0.0-alpha.7", "v2"), ("1.21.0", "v1")])
+def test_fetch_over_http(mirror: tuple[str, Path], tmp_path: Path, release: str, major: str) -> None:
     url, _ = mirror
-    locked = read_lock().release("2.0.0-alpha.7")
+    locked = read_lock().release(release)
     target = fetch_release(locked, url, tmp_path / "cache")
     assert (target / "schema.unstable.json").read_bytes() == (
-        SHARED_SCHEMAS / "v2" / "2.0.0-alpha.7" / "schema.unstable.json"
+        SHARED_SCHEMAS / major / release / "schema.unstable.json"
     ).read_bytes()
 
 
@@ -219,6 +261,10 @@ def test_fetch_reports_a_404_with_the_address(mirror: tuple[str, Path], tmp_path
         fetch_release(read_lock().release("2.0.0-alpha.7"), url, tmp_path / "cache")
     assert caught.value.one_line().startswith(f"{url}/v2/2.0.0-alpha.7/meta.json: download failed: HTTP 404")
     assert not (tmp_path / "cache" / "2.0.0-alpha.7").exists()
+    (root / "v1" / "1.20.0" / "schema.json").unlink()
+    with pytest.raises(CodegenError) as caught:
+        fetch_release(read_lock().release("1.20.0"), url, tmp_path / "cache")
+    assert caught.value.one_line().startswith(f"{url}/v1/1.20.0/schema.json: download failed: HTTP 404")
 
 
 def test_fetch_reports_a_server_that_is_down(tmp_path: Path) -> None:

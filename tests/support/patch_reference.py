@@ -108,7 +108,7 @@ def _per_surface(build: Any) -> Any:
 
 @_per_surface
 def spec_of(surface: ApiSurface) -> Spec:
-    table = section("patches")
+    table = section("patches", surface.protocol_version)
     union = surface.type("SessionUpdate")
     assert isinstance(union, UnionType)
     rules: dict[str, RefRule] = {}

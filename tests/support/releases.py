@@ -7,6 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 GENERATED = ROOT / "generated"
@@ -14,6 +15,7 @@ if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
 
 from codegen import naming  # noqa: E402
+from codegen.knowledge import section  # noqa: E402
 from codegen.schema.build import build_release  # noqa: E402
 from codegen.schema.ir import ApiSurface  # noqa: E402
 from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
@@ -45,3 +47,13 @@ def surface_of(release: str, unstable: bool) -> ApiSurface:
 def package_of(release: str, unstable: bool) -> ModuleType:
     """The generated package of a release, imported from generated/."""
     return importlib.import_module(naming.package_name(release, unstable))
+
+
+def knowledge_of(surface: ApiSurface, name: str) -> dict[str, Any] | None:
+    """Section ``name`` of codegen/knowledge.toml for the surface's protocol version (``None``: none)."""
+    return section(name, surface.protocol_version, optional=True)
+
+
+def surfaces_with(name: str) -> list[tuple[str, bool]]:
+    """The surfaces whose protocol version has section ``name`` in the knowledge file (not declared none)."""
+    return [(r, u) for r, u in SURFACES if knowledge_of(surface_of(r, u), name) is not None]
