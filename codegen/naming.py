@@ -151,14 +151,24 @@ def _tag_words(tag: str) -> list[str]:
 
 def variant_name(tag_or_title: str, union: str) -> str:
     """``<Tag><Union>`` with the union's last word not repeated."""
+    return variant_names(tag_or_title, union)[0]
+
+
+def variant_names(tag_or_title: str, union: str) -> list[str]:
+    """The names a union member may take, best first: ``<Tag><Union>`` without the union's
+    last word repeated, then with it (``tool_call_update`` in ``SessionUpdate`` is
+    ``ToolCallSessionUpdate``, or ``ToolCallUpdateSessionUpdate`` when ``tool_call`` took that).
+    """
     tag = _tag_words(tag_or_title) or [f"U{ord(c):04X}" for c in tag_or_title]
     union_words = words(union)
+    candidates = [tag]
     if len(tag) > 1 and union_words and tag[-1].lower() == union_words[-1].lower():
-        tag = tag[:-1]
-    name = "".join(tag) + union
-    if not name[:1].isalpha():
-        name = "Variant" + name
-    return name
+        candidates.insert(0, tag[:-1])
+    names = []
+    for found in candidates:
+        name = "".join(found) + union
+        names.append(name if name[:1].isalpha() else "Variant" + name)
+    return names
 
 
 def field_name(wire: str) -> str:

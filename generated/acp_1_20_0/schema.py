@@ -2619,6 +2619,17 @@ class ToolCallUpdate(AcpModel):
     """
 
 
+class ToolCallUpdateSessionUpdate(ToolCallUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    Update on the status or results of a tool call.
+    """
+
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
+
+
 class ConfigOptionUpdate(AcpModel):
     """Session configuration options have been updated."""
 
@@ -2780,17 +2791,6 @@ class ToolCallSessionUpdate(ToolCall):
     session_update: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
-class ToolCallSessionUpdateVariant(ToolCallUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
-
-    Update on the status or results of a tool call.
-    """
-
-    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
-        "tool_call_update"
-    )
-
-
 class AgentRequest(AcpModel):
     """A JSON-RPC request object."""
 
@@ -2855,7 +2855,7 @@ SessionUpdate: TypeAlias = Annotated[
     | AgentMessageChunkSessionUpdate
     | AgentThoughtChunkSessionUpdate
     | ToolCallSessionUpdate
-    | ToolCallSessionUpdateVariant
+    | ToolCallUpdateSessionUpdate
     | PlanSessionUpdate
     | AvailableCommandsSessionUpdate
     | CurrentModeSessionUpdate

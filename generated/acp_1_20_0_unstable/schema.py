@@ -5343,6 +5343,19 @@ class PlanUpdate(AcpModel):
     """
 
 
+class PlanUpdateSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
+    """
+
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
+
+
 class PromptRequest(AcpModel):
     """Request parameters for sending a user prompt to the agent.
 
@@ -5511,19 +5524,6 @@ Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-class PlanSessionUpdateVariant(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
-
-
 class SelectSessionConfigOption(SessionConfigSelect):
     """Member of ``SessionConfigOption`` for ``type: "select"``.
 
@@ -5629,6 +5629,17 @@ class ToolCallUpdate(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+
+
+class ToolCallUpdateSessionUpdate(ToolCallUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    Update on the status or results of a tool call.
+    """
+
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
 
 
 class ConfigOptionUpdate(AcpModel):
@@ -5830,17 +5841,6 @@ class ToolCallSessionUpdate(ToolCall):
     session_update: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
 
 
-class ToolCallSessionUpdateVariant(ToolCallUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
-
-    Update on the status or results of a tool call.
-    """
-
-    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
-        "tool_call_update"
-    )
-
-
 class AgentRequest(AcpModel):
     """A JSON-RPC request object."""
 
@@ -5917,9 +5917,9 @@ SessionUpdate: TypeAlias = Annotated[
     | AgentMessageChunkSessionUpdate
     | AgentThoughtChunkSessionUpdate
     | ToolCallSessionUpdate
-    | ToolCallSessionUpdateVariant
+    | ToolCallUpdateSessionUpdate
     | PlanSessionUpdate
-    | PlanSessionUpdateVariant
+    | PlanUpdateSessionUpdate
     | PlanRemovedSessionUpdate
     | AvailableCommandsSessionUpdate
     | CurrentModeSessionUpdate

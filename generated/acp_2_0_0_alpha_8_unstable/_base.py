@@ -295,9 +295,10 @@ class TaggedUnion:
     :class:`Reserved` receives every other tag; a member whose tag field is
     typed ``None`` receives objects whose tag is null or absent (and, if that
     field is :data:`DefaultOnError`, any tag that is not valid: it is treated
-    as absent); members without the tag field receive objects that carry no
-    tag at all.  A member may itself be such a union, dispatching on its own
-    tag in turn.
+    as absent); a member without the tag field receives objects that carry no
+    tag, any tag no other member takes, and, as a fallback, objects whose
+    tagged member rejects them (it does not constrain the tag).  A member may
+    itself be such a union, dispatching on its own tag in turn.
     """
 
     __slots__ = ("wire",)
@@ -331,6 +332,12 @@ class TaggedUnion:
                     [(handler.generate_schema(m), name) for m, name in zip(members, names, strict=True)]
                 )
         known = frozenset(tag for tag in groups if tag not in (_OTHER, _UNTAGGED, _NULL))
+        if _UNTAGGED in groups:
+            # a member without the tag property takes any object its own schema accepts: it is
+            # tried when the member a known tag picks fails (JSON Schema's ``anyOf``)
+            fallback = (choices[labels[_UNTAGGED]], str(labels[_UNTAGGED]))
+            for tag in known:
+                choices[tag] = core_schema.union_schema([(choices[tag], str(tag)), fallback], mode="left_to_right")
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
             choices=choices,
@@ -423,6 +430,8 @@ class _Discriminator:
             return self.other
         if self.lenient:
             return self.null  # a tag that is not valid is treated as absent
+        if self.untagged is not None:
+            return self.untagged  # the member without the tag property takes any other value
         return tag if isinstance(tag, (str, int)) else None
 
 

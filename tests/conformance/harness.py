@@ -296,6 +296,24 @@ class Target:
             found.append(self.disagreement(name, kind, "dump-invalid", instance, f"dumped {dumped!r}"))
         return found
 
+    def check_accepted_mutant(self, name: str, miss: NearMiss) -> list[Disagreement]:
+        """A mutant the schema still accepts: kept as it is, or read the lenient way upstream reads it.
+
+        When the change sits under a lenient property, upstream's deserializer
+        repairs it in place (``x-deserialize-default-on-error``) even where
+        another member of a union would take the changed object as it is
+        (v1's ``AuthMethod``: a ``terminal`` with bad ``args`` is also a valid
+        ``agent``); either reading agrees.
+        """
+        found = self.check_valid(name, miss.instance, miss.kind)
+        if [d.outcome for d in found] != ["changed"]:
+            return found
+        dumped = self.adapter(name).dump_python(
+            self.adapter(name).validate_python(copy.deepcopy(miss.instance)), **DUMP
+        )
+        lenient = repaired(miss, self.def_validator(name).is_valid)
+        return [] if lenient is not None and json_equal(dumped, lenient) else found
+
     def check_near_miss(self, name: str, miss: NearMiss) -> list[Disagreement]:
         """A near miss the schema rejects: rejected, or repaired as its lenient marker says."""
         expected = repaired(miss, self.def_validator(name).is_valid)
@@ -448,13 +466,12 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
             return fixed
         if edge.default_on_error:
             parent = _get(fixed, path[: depth - 1])
-            value = parent.pop(edge.key)
-            if not edge.required or valid(fixed):
-                return fixed
-            parent[edge.key] = value
             before = _get(miss.original, path[:depth])
-            if isinstance(before, (list, dict)):
-                parent[edge.key] = type(before)()
+            if edge.required and isinstance(before, (list, dict)):
+                parent[edge.key] = type(before)()  # a required list or map falls back to empty
+                return fixed
+            del parent[edge.key]
+            if not edge.required or valid(fixed):
                 return fixed
     return None
 
@@ -553,7 +570,7 @@ def check_type(
         for miss in near_misses(target, name, instance):
             if validator.is_valid(miss.instance):
                 result.schema_accepted_mutants += 1
-                result.disagreements.extend(target.check_valid(name, miss.instance, miss.kind))
+                result.disagreements.extend(target.check_accepted_mutant(name, miss))
             else:
                 result.near_misses += 1
                 result.disagreements.extend(target.check_near_miss(name, miss))

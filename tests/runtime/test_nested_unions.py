@@ -113,3 +113,48 @@ def test_docstrings_say_which_member_a_class_is(models: ModuleType) -> None:
     assert models.NoneIdle.__doc__.startswith("Member of ``Idle`` for ``stopReason`` null or absent.")
     assert models.OtherStateUpdate.__doc__.startswith("Member of ``StateUpdate`` for any other ``state``")
     assert "Ready for a new prompt." not in (models.ErrorStopReason.__doc__ or "")
+
+
+@pytest.fixture(scope="module")
+def auth(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """A union of tagged members and one without the tag, as v1's ``AuthMethod`` is written."""
+    from tests.support.schemas import obj, tagged
+
+    defs = {
+        "Agent": obj({"id": {"type": "string"}, "name": {"type": "string"}}, ["id", "name"]),
+        "Terminal": obj(
+            {"id": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}}}, ["id"]
+        ),
+        "AuthMethod": {
+            "anyOf": [
+                tagged("type", "terminal", ref="Terminal"),
+                {"title": "agent", "allOf": [{"$ref": "#/$defs/Agent"}]},
+            ]
+        },
+    }
+    return package(surface(defs), tmp_path_factory.mktemp("auth"), "acp_auth_test").schema
+
+
+@pytest.mark.parametrize(
+    ("data", "cls"),
+    [
+        ({"type": "terminal", "id": "t", "args": ["-l"]}, "TerminalAuthMethod"),
+        ({"id": "a", "name": "Agent"}, "Agent"),
+        ({"type": "env_var", "id": "a", "name": "Agent"}, "Agent"),
+        ({"type": 7, "id": "a", "name": "Agent"}, "Agent"),
+        ({"type": "terminal", "id": "t", "args": 5, "name": "falls back"}, "Agent"),
+    ],
+)
+def test_a_member_without_the_tag_takes_what_no_tagged_member_does(
+    auth: ModuleType, data: dict[str, Any], cls: str
+) -> None:
+    found = TypeAdapter(auth.AuthMethod).validate_python(data)
+    assert type(found).__name__ == cls
+    assert wire(found) == data
+
+
+def test_when_no_member_takes_it_both_reasons_are_given(auth: ModuleType) -> None:
+    with pytest.raises(ValidationError) as caught:
+        TypeAdapter(auth.AuthMethod).validate_python({"type": "terminal", "id": "t", "args": 5})
+    locations = {error["loc"][:2] for error in caught.value.errors()}
+    assert locations == {("terminal", "terminal"), ("terminal", "Agent")}
