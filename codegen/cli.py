@@ -354,8 +354,8 @@ def _strict_option(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
-        description="Generate typed Python bindings from the upstream ACP JSON Schema releases (protocol v1 and v2), "
-        "and report what changed between them.",
+        description="Generate typed Python bindings from the upstream ACP JSON Schema releases "
+        "(protocol v1 and v2), and report what changed between them.",
         epilog="Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
     )
     parser.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help="release lock (default: %(default)s)")
@@ -363,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--schemas",
         type=Path,
         default=None,
-        help="folder holding v<major>/<release>/ schema files (default: $ACP_SCHEMAS, else ../shared/schemas)",
+        help="folder holding v<major>/<release>/ schema files "
+        "(default: $ACP_SCHEMAS, else ../shared/schemas)",
     )
     parser.add_argument(
         "--cache",

@@ -337,7 +337,9 @@ class TaggedUnion:
             # tried when the member a known tag picks fails (JSON Schema's ``anyOf``)
             fallback = (choices[labels[_UNTAGGED]], str(labels[_UNTAGGED]))
             for tag in known:
-                choices[tag] = core_schema.union_schema([(choices[tag], str(tag)), fallback], mode="left_to_right")
+                choices[tag] = core_schema.union_schema(
+                    [(choices[tag], str(tag)), fallback], mode="left_to_right"
+                )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
             choices=choices,
