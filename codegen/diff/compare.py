@@ -294,6 +294,14 @@ def compare_member(
     yield from compare_expr(ctx, old, new, subject, senders, where)
 
 
+def _as_wire(surface: ApiSurface, expr: TypeExpr, renamed_from: Mapping[str, str]) -> TypeExpr:
+    """An open enum is its base scalar on the wire (it accepts any string or integer)."""
+    named = _named(surface, expr, renamed_from)
+    if isinstance(named, EnumType) and named.open:
+        return Scalar(named.base)
+    return expr
+
+
 def _unstable(surface: ApiSurface, expr: TypeExpr) -> bool:
     named = surface.types.get(expr.name) if isinstance(expr, Ref) else None
     return named is not None and named.unstable
@@ -418,7 +426,12 @@ def _compare(
         if inline is not None:
             yield ctx.change(inline, subject, f"{prefix}{old.name} -> {new.name}", (), where)
             return
-    before, after = _members(old), _members(new)
+    before = frozenset(_as_wire(ctx.old, m, ctx.renamed_from) for m in _members(old))
+    after = frozenset(_as_wire(ctx.new, m, {}) for m in _members(new))
+    if before == after:  # the same values on the wire: an open enum takes any value of its base type
+        detail = f"{prefix}{describe(old)} -> {describe(new)}"
+        yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, subject, detail, (), where)
+        return
     if Scalar("any") in after - before or before < after:
         yield ctx.change(RuleId.TYPE_WIDENED, subject, prefix + _set_change(before, after), senders, where)
     elif Scalar("any") in before - after or after < before:

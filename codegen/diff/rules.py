@@ -109,6 +109,7 @@ class RuleId(StrEnum):
     INLINE_BECAME_REF = "inline-became-ref"
     PYTHON_ATTRIBUTE_REMOVED = "python-attribute-removed"
     PYTHON_ATTRIBUTE_RENAMED = "python-attribute-renamed"
+    PYTHON_ANNOTATION_CHANGED = "python-annotation-changed"
     PYTHON_METHOD_REMOVED = "python-method-removed"
     PYTHON_METHOD_RENAMED = "python-method-renamed"
     PYTHON_METHOD_ARGUMENT_REMOVED = "python-method-argument-removed"
@@ -590,6 +591,15 @@ CATALOG: tuple[Rule, ...] = (
         "breaking",
         "python",
         "An attribute has a new Python name for the same wire name: code using the old name fails.",
+    ),
+    Rule(
+        RuleId.PYTHON_ANNOTATION_CHANGED,
+        "python",
+        "attribute",
+        "warning",
+        "python",
+        "A type annotation changed while the values it takes on the wire did not (an open enum became "
+        "its base type): type checkers may flag code written against the old annotation.",
     ),
     Rule(
         RuleId.PYTHON_METHOD_REMOVED,

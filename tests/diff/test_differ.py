@@ -202,6 +202,14 @@ def with_pause(surface: ApiSurface) -> ApiSurface:
     return dataclasses.replace(surface, methods=(*surface.methods, pause))
 
 
+def status_as_string(defs: Defs) -> None:
+    """ToolCallUpdate.status: the open enum ToolCallStatus becomes a plain string (the same values)."""
+    props(defs, "ToolCallUpdate")["status"] = {
+        "type": ["string", "null"],
+        "x-deserialize-default-on-error": True,
+    }
+
+
 def cost_union(defs: Defs) -> None:
     """Cost (sent by agents) becomes a union on ``kind``, its properties shared by both members."""
     defs["Cost"]["anyOf"] = [
@@ -390,6 +398,14 @@ CASES = [
     Case("union-became-object", "Cost", "breaking", AGENT, old=cost_union),
     Case("python-class-became-union", "Cost", "breaking", PYTHON, new=cost_union, detail="a union on kind"),
     Case("python-union-became-class", "Cost", "warning", PYTHON, old=cost_union),
+    Case(
+        "python-annotation-changed",
+        "ToolCallUpdate.status",
+        "warning",
+        PYTHON,
+        new=status_as_string,
+        detail="ToolCallStatus | null -> string | null",
+    ),
     # stability of types and union members (the unstable schema marks them)
     Case("type-became-unstable", "Cost", "warning", NOBODY, new_ir=mark_unstable("Cost")),
     Case("type-became-stable", "Cost", "info", NOBODY, old_ir=mark_unstable("Cost")),

@@ -138,7 +138,7 @@ def test_an_unclassified_update_is_refused_in_strict_mode() -> None:
         surface, update_union(surface), Variant("future_update", Ref("NoticeSessionUpdate"))
     )
     with pytest.raises(
-        CodegenError, match=r"'future_update' of 2\.0\.0-alpha\.7 \(unstable\).*\[patches\.updates\]"
+        CodegenError, match=r"'future_update' of 2\.0\.0-alpha\.7 \(unstable\).*\[v2\.patches\.updates\]"
     ):
         session_plan(future)
 
@@ -165,7 +165,7 @@ def test_an_unclassified_foreground_state_is_refused_in_strict_mode() -> None:
     surface = surface_of(*ALPHA_7_UNSTABLE)
     states = state_union(surface)
     future = with_extra_variant(surface, states, Variant("paused", states.variants[0].type))
-    with pytest.raises(CodegenError, match=r"'paused' .*\[patches\.activity\]"):
+    with pytest.raises(CodegenError, match=r"'paused' .*\[v2\.patches\.activity\]"):
         session_plan(future)
 
 

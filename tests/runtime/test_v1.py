@@ -111,7 +111,7 @@ def test_v1_gates_name_v1_capabilities() -> None:
         with pytest.raises(acp.CapabilityError, match=re.escape("'sessionCapabilities.fork'")):
             await client_side.fork_session(session_id="s", cwd="/w")
         # the client advertised nothing: plan_update needs its `plan`
-        plan = schema.PlanSessionUpdateVariant(plan=schema.ItemsPlanUpdateContent(plan_id="p", entries=[]))
+        plan = schema.PlanUpdateSessionUpdate(plan=schema.ItemsPlanUpdateContent(plan_id="p", entries=[]))
         with pytest.raises(acp.CapabilityError, match=re.escape("'plan'")):
             await agent_side.session_update(session_id="s", update=plan)
         await client_side.close()
@@ -145,9 +145,9 @@ def test_session_updates_are_events_delivered_as_they_come() -> None:
         assert got == events
         assert [type(u).__name__ for u in client.updates] == [
             "ToolCallSessionUpdate",
-            "ToolCallSessionUpdateVariant",
+            "ToolCallUpdateSessionUpdate",
             "AgentMessageChunkSessionUpdate",
-            "PlanSessionUpdateVariant",
+            "PlanUpdateSessionUpdate",
         ]
         await client_side.close()
         await agent_side.close()
