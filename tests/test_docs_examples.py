@@ -1,4 +1,4 @@
-"""The session-state examples run as written: the short one in the README, the long one in docs/patches.md."""
+"""The examples run as written: the README's models and session state, the long one in docs/patches.md."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from tests.support.releases import ROOT
 
 # (file, heading of the section that holds exactly one runnable example)
 EXAMPLES = [
-    ("README.md", "## Session state"),
+    ("README.md", "## Models"),
+    ("README.md", "## Session state (v2)"),
     ("docs/patches.md", "# Session state and patch semantics"),
 ]
 
@@ -39,12 +40,14 @@ def section_code(name: str, heading: str) -> str:
     return str(blocks[0])
 
 
-@pytest.mark.parametrize(("name", "heading"), EXAMPLES, ids=[name for name, _ in EXAMPLES])
-def test_the_session_state_example_runs_and_prints_what_it_says(name: str, heading: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "heading"), EXAMPLES, ids=[f"{name} {heading}" for name, heading in EXAMPLES]
+)
+def test_the_example_runs_and_prints_what_it_says(name: str, heading: str) -> None:
     code = section_code(name, heading)
     output = io.StringIO()
     with contextlib.redirect_stdout(output):
         exec(compile(code, name, "exec"), {"__name__": "readme_example"})
-    promised = re.findall(r"print\(.*\)  # (.*)", code)
+    promised = re.findall(r"print\(.*\) +# (.*)", code)
     assert promised, f"{name}: the example should promise what it prints"
     assert output.getvalue().splitlines() == promised
