@@ -53,7 +53,7 @@ from typing import Any, Final, cast
 from pydantic import ValidationError
 
 from ._params import wire_params
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, Writer
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, Writer, message_kind
 from ._streams import stdio_streams
 
 __all__ = [
@@ -202,26 +202,6 @@ class _Prepended:
 
     def at_eof(self) -> bool:
         return not self._head and self._reader.at_eof()
-
-
-def _kind_of(message: Any) -> str:
-    """``request``, ``notification``, ``response`` or ``invalid`` (the runtime's rules)."""
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return "invalid"
-    request_id = message.get("id")
-    has_id = "id" in message
-    if has_id and not (
-        request_id is None or (isinstance(request_id, (int, str)) and not isinstance(request_id, bool))
-    ):
-        return "invalid"
-    if isinstance(message.get("method"), str):
-        params = message.get("params")
-        if params is not None and not isinstance(params, (dict, list)):
-            return "invalid"
-        return "request" if has_id else "notification"
-    if has_id and ("result" in message) != ("error" in message):
-        return "response"
-    return "invalid"
 
 
 def _valid_id(message: Any) -> int | str | None:
@@ -379,7 +359,7 @@ class AgentProtocolRouter:
                 reason = {"reason": "a batch is not accepted before initialize"}
                 await _reply_error(writer, None, RequestError.invalid_request(reason))
                 continue
-            kind = _kind_of(message)
+            kind = message_kind(message)
             if kind in ("notification", "response"):
                 logger.warning("%s before initialize ignored", kind)
                 continue
@@ -619,7 +599,7 @@ async def _exchange(
             except ValueError:
                 held.append(line)
                 continue
-            if _kind_of(message) == "response" and message.get("id") == request_id:
+            if message_kind(message) == "response" and message.get("id") == request_id:
                 if "result" in message and not isinstance(message["result"], dict):
                     raise RequestError.internal_error({"reason": "the initialize result is not an object"})
                 return cast(dict[str, Any], message)

@@ -431,7 +431,7 @@ class Connection:
             elif reply is not None:
                 self._spawn(self._send_reply(reply))
             return
-        kinds = {_kind_of(m) for m in message}
+        kinds = {message_kind(m) for m in message}
         wanted = "response" if kinds == {"response"} else "call"
         if not message or wanted not in self._batches or ("response" in kinds and len(kinds) > 1):
             await self._reply_error(
@@ -456,7 +456,7 @@ class Connection:
 
     def _receive(self, message: Any) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
         """Handle one message: the reply, a reply still being computed, or ``None``."""
-        kind = _kind_of(message)
+        kind = message_kind(message)
         if kind == "response":
             self._resolve(message)
             return None
@@ -607,7 +607,8 @@ def handler_of(value: Any, connection: Any) -> Any:
     return value(connection) if isinstance(value, type) or inspect.isroutine(value) else value
 
 
-def _kind_of(message: Any) -> str:
+def message_kind(message: Any) -> str:
+    """``request``, ``notification``, ``response`` or ``invalid``: what a decoded message is."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         return "invalid"
     method = message.get("method")
