@@ -1,0 +1,234 @@
+"""The state every part of the IR builder shares, and the JSON shapes it reads.
+
+One :class:`BuildContext` per schema file: the documents, the ``$defs``, the
+class names already claimed, the types built so far, and the stable baseline
+that tells what is unstable.  The part builders (:mod:`.types`, :mod:`.unions`,
+:mod:`.methods`) read and extend it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...diagnostics import gap
+from ...errors import CodegenError, pointer_join
+from ...knowledge import section as knowledge_section
+from ..ir import UNSTABLE_MARKER, ApiSurface, Field, NamedType, ObjectType, Stability, all_fields
+from ..load import SchemaDocument
+
+MAX_UNION_MEMBERS = 256
+"""How many non-const members an ``anyOf``/``oneOf`` may have (upstream needs 24)."""
+INTERPRETED_EXTENSIONS = frozenset(
+    {
+        "x-method",
+        "x-side",
+        "x-deserialize-default-on-error",
+        "x-deserialize-skip-invalid-items",
+        "x-docs-ignore",
+    }
+)
+"""The ``x-`` keywords the builder reads; every other one is dropped before it looks at a schema."""
+_NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"})
+"""Keywords whose value maps names (not keywords) to schemas."""
+_DATA = frozenset({"const", "enum", "default", "examples"})
+"""Keywords whose value is JSON data, not a schema."""
+
+
+def without_extensions(node: Any, pointer: str, seen: dict[str, str]) -> Any:
+    """``node`` without the ``x-`` keywords the builder does not read.
+
+    Schema text is walked keyword by keyword, so that property names and data
+    that happen to start with ``x-`` stay; ``seen`` collects each dropped
+    keyword with the pointer where it first appears.
+    """
+    if isinstance(node, list):
+        return [without_extensions(item, pointer_join(pointer, index), seen) for index, item in enumerate(node)]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        where = pointer_join(pointer, key)
+        if key.startswith("x-") and key not in INTERPRETED_EXTENSIONS:
+            seen.setdefault(key, where)
+        elif key in _DATA:
+            out[key] = value
+        elif key in _NAME_MAPS and isinstance(value, dict):
+            out[key] = {
+                name: without_extensions(item, pointer_join(where, name), seen) for name, item in value.items()
+            }
+        else:
+            out[key] = without_extensions(value, where, seen)
+    return out
+
+
+def doc_of(node: Mapping[str, Any]) -> str:
+    """A schema's ``description``, stripped (``""`` if it has none)."""
+    text = node.get("description")
+    return text.strip() if isinstance(text, str) else ""
+
+
+def properties_of(node: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``node["properties"]`` if it is an object, else nothing (the checks report it elsewhere)."""
+    found = node.get("properties")
+    return found if isinstance(found, dict) else {}
+
+
+def list_of(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def is_marked_unstable(node: Mapping[str, Any]) -> bool:
+    return UNSTABLE_MARKER in doc_of(node)
+
+
+class BuildContext:
+    """One schema file being built into a surface."""
+
+    def __init__(
+        self,
+        schema: SchemaDocument,
+        meta: SchemaDocument,
+        stability: Stability,
+        baseline: ApiSurface | None,
+    ) -> None:
+        self.doc = schema
+        self.meta = meta
+        self.stability: Stability = stability
+        self.baseline = baseline
+        root = schema.data
+        if not isinstance(root, dict):
+            raise self.error("the schema root must be a JSON object", "")
+        dropped: dict[str, str] = {}
+        root = without_extensions(root, "", dropped)
+        acknowledged = knowledge_section("extensions")
+        for keyword, where in sorted(dropped.items()):
+            if keyword not in acknowledged:
+                gap(
+                    f"unknown extension keyword {keyword!r}",
+                    default="ignored",
+                    section="[extensions]",
+                    file=schema.path,
+                    pointer=where,
+                )
+        defs = root.get("$defs")
+        if not isinstance(defs, dict):
+            raise self.error("the schema has no '$defs' object", "")
+        self.root: dict[str, Any] = root
+        self.defs: dict[str, Any] = defs
+        self.class_of: dict[str, str] = {}
+        """``$defs`` name -> the class name it was given."""
+        self.taken: set[str] = set()
+        self.types: dict[str, NamedType] = {}
+        self.in_progress: list[str] = []
+        """``$defs`` names being built, outermost first (to refuse ``allOf`` cycles)."""
+
+    # -- errors ---------------------------------------------------------------
+
+    def error(self, message: str, pointer: str) -> CodegenError:
+        return CodegenError(message, file=self.doc.path, pointer=pointer)
+
+    # -- names ------------------------------------------------------------------
+
+    def claim_first(self, names: list[str], pointer: str) -> str:
+        """The first of ``names`` not taken yet, else :meth:`claim` of the first (``Variant``)."""
+        free = next((name for name in names if name not in self.taken), names[0])
+        return self.claim(free, pointer)
+
+    def claim(self, name: str, pointer: str) -> str:
+        """Reserve a class name; a taken one gets ``Variant``, never a number."""
+        if name in self.taken:
+            fallback = name + "Variant"
+            if fallback in self.taken:
+                raise self.error(f"cannot name this type: both {name} and {fallback} are taken", pointer)
+            name = fallback
+        self.taken.add(name)
+        return name
+
+    # -- stability --------------------------------------------------------------
+
+    def type_is_unstable(self, schema_name: str | None, node: Mapping[str, Any]) -> bool:
+        if self.stability == "stable":
+            return False
+        if is_marked_unstable(node):
+            return True
+        if self.baseline is None or schema_name is None:
+            return False
+        return self.baseline.by_schema_name(schema_name) is None
+
+    def field_is_unstable(self, owner_schema_name: str | None, wire: str, node: Mapping[str, Any]) -> bool:
+        if self.stability == "stable":
+            return False
+        if is_marked_unstable(node):
+            return True
+        if self.baseline is None or owner_schema_name is None:
+            return False
+        stable = self.baseline.by_schema_name(owner_schema_name)
+        if not isinstance(stable, ObjectType):
+            return False
+        return wire not in {f.wire_name for f in self.baseline.all_fields(stable.name)}
+
+    # -- references and shapes ----------------------------------------------------
+
+    def resolve(self, ref: Any, pointer: str) -> str:
+        """The ``$defs`` name a local ``$ref`` points to."""
+        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+            raise self.error(f"unsupported $ref {ref!r}: only '#/$defs/<name>' is supported", pointer)
+        target = ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
+        if target not in self.defs:
+            raise self.error(f"$ref points to nowhere: {ref}", pointer)
+        return target
+
+    def all_fields(self, class_name: str) -> tuple[Field, ...]:
+        return all_fields(self.types, class_name)
+
+    def members(self, node: Mapping[str, Any], pointer: str) -> tuple[str, list[Any]] | None:
+        for key in ("anyOf", "oneOf"):
+            if key in node:
+                value = node[key]
+                if not isinstance(value, list) or not value:
+                    raise self.error(f"'{key}' must be a non-empty array", pointer_join(pointer, key))
+                for index, member in enumerate(value):
+                    if not isinstance(member, dict):
+                        raise self.error(
+                            "a union member must be an object", pointer_join(pointer, key, index)
+                        )
+                if sum(self.enum_member(m) != "const" for m in value) > MAX_UNION_MEMBERS:
+                    message = f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed"
+                    raise self.error(message, pointer_join(pointer, key))
+                return key, value
+        return None
+
+    def is_objectish(self, node: Any, seen: frozenset[str] = frozenset()) -> bool:
+        if not isinstance(node, dict):
+            return False
+        if node.get("type") == "object" or "properties" in node:
+            return True
+        if "$ref" in node and isinstance(node["$ref"], str):
+            target = node["$ref"].removeprefix("#/$defs/")
+            if target in self.defs and target not in seen:
+                return self.is_objectish(self.defs[target], seen | {target})
+        all_of = node.get("allOf")
+        if isinstance(all_of, list):
+            return any(self.is_objectish(item, seen) for item in all_of)
+        return False
+
+    @staticmethod
+    def enum_member(member: Mapping[str, Any]) -> str | None:
+        """``"const"`` or ``"open"`` for a member an enum may have, else ``None``."""
+        structural = {"properties", "items", "anyOf", "oneOf", "allOf", "$ref", "not", "enum"}
+        if structural & member.keys():
+            return None
+        kind = member.get("type")
+        if "const" in member:
+            value = member["const"]
+            if (
+                isinstance(value, (str, int))
+                and not isinstance(value, bool)
+                and kind in (None, "string", "integer")
+            ):
+                return "const"
+            return None
+        if kind in ("string", "integer"):
+            return "open"
+        return None

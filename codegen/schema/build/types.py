@@ -1,0 +1,486 @@
+"""Named types and type expressions: ``$defs`` entries, objects, fields, enums, aliases.
+
+The shapes upstream's generator emits, and nothing about any release:
+
+* a ``$defs`` entry whose ``anyOf``/``oneOf`` members are all scalar ``const``
+  values (plus at most one unconstrained scalar) is an enum, open if that
+  unconstrained member exists;
+* an ``anyOf`` whose members are objects is a union (:mod:`.unions`);
+* an object is an object, anything else is an alias.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, cast
+
+from ... import naming
+from ...errors import pointer_join
+from ..ir import (
+    MISSING,
+    AliasType,
+    AnyOf,
+    ArrayOf,
+    Const,
+    Constraints,
+    EnumType,
+    EnumValue,
+    Field,
+    JsonScalar,
+    MapOf,
+    NamedType,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    ScalarKind,
+    TypeExpr,
+    UnionType,
+    Variant,
+    strip_nullable,
+)
+from .context import BuildContext, doc_of
+
+MAX_NESTING = 40
+"""How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
+MAX_CHAIN = 64
+"""How many types may build on one another through ``allOf``."""
+SCALAR_TYPES: frozenset[str] = frozenset({"string", "integer", "number", "boolean", "null"})
+_CONSTRAINT_KEYS = {
+    "minimum": "minimum",
+    "maximum": "maximum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+    "format": "format",
+}
+
+
+def merge_fields(earlier: Field, later: Field) -> Field:
+    """A property written twice for one class (next to a union's ``anyOf`` and in a member): both apply.
+
+    The later, more specific schema gives the type; the field is required if
+    either says so and keeps the earlier description when the later has none.
+    It stays lenient where an invalid value can still fall back to something:
+    when it may be omitted (a null-tag member's tag), or is a list or a map.
+    A required tag (a pinned value, a catch-all's string) is not lenient: the
+    union's dispatch has already looked at it.
+    """
+    required = earlier.required or later.required
+    fallback = not required or isinstance(strip_nullable(later.type), (ArrayOf, MapOf))
+    return replace(
+        later,
+        required=required,
+        doc=later.doc or earlier.doc,
+        default_on_error=later.default_on_error or (earlier.default_on_error and fallback),
+        skip_invalid_items=later.skip_invalid_items or (earlier.skip_invalid_items and fallback),
+    )
+
+
+@dataclass
+class Part:
+    """One source of fields for a class: a class to build on, or inline properties."""
+
+    class_name: str | None = None
+    properties: Mapping[str, Any] | None = None
+    required: frozenset[str] = frozenset()
+    pointer: str = ""
+    extra: str | None = None
+
+
+class ObjectUnions(Protocol):
+    """What the type builder asks of the union builder (:class:`.unions.UnionBuilder`)."""
+
+    def build_object_union(
+        self,
+        name: str,
+        def_name: str | None,
+        node: dict[str, Any],
+        key: str,
+        members: list[dict[str, Any]],
+        pointer: str,
+        common: dict[str, Any],
+        skip: frozenset[int] = frozenset(),
+    ) -> UnionType: ...
+
+
+class TypeBuilder:
+    """Builds the named types of one schema file into ``ctx.types``.
+
+    Unions of objects are built by ``unions``, which builds its variant classes
+    with this builder in turn; :func:`codegen.schema.build.build_surface` joins the two.
+    """
+
+    def __init__(self, ctx: BuildContext, unions: Callable[[BuildContext, TypeBuilder], ObjectUnions]) -> None:
+        self.ctx = ctx
+        self.unions = unions(ctx, self)
+
+    def build_all(self) -> None:
+        """Name every ``$defs`` entry, then build each (building what it refers to first)."""
+        defs = self.ctx.defs
+        for def_name in defs:
+            def_pointer = pointer_join("/$defs", def_name)
+            if not isinstance(defs[def_name], dict):
+                raise self.ctx.error("a type definition must be a JSON object", def_pointer)
+            self.ctx.class_of[def_name] = self.ctx.claim(naming.class_name(def_name), def_pointer)
+        for def_name in defs:
+            self.ensure(def_name)
+
+    def ensure(self, def_name: str) -> NamedType:
+        """Build a ``$defs`` entry (once), guarding against ``allOf`` cycles."""
+        class_name = self.ctx.class_of[def_name]
+        if class_name in self.ctx.types:
+            return self.ctx.types[class_name]
+        pointer = pointer_join("/$defs", def_name)
+        if def_name in self.ctx.in_progress:
+            chain = " -> ".join([*self.ctx.in_progress[self.ctx.in_progress.index(def_name) :], def_name])
+            raise self.ctx.error(f"$ref cycle cannot be typed: {chain}", pointer)
+        if len(self.ctx.in_progress) >= MAX_CHAIN:
+            raise self.ctx.error(f"more than {MAX_CHAIN} types build on one another here", pointer)
+        self.ctx.in_progress.append(def_name)
+        try:
+            built = self.build_def(def_name, self.ctx.defs[def_name], pointer)
+        finally:
+            self.ctx.in_progress.pop()
+        self.ctx.types[class_name] = built
+        return built
+
+    # -- classification -----------------------------------------------------------
+
+    def build_def(self, def_name: str, node: dict[str, Any], pointer: str) -> NamedType:
+        name = self.ctx.class_of[def_name]
+        common: dict[str, Any] = {
+            "doc": doc_of(node),
+            "schema_name": def_name,
+            "pointer": pointer,
+            "unstable": self.ctx.type_is_unstable(def_name, node),
+            "internal": bool(node.get("x-docs-ignore")),
+        }
+        found = self.ctx.members(node, pointer)
+        if found is not None:
+            key, members = found
+            shapes = [self.ctx.enum_member(m) for m in members]
+            if all(shapes) and "const" in shapes and shapes.count("open") <= 1:
+                return self.build_enum(name, members, pointer_join(pointer, key), common)
+            if "properties" in node or any(self.ctx.is_objectish(m) for m in members):
+                return self.unions.build_object_union(name, def_name, node, key, members, pointer, common)
+            variants = tuple(
+                Variant(
+                    tag=None,
+                    type=self.type_expr(m, pointer_join(pointer, key, i), name),
+                    title=str(m.get("title", "")),
+                    doc=doc_of(m),
+                )
+                for i, m in enumerate(members)
+            )
+            return UnionType(name=name, variants=variants, **common)
+        if isinstance(node.get("enum"), list) and node["enum"]:
+            values = node["enum"]
+            if all(isinstance(v, str) for v in values) or all(
+                isinstance(v, int) and not isinstance(v, bool) for v in values
+            ):
+                base: Literal["string", "integer"] = "string" if isinstance(values[0], str) else "integer"
+                return EnumType(
+                    name=name,
+                    base=base,
+                    values=tuple(EnumValue(v) for v in values),
+                    open=False,
+                    **common,
+                )
+        if node.get("type") == "object" or "properties" in node:
+            return self.build_object(name, def_name, node, pointer, common)
+        return AliasType(name=name, target=self.type_expr(node, pointer, name), **common)
+
+    # -- enums ------------------------------------------------------------------
+
+    def build_enum(
+        self, name: str, members: list[dict[str, Any]], pointer: str, common: dict[str, Any]
+    ) -> EnumType:
+        values: list[EnumValue] = []
+        open_doc = ""
+        is_open = False
+        kinds = {m.get("type") for m in members}
+        consts = [m["const"] for m in members if "const" in m]
+        base: Literal["string", "integer"] = (
+            "integer" if all(isinstance(c, int) for c in consts) and "string" not in kinds else "string"
+        )
+        seen: set[JsonScalar] = set()
+        for index, member in enumerate(members):
+            if "const" in member:
+                value = member["const"]
+                if (base == "string") != isinstance(value, str):
+                    raise self.ctx.error("an enum mixes string and integer values", pointer_join(pointer, index))
+                if value in seen:
+                    raise self.ctx.error(f"enum value {value!r} appears twice", pointer_join(pointer, index))
+                seen.add(value)
+                values.append(EnumValue(value, doc_of(member), str(member.get("title", ""))))
+            else:
+                is_open = True
+                open_doc = doc_of(member)
+        return EnumType(name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **common)
+
+    # -- objects ----------------------------------------------------------------
+
+    def build_object(
+        self, name: str, def_name: str | None, node: Mapping[str, Any], pointer: str, common: dict[str, Any]
+    ) -> ObjectType:
+        parts = [self.inline_part(node, pointer)]
+        extends: str | None = None
+        all_of = node.get("allOf")
+        if isinstance(all_of, list):
+            for index, item in enumerate(all_of):
+                item_pointer = pointer_join(pointer, "allOf", index)
+                if isinstance(item, dict) and "$ref" in item:
+                    target = self.ensure(self.ctx.resolve(item["$ref"], pointer_join(item_pointer, "$ref")))
+                    if not isinstance(target, ObjectType):
+                        raise self.ctx.error("allOf may only combine object types", item_pointer)
+                    parts.append(Part(class_name=target.name, pointer=item_pointer))
+                elif isinstance(item, dict):
+                    parts.append(self.inline_part(item, item_pointer))
+        fields, extends = self.combine(parts, name, def_name)
+        return ObjectType(name=name, fields=fields, base=extends, extra=self.extra_of(parts), **common)
+
+    def inline_part(self, node: Mapping[str, Any], pointer: str) -> Part:
+        properties = node.get("properties", {})
+        if not isinstance(properties, dict):
+            raise self.ctx.error("'properties' must be an object", pointer_join(pointer, "properties"))
+        required = node.get("required", [])
+        if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+            raise self.ctx.error("'required' must be an array of strings", pointer_join(pointer, "required"))
+        extra: str | None = None
+        additional = node.get("additionalProperties", node.get("unevaluatedProperties"))
+        if additional is False:
+            extra = "forbid"
+        elif additional is not None:
+            extra = "allow"
+        return Part(properties=properties, required=frozenset(required), pointer=pointer, extra=extra)
+
+    @staticmethod
+    def extra_of(parts: list[Part]) -> Any:
+        return (
+            "forbid"
+            if any(p.extra == "forbid" for p in parts) and not any(p.extra == "allow" for p in parts)
+            else "allow"
+        )
+
+    def combine(
+        self, parts: list[Part], owner: str, owner_schema_name: str | None
+    ) -> tuple[tuple[Field, ...], str | None]:
+        """Fields for a class built from ``parts``; one class part becomes the base class."""
+        class_parts = [p for p in parts if p.class_name is not None]
+        base = class_parts[0].class_name if len(class_parts) == 1 else None
+        fields: dict[str, Field] = {}
+        inherited: set[str] = set()
+        if base is not None:
+            inherited = {f.wire_name for f in self.ctx.all_fields(base)}
+        for part in parts:
+            if part.class_name is not None:
+                if part.class_name == base:
+                    continue
+                for f in self.ctx.all_fields(part.class_name):
+                    fields[f.wire_name] = f
+                continue
+            assert part.properties is not None
+            for wire, prop in part.properties.items():
+                prop_pointer = pointer_join(part.pointer, "properties", wire)
+                if not isinstance(prop, dict):
+                    if prop is True:
+                        prop = {}
+                    else:
+                        raise self.ctx.error("a property schema must be an object", prop_pointer)
+                built = self.build_field(owner, owner_schema_name, wire, prop, wire in part.required, prop_pointer)
+                fields[wire] = merge_fields(fields[wire], built) if wire in fields else built
+            for wire in part.required:
+                if wire not in fields and wire not in inherited:
+                    # required without a property schema: any JSON value
+                    fields[wire] = self.build_field(owner, owner_schema_name, wire, {}, True, part.pointer)
+        return self.name_fields(list(fields.values()), inherited_names=self.inherited_py_names(base)), base
+
+    def inherited_py_names(self, base: str | None) -> set[str]:
+        return {f.py_name for f in self.ctx.all_fields(base)} if base else set()
+
+    @staticmethod
+    def name_fields(fields: list[Field], inherited_names: set[str]) -> tuple[Field, ...]:
+        """Give colliding snake_case names trailing underscores, in wire-name order."""
+        taken = set(inherited_names)
+        named: dict[str, str] = {}
+        for f in sorted(
+            fields,
+            key=lambda f: (
+                naming.field_name(f.wire_name),
+                f.wire_name != naming.field_name(f.wire_name),
+                f.wire_name,
+            ),
+        ):
+            py = naming.unique(naming.field_name(f.wire_name), taken)
+            taken.add(py)
+            named[f.wire_name] = py
+        return tuple(replace(f, py_name=named[f.wire_name]) for f in fields)
+
+    def build_field(
+        self,
+        owner: str,
+        owner_schema_name: str | None,
+        wire: str,
+        prop: Mapping[str, Any],
+        required: bool,
+        pointer: str,
+    ) -> Field:
+        expr = self.type_expr(prop, pointer, owner + naming.pascal(wire))
+        nullable = isinstance(expr, Nullable) or (isinstance(expr, Scalar) and expr.type in ("any", "null"))
+        default = prop.get("default", MISSING)
+        return Field(
+            wire_name=wire,
+            py_name=naming.field_name(wire),
+            type=expr,
+            required=required,
+            nullable=nullable,
+            doc=doc_of(prop),
+            default=default,
+            default_on_error=bool(prop.get("x-deserialize-default-on-error")),
+            skip_invalid_items=bool(prop.get("x-deserialize-skip-invalid-items")),
+            unstable=self.ctx.field_is_unstable(owner_schema_name, wire, prop),
+        )
+
+    # -- type expressions -----------------------------------------------------------
+
+    def constraints(self, node: Mapping[str, Any]) -> Constraints:
+        values: dict[str, Any] = {}
+        for key, attr in _CONSTRAINT_KEYS.items():
+            value = node.get(key)
+            if value is None or isinstance(value, bool):
+                continue
+            if key == "pattern" or key == "format":
+                if isinstance(value, str):
+                    values[attr] = value
+            elif isinstance(value, (int, float)):
+                values[attr] = value
+        return Constraints(**values)
+
+    def type_expr(self, node: Any, pointer: str, context: str) -> TypeExpr:
+        """The type of a property, array item or alias."""
+        if pointer.count("/") > MAX_NESTING:
+            raise self.ctx.error(f"the schema nests more than {MAX_NESTING} levels deep here", pointer)
+        if node is True or node == {}:
+            return Scalar("any")
+        if not isinstance(node, dict):
+            raise self.ctx.error("a schema must be an object or a boolean", pointer)
+        if "$ref" in node:
+            target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
+            return Ref(self.ctx.class_of[target])
+        if "const" in node:
+            value = node["const"]
+            if isinstance(value, (dict, list)):
+                raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
+            return Const(value)
+        found = self.ctx.members(node, pointer)
+        if found is not None:
+            key, members = found
+            nulls = [
+                m
+                for m in members
+                if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
+            ]
+            rest = [m for m in members if m not in nulls]
+            if rest and ("properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))):
+                union = Ref(self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context))
+                return Nullable(union) if nulls else union
+            exprs = [self.type_expr(m, pointer_join(pointer, key, members.index(m)), context) for m in rest]
+            flat: list[TypeExpr] = []
+            for expr in exprs:
+                flat.extend(expr.members if isinstance(expr, AnyOf) else (expr,))
+            inner: TypeExpr = flat[0] if len(flat) == 1 else AnyOf(tuple(flat))
+            if not rest:
+                return Scalar("null")
+            return Nullable(inner) if nulls else inner
+        all_of = node.get("allOf")
+        if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in node:
+            return self.type_expr(all_of[0], pointer_join(pointer, "allOf", 0), context)
+        if isinstance(node.get("enum"), list) and node["enum"]:
+            values = node["enum"]
+            if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+                raise self.ctx.error(
+                    "only string or integer enum values are supported", pointer_join(pointer, "enum")
+                )
+            consts = tuple(Const(v) for v in values)
+            return consts[0] if len(consts) == 1 else AnyOf(consts)
+        kind = node.get("type")
+        if isinstance(kind, list):
+            kinds = [k for k in kind if k != "null"]
+            if not all(isinstance(k, str) for k in kind):
+                raise self.ctx.error("'type' must name JSON types", pointer_join(pointer, "type"))
+            if not kinds:
+                return Scalar("null")
+            exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in kinds]
+            inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
+            return Nullable(inner) if "null" in kind else inner
+        if kind == "array":
+            items = node.get("items", True)
+            return ArrayOf(
+                self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
+                self.constraints(node),
+            )
+        if kind == "object" or "properties" in node or "additionalProperties" in node:
+            if node.get("properties"):
+                return Ref(self.inline_object(node, pointer, context))
+            additional = node.get("additionalProperties", True)
+            value = (
+                self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+                if additional is not False
+                else Scalar("any")
+            )
+            return MapOf(value)
+        if isinstance(kind, str) and kind in SCALAR_TYPES:
+            return Scalar(cast(ScalarKind, kind), self.constraints(node))
+        if kind is None:
+            return Scalar("any")
+        raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))
+
+    @staticmethod
+    def inline_object_schema(node: Mapping[str, Any]) -> bool:
+        """Whether a union member is an object written in place (not a ``$ref``)."""
+        return "$ref" not in node and (node.get("type") == "object" or "properties" in node)
+
+    def inline_union(
+        self,
+        node: Mapping[str, Any],
+        key: str,
+        members: list[dict[str, Any]],
+        nulls: frozenset[int],
+        pointer: str,
+        context: str,
+    ) -> str:
+        """A union of objects written inline in a property: it becomes a named union of its own.
+
+        Properties next to its ``anyOf`` are shared by every member, as for a
+        ``$defs`` union; bare ``null`` members (``nulls``, by identity) make the
+        property nullable instead.
+        """
+        name = self.ctx.claim(naming.class_name(context), pointer)
+        common: dict[str, Any] = {
+            "doc": doc_of(node),
+            "schema_name": None,
+            "pointer": pointer,
+            "unstable": self.ctx.type_is_unstable(None, node),
+            "internal": False,
+        }
+        union = self.unions.build_object_union(name, None, dict(node), key, members, pointer, common, nulls)
+        self.ctx.types[name] = union
+        return name
+
+    def inline_object(self, node: Mapping[str, Any], pointer: str, context: str) -> str:
+        """An object schema written inline in a property: it becomes a named class."""
+        name = self.ctx.claim(naming.class_name(context), pointer)
+        common: dict[str, Any] = {
+            "doc": doc_of(node),
+            "schema_name": None,
+            "pointer": pointer,
+            "unstable": self.ctx.type_is_unstable(None, node),
+        }
+        self.ctx.types[name] = self.build_object(name, None, node, pointer, common)
+        return name
