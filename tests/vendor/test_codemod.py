@@ -246,6 +246,52 @@ def test_a_changed_attribute_type_nobody_reads_is_not_reported() -> None:
     assert findings == []
 
 
+def test_a_finding_s_column_counts_characters() -> None:
+    _, findings = rewrite("""\
+        from acp import schema
+
+        note = "café"; old = schema.StopReason
+        """)
+    assert findings == ["3:29 python-class-removed"]
+
+
+def test_a_rewrite_touches_the_renamed_names_and_nothing_else() -> None:
+    """Line endings, and spacing libcst's round trip used to lose (``except (...) :``), stay as written."""
+    source = (
+        "from acp.schema import Implementation\r\n\r\n"
+        "try:\r\n    pass\r\nexcept (ValueError, Implementation) :\r\n    pass\r\n"
+        'print(f"{Implementation!r}")\r\n'
+    )
+    after, findings = rewrite(source)
+    assert findings == []
+    assert after == source.replace("Implementation", "ImplementationInfo")
+
+
+def test_names_in_match_patterns_are_uses_and_except_clauses_bind() -> None:
+    source = """\
+        from acp.schema import Implementation
+
+
+        def f(value: object) -> object:
+            match value:
+                case Implementation(title=title):
+                    return title
+            return None
+
+
+        def g() -> object:
+            try:
+                pass
+            except Exception as Implementation:  # a local named like the class
+                return Implementation
+            return None
+        """
+    after, _ = rewrite(source)
+    assert after == textwrap.dedent(source).replace(
+        "import Implementation\n", "import ImplementationInfo\n"
+    ).replace("case Implementation(", "case ImplementationInfo(")
+
+
 # --- the package name ----------------------------------------------------------------------------
 
 
