@@ -404,6 +404,8 @@ class ModuleScopes:
         """The first names of the dotted names that may mean something of ``typing`` so far: the
         names imports from it bind (and its own, which a module-level local may take)."""
         self._methods: dict[type, object] = {}
+        self._dotted = False
+        """Whether an import binds a dotted name (``import a.b``)."""
         self.scope = self.module
         self._collect = True
         self._statements(tree.body)
@@ -694,6 +696,7 @@ class ModuleScopes:
             parts = alias.name.split(".")
             for i in range(len(parts), 0, -1):
                 scope.record_import(".".join(parts[:i]), node)
+            self._dotted |= len(parts) > 1
             if typing:
                 self._typing.add(parts[0])
         scope.count += 1
@@ -903,11 +906,12 @@ class ModuleScopes:
         """Resolve every access, then attach each to the assignments that may reach it (libcst's order)."""
         groups: dict[tuple[Scope, str], list[Access]] = {}
         by_node = self.by_node
+        dotted_keys = self._dotted
         for access in self._deferred:
-            node = access.node
-            name = node.id  # type: ignore[union-attr]
+            name = access.node.id  # type: ignore[union-attr]
             scope = access.scope
-            if access.attribute is not None:
+            # only ``import a.b`` binds a dotted name: without one, a chain's base is the access
+            if dotted_keys and access.attribute is not None:
                 for dotted, dotted_node in _dotted_names(access.attribute):
                     if scope.binds(dotted):
                         access.node = dotted_node
@@ -922,11 +926,6 @@ class ModuleScopes:
                 groups[key] = [access]
             else:
                 group.append(access)
-            assignments = scope.resolve(name)
-            previous = {a for a in assignments if a.scope is not scope or a.index < access.index}
-            if not previous and assignments and scope.parent is not scope:
-                previous = set(scope.parent.resolve(name, scope))
-            access.referents = previous
             scope.accesses.setdefault(name, []).append(access)
             found = by_node.get(access.node)
             if found is None:
@@ -934,7 +933,17 @@ class ModuleScopes:
             else:
                 found.append(access)
         for (scope, name), accesses in groups.items():
-            for assignment in scope.resolve(name):
+            assignments = scope.resolve(name)
+            outer: set[Assignment] | None = None
+            for access in accesses:
+                index = access.index
+                previous = {a for a in assignments if a.scope is not scope or a.index < index}
+                if not previous and assignments and scope.parent is not scope:
+                    if outer is None:
+                        outer = set(scope.parent.resolve(name, scope))
+                    previous = set(outer)
+                access.referents = previous
+            for assignment in assignments:
                 _attach(assignment, accesses)
         self._deferred = []
 

@@ -51,6 +51,7 @@ class SourceText:
         self._encoding = "utf-8"
         self._starts: list[int] | None = None
         self._ascii = source.isascii()
+        self._import_names: dict[ast.AST, list[tuple[str, Span]]] = {}
 
     @property
     def text(self) -> str:
@@ -175,12 +176,16 @@ class SourceText:
 
     def import_names(self, node: ast.Import | ast.ImportFrom) -> list[tuple[str, Span]]:
         """The names of an import statement in order, ``from`` modules and ``as`` names included."""
-        start = self.offset(node.lineno, node.col_offset)
-        return [
-            (string, span)
-            for kind, string, span, _ in self._tokens(start, self._end(node))
-            if kind == tokenize.NAME and string not in ("import", "from", "as")
-        ]
+        names = self._import_names.get(node)
+        if names is None:
+            start = self.offset(node.lineno, node.col_offset)
+            names = [
+                (string, span)
+                for kind, string, span, _ in self._tokens(start, self._end(node))
+                if kind == tokenize.NAME and string not in ("import", "from", "as")
+            ]
+            self._import_names[node] = names
+        return names
 
     def ident(self, ident: Ident) -> Span:
         """Where an :class:`~.scopes.Ident` is."""
