@@ -973,10 +973,13 @@ class Codemod:
         with warnings.catch_warnings():
             # ast.parse warns about odd escapes in strings; the codemod is no linter
             warnings.simplefilter("ignore")
-            tree = _parse(source, path)
-            text = SourceText(source)
-            analysis = _Analysis(self.index, tree, text)
-            analysis.run()
+            try:
+                tree = _parse(source, path)
+                text = SourceText(source)
+                analysis = _Analysis(self.index, tree, text)
+                analysis.run()
+            except RecursionError:
+                raise CodegenError("cannot analyse it: it nests expressions too deeply", file=path) from None
         try:
             findings = [
                 Finding(path, *analysis.position(site), rule, message)

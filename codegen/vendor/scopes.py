@@ -614,6 +614,18 @@ class ModuleScopes:
         if node.format_spec is not None:
             self._visit(node.format_spec)
 
+    def _BinOp(self, node: ast.BinOp) -> None:  # noqa: N802
+        """``a + b + c`` nests to the left: walked in a loop, so that long chains do not recurse."""
+        rights = [node.right]
+        left = node.left
+        while isinstance(left, ast.BinOp):
+            rights.append(left.right)
+            left = left.left
+        visit = self._visit
+        visit(left)
+        for right in reversed(rights):
+            visit(right)
+
     def _Dict(self, node: ast.Dict) -> None:  # noqa: N802
         visit = self._visit
         for key, value in zip(node.keys, node.values, strict=True):

@@ -479,6 +479,17 @@ def test_files_that_cannot_need_a_change_are_not_parsed() -> None:
         assert codemod.rewrite(source, "x.py") == (source, (), False)
 
 
+def test_a_long_chain_of_operators_is_analysed_and_a_too_deep_one_is_one_error_line() -> None:
+    after, _ = rewrite(
+        "from acp.schema import Implementation\n\nx = " + " + ".join(["Implementation"] * 1000)
+    )
+    assert after.count("ImplementationInfo") == 1001
+    source = "from acp.schema import Implementation\n\nx = " + " + ".join(["Implementation"] * 5000)
+    with pytest.raises(CodegenError) as caught:
+        Codemod(MIGRATION, "acp").rewrite(source.encode(), "app/deep.py")
+    assert caught.value.one_line() == "app/deep.py: cannot analyse it: it nests expressions too deeply"
+
+
 def test_findings_print_with_their_catalog_link() -> None:
     finding = Finding("app/x.py", 3, 7, "python-class-removed", "StopReason is gone in 2.0.0")
     assert str(finding) == (
