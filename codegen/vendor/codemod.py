@@ -977,10 +977,10 @@ class Codemod:
                 tree = _parse(source, path)
                 text = SourceText(source)
                 analysis = _Analysis(self.index, tree, text)
-                analysis.run()
             except RecursionError:
                 raise CodegenError("cannot analyse it: it nests expressions too deeply", file=path) from None
         try:
+            analysis.run()
             findings = [
                 Finding(path, *analysis.position(site), rule, message)
                 for site, rule, message in analysis.findings
@@ -994,6 +994,8 @@ class Codemod:
                 after = text.replaced(edits)
         except SpanError as error:
             raise CodegenError(f"cannot rewrite it: {error} (a bug in the codemod)", file=path) from None
+        finally:
+            analysis.module.release()
         return after, tuple(sorted(set(findings))), True
 
     def run(self, files: Iterable[Path]) -> list[FileResult]:

@@ -48,9 +48,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 __all__ = [
     "Access",
@@ -220,6 +221,10 @@ class Scope:
         target.assignments.setdefault(name, []).append(assignment)
 
 
+_DETACHED = Scope(Kind.BUILTINS, None, None)
+"""What a released scope's links point to (see :meth:`ModuleScopes.release`)."""
+
+
 class Assignment:
     """A binding of ``name`` in ``scope``: an import, a builtin, or a local binding (``node``)."""
 
@@ -355,6 +360,8 @@ def _dotted_names(node: ast.Attribute | ast.Name) -> Iterator[tuple[str, ast.Att
 
 
 _TYPING = ("typing.", "typing_extensions.")
+_METHODS: dict[type, Callable[[ModuleScopes, Any], None]] = {}
+"""The walker's method for each node type, found by name once."""
 _TYPE_HINT_CALLS = frozenset({"typing.NewType", "typing.TypeVar"})
 _LITERALS = frozenset({"typing.Literal", "typing_extensions.Literal"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -387,8 +394,10 @@ class ModuleScopes:
     """Every scope of a module, the scope of each node the analysis asks about, and the resolved accesses."""
 
     def __init__(self, tree: ast.Module, collected: Collected) -> None:
-        self.module = Scope(Kind.MODULE, Scope(Kind.BUILTINS, None, None), tree)
-        self.module.parent.globals = self.module
+        builtin_scope = Scope(Kind.BUILTINS, None, None)
+        self.module = Scope(Kind.MODULE, builtin_scope, tree)
+        builtin_scope.globals = self.module
+        self._scopes = [builtin_scope, self.module]
         self.scope_of: dict[object, Scope] = {}
         """The scope of each name, attribute, call, subscript, string annotation, parameter,
         ``def``, ``class`` and import (what libcst's provider gave each node)."""
@@ -403,7 +412,6 @@ class ModuleScopes:
         self._typing = {"typing", "typing_extensions"}
         """The first names of the dotted names that may mean something of ``typing`` so far: the
         names imports from it bind (and its own, which a module-level local may take)."""
-        self._methods: dict[type, object] = {}
         self._dotted = False
         """Whether an import binds a dotted name (``import a.b``)."""
         self.scope = self.module
@@ -458,11 +466,39 @@ class ModuleScopes:
             visit(statement)
 
     def _visit(self, node: ast.AST) -> None:
-        method = self._methods.get(type(node))
+        method = _METHODS.get(type(node))
         if method is None:
-            method = getattr(self, f"_{type(node).__name__}", self._generic)
-            self._methods[type(node)] = method
-        method(node)  # type: ignore[operator]
+            found: Callable[[ModuleScopes, Any], None] = getattr(
+                ModuleScopes, f"_{type(node).__name__}", ModuleScopes._generic
+            )
+            method = _METHODS[type(node)] = found
+        method(self, node)
+
+    def _new(self, kind: Kind, parent: Scope, node: ast.AST, name: str | None = None) -> Scope:
+        scope = Scope(kind, parent, node, name)
+        self._scopes.append(scope)
+        return scope
+
+    def release(self) -> None:
+        """Break the reference cycles between scopes, assignments and accesses.
+
+        A module's analysis is then freed as soon as the codemod is done with
+        it, not at the next collection of the garbage collector, whose cost
+        would grow with every file that waits for it.
+        """
+        for scope in self._scopes:
+            for assignments in scope.assignments.values():
+                for assignment in assignments:
+                    assignment.references = set()
+            for accesses in scope.accesses.values():
+                for access in accesses:
+                    access.referents = set()
+            scope.assignments, scope.accesses, scope.overwrites = {}, {}, {}
+            scope.node = None
+            scope.parent = scope.globals = _DETACHED
+        self._scopes = []
+        self.scope = self.module = _DETACHED
+        self.scope_of, self.by_node = {}, {}
 
     def _generic(self, node: ast.AST) -> None:
         visit = self._visit
@@ -645,7 +681,7 @@ class ModuleScopes:
 
     def _Lambda(self, node: ast.Lambda) -> None:  # noqa: N802
         outer = self.scope
-        self.scope = Scope(Kind.FUNCTION, outer, node)
+        self.scope = self._new(Kind.FUNCTION, outer, node)
         self._parameters(node.args)
         self._visit(node.body)
         self.scope = outer
@@ -664,7 +700,7 @@ class ModuleScopes:
         visit = self._visit
         visit(first.iter)
         outer = self.scope
-        self.scope = Scope(Kind.COMPREHENSION, outer, node)
+        self.scope = self._new(Kind.COMPREHENSION, outer, node)
         visit(first.target)
         self.scope.count += 1
         for condition in first.ifs:
@@ -822,10 +858,10 @@ class ModuleScopes:
             self._found.functions.append(node)
         type_params = getattr(node, "type_params", None)
         if type_params:
-            self.scope = Scope(Kind.ANNOTATION, outer, node)
+            self.scope = self._new(Kind.ANNOTATION, outer, node)
             for param in type_params:
                 self._visit(param)
-        self.scope = Scope(Kind.FUNCTION, self.scope, node, node.name)
+        self.scope = self._new(Kind.FUNCTION, self.scope, node, node.name)
         self._parameters(node.args)
         self._statements(node.body)
         self.scope = self.scope.parent
@@ -846,14 +882,14 @@ class ModuleScopes:
             self._visit(decorator)
         type_params = getattr(node, "type_params", None)
         if type_params:
-            self.scope = Scope(Kind.ANNOTATION, outer, node)
+            self.scope = self._new(Kind.ANNOTATION, outer, node)
             for param in type_params:
                 self._visit(param)
         for base in node.bases:
             self._visit(base)
         for keyword in node.keywords:
             self._visit(keyword.value)
-        self.scope = Scope(Kind.CLASS, self.scope, node, node.name)
+        self.scope = self._new(Kind.CLASS, self.scope, node, node.name)
         self._statements(node.body)
         self.scope = outer
         self.scope_of[node] = outer
@@ -878,7 +914,7 @@ class ModuleScopes:
         name: ast.Name = node.name  # type: ignore[attr-defined]
         outer = self.scope
         outer.record_assignment(name.id, node)
-        self.scope = Scope(Kind.ANNOTATION, outer, node)
+        self.scope = self._new(Kind.ANNOTATION, outer, node)
         for param in getattr(node, "type_params", ()):
             self._visit(param)
         self._visit(node.value)  # type: ignore[attr-defined]
