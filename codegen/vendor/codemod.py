@@ -22,6 +22,16 @@ the tokens of that statement alone), checks that each span holds the name
 it is about to replace, and swaps them in the file's own encoding.  libcst
 only phrases the message of a file that does not parse.
 
+Since the analysis moved from libcst to :mod:`ast`, a file is read by the
+Python that runs the codemod: a file that uses syntax newer than it (a 3.12
+``type`` alias read by Python 3.11) is reported as not parsing, where libcst
+read it; a file nested deeper than Python can parse, or than the walker can
+recurse into, is one error line too (libcst's provider crashed on it).  And a
+rewrite no longer goes through libcst's code generation, which did not give
+back every file byte for byte (a space before the colon of ``except (A, B)
+:``, a form feed at the start of a line, a last line ending in a lone ``\r``):
+only the renamed identifiers change.
+
 **What refers to the package.**  A name or attribute refers to the package
 when all its qualified names come from imports and run through a module
 called like the vendored folder: ``from acp.schema import X as Y``,
