@@ -16,6 +16,7 @@ import textwrap
 import pytest
 
 from codegen.vendor.scopes import Collected, Ident, Kind, ModuleScopes
+from tests.support.releases import ROOT
 
 
 def walk(source: str) -> tuple[ast.Module, ModuleScopes]:
@@ -382,3 +383,128 @@ def test_type_parameters_have_a_scope_of_their_own() -> None:
     assert meanings_of_uses(
         "from acp.schema import X\n\ndef f[X](a: X) -> X:\n    return a\n\ny = X\n", "X"
     ) == [{"local:X"}, {"local:X"}, IMPORTED]
+
+
+# --- against libcst's provider ----------------------------------------------------------------------
+
+TRICKY = """\
+import acp.schema, acp.bindings as b
+from acp.schema import Implementation as Impl, StopReason
+from typing import Literal, Optional, cast
+from . import sibling
+
+
+@Impl
+class Holder(b.Agent, metaclass=type):
+    back: "Optional[StopReason]"
+    Impl = Impl
+
+    def method(self, x: Impl = Impl, *args: "list[Impl]", y=lambda Impl: Impl, **kw) -> StopReason:
+        global StopReason
+        for StopReason in args:
+            with x as (a, *b):
+                pass
+        for args in args:
+            y: "StopReason | None" = args
+        try:
+            del x
+        except Impl as err:
+            print(err, [Impl for Impl in kw if (z := Impl)], {k: v for k, v in kw.items()})
+        match kw:
+            case {"a": Impl(title=t), **rest} | [Impl, *rest] if rest:
+                return cast("StopReason", t)
+        def inner():
+            nonlocal x
+            x = acp.schema.Implementation
+            return f"{x!r:>{StopReason}}", acp.bindings.Client, acp.other
+        return Literal["Impl"], inner, sibling.acp
+
+
+before = Holder
+
+
+class Holder:
+    pass
+
+
+after = Holder
+"""
+
+
+def _libcst_model(source: str) -> dict[tuple[int, int, str], frozenset[tuple[str, str, str, int]]]:
+    """Each access by position and name, with what it refers to, as libcst's provider sees it."""
+    import libcst as cst
+    from libcst.metadata import (
+        BuiltinAssignment,
+        ImportAssignment,
+        MetadataWrapper,
+        PositionProvider,
+        ScopeProvider,
+    )
+
+    wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+    scopes = {s for s in wrapper.resolve(ScopeProvider).values() if s is not None}
+    positions = wrapper.resolve(PositionProvider)
+    model = {}
+    for scope in scopes:
+        for name, accesses in scope._accesses_by_name.items():
+            for access in accesses:
+                node = access.node
+                if isinstance(node, cst.Name) and node.value in ("None", "True", "False"):
+                    continue  # ast has constants there, and the codemod never asks about them
+                start = positions[node].start
+                model[(start.line, start.column, name)] = frozenset(
+                    (
+                        (
+                            "import"
+                            if isinstance(r, ImportAssignment)
+                            else "builtin" if isinstance(r, BuiltinAssignment) else "local"
+                        ),
+                        r.scope._name_prefix,
+                        r.name,
+                        r._index,
+                    )
+                    for r in access.referents
+                )
+    return model
+
+
+def _ast_model(source: str) -> dict[tuple[int, int, str], frozenset[tuple[str, str, str, int]]]:
+    from codegen.vendor.sourcetext import SourceText
+
+    _, scopes = walk(source)
+    text = SourceText(source.encode())
+    model = {}
+    for accesses in scopes.by_node.values():
+        for access in accesses:
+            node = access.node
+            if isinstance(node, Ident):
+                line, column = text.position(text.ident(node))
+            else:
+                line, column = text.start_of(node)
+            model[(line, column - 1, access.name)] = frozenset(
+                (
+                    "import" if r.is_import else "builtin" if r.builtin else "local",
+                    r.scope.prefix,
+                    r.name,
+                    r.index,
+                )
+                for r in access.referents
+            )
+    return model
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tricky",
+        *sorted(
+            str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "fixtures" / "vendor_project").rglob("*.py")
+        ),
+        "codegen/vendor/codemod.py",
+        "codegen/vendor/scopes.py",
+    ],
+)
+def test_the_walker_resolves_every_access_as_libcst_s_provider_does(path: str) -> None:
+    source = TRICKY if path == "tricky" else (ROOT / path).read_text()
+    assert _ast_model(source) == _libcst_model(source)
