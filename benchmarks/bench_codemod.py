@@ -11,15 +11,20 @@ the vendored package ``acp``:
 
 One module in ten is an MCP module: a project touches the changed corner of
 an API in a few places, not everywhere.  The same run times a project where
-every module is an MCP module, the codemod's worst case.
+every module is an MCP module, the codemod's worst case for findings, and,
+since alpha.5 -> alpha.7 renames nothing, a project of handler and model
+modules under :data:`RENAMES`, a migration made up for the benchmark that
+renames classes, a model attribute, a handler method and a handler argument
+used in every one of its modules: the worst case for rewrites.
 
 For each project the script times (a) ``libcst.parse_module`` over every
-file and (b) the full codemod for the alpha.5 -> alpha.7 migration over the
-same bytes (the text filter, parsing, scope resolution, the rewrites and the
-findings), and prints lines per second, the codemod/parse ratio, and how the
-codemod's time grows from 5,000 to 50,000 lines.  Files are read into memory
-first: disk time is in neither figure.  Each figure is the best of
-``--repeat`` rounds; a round times every project, parse and codemod in turn.
+file and (b) the full codemod over the same bytes (the text filter, parsing,
+name resolution, the rewrites and the findings), and prints lines per second,
+the codemod/parse ratio, and how the codemod's time grows from 5,000 to
+50,000 lines, for the realistic mix and for the worst case.  Files are read
+into memory first: disk time is in neither figure.  Each figure is the best
+of ``--repeat`` rounds; a round times every project, parse and codemod in
+turn.
 
     .venv/bin/python benchmarks/bench_codemod.py [--lines 50000] [--small 5000] [--repeat 3]
 """
@@ -38,9 +43,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from codegen.schema.load import SchemaSource, read_lock
 from codegen.vendor.codemod import Codemod
-from codegen.vendor.migration import Migration, diff_for_migration, migration_from_diff
+from codegen.vendor.migration import (
+    ArgumentRename,
+    AttributeRename,
+    ClassRename,
+    MethodRename,
+    Migration,
+    diff_for_migration,
+    migration_from_diff,
+)
 
 OLD, NEW = "2.0.0-alpha.5", "2.0.0-alpha.7"
+
+RENAMES = Migration(
+    old_release=OLD,
+    new_release="renames",
+    stability="unstable",
+    old_package="acp_2_0_0_alpha_5_unstable",
+    new_package="acp_renames",
+    class_renames=(
+        ClassRename("Implementation", "ImplementationInfo"),
+        ClassRename("TextContentBlock", "TextBlock"),
+        ClassRename("PromptResponse", "PromptResult"),
+    ),
+    attribute_renames=(AttributeRename("PromptResponse", "message_id", "message_id_", "messageId"),),
+    method_renames=(MethodRename("agent", "new_session", "create_session"),),
+    argument_renames=(ArgumentRename("agent", "prompt", "session_id", "sid"),),
+)
+"""Renames a release could make, each used in every handler and model module of the templates."""
 
 HANDLERS = '''\
 """Handlers of agent {n}: sessions, prompts and updates (unchanged between the releases)."""
@@ -365,13 +395,14 @@ class Project:
     mcp_files: int
 
 
-def build_project(target_lines: int, mcp_every: int) -> Project:
-    """Modules up to ``target_lines``: every ``mcp_every``-th an MCP one, the others handlers and models."""
+def build_project(target_lines: int, mcp_every: int | None) -> Project:
+    """Modules up to ``target_lines``: every ``mcp_every``-th an MCP one (None: none), the others
+    handlers and models."""
     files: list[tuple[str, bytes]] = []
     lines = mcp = 0
     n = 0
     while lines < target_lines:
-        if n % mcp_every == mcp_every - 1:
+        if mcp_every is not None and n % mcp_every == mcp_every - 1:
             template, kind = MCP, "mcp"
             mcp += 1
         else:
@@ -388,10 +419,15 @@ def parse_all(project: Project) -> None:
         cst.parse_module(source)
 
 
-def codemod_all(project: Project, migration: Migration) -> int:
-    """The codemod over every file in memory; the number of findings."""
+def codemod_all(project: Project, migration: Migration) -> tuple[int, int]:
+    """The codemod over every file in memory; the number of findings and of files rewritten."""
     engine = Codemod(migration, "acp")
-    return sum(len(engine.rewrite(source, path)[1]) for path, source in project.files)
+    findings = rewritten = 0
+    for path, source in project.files:
+        after, found, _ = engine.rewrite(source, path)
+        findings += len(found)
+        rewritten += after != source
+    return findings, rewritten
 
 
 def main() -> int:
@@ -406,39 +442,47 @@ def main() -> int:
     source = SchemaSource(read_lock())
     migration = migration_from_diff(diff_for_migration(source.load(OLD), source.load(NEW), "unstable"))
     runs = {
-        "small": ("1 module in 10 touches the change", build_project(args.small, 10)),
-        "big": ("1 module in 10 touches the change", build_project(args.lines, 10)),
-        "worst": ("every module touches the change", build_project(args.lines, 1)),
+        "small": ("1 module in 10 touches the change", build_project(args.small, 10), migration),
+        "big": ("1 module in 10 touches the change", build_project(args.lines, 10), migration),
+        "small worst": ("every module touches the change", build_project(args.small, 1), migration),
+        "worst": ("every module touches the change", build_project(args.lines, 1), migration),
+        "renames": ("every module has renames", build_project(args.lines, None), RENAMES),
     }
     # every round times every project, parse and codemod in turn, so a change in the machine's
     # load between rounds hits all of them alike; the best of the rounds counts
     best = {key: [float("inf"), float("inf")] for key in runs}
-    findings = dict.fromkeys(runs, 0)
+    counts = dict.fromkeys(runs, (0, 0))
     for _ in range(args.repeat):
-        for key, (_, project) in runs.items():
+        for key, (_, project, run_migration) in runs.items():
             started = time.perf_counter()
             parse_all(project)
             best[key][0] = min(best[key][0], time.perf_counter() - started)
             started = time.perf_counter()
-            findings[key] = codemod_all(project, migration)
+            counts[key] = codemod_all(project, run_migration)
             best[key][1] = min(best[key][1], time.perf_counter() - started)
 
-    print(f"codemod for ACP {OLD} -> {NEW} (unstable) on synthetic projects; best of {args.repeat} rounds")
+    python = ".".join(map(str, sys.version_info[:3]))
+    print(
+        f"codemod for ACP {OLD} -> {NEW} (unstable) and for RENAMES on synthetic projects; "
+        f"Python {python}, best of {args.repeat} rounds"
+    )
     print(f"{'project':36} {'lines':>7} {'files':>6} {'parse l/s':>10} {'codemod l/s':>12} {'ratio':>6}")
-    for key, (label, project) in runs.items():
+    for key, (label, project, _) in runs.items():
         parse_time, codemod_time = best[key]
+        found, rewritten = counts[key]
         print(
             f"{label:36} {project.lines:>7} {len(project.files):>6} {project.lines / parse_time:>10,.0f} "
             f"{project.lines / codemod_time:>12,.0f} {codemod_time / parse_time:>6.2f}"
-            f"   ({project.mcp_files} MCP modules, {findings[key]} findings)"
+            f"   ({project.mcp_files} MCP modules, {found} findings, {rewritten} files rewritten)"
         )
-    small, big = runs["small"][1], runs["big"][1]
-    per_line = (best["big"][1] / big.lines) / (best["small"][1] / small.lines)
-    ratio = (best["big"][1] / best["big"][0]) / (best["small"][1] / best["small"][0])
-    print(
-        f"scaling {small.lines:,} -> {big.lines:,} lines (1.00 is linear): codemod time per line "
-        f"x{per_line:.2f}; codemod/parse ratio x{ratio:.2f}"
-    )
+    for small_key, big_key in (("small", "big"), ("small worst", "worst")):
+        small, big = runs[small_key][1], runs[big_key][1]
+        per_line = (best[big_key][1] / big.lines) / (best[small_key][1] / small.lines)
+        ratio = (best[big_key][1] / best[big_key][0]) / (best[small_key][1] / best[small_key][0])
+        print(
+            f"scaling {small.lines:,} -> {big.lines:,} lines, {runs[big_key][0]} (1.00 is linear): "
+            f"codemod time per line x{per_line:.2f}; codemod/parse ratio x{ratio:.2f}"
+        )
     return 0
 
 

@@ -1,11 +1,36 @@
 """The codemod: rewrite code that uses a vendored package for a :class:`~.migration.Migration`.
 
-It works on libcst's concrete syntax tree, so comments, blank lines and
-formatting survive every rewrite, and it resolves names with libcst's
-:class:`~libcst.metadata.ScopeProvider` and qualified names
-(:meth:`~libcst.metadata.Scope.get_qualified_names_for`, what
-:class:`~libcst.metadata.QualifiedNameProvider` serves), never by matching
-text.
+It resolves names by their scopes and qualified names, never by matching
+text, and rewrites a file by replacing the identifiers it renames in place,
+so comments, blank lines and formatting survive every rewrite byte for byte.
+
+**How.**  The analysis runs on Python's own :mod:`ast` (CPython's C parser)
+with :mod:`.scopes`, a scope walker of our own that reproduces libcst's
+:class:`~libcst.metadata.ScopeProvider` and qualified names, the model this
+codemod was first written against: module, class, function, lambda and
+comprehension scopes, imports with ``as``, every binding form, ``global``
+and ``nonlocal``, string annotations, and the order of bindings and uses
+within a scope.  It is explicit code rather than libcst's provider because
+the provider, libcst's position provider and its tree walks cost several
+times a libcst parse on a project where every file touches a changed API,
+where the walker and :func:`ast.parse` together cost less than one; the
+walker's docstring lists what it does not model (control flow, star
+imports).  Each node's position comes from :mod:`ast`: findings report
+them, and :mod:`.sourcetext` turns them into the spans of the identifiers to
+replace (a ``def``'s name and the names of an import statement are read off
+the tokens of that statement alone), checks that each span holds the name
+it is about to replace, and swaps them in the file's own encoding.  libcst
+only phrases the message of a file that does not parse.
+
+Since the analysis moved from libcst to :mod:`ast`, a file is read by the
+Python that runs the codemod: a file that uses syntax newer than it (a 3.12
+``type`` alias read by Python 3.11) is reported as not parsing, where libcst
+read it; a file nested deeper than Python can parse, or than the walker can
+recurse into, is one error line too (libcst's provider crashed on it).  And a
+rewrite no longer goes through libcst's code generation, which did not give
+back every file byte for byte (a space before the colon of ``except (A, B)
+:``, a form feed at the start of a line, a last line ending in a lone ``\r``):
+only the renamed identifiers change.
 
 **What refers to the package.**  A name or attribute refers to the package
 when all its qualified names come from imports and run through a module
@@ -55,35 +80,30 @@ and a rename that would clash with a name already in use.
 
 **Cost.**  A file is parsed only when its text mentions the package and one
 of the names the migration changes (a regular expression over the bytes);
-scopes are resolved only for those files and positions only for files with
-findings.  Most files of a project need none of it.
+most files of a project need nothing more.  A file that does is parsed and
+walked once; the few spans a rewrite needs are located only in files with
+something to rewrite.  ``make bench-codemod`` measures it against a bare
+libcst parse of the same files (``docs/vendoring.md`` has the figures).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
 import re
+import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import libcst as cst
-from libcst import CSTNodeT
-from libcst.metadata import (
-    Assignment,
-    BaseAssignment,
-    ClassScope,
-    FunctionScope,
-    ImportAssignment,
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedNameSource,
-    Scope,
-    ScopeProvider,
-)
 
 from ..errors import CodegenError
 from .migration import Migration, RequiredField, Side, TypeChange
+from .scopes import Assignment, Collected, Ident, Kind, ModuleScopes, Scope, Source, arguments
+from .sourcetext import SourceText, Span, SpanError
 
 RULES_DOC = "docs/rules.md"
 _PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
@@ -113,8 +133,6 @@ _REEXPORTED = frozenset(
     }
 )
 """Names the package's ``__init__`` re-exports from ``bindings``."""
-
-Edit = Callable[[cst.CSTNode], cst.CSTNode]
 
 
 @dataclass(frozen=True, order=True)
@@ -257,86 +275,40 @@ class _Index:
 
 # --- one file --------------------------------------------------------------------------------
 
+Site = tuple[str, object, int]
+"""Where an identifier is, as the analysis names it: ``(kind, node, index)``.
 
-class _Collector(cst.CSTVisitor):
-    """One pass over a module: the nodes the analysis may need, found by their names alone.
+``("node", n, 0)``: a name (an :class:`ast.Name` or :class:`~.scopes.Ident`), or a
+string annotation, or any other expression (its start); ``("attr", a, 0)``: an
+attribute's name; ``("arg", p, 0)``: a parameter's name; ``("keyword", k, 0)``: a
+keyword argument's name; ``("def", f, 0)``: a ``def``'s name; ``("import", s, i)``:
+the ``i``-th name of an import statement (its ``from`` module's names, then each
+alias's dotted name and ``as`` name).
+"""
 
-    (libcst finds the ``visit_<Node>`` methods by the node class's name, hence their spelling.)
-    """
+Edit = str | Callable[[str], str]
+"""What replaces a site's text: new text, or a function of the old text."""
 
-    def __init__(self, index: _Index) -> None:
-        self.package = index.package
-        self.words = index.class_words | index.attribute_words | index.method_words | {index.package}
-        self.imports: list[cst.Import | cst.ImportFrom] = []
-        self.calls: list[cst.Call] = []
-        self.attributes: list[cst.Attribute] = []
-        self.package_names: list[cst.Name] = []
-        self.functions: list[cst.FunctionDef] = []
-        self.assigned: dict[cst.Name, cst.BaseExpression] = {}
-        self.annotated: dict[cst.Name, cst.BaseExpression] = {}
-        self.member_assigns: list[
-            tuple[cst.Attribute, cst.BaseExpression | None, cst.BaseExpression | None]
-        ] = []
 
-    def visit_Import(self, node: cst.Import) -> bool:  # noqa: N802
-        self.imports.append(node)
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:  # noqa: N802
-        self.imports.append(node)
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:  # noqa: N802
-        self.functions.append(node)
-
-    def visit_Call(self, node: cst.Call) -> None:  # noqa: N802
-        self.calls.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:  # noqa: N802
-        if node.attr.value in self.words:
-            self.attributes.append(node)
-
-    def visit_Name(self, node: cst.Name) -> None:  # noqa: N802
-        if node.value == self.package:
-            self.package_names.append(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:  # noqa: N802
-        if len(node.targets) == 1:
-            self._target(node.targets[0].target, None, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:  # noqa: N802
-        self._target(node.target, node.annotation.annotation, node.value)
-
-    def _target(
-        self,
-        target: cst.BaseExpression,
-        annotation: cst.BaseExpression | None,
-        value: cst.BaseExpression | None,
-    ) -> None:
-        if isinstance(target, cst.Name):
-            if annotation is not None:
-                self.annotated[target] = annotation
-            elif value is not None:
-                self.assigned[target] = value
-        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name):
-            self.member_assigns.append((target, annotation, value))
+def _site(node: object) -> Site:
+    return ("node", node, 0)
 
 
 class _Analysis:
     """Resolves the collected nodes of one module and records edits and findings."""
 
-    def __init__(self, index: _Index, wrapper: MetadataWrapper, collector: _Collector) -> None:
+    def __init__(self, index: _Index, tree: ast.Module, text: SourceText) -> None:
         self.index = index
-        self.found = collector
-        self.scopes = wrapper.resolve(ScopeProvider)
-        self.edits: dict[cst.CSTNode, Edit] = {}
-        self.findings: list[tuple[cst.CSTNode, str, str]] = []
-        self.factories: set[cst.ClassDef] = set()
-        self.members: dict[
-            tuple[cst.ClassDef, str], list[tuple[cst.BaseExpression | None, cst.BaseExpression | None]]
-        ] = {}
-        self.sides: dict[cst.ClassDef, Side | None] = {}
-        self.class_seen: dict[str, cst.CSTNode] = {}
+        self.text = text
+        words = index.class_words | index.attribute_words | index.method_words | {index.package}
+        self.found = Collected(frozenset(words), index.package)
+        self.module = ModuleScopes(tree, self.found)
+        self.edits: dict[Site, Edit] = {}
+        self.findings: list[tuple[Site, str, str]] = []
+        self.factories: set[ast.ClassDef] = set()
+        self.members: dict[tuple[ast.ClassDef, str], list[tuple[ast.expr | None, ast.expr | None]]] = {}
+        self.sides: dict[ast.ClassDef, Side | None] = {}
+        self.class_seen: dict[str, Site] = {}
         """The first reference to each class in the file: where an attribute's type change falls back to."""
         self.attribute_sites: set[tuple[str, str]] = set()
         """(class, attribute) pairs read or passed somewhere in the file."""
@@ -348,16 +320,16 @@ class _Analysis:
 
     # -- recording ----------------------------------------------------------------
 
-    def rename(self, node: cst.Name, new: str) -> None:
-        self.edits.setdefault(node, lambda updated: _renamed(updated, new))
+    def rename(self, site: Site, new: str) -> None:
+        self.edits.setdefault(site, new)
 
-    def report(self, node: cst.CSTNode, rule: str, message: str) -> None:
-        self.findings.append((node, rule, message))
+    def report(self, site: Site, rule: str, message: str) -> None:
+        self.findings.append((site, rule, message))
 
     # -- resolution -----------------------------------------------------------------
 
-    def scope(self, node: cst.CSTNode) -> Scope | None:
-        return self.scopes.get(node)
+    def scope(self, node: object) -> Scope | None:
+        return self.module.scope_of.get(node)
 
     def path_of_qualified(self, name: str) -> PackagePath | None:
         """The path inside the package of an imported qualified name (``acp.schema.X``), if it is one."""
@@ -368,108 +340,110 @@ class _Analysis:
                 return ("bindings", *rest) if rest and rest[0] in _REEXPORTED else rest
         return None
 
-    def refers_to(self, node: cst.CSTNode) -> PackagePath | None:
+    def refers_to(self, node: ast.AST | Ident) -> PackagePath | None:
         """Where a name or attribute leads in the package, when every binding it may have leads there."""
-        scope = self.scope(node)
-        if scope is None:
-            return None
         paths: set[PackagePath | None] = set()
-        for qualified in scope.get_qualified_names_for(node):
-            if qualified.source is not QualifiedNameSource.IMPORT:
+        for qualified in self.module.qualified_names(node):
+            if qualified.source is not Source.IMPORT:
                 return None
             paths.add(self.path_of_qualified(qualified.name))
         if len(paths) != 1:
             return None
         return paths.pop()
 
-    def referents(self, node: cst.Name) -> set[BaseAssignment]:
-        scope = self.scope(node)
-        if scope is None:
-            return set()
-        return {r for access in scope.accesses[node] if access.node is node for r in access.referents}
+    def referents(self, node: ast.AST) -> set[Assignment]:
+        return self.module.referents(node)
 
-    def type_of(
-        self, expr: cst.BaseExpression, seen: frozenset[cst.CSTNode] = frozenset()
-    ) -> PackagePath | None:
+    def type_of(self, expr: ast.expr, seen: frozenset[ast.expr] = frozenset()) -> PackagePath | None:
         """The package class of the value ``expr`` holds, if it can be tied to one (see the module doc)."""
         if expr in seen:
             return None
         seen |= {expr}
-        if isinstance(expr, cst.Name):
+        if isinstance(expr, ast.Name):
             found = {self.assignment_type(a, seen) for a in self.referents(expr)}
             return found.pop() if len(found) == 1 else None
-        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
             owner = self.self_class(expr.value)
             if owner is not None:
-                return self.member_type(owner, expr.attr.value, seen)
+                return self.member_type(owner, expr.attr, seen)
         return None
 
-    def assignment_type(self, assignment: BaseAssignment, seen: frozenset[cst.CSTNode]) -> PackagePath | None:
-        if not isinstance(assignment, Assignment) or isinstance(assignment, ImportAssignment):
+    def assignment_type(self, assignment: Assignment, seen: frozenset[ast.expr]) -> PackagePath | None:
+        if assignment.builtin or assignment.is_import:
             return None
         node = assignment.node
-        if isinstance(node, cst.Param):
+        if isinstance(node, ast.arg):
             if node.annotation is not None:
-                return self.annotation_type(node.annotation.annotation)
+                return self.annotation_type(node.annotation)
             return AGENT_SIDE if self.is_factory_connection(node, assignment.scope) else None
-        if isinstance(node, cst.Name):
+        if isinstance(node, ast.Name):
             if node in self.found.annotated:
                 return self.annotation_type(self.found.annotated[node])
             if node in self.found.assigned:
                 return self.value_type(self.found.assigned[node], seen)
         return None
 
-    def value_type(self, value: cst.BaseExpression, seen: frozenset[cst.CSTNode]) -> PackagePath | None:
-        if isinstance(value, cst.Call):
+    def value_type(self, value: ast.expr, seen: frozenset[ast.expr]) -> PackagePath | None:
+        if isinstance(value, ast.Call):
             target = self.refers_to(value.func)
             if target == CONNECT_TO_AGENT:
                 return CLIENT_SIDE
             if target == CONNECT_TO_CLIENT:
                 return AGENT_SIDE
             return target if target is not None and _is_class(target) else None
-        if isinstance(value, (cst.Name, cst.Attribute)):
+        if isinstance(value, ast.Name | ast.Attribute):
             return self.type_of(value, seen)
         return None
 
-    def annotation_type(self, annotation: cst.BaseExpression) -> PackagePath | None:
-        if isinstance(annotation, cst.BinaryOperation) and isinstance(annotation.operator, cst.BitOr):
+    def annotation_type(self, annotation: ast.expr) -> PackagePath | None:
+        if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             sides = [s for s in (annotation.left, annotation.right) if not _is_none(s)]
             return self.annotation_type(sides[0]) if len(sides) == 1 else None
-        if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 1:
-            scope = self.scope(annotation.value)
-            names = {q.name for q in scope.get_qualified_names_for(annotation.value)} if scope else set()
-            element = annotation.slice[0].slice
-            if names == {"typing.Optional"} and isinstance(element, cst.Index):
-                return self.annotation_type(element.value)
-            return None
+        if isinstance(annotation, ast.Subscript):
+            element = self.only_element(annotation)
+            if element is not None:
+                names = {q.name for q in self.module.qualified_names(annotation.value)}
+                if names == {"typing.Optional"} and not isinstance(element, ast.Slice):
+                    return self.annotation_type(element)
+                return None
         target = self.refers_to(annotation)
         return target if target is not None and _is_class(target) else None
 
-    def self_class(self, name: cst.Name) -> cst.ClassDef | None:
+    def only_element(self, subscript: ast.Subscript) -> ast.expr | None:
+        """The one thing a subscript holds (``X[a]``, ``X[a,]``, ``X[(a, b)]``), None for ``X[a, b]``."""
+        index = subscript.slice
+        if not isinstance(index, ast.Tuple) or self.text.is_parenthesized(index):
+            return index
+        if len(index.elts) != 1:
+            return None
+        element = index.elts[0]
+        return element.value if isinstance(element, ast.Starred) else element
+
+    def self_class(self, name: ast.Name) -> ast.ClassDef | None:
         """The class whose method ``name`` is the first parameter of (``self``), if it is one."""
         referents = self.referents(name)
         if len(referents) != 1:
             return None
         (assignment,) = referents
-        if not isinstance(assignment, Assignment) or not isinstance(assignment.node, cst.Param):
+        if assignment.builtin or not isinstance(assignment.node, ast.arg):
             return None
         scope = assignment.scope
-        if not isinstance(scope, FunctionScope) or not isinstance(scope.node, cst.FunctionDef):
-            return None
         function = scope.node
-        if not function.params.params or function.params.params[0] is not assignment.node:
+        if scope.kind is not Kind.FUNCTION or not isinstance(function, _FUNCTIONS):
             return None
-        if any(_decorator_name(d) in ("staticmethod", "classmethod") for d in function.decorators):
+        if not function.args.args or function.args.args[0] is not assignment.node:
+            return None
+        if any(_decorator_name(d) in ("staticmethod", "classmethod") for d in function.decorator_list):
             return None
         return self.method_owner(function)
 
-    def method_owner(self, function: cst.FunctionDef) -> cst.ClassDef | None:
+    def method_owner(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.ClassDef | None:
         scope = self.scope(function)
-        if isinstance(scope, ClassScope) and isinstance(scope.node, cst.ClassDef):
+        if scope is not None and scope.kind is Kind.CLASS and isinstance(scope.node, ast.ClassDef):
             return scope.node
         return None
 
-    def member_type(self, owner: cst.ClassDef, attr: str, seen: frozenset[cst.CSTNode]) -> PackagePath | None:
+    def member_type(self, owner: ast.ClassDef, attr: str, seen: frozenset[ast.expr]) -> PackagePath | None:
         found: set[PackagePath | None] = set()
         for annotation, value in self.members.get((owner, attr), []):
             if annotation is not None:
@@ -478,55 +452,53 @@ class _Analysis:
                 found.add(self.value_type(value, seen))
         return found.pop() if len(found) == 1 else None
 
-    def is_factory_connection(self, param: cst.Param, scope: Scope) -> bool:
+    def is_factory_connection(self, param: ast.arg, scope: Scope) -> bool:
         """Whether ``param`` is the connection that ``run_agent(MyAgent)`` gives ``MyAgent.__init__``."""
-        if not isinstance(scope, FunctionScope) or not isinstance(scope.node, cst.FunctionDef):
-            return False
         function = scope.node
-        params = function.params.params
-        if function.name.value != "__init__" or len(params) < 2 or params[1] is not param:
+        if scope.kind is not Kind.FUNCTION or not isinstance(function, _FUNCTIONS):
+            return False
+        params = function.args.args
+        if function.name != "__init__" or len(params) < 2 or params[1] is not param:
             return False
         owner = self.method_owner(function)
         return owner is not None and owner in self.factories
 
-    def handler_receiver(self, expr: cst.BaseExpression) -> Side | None:
+    def handler_receiver(self, expr: ast.expr) -> Side | None:
         """The side of a handler class's own methods reached as ``self.m`` or ``super().m`` inside it."""
-        if isinstance(expr, cst.Name):
+        if isinstance(expr, ast.Name):
             owner = self.self_class(expr)
         elif (
-            isinstance(expr, cst.Call)
+            isinstance(expr, ast.Call)
             and not expr.args
-            and isinstance(expr.func, cst.Name)
-            and expr.func.value == "super"
+            and not expr.keywords
+            and isinstance(expr.func, ast.Name)
+            and expr.func.id == "super"
             and self.refers_to_builtin(expr.func)
         ):
             scope = self.scope(expr)
-            function = scope.node if isinstance(scope, FunctionScope) else None
-            owner = self.method_owner(function) if isinstance(function, cst.FunctionDef) else None
+            function = scope.node if scope is not None and scope.kind is Kind.FUNCTION else None
+            owner = self.method_owner(function) if isinstance(function, _FUNCTIONS) else None
         else:
             return None
         return self.handler_side(owner) if owner is not None else None
 
-    def refers_to_builtin(self, name: cst.Name) -> bool:
-        scope = self.scope(name)
-        qualified = scope.get_qualified_names_for(name) if scope is not None else set()
-        return {q.name for q in qualified} == {f"builtins.{name.value}"}
+    def refers_to_builtin(self, name: ast.Name) -> bool:
+        return {q.name for q in self.module.qualified_names(name)} == {f"builtins.{name.id}"}
 
-    def handler_side(self, classdef: cst.ClassDef) -> Side | None:
+    def handler_side(self, classdef: ast.ClassDef) -> Side | None:
         """``agent`` or ``client`` for a class whose bases lead to the package's ``Agent`` or ``Client``."""
         if classdef in self.sides:
             return self.sides[classdef]
         self.sides[classdef] = None  # a cycle resolves to nothing
         side: Side | None = None
         for base in classdef.bases:
-            if base.keyword is not None:
-                continue
-            target = self.refers_to(base.value)
+            value = base.value if isinstance(base, ast.Starred) else base
+            target = self.refers_to(value)
             if target in HANDLER_SIDES:
                 side = HANDLER_SIDES[target]
-            elif isinstance(base.value, cst.Name):
-                for assignment in self.referents(base.value):
-                    if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.ClassDef):
+            elif isinstance(value, ast.Name):
+                for assignment in self.referents(value):
+                    if not assignment.builtin and isinstance(assignment.node, ast.ClassDef):
                         side = side or self.handler_side(assignment.node)
             if side is not None:
                 break
@@ -536,32 +508,36 @@ class _Analysis:
     # -- the passes -------------------------------------------------------------------
 
     def run(self) -> None:
-        for statement in self.found.imports:
+        found = self.found
+        for statement in found.imports:
             self.imports(statement)
-        calls = [c for c in self.found.calls if _last_name(c.func) in self.call_words]
-        for target, annotation, value in self.found.member_assigns:
-            assert isinstance(target.value, cst.Name)
+        words = self.call_words
+        calls = [c for c in found.calls if _last_name(c.func) in words]
+        for target, annotation, value in found.member_assigns:
+            assert isinstance(target.value, ast.Name)
             owner = self.self_class(target.value)
             if owner is not None:
-                self.members.setdefault((owner, target.attr.value), []).append((annotation, value))
-        for name, annotation in self.found.annotated.items():
+                self.members.setdefault((owner, target.attr), []).append((annotation, value))
+        for name, annotation in found.annotated.items():
             scope = self.scope(name)
-            if isinstance(scope, ClassScope) and isinstance(scope.node, cst.ClassDef):
-                self.members.setdefault((scope.node, name.value), []).append((annotation, None))
+            if scope is not None and scope.kind is Kind.CLASS and isinstance(scope.node, ast.ClassDef):
+                self.members.setdefault((scope.node, name.id), []).append((annotation, None))
         for call in calls:
-            if call.args and self.refers_to(call.func) in (RUN_AGENT, CONNECT_TO_CLIENT):
-                first = call.args[0].value
-                if isinstance(first, cst.Name):
+            passed = arguments(call)
+            if passed and self.refers_to(call.func) in (RUN_AGENT, CONNECT_TO_CLIENT):
+                first = _argument_value(passed[0])
+                if isinstance(first, ast.Name):
                     for assignment in self.referents(first):
-                        if isinstance(assignment, Assignment) and isinstance(assignment.node, cst.ClassDef):
+                        if not assignment.builtin and isinstance(assignment.node, ast.ClassDef):
                             self.factories.add(assignment.node)
-        for name in self.found.package_names:
-            self.package_reference(name)
-        for attribute in self.found.attributes:
+        for package_name in found.package_names:
+            self.package_reference(package_name)
+        # in source order, as a tree walk meets them: the first reference to a class counts
+        for attribute in sorted(found.attributes, key=_preorder):
             self.attribute(attribute)
         for call in calls:
             self.call(call)
-        for function in self.found.functions:
+        for function in found.functions:
             self.handler_method(function)
         self.attribute_type_fallbacks()
 
@@ -574,48 +550,53 @@ class _Analysis:
 
     # imports and class references
 
-    def imports(self, statement: cst.Import | cst.ImportFrom) -> None:
+    def imports(self, statement: ast.Import | ast.ImportFrom) -> None:
         rename_to = self.index.new_package
-        if isinstance(statement, cst.Import):
+        package = self.index.package
+        if isinstance(statement, ast.Import):
+            at = 0
             for alias in statement.names:
-                self.bound.add(_alias_name(alias) or _chain(alias.name)[0].value)
+                parts = alias.name.split(".")
+                self.bound.add(alias.asname or parts[0])
                 if rename_to is not None:
-                    for name in _chain(alias.name):
-                        if name.value == self.index.package:
-                            self.rename(name, rename_to)
+                    for i, part in enumerate(parts):
+                        if part == package:
+                            self.rename(("import", statement, at + i), rename_to)
+                at += len(parts) + (alias.asname is not None)
             return
-        module = [n.value for n in _chain(statement.module)] if statement.module is not None else []
-        if rename_to is not None and statement.module is not None:
-            for name in _chain(statement.module):
-                if name.value == self.index.package:
-                    self.rename(name, rename_to)
-        if isinstance(statement.names, cst.ImportStar):
+        module = statement.module.split(".") if statement.module is not None else []
+        if rename_to is not None:
+            for i, part in enumerate(module):
+                if part == package:
+                    self.rename(("import", statement, i), rename_to)
+        if statement.names[0].name == "*":
             return
+        at = len(module)
         for alias in statement.names:
-            if not isinstance(alias.name, cst.Name):
-                continue
-            imported = alias.name.value
-            self.bound.add(_alias_name(alias) or imported)
-            if rename_to is not None and imported == self.index.package:
-                self.rename(alias.name, rename_to)
+            imported = alias.name
+            site: Site = ("import", statement, at)
+            at += 1 + (alias.asname is not None)
+            self.bound.add(alias.asname or imported)
+            if rename_to is not None and imported == package:
+                self.rename(site, rename_to)
                 if alias.asname is None:
                     for reference in self.import_references(statement, imported):
-                        if isinstance(reference, cst.Name):
-                            self.rename(reference, rename_to)
+                        if isinstance(reference, ast.Name | Ident):
+                            self.rename(_site(reference), rename_to)
             path = self.path_of_qualified(".".join([*module, imported]))
             if path is not None and len(path) == 2 and path[0] == "schema":
-                self.class_import(statement, alias, path[1])
+                self.class_import(statement, alias, site, path[1])
 
-    def import_assignment(self, statement: cst.ImportFrom, bound: str) -> ImportAssignment | None:
+    def import_assignment(self, statement: ast.ImportFrom, bound: str) -> Assignment | None:
         scope = self.scope(statement)
         if scope is None:
             return None
-        for assignment in scope.assignments[bound]:
-            if isinstance(assignment, ImportAssignment) and assignment.node is statement:
+        for assignment in scope.assignments.get(bound, ()):
+            if assignment.statement is statement:
                 return assignment
         return None
 
-    def import_references(self, statement: cst.ImportFrom, bound: str) -> Iterator[cst.CSTNode]:
+    def import_references(self, statement: ast.ImportFrom, bound: str) -> Iterator[object]:
         """The uses of one name an import binds, each only if it can mean nothing else."""
         assignment = self.import_assignment(statement, bound)
         if assignment is None:
@@ -624,59 +605,61 @@ class _Analysis:
             if access.referents == {assignment}:
                 yield access.node
 
-    def class_import(self, statement: cst.ImportFrom, alias: cst.ImportAlias, cls: str) -> None:
-        assert isinstance(alias.name, cst.Name)
-        self.class_seen.setdefault(cls, alias.name)
-        bound = _alias_name(alias) or cls
+    def class_import(self, statement: ast.ImportFrom, alias: ast.alias, site: Site, cls: str) -> None:
+        self.class_seen.setdefault(cls, site)
+        bound = alias.asname or cls
         assignment = self.import_assignment(statement, bound)
         references = [] if assignment is None else list(assignment.references)
         clean = all(access.referents == {assignment} for access in references)
         if cls in self.index.class_renames:
             new = self.index.class_renames[cls]
             if alias.asname is not None:
-                self.rename(alias.name, new)
+                self.rename(site, new)
             elif not clean:
-                self.edits.setdefault(alias, lambda updated: _aliased(updated, new, cls))
+                self.edits.setdefault(site, f"{new} as {cls}")
             else:
-                self.rename(alias.name, new)
+                self.rename(site, new)
                 for access in references:
-                    if isinstance(access.node, cst.Name):
-                        self.rename(access.node, new)
-                    elif isinstance(access.node, cst.SimpleString):
-                        string = access.node
-                        self.edits.setdefault(string, lambda updated: _string_renamed(updated, cls, new))
-        nodes = [alias.name, *(a.node for a in references if a.referents == {assignment})]
-        self.class_findings(cls, nodes)
+                    node = access.node
+                    if isinstance(node, ast.Name | Ident):
+                        self.rename(_site(node), new)
+                    elif isinstance(node, ast.Constant) and self.text.is_one_string(node):
+                        self.edits.setdefault(
+                            _site(node), functools.partial(_string_renamed, old=cls, new=new)
+                        )
+        sites = [site, *(_site(a.node) for a in references if a.referents == {assignment})]
+        self.class_findings(cls, sites)
 
-    def class_findings(self, cls: str, nodes: Iterable[cst.CSTNode]) -> None:
+    def class_findings(self, cls: str, sites: Iterable[Site]) -> None:
         """A removed class or a class whose type changed, at each of its references."""
-        for node in nodes:
+        for site in sites:
             if cls in self.index.removed_classes:
-                self.report(node, "python-class-removed", f"{cls} is gone in {self.new_release}")
+                self.report(site, "python-class-removed", f"{cls} is gone in {self.new_release}")
             for change in self.index.class_types.get(cls, []):
-                self.report(node, change.rule, f"{cls} changed type in {self.new_release}: {change.detail}")
+                self.report(site, change.rule, f"{cls} changed type in {self.new_release}: {change.detail}")
 
-    def package_reference(self, name: cst.Name) -> None:
+    def package_reference(self, name: ast.Name | Ident) -> None:
         """``acp_2_0_0_alpha_7`` in ``acp_2_0_0_alpha_7.schema.X`` (after ``import acp_2_0_0_alpha_7``)."""
         if self.index.new_package is not None and self.refers_to(name) == ():
-            self.rename(name, self.index.new_package)
+            self.rename(_site(name), self.index.new_package)
 
     # attributes: class references, model attributes and connection methods
 
-    def attribute(self, node: cst.Attribute) -> None:
-        attr = node.attr.value
+    def attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        site: Site = ("attr", node, 0)
         if attr == self.index.package:
             if self.index.new_package is not None and self.refers_to(node) == ():
-                self.rename(node.attr, self.index.new_package)
+                self.rename(site, self.index.new_package)
             return
         target = self.refers_to(node)
         if target is not None:
             if len(target) == 2 and target[0] == "schema":
                 cls = target[1]
-                self.class_seen.setdefault(cls, node.attr)
+                self.class_seen.setdefault(cls, site)
                 if cls in self.index.class_renames:
-                    self.rename(node.attr, self.index.class_renames[cls])
-                self.class_findings(cls, [node.attr])
+                    self.rename(site, self.index.class_renames[cls])
+                self.class_findings(cls, [site])
             return
         side = self.handler_receiver(node.value)
         if side is not None:
@@ -686,47 +669,47 @@ class _Analysis:
         if receiver in CALLED_SIDE:
             self.method_reference(CALLED_SIDE[receiver], node)
         elif receiver is not None and _is_class(receiver) and receiver[0] == "schema":
-            self.model_attribute(receiver[1], node.attr)
+            self.model_attribute(receiver[1], attr, site)
         else:
-            self.untyped_reads.add(node.attr.value)
+            self.untyped_reads.add(attr)
 
-    def model_attribute(self, cls: str, name: cst.Name) -> None:
-        attr = name.value
+    def model_attribute(self, cls: str, attr: str, site: Site) -> None:
         self.attribute_sites.add((cls, attr))
         new = self.index.attribute_renames.get(cls, {}).get(attr)
         if new is not None:
-            self.rename(name, new)
+            self.rename(site, new)
         if attr in self.index.removed_attributes.get(cls, set()):
-            self.report(name, "python-attribute-removed", f"{cls}.{attr} is gone in {self.new_release}")
+            self.report(site, "python-attribute-removed", f"{cls}.{attr} is gone in {self.new_release}")
         for change in self.index.attribute_types.get(cls, {}).get(attr, []):
             self.report(
-                name, change.rule, f"{cls}.{attr} changed type in {self.new_release}: {change.detail}"
+                site, change.rule, f"{cls}.{attr} changed type in {self.new_release}: {change.detail}"
             )
 
-    def method_reference(self, side: Side, node: cst.Attribute) -> None:
-        method = node.attr.value
+    def method_reference(self, side: Side, node: ast.Attribute) -> None:
+        method = node.attr
         key = (side, method)
+        site: Site = ("attr", node, 0)
         if key in self.index.removed_methods:
             self.report(
-                node.attr, "python-method-removed", f"{_caller(side)}.{method} is gone in {self.new_release}"
+                site, "python-method-removed", f"{_caller(side)}.{method} is gone in {self.new_release}"
             )
         elif key in self.index.method_renames:
-            self.rename(node.attr, self.index.method_renames[key])
+            self.rename(site, self.index.method_renames[key])
 
     # calls: connection methods and model constructors
 
-    def call(self, call: cst.Call) -> None:
+    def call(self, call: ast.Call) -> None:
         func = call.func
-        keywords = {arg.keyword.value: arg.keyword for arg in call.args if arg.keyword is not None}
-        splat = any(arg.star == "**" for arg in call.args)
-        if isinstance(func, cst.Attribute) and func.attr.value in self.index.method_words:
+        keywords: dict[str, Site] = {k.arg: ("keyword", k, 0) for k in call.keywords if k.arg is not None}
+        splat = any(k.arg is None for k in call.keywords)
+        if isinstance(func, ast.Attribute) and func.attr in self.index.method_words:
             receiver = self.type_of(func.value)
             side = CALLED_SIDE.get(receiver) if receiver is not None else self.handler_receiver(func.value)
             if side is not None:
-                key = (side, func.attr.value)
+                key = (side, func.attr)
                 if key in self.index.removed_methods:
                     return
-                method = f"{_caller(side)}.{func.attr.value}()"
+                method = f"{_caller(side)}.{func.attr}()"
                 for old, new in self.index.argument_renames.get(key, {}).items():
                     if old in keywords:
                         self.rename(keywords[old], new)
@@ -741,7 +724,7 @@ class _Analysis:
                 missing = [a for a in self.index.required_arguments.get(key, []) if a not in keywords]
                 if missing and not splat:
                     self.report(
-                        func.attr,
+                        ("attr", func, 0),
                         "python-method-argument-required",
                         f"{method} needs {_and(missing)} in {self.new_release}",
                     )
@@ -750,19 +733,19 @@ class _Analysis:
         if target is None or not _is_class(target) or target[0] != "schema":
             return
         cls = target[1]
-        for name in keywords.values():
-            self.model_attribute(cls, name)
+        for name, keyword in keywords.items():
+            self.model_attribute(cls, name, keyword)
         if splat:
             return
-        where = func.attr if isinstance(func, cst.Attribute) else func
+        where: Site = ("attr", func, 0) if isinstance(func, ast.Attribute) else _site(func)
         for required in self.index.required_fields.get(cls, []):
             if required.name not in keywords and required.wire not in keywords:
                 self.report(where, required.rule, f"{cls}(...) needs {required.name} in {self.new_release}")
 
     # handler methods
 
-    def handler_method(self, function: cst.FunctionDef) -> None:
-        name = function.name.value
+    def handler_method(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        name = function.name
         if name not in self.index.method_words:
             return
         owner = self.method_owner(function)
@@ -771,64 +754,64 @@ class _Analysis:
             return
         key = (side, name)
         handler = f"{_handler(side)} handler {name}"
+        where: Site = ("def", function, 0)
         if key in self.index.removed_methods:
             self.report(
-                function.name,
+                where,
                 "python-method-removed",
                 f"{handler}: {self.new_release} has no such method, so nothing calls it",
             )
             return
         if key in self.index.method_renames:
-            self.rename(function.name, self.index.method_renames[key])
-        params = {p.name.value: p for p in (*function.params.params[1:], *function.params.kwonly_params)}
+            self.rename(where, self.index.method_renames[key])
+        params = {p.arg: p for p in (*function.args.args[1:], *function.args.kwonlyargs)}
         for old, new in self.index.argument_renames.get(key, {}).items():
             if old in params:
                 problem = self.rename_parameter(params[old], new)
                 if problem is not None:
                     self.report(
-                        params[old].name,
+                        ("arg", params[old], 0),
                         "python-method-argument-renamed",
                         f"{handler}: cannot rename {old} to {new}: {problem}",
                     )
         for removed in sorted(self.index.removed_arguments.get(key, set())):
             if removed in params:
                 self.report(
-                    params[removed].name,
+                    ("arg", params[removed], 0),
                     "python-method-argument-removed",
                     f"{handler} takes {removed}, which {self.new_release} no longer passes",
                 )
         missing = [a for a in self.index.required_arguments.get(key, []) if a not in params]
         if missing:
             self.report(
-                function.name,
+                where,
                 "python-method-argument-required",
                 f"{handler} does not take {_and(missing)}, new in {self.new_release}",
             )
 
-    def rename_parameter(self, param: cst.Param, new: str) -> str | None:
+    def rename_parameter(self, param: ast.arg, new: str) -> str | None:
         """Rename a parameter and every use of it; the reason if that is not safe."""
-        scope = self.scope(param.name)
+        scope = self.scope(param)
         if scope is None:
             return "its scope is unknown"
-        old = param.name.value
-        if new in scope.assignments or scope.accesses[new]:
+        old = param.arg
+        if scope.assignments.get(new) or scope.accesses.get(new):
             return f"{new} is already used in the method"
-        names: list[cst.Name] = []
-        for assignment in scope.assignments[old]:
-            if not isinstance(assignment, Assignment):
-                return f"{old} is rebound in the method"
-            if isinstance(assignment.node, cst.Param):
-                names.append(assignment.node.name)
-            elif isinstance(assignment.node, cst.Name):
-                names.append(assignment.node)
+        sites: list[Site] = []
+        for assignment in scope.assignments.get(old, ()):
+            node = assignment.node
+            if isinstance(node, ast.arg):
+                sites.append(("arg", node, 0))
+            elif isinstance(node, ast.Name | Ident):
+                sites.append(_site(node))
             else:
                 return f"{old} is rebound in the method"
             for access in assignment.references:
-                if not isinstance(access.node, cst.Name):
+                if not isinstance(access.node, ast.Name | Ident):
                     return f"{old} is used in a string annotation"
-                names.append(access.node)
-        for name in names:
-            self.rename(name, new)
+                sites.append(_site(access.node))
+        for site in sites:
+            self.rename(site, new)
         return None
 
     def attribute_type_fallbacks(self) -> None:
@@ -852,30 +835,80 @@ class _Analysis:
                         f"{cls}.{attr} changed type in {self.new_release}: {change.detail}",
                     )
 
+    # -- where sites are --------------------------------------------------------------------
+
+    def span(self, site: Site) -> Span:
+        """The identifier (or string) a site names, checked against the text."""
+        kind, node, index = site
+        text = self.text
+        if kind == "node":
+            if isinstance(node, Ident):
+                return text.ident(node)
+            assert isinstance(node, ast.expr)
+            span = text.node_span(node)
+            if isinstance(node, ast.Name):
+                return text.checked(span, node.id)
+            return span
+        if kind == "attr":
+            assert isinstance(node, ast.Attribute)
+            return text.ending_identifier(node, node.attr)
+        if kind == "arg":
+            assert isinstance(node, ast.arg)
+            return text.starting_identifier(node, node.arg)
+        if kind == "keyword":
+            assert isinstance(node, ast.keyword) and node.arg is not None
+            return text.starting_identifier(node, node.arg)
+        if kind == "def":
+            assert isinstance(node, _FUNCTIONS)
+            return text.def_name(node)
+        assert isinstance(node, ast.Import | ast.ImportFrom)
+        names = text.import_names(node)
+        expected = _import_names(node)
+        if len(names) != len(expected):
+            raise SpanError(f"the import at line {node.lineno} does not read as {expected}")
+        return text.checked(names[index][1], expected[index])
+
+    def position(self, site: Site) -> tuple[int, int]:
+        """``(line, column)`` of a site, both 1-based."""
+        kind, node, _ = site
+        if kind in ("node", "arg", "keyword") and not isinstance(node, Ident):
+            return self.text.start_of(node)  # type: ignore[arg-type]
+        return self.text.position(self.span(site))
+
 
 # --- helpers ------------------------------------------------------------------------------------
 
-
-def _chain(expr: cst.BaseExpression) -> list[cst.Name]:
-    """The names of a dotted name, left to right (``a.b.c`` -> ``a``, ``b``, ``c``)."""
-    if isinstance(expr, cst.Name):
-        return [expr]
-    if isinstance(expr, cst.Attribute):
-        return [*_chain(expr.value), expr.attr]
-    return []
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _alias_name(alias: cst.ImportAlias) -> str | None:
-    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-        return alias.asname.name.value
-    return None
+def _import_names(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    """The names of an import statement as :meth:`SourceText.import_names` finds them in the text."""
+    names = statement.module.split(".") if isinstance(statement, ast.ImportFrom) and statement.module else []
+    for alias in statement.names:
+        if alias.name != "*":
+            names += alias.name.split(".")
+        if alias.asname is not None:
+            names.append(alias.asname)
+    return names
 
 
-def _last_name(expr: cst.BaseExpression) -> str:
-    if isinstance(expr, cst.Name):
-        return expr.value
-    if isinstance(expr, cst.Attribute):
-        return expr.attr.value
+def _preorder(node: ast.AST) -> tuple[int, int, int, int]:
+    """Sorts nodes as a walk of the tree meets them: by start, an enclosing node before those inside."""
+    return (node.lineno, node.col_offset, -(node.end_lineno or 0), -(node.end_col_offset or 0))  # type: ignore[attr-defined]
+
+
+def _argument_value(argument: ast.expr | ast.keyword) -> ast.expr:
+    """What an argument passes (libcst's ``Arg.value``): ``x`` of ``x``, ``*x``, ``k=x`` and ``**x``."""
+    if isinstance(argument, ast.keyword | ast.Starred):
+        return argument.value
+    return argument
+
+
+def _last_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
     return ""
 
 
@@ -883,13 +916,12 @@ def _is_class(path: PackagePath) -> bool:
     return len(path) == 2 and path[1][:1].isupper()
 
 
-def _is_none(expr: cst.BaseExpression) -> bool:
-    return isinstance(expr, cst.Name) and expr.value == "None"
+def _is_none(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
-def _decorator_name(decorator: cst.Decorator) -> str:
-    node = decorator.decorator
-    return node.value if isinstance(node, cst.Name) else ""
+def _decorator_name(decorator: ast.expr) -> str:
+    return decorator.id if isinstance(decorator, ast.Name) else ""
 
 
 def _caller(side: Side) -> str:
@@ -904,37 +936,29 @@ def _and(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _renamed(node: cst.CSTNode, new: str) -> cst.CSTNode:
-    assert isinstance(node, cst.Name)
-    return node.with_changes(value=new)
-
-
-def _aliased(node: cst.CSTNode, new: str, old: str) -> cst.CSTNode:
-    """``from pkg.schema import Old`` -> ``from pkg.schema import New as Old``."""
-    assert isinstance(node, cst.ImportAlias)
-    return node.with_changes(name=cst.Name(new), asname=cst.AsName(name=cst.Name(old)))
-
-
-def _string_renamed(node: cst.CSTNode, old: str, new: str) -> cst.CSTNode:
+def _string_renamed(value: str, old: str, new: str) -> str:
     """A string annotation with the class renamed in it (``"list[Old]"`` -> ``"list[New]"``)."""
-    assert isinstance(node, cst.SimpleString)
-    return node.with_changes(value=re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, node.value))
+    return re.sub(rf"(?<![\w.]){re.escape(old)}\b", new, value)
 
 
-class _Apply(cst.CSTTransformer):
-    """Applies the recorded edits, each to the node it was recorded for (by identity)."""
-
-    def __init__(self, edits: dict[cst.CSTNode, Edit]) -> None:
-        super().__init__()
-        self.edits = edits
-
-    def on_leave(self, original_node: CSTNodeT, updated_node: CSTNodeT) -> CSTNodeT:
-        edit = self.edits.get(original_node)
-        if edit is None:
-            return updated_node
-        edited = edit(updated_node)
-        assert isinstance(edited, type(updated_node))
-        return edited
+def _parse(source: bytes, path: str) -> ast.Module:
+    """The module's syntax tree; a file that does not parse is bad input, reported as libcst reads it."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError) as error:
+        problem = error
+    # libcst's message is the one the codemod has always given
+    try:
+        cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        detail = _PARSER_PREFIX.sub("", " ".join(error.message.split()))
+        raise CodegenError(f"cannot parse it (line {error.editor_line}): {detail}", file=path) from None
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if isinstance(problem, SyntaxError):
+        raise CodegenError(
+            f"cannot parse it with Python {version} (line {problem.lineno}): {problem.msg}", file=path
+        ) from None
+    raise CodegenError(f"cannot parse it with Python {version}: {problem}", file=path) from None
 
 
 # --- the codemod ----------------------------------------------------------------------------------
@@ -956,23 +980,32 @@ class Codemod:
         """``(new source, findings, resolved)`` for one file; a file that does not parse is bad input."""
         if not self.wanted(source):
             return source, (), False
+        with warnings.catch_warnings():
+            # ast.parse warns about odd escapes in strings; the codemod is no linter
+            warnings.simplefilter("ignore")
+            try:
+                tree = _parse(source, path)
+                text = SourceText(source)
+                analysis = _Analysis(self.index, tree, text)
+            except RecursionError:
+                raise CodegenError("cannot analyse it: it nests expressions too deeply", file=path) from None
         try:
-            module = cst.parse_module(source)
-        except cst.ParserSyntaxError as error:
-            detail = _PARSER_PREFIX.sub("", " ".join(error.message.split()))
-            raise CodegenError(f"cannot parse it (line {error.editor_line}): {detail}", file=path) from None
-        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-        collector = _Collector(self.index)
-        module.visit(collector)
-        analysis = _Analysis(self.index, wrapper, collector)
-        analysis.run()
-        findings: list[Finding] = []
-        if analysis.findings:
-            positions = wrapper.resolve(PositionProvider)
-            for node, rule, message in analysis.findings:
-                start = positions[node].start
-                findings.append(Finding(path, start.line, start.column + 1, rule, message))
-        after = module.visit(_Apply(analysis.edits)).bytes if analysis.edits else source
+            analysis.run()
+            findings = [
+                Finding(path, *analysis.position(site), rule, message)
+                for site, rule, message in analysis.findings
+            ]
+            after = source
+            if analysis.edits:
+                edits: dict[Span, str] = {}
+                for site, edit in analysis.edits.items():
+                    span = analysis.span(site)
+                    edits[span] = edit if isinstance(edit, str) else edit(text.text[span.start : span.end])
+                after = text.replaced(edits)
+        except SpanError as error:
+            raise CodegenError(f"cannot rewrite it: {error} (a bug in the codemod)", file=path) from None
+        finally:
+            analysis.module.release()
         return after, tuple(sorted(set(findings))), True
 
     def run(self, files: Iterable[Path]) -> list[FileResult]:

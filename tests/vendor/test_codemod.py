@@ -6,7 +6,9 @@ change it exercises; ``test_upgrade.py`` runs the codemod on real release pairs.
 
 from __future__ import annotations
 
+import sys
 import textwrap
+import traceback
 from pathlib import Path
 
 import pytest
@@ -246,6 +248,52 @@ def test_a_changed_attribute_type_nobody_reads_is_not_reported() -> None:
     assert findings == []
 
 
+def test_a_finding_s_column_counts_characters() -> None:
+    _, findings = rewrite("""\
+        from acp import schema
+
+        note = "café"; old = schema.StopReason
+        """)
+    assert findings == ["3:29 python-class-removed"]
+
+
+def test_a_rewrite_touches_the_renamed_names_and_nothing_else() -> None:
+    """Line endings, and spacing libcst's round trip used to lose (``except (...) :``), stay as written."""
+    source = (
+        "from acp.schema import Implementation\r\n\r\n"
+        "try:\r\n    pass\r\nexcept (ValueError, Implementation) :\r\n    pass\r\n"
+        'print(f"{Implementation!r}")\r\n'
+    )
+    after, findings = rewrite(source)
+    assert findings == []
+    assert after == source.replace("Implementation", "ImplementationInfo")
+
+
+def test_names_in_match_patterns_are_uses_and_except_clauses_bind() -> None:
+    source = """\
+        from acp.schema import Implementation
+
+
+        def f(value: object) -> object:
+            match value:
+                case Implementation(title=title):
+                    return title
+            return None
+
+
+        def g() -> object:
+            try:
+                pass
+            except Exception as Implementation:  # a local named like the class
+                return Implementation
+            return None
+        """
+    after, _ = rewrite(source)
+    assert after == textwrap.dedent(source).replace(
+        "import Implementation\n", "import ImplementationInfo\n"
+    ).replace("case Implementation(", "case ImplementationInfo(")
+
+
 # --- the package name ----------------------------------------------------------------------------
 
 
@@ -431,6 +479,26 @@ def test_files_that_cannot_need_a_change_are_not_parsed() -> None:
     codemod = Codemod(MIGRATION, "acp")
     for source in (b"import other\ndef f(:\n", b"import acp\ndef f(:\n", b"Implementation = 1\ndef f(:\n"):
         assert codemod.rewrite(source, "x.py") == (source, (), False)
+
+
+def test_a_long_chain_of_operators_is_analysed() -> None:
+    after, _ = rewrite(
+        "from acp.schema import Implementation\n\nx = " + " + ".join(["Implementation"] * 1000)
+    )
+    assert after.count("ImplementationInfo") == 1001
+
+
+def test_an_expression_nested_deeper_than_the_stack_is_one_error_line() -> None:
+    """Whether ast.parse or the scope walker runs out of stack first, the file is bad input, not a crash."""
+    source = "from acp.schema import Implementation\n\nx = " + "-" * 2000 + "Implementation\n"
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(traceback.extract_stack()) + 200)
+    try:
+        with pytest.raises(CodegenError) as caught:
+            Codemod(MIGRATION, "acp").rewrite(source.encode(), "app/deep.py")
+    finally:
+        sys.setrecursionlimit(limit)
+    assert caught.value.one_line() == "app/deep.py: cannot analyse it: it nests expressions too deeply"
 
 
 def test_findings_print_with_their_catalog_link() -> None:
