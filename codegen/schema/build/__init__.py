@@ -11,9 +11,9 @@ any particular release.  It is split along the schema's seams:
 
 from __future__ import annotations
 
-from ...errors import CodegenError
 from typing import assert_never
 
+from ...errors import CodegenError
 from ..ir import AliasType, ApiSurface, EnumType, ObjectType, Stability, UnionType, find_cycle, references_of
 from ..load import ReleaseFiles, SchemaDocument
 from .context import BuildContext
