@@ -161,7 +161,7 @@ def _lock(args: argparse.Namespace, console: Console) -> int:
 
 @command("ir")
 def _ir(args: argparse.Namespace, console: Console) -> int:
-    from .schema.build import build_release
+    from .schema.builder import build_release
     from .schema.ir import ObjectType, UnionType, to_json
 
     stable, unstable = build_release(_source(args).load(args.release))

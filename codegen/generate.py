@@ -90,7 +90,7 @@ def _render_unit(lock_path: str, source: str | None, cache: str, strict: bool, u
 
 def _render(lock_path: str, source: str | None, cache: str, unit: Unit) -> UnitResult:
     from .emit.package import build_package
-    from .schema.build import build_release
+    from .schema.builder import build_release
     from .schema.load import read_lock
 
     started = time.perf_counter()

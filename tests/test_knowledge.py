@@ -34,7 +34,7 @@ def test_every_extension_keyword_is_known(release: str) -> None:
 
 def test_every_keyword_the_builder_reads_is_documented() -> None:
     """[extensions] says what each x- keyword does; the builder reads only those it lists."""
-    from codegen.schema.build.context import INTERPRETED_EXTENSIONS
+    from codegen.schema.builder.context import INTERPRETED_EXTENSIONS
 
     assert set(section("extensions")) >= INTERPRETED_EXTENSIONS
 

@@ -6,7 +6,7 @@ the JSON-RPC methods with the side that handles each one.  It carries no
 pydantic or code-generation details; every emitter (models, method stubs,
 patch helpers, the differ) reads the IR and never the raw JSON.
 
-The builder lives in :mod:`codegen.schema.build`; this module only defines the
+The builder lives in :mod:`codegen.schema.builder`; this module only defines the
 data model and its JSON form (``acp-codegen ir RELEASE --json``).
 """
 

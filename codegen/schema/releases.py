@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..errors import CodegenError
-from .build import build_surface
+from .builder import build_surface
 from .ir import ApiSurface, Stability
 from .load import ReleaseFiles, SchemaSource, load_schema_folder
 

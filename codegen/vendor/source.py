@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..emit.tree import read_tree, write_tree
 from ..naming import field_name, package_name
-from ..schema.build import build_release, build_surface
+from ..schema.builder import build_release, build_surface
 from ..schema.ir import ApiSurface, Stability
 from ..schema.load import ReleaseFiles, SchemaSource, load_schema_folder, sha256_bytes
 

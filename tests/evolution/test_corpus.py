@@ -28,7 +28,7 @@ from pydantic import TypeAdapter
 from codegen.diagnostics import Gap, collecting
 from codegen.diff import DiffResult, diff_releases
 from codegen.emit.package import build_package
-from codegen.schema.build import build_release
+from codegen.schema.builder import build_release
 from codegen.schema.ir import ApiSurface
 from codegen.schema.load import RELEASE_FILES, load_schema_folder
 from tests.conformance.harness import Target, check_surface, load_exceptions, unexplained

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from codegen.emit.normalise import normalise
 from codegen.errors import CodegenError
-from codegen.schema.build import build_surface
+from codegen.schema.builder import build_surface
 from codegen.schema.load import (
     LockedFile,
     LockedRelease,

@@ -15,7 +15,7 @@ import pytest
 
 from codegen import cli
 from codegen.diff import Change, diff_surfaces
-from codegen.schema.build import build_surface
+from codegen.schema.builder import build_surface
 from codegen.schema.ir import ApiSurface, Field, Method, NamedType, ObjectType, TypeExpr
 from codegen.schema.load import RELEASE_FILES
 from tests.support.releases import release_files

@@ -16,7 +16,7 @@ if str(GENERATED) not in sys.path:
 
 from codegen import naming  # noqa: E402
 from codegen.knowledge import section  # noqa: E402
-from codegen.schema.build import build_release  # noqa: E402
+from codegen.schema.builder import build_release  # noqa: E402
 from codegen.schema.ir import ApiSurface  # noqa: E402
 from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
 

@@ -10,7 +10,7 @@ from types import ModuleType
 from typing import Any
 
 from codegen.emit.package import build_package
-from codegen.schema.build import build_surface
+from codegen.schema.builder import build_surface
 from codegen.schema.ir import ApiSurface, Stability
 from codegen.schema.load import SchemaDocument, sha256_bytes
 

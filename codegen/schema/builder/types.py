@@ -113,10 +113,12 @@ class TypeBuilder:
     """Builds the named types of one schema file into ``ctx.types``.
 
     Unions of objects are built by ``unions``, which builds its variant classes
-    with this builder in turn; :func:`codegen.schema.build.build_surface` joins the two.
+    with this builder in turn; :func:`codegen.schema.builder.build_surface` joins the two.
     """
 
-    def __init__(self, ctx: BuildContext, unions: Callable[[BuildContext, TypeBuilder], ObjectUnions]) -> None:
+    def __init__(
+        self, ctx: BuildContext, unions: Callable[[BuildContext, TypeBuilder], ObjectUnions]
+    ) -> None:
         self.ctx = ctx
         self.unions = unions(ctx, self)
 
@@ -214,7 +216,9 @@ class TypeBuilder:
             if "const" in member:
                 value = member["const"]
                 if (base == "string") != isinstance(value, str):
-                    raise self.ctx.error("an enum mixes string and integer values", pointer_join(pointer, index))
+                    raise self.ctx.error(
+                        "an enum mixes string and integer values", pointer_join(pointer, index)
+                    )
                 if value in seen:
                     raise self.ctx.error(f"enum value {value!r} appears twice", pointer_join(pointer, index))
                 seen.add(value)
@@ -293,7 +297,9 @@ class TypeBuilder:
                         prop = {}
                     else:
                         raise self.ctx.error("a property schema must be an object", prop_pointer)
-                built = self.build_field(owner, owner_schema_name, wire, prop, wire in part.required, prop_pointer)
+                built = self.build_field(
+                    owner, owner_schema_name, wire, prop, wire in part.required, prop_pointer
+                )
                 fields[wire] = merge_fields(fields[wire], built) if wire in fields else built
             for wire in part.required:
                 if wire not in fields and wire not in inherited:
@@ -387,8 +393,12 @@ class TypeBuilder:
                 if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
             ]
             rest = [m for m in members if m not in nulls]
-            if rest and ("properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))):
-                union = Ref(self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context))
+            if rest and (
+                "properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))
+            ):
+                union = Ref(
+                    self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context)
+                )
                 return Nullable(union) if nulls else union
             exprs = [self.type_expr(m, pointer_join(pointer, key, members.index(m)), context) for m in rest]
             flat: list[TypeExpr] = []

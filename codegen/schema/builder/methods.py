@@ -131,7 +131,9 @@ class MethodBuilder:
                         extensions.setdefault(kind, self.ctx.class_of[def_name])
                         continue
                     if not isinstance(wire, str):
-                        raise self.ctx.error("'x-method' must be a string", pointer_join(def_pointer, "x-method"))
+                        raise self.ctx.error(
+                            "'x-method' must be a string", pointer_join(def_pointer, "x-method")
+                        )
                     side = node.get("x-side")
                     if handler is None or (isinstance(side, str) and side not in (*_SIDES, "both")):
                         unbound.setdefault(sender if handler is None else side, []).append(wire)
@@ -167,15 +169,21 @@ class MethodBuilder:
         methods = self.attach_meta_keys(methods)
         for side, wires in sorted(unbound.items()):
             gap(
-                f"the schema has methods of a side the bindings do not know, {side!r}: {', '.join(sorted(wires))}",
+                f"the schema has methods of a side the bindings do not know, {side!r}: "
+                + ", ".join(sorted(wires)),
                 default="their types get models, the methods get no bindings",
                 file=self.ctx.doc.path,
             )
         unbound_wires = {wire for wires in unbound.values() for wire in wires}
         for def_name, node in self.ctx.defs.items():
             wire = node.get("x-method")
-            if isinstance(wire, str) and wire not in unbound_wires and not any(
-                wire == m.wire_name and self.ctx.class_of[def_name] in (m.params, m.result) for m in methods
+            if (
+                isinstance(wire, str)
+                and wire not in unbound_wires
+                and not any(
+                    wire == m.wire_name and self.ctx.class_of[def_name] in (m.params, m.result)
+                    for m in methods
+                )
             ):
                 raise self.ctx.error(
                     f"x-method {wire!r} is not a request, response or notification of any message kind",
@@ -223,7 +231,9 @@ class MethodBuilder:
             for key, wire in table.items():
                 if not isinstance(wire, str):
                     where = pointer_join(f"/{table_name}", key)
-                    raise CodegenError("a method name must be a string", file=self.ctx.meta.path, pointer=where)
+                    raise CodegenError(
+                        "a method name must be a string", file=self.ctx.meta.path, pointer=where
+                    )
                 if wire not in wires:
                     raise CodegenError(
                         f"meta names method {wire!r} for the {side} but the schema has no type for it",

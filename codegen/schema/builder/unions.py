@@ -172,7 +172,8 @@ class UnionBuilder:
                 parts, branches = [], [self.branch_of_union(found, pointer)]
             else:
                 raise self.ctx.error(
-                    f"a variant may not build on {target.name}: its member {label!r} is not an object", pointer
+                    f"a variant may not build on {target.name}: its member {label!r} is not an object",
+                    pointer,
                 )
             options.append(Option(label, kind, parts, branches, variant.doc, variant.tag))
         return Branch(options, target.tag_wire_name, target.tag_py_name)
@@ -185,7 +186,9 @@ class UnionBuilder:
             return "tag"
         found = self.ctx.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
         if isinstance(found, ObjectType) and union.tag_wire_name is not None:
-            tag_field = next((f for f in self.ctx.all_fields(found.name) if f.wire_name == union.tag_wire_name), None)
+            tag_field = next(
+                (f for f in self.ctx.all_fields(found.name) if f.wire_name == union.tag_wire_name), None
+            )
             if tag_field is not None and tag_field.type == Scalar("null"):
                 return "null"
         if isinstance(found, UnionType) and found.origin is not None and found.origin.kind == "null":
@@ -251,7 +254,11 @@ class UnionBuilder:
 
         Members whose ``id()`` is in ``skip`` are left out (an inline union's bare ``null`` members).
         """
-        shared = [self.type_builder.inline_part(node, pointer)] if "properties" in node or "required" in node else []
+        shared = (
+            [self.type_builder.inline_part(node, pointer)]
+            if "properties" in node or "required" in node
+            else []
+        )
         tag = self.tag_property(members)
         tag_py = naming.field_name(tag) if tag is not None else None
         variants: list[Variant] = []
@@ -265,7 +272,9 @@ class UnionBuilder:
             doc = doc_of(member)
             parts, branches = self.member_parts(member, member_pointer)
             member_common = {**common, "unstable": common["unstable"] or is_marked_unstable(member)}
-            tag_info = TagValue(tag, tag_py, tag_value) if tag is not None and tag_py and kind == "tag" else None
+            tag_info = (
+                TagValue(tag, tag_py, tag_value) if tag is not None and tag_py and kind == "tag" else None
+            )
             reserved = (
                 ReservedTags(tag, tag_py, self.reserved_values(member, tag))
                 if tag is not None and tag_py and kind == "other"
@@ -279,7 +288,15 @@ class UnionBuilder:
                 origin = Origin(name, tag, tag_value, label, kind)
                 base_name = self.ctx.claim_first(naming.variant_names(label, name), member_pointer)
                 expr = self.expand(
-                    base_name, shared + parts, branches, doc, member_pointer, member_common, tag_info, reserved, origin
+                    base_name,
+                    shared + parts,
+                    branches,
+                    doc,
+                    member_pointer,
+                    member_common,
+                    tag_info,
+                    reserved,
+                    origin,
                 )
             variant = Variant(tag=tag_value, type=expr, title=title, doc=doc)
             if kind == "other":

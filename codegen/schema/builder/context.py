@@ -43,7 +43,9 @@ def without_extensions(node: Any, pointer: str, seen: dict[str, str]) -> Any:
     keyword with the pointer where it first appears.
     """
     if isinstance(node, list):
-        return [without_extensions(item, pointer_join(pointer, index), seen) for index, item in enumerate(node)]
+        return [
+            without_extensions(item, pointer_join(pointer, index), seen) for index, item in enumerate(node)
+        ]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
@@ -55,7 +57,8 @@ def without_extensions(node: Any, pointer: str, seen: dict[str, str]) -> Any:
             out[key] = value
         elif key in _NAME_MAPS and isinstance(value, dict):
             out[key] = {
-                name: without_extensions(item, pointer_join(where, name), seen) for name, item in value.items()
+                name: without_extensions(item, pointer_join(where, name), seen)
+                for name, item in value.items()
             }
         else:
             out[key] = without_extensions(value, where, seen)
