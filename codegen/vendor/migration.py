@@ -189,7 +189,13 @@ _METHOD_SUBJECT = re.compile(
     r"(?P<side>agent|client)\.(?P<method>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<arg>\w+)\))?"
 )
 _ARROW = re.compile(r"(?P<old>\S+) -> (?P<new>\S+)")
-_TYPE_RULES = ("type-changed", "type-widened", "type-narrowed")
+_TYPE_RULES = (
+    "type-changed",
+    "type-widened",
+    "type-narrowed",
+    "python-class-became-union",
+    "python-annotation-changed",
+)
 _REQUIRED_FIELD_RULES = ("field-added-required", "field-became-required")
 
 

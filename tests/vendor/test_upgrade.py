@@ -40,7 +40,7 @@ from tests.vendor.project import (
     snapshot,
 )
 
-A5, A7 = "2.0.0-alpha.5", "2.0.0-alpha.7"
+A5, A7, A8 = "2.0.0-alpha.5", "2.0.0-alpha.7", "2.0.0-alpha.8"
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class Case:
 
 CASES = [
     Case("alpha5-to-alpha7-unstable", "alpha5", A5, A7, unstable=True),
+    Case("alpha7-to-alpha8-stable", "alpha7", A7, A8, unstable=False),
     Case("synthetic-renames", "renames", synthetic.OLD, synthetic.NEW, unstable=False, synthetic=True),
 ]
 
