@@ -14,9 +14,9 @@ through ``AgentProtocolRouter`` (v2 selected) against one served directly,
 measured in the same run: both connections in one event loop, taking turns
 in blocks of 100 calls.
 
-The TypeScript side is ``@agentclientprotocol/sdk`` 1.7.0 (``experimental/v2``)
+The TypeScript side is ``@agentclientprotocol/sdk`` 1.8.0 (``experimental/v2``)
 from tests/interop (``make interop-deps``); the Python side is the generated
-``acp_2_0_0_alpha_7_unstable`` package, the same schema.
+``acp_2_0_0_alpha_8_unstable`` package, the same schema.
 
     make bench-rpc        # or: .venv/bin/python benchmarks/bench_rpc.py [--round-trips N] [--notifications N]
 """
@@ -38,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "generated"))
 
-import acp_2_0_0_alpha_7_unstable as acp  # noqa: E402
+import acp_2_0_0_alpha_8_unstable as acp  # noqa: E402
 
 schema = acp.schema
 
@@ -153,11 +153,11 @@ async def router_overhead(round_trips: int, block: int = 100) -> tuple[float, fl
 
 
 def typescript_side(round_trips: int, notifications: int) -> dict[str, float] | None:
-    if shutil.which("node") is None or not (ROOT / "tests/interop/node_modules/acp-sdk-alpha7").is_dir():
+    if shutil.which("node") is None or not (ROOT / "tests/interop/node_modules/acp-sdk-1-8").is_dir():
         return None
     script = ROOT / "benchmarks" / "bench_rpc_ts.mjs"
     run = subprocess.run(
-        ["node", str(script), "acp-sdk-alpha7", str(round_trips), str(notifications)],
+        ["node", str(script), "acp-sdk-1-8", str(round_trips), str(notifications)],
         capture_output=True,
         text=True,
         check=True,
