@@ -1,8 +1,7 @@
 """AgentProtocolRouter and connect_with_fallback (codegen/runtime/_router.py), on in-memory pipes.
 
-The router comes from the v2 package (tests/support/router.py names both);
-the tests that need a v1 agent or client skip while no v1 package is
-importable.
+The router comes from the v2 package; tests/support/router.py names the v1
+and v2 packages it joins.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.router import V1_PACKAGE, V2_PACKAGE, needs_v1, v1, v2
+from tests.support.router import V1_PACKAGE, V2_PACKAGE, v1, v2
 from tests.support.wire import run
 
 acp = v2()
@@ -229,7 +228,6 @@ def test_a_missing_or_malformed_v2_info_becomes_unknown() -> None:
     run(go())
 
 
-@needs_v1
 def test_a_v1_client_reaches_the_v1_agent() -> None:
     async def go() -> None:
         made = Made()
@@ -249,7 +247,6 @@ def test_a_v1_client_reaches_the_v1_agent() -> None:
     run(go())
 
 
-@needs_v1
 def test_a_downgrade_keeps_the_id_and_the_v1_fields_that_parse() -> None:
     async def go() -> None:
         made = Made()
@@ -277,7 +274,6 @@ def test_a_downgrade_keeps_the_id_and_the_v1_fields_that_parse() -> None:
     run(go())
 
 
-@needs_v1
 def test_a_downgrade_drops_what_does_not_parse_and_omits_a_malformed_info() -> None:
     async def go() -> None:
         made = Made()
@@ -431,7 +427,6 @@ def test_a_client_that_cannot_be_answered_before_initialize_ends_serve_with_none
 # -- after routing: the selected runtime, strict -------------------------------------------
 
 
-@needs_v1
 def test_a_v1_message_on_a_v2_connection_gets_the_v2_runtimes_error_and_the_connection_stays() -> None:
     async def go() -> None:
         made = Made()
@@ -487,7 +482,6 @@ def test_run_serves_a_reader_and_writer_until_the_client_closes() -> None:
 # -- vendored under other names ------------------------------------------------------------
 
 
-@needs_v1
 def test_the_router_joins_packages_vendored_under_any_names(tmp_path: Path) -> None:
     vendor = tmp_path / "myproj" / "_vendor"
     for name, package in (("acp", v2()), ("acp_v1", v1())):
@@ -575,7 +569,6 @@ def test_fallback_stays_on_v2_when_the_agent_speaks_v2() -> None:
     run(go())
 
 
-@needs_v1
 def test_fallback_goes_on_with_v1_on_the_same_transport_when_the_agent_answers_v1() -> None:
     async def go() -> None:
         made = Made()
@@ -626,7 +619,6 @@ V1_RESULT = {
 REFUSED = {"error": {"code": -32602, "message": "Invalid params", "data": "unsupported protocolVersion 2"}}
 
 
-@needs_v1
 def test_fallback_retries_v1_on_the_same_transport_after_a_version_error() -> None:
     async def go() -> None:
         agent_reader, agent_writer, reader, writer = pipes()
@@ -650,7 +642,6 @@ def test_fallback_retries_v1_on_the_same_transport_after_a_version_error() -> No
     run(go())
 
 
-@needs_v1
 def test_fallback_asks_to_reconnect_when_the_agent_closes_after_refusing() -> None:
     async def go() -> None:
         agent_reader, agent_writer, reader, writer = pipes()

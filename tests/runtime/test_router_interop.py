@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.support.releases import ROOT
-from tests.support.router import TS_SDK, V1_PACKAGE, V2_PACKAGE, needs_v1, v1, v1_available, v2
+from tests.support.router import TS_SDK, V1_PACKAGE, V2_PACKAGE, v1, v2
 from tests.support.wire import run
 
 INTEROP = ROOT / "tests" / "interop"
@@ -61,7 +61,7 @@ def test_the_pinned_sdk_is_1_8_0_with_its_router() -> None:
 
 
 def typescript_client(version: str) -> dict[str, Any]:
-    packages = [V2_PACKAGE, V1_PACKAGE] if v1_available() else [V2_PACKAGE]
+    packages = [V2_PACKAGE, V1_PACKAGE]
     command = ["node", str(INTEROP / "router_client.mjs"), TS_SDK, version, sys.executable]
     command += [str(INTEROP / "py_router_agent.py"), *packages]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=90, check=True)
@@ -71,7 +71,6 @@ def typescript_client(version: str) -> dict[str, Any]:
 
 
 @needs_node
-@needs_v1
 def test_typescript_v1_client_against_the_python_router() -> None:
     report = typescript_client("v1")
     initialize = report["initialize"]
@@ -139,7 +138,6 @@ def test_python_v2_client_against_the_typescript_router() -> None:
 
 
 @needs_node
-@needs_v1
 def test_python_v1_client_against_the_typescript_router() -> None:
     async def go() -> None:
         acp_v1 = v1()
@@ -165,7 +163,6 @@ def test_python_v1_client_against_the_typescript_router() -> None:
 
 
 @needs_node
-@needs_v1
 @pytest.mark.parametrize("versions", ["v1", "v1,v2"])
 def test_python_fallback_client_against_the_typescript_router(versions: str) -> None:
     """Offering v2: a v2 session where the router has v2, else v1 on the same transport."""
@@ -214,7 +211,6 @@ def test_python_fallback_client_against_the_typescript_router(versions: str) -> 
 # -- examples/router_agent.py ----------------------------------------------------------------
 
 
-@needs_v1
 def test_the_router_example_serves_a_v1_and_a_v2_client() -> None:
     async def go() -> None:
         script = str(ROOT / "examples" / "router_agent.py")
