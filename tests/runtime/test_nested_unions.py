@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from tests.schema.test_build_unions import nested_defs
+from tests.schema.builder.test_unions import nested_defs
 from tests.support.schemas import package, surface
 
 
