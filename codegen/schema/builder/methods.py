@@ -139,8 +139,9 @@ class MethodBuilder:
                         unbound.setdefault(sender if handler is None else side, []).append(wire)
                         continue
                     if side not in (handler, "both") and not (sender == "protocol" and side == "protocol"):
+                        said = "is missing" if side is None else f"is {side!r}"
                         raise self.ctx.error(
-                            f"'x-side' is {side!r} but the schema routes this {kind} "
+                            f"'x-side' {said}, but the schema routes this {kind} "
                             f"from the {sender} to the {handler}",
                             pointer_join(def_pointer, "x-side"),
                         )
@@ -185,10 +186,12 @@ class MethodBuilder:
                     for m in methods
                 )
             ):
-                raise self.ctx.error(
-                    f"x-method {wire!r} is not a request, response or notification of any message kind",
-                    pointer_join("/$defs", def_name),
+                what = (
+                    "is a response with no request of that method"
+                    if def_name in responses.values()
+                    else "is not a request, response or notification of any message kind"
                 )
+                raise self.ctx.error(f"x-method {wire!r} {what}", pointer_join("/$defs", def_name))
         methods.sort(key=lambda m: (m.side, m.wire_name, m.kind))
         return tuple(methods), tuple(batches), dict(sorted(extensions.items()))
 

@@ -348,9 +348,18 @@ def test_an_x_side_that_contradicts_the_routing_is_refused() -> None:
     error = refused(defs, roots, meta)
     assert (
         error.message
-        == "'x-side' is 'client' but the schema routes this request from the client to the agent"
+        == "'x-side' is 'client', but the schema routes this request from the client to the agent"
     )
     assert (error.file, error.pointer) == ("schema.json", "/$defs/InitializeRequest/x-side")
+
+
+def test_a_missing_x_side_is_named_as_missing() -> None:
+    defs, roots, meta = schema()
+    del defs["InitializeRequest"]["x-side"]
+    error = refused(defs, roots, meta)
+    assert error.message == (
+        "'x-side' is missing, but the schema routes this request from the client to the agent"
+    )
 
 
 def test_an_x_method_that_is_not_a_string_is_refused() -> None:
@@ -381,6 +390,15 @@ def test_an_x_method_no_message_kind_carries_is_refused() -> None:
         == "x-method 'session/stray' is not a request, response or notification of any message kind"
     )
     assert error.pointer == "/$defs/StrayRequest"
+
+
+def test_a_response_with_no_request_of_its_method_is_named_a_response() -> None:
+    defs, roots, meta = schema()
+    defs["StrayResponse"] = method("session/stray", "client")
+    results_of(defs["ClientResponse"]).append(payload("StrayResponse"))
+    error = refused(defs, roots, meta)
+    assert error.message == "x-method 'session/stray' is a response with no request of that method"
+    assert error.pointer == "/$defs/StrayResponse"
 
 
 @pytest.mark.parametrize(
