@@ -20,6 +20,7 @@ engine's type hints.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -111,9 +112,25 @@ def type_schema(expr: TypeExpr) -> dict[str, Any]:
         case Nullable():
             return {"anyOf": [type_schema(expr.inner), {"type": "null"}]}
         case AnyOf():
-            return {"anyOf": [type_schema(m) for m in expr.members]}
+            return any_of(expr.members)
         case _:
             assert_never(expr)
+
+
+def any_of(members: Iterable[TypeExpr]) -> dict[str, Any]:
+    """JSON Schema for one of ``members``, with two or more constants among them as one ``Literal``.
+
+    datamodel-code-generator turns the constants of an ``anyOf`` into an enum
+    class of its own, which the models do not declare; marked
+    ``x-enum-field-as-literal`` they stay a ``Literal[...]``.
+    """
+    members = list(members)
+    consts = [m.value for m in members if isinstance(m, Const)]
+    if len(consts) < 2:
+        return {"anyOf": [type_schema(m) for m in members]}
+    literal = {"enum": consts, "x-enum-field-as-literal": True}
+    rest = [type_schema(m) for m in members if not isinstance(m, Const)]
+    return {"anyOf": [literal, *rest]} if rest else literal
 
 
 def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
@@ -125,7 +142,7 @@ def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
                 node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
             return node
         case UnionType():
-            return {"anyOf": [type_schema(v.type) for v in type_.members]}
+            return any_of(v.type for v in type_.members)
         case EnumType():
             return {"type": "string" if type_.base == "string" else "integer"}
         case AliasType():

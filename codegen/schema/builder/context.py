@@ -31,37 +31,78 @@ INTERPRETED_EXTENSIONS = frozenset(
 """The ``x-`` keywords the builder reads; every other one is dropped before it looks at a schema."""
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"})
 """Keywords whose value maps names (not keywords) to schemas."""
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "deprecated", "readOnly", "writeOnly", "examples", "default"}
+    | {"format", "contentEncoding", "contentMediaType"}
+)
+"""Keywords that describe a schema without narrowing what it accepts (``format`` too, in 2020-12)."""
 _DATA = frozenset({"const", "enum", "default", "examples"})
 """Keywords whose value is JSON data, not a schema."""
 
 
-def without_extensions(node: Any, pointer: str, seen: dict[str, str]) -> Any:
+UNENFORCED_KEYWORDS = frozenset(
+    {
+        "multipleOf",
+        "uniqueItems",
+        "prefixItems",
+        "additionalItems",
+        "unevaluatedItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "patternProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "if",
+        "then",
+        "else",
+        "$dynamicRef",
+        "$recursiveRef",
+    }
+)
+"""JSON Schema validation keywords the IR has no place for: the models accept what they would reject.
+
+No locked release uses one; a release that does generates with a warning per
+keyword (``--strict``: an error), so that a model looser than its schema is
+never silent.  ``not`` is absent: catch-all union members use it, and the
+union builder reads it.
+"""
+
+
+def without_extensions(node: Any, pointer: str, seen: dict[str, str], unenforced: dict[str, str]) -> Any:
     """``node`` without the ``x-`` keywords the builder does not read.
 
     Schema text is walked keyword by keyword, so that property names and data
     that happen to start with ``x-`` stay; ``seen`` collects each dropped
-    keyword with the pointer where it first appears.
+    keyword with the pointer where it first appears, ``unenforced`` each of the
+    :data:`UNENFORCED_KEYWORDS` met (they stay in the schema).
     """
     if isinstance(node, list):
         return [
-            without_extensions(item, pointer_join(pointer, index), seen) for index, item in enumerate(node)
+            without_extensions(item, pointer_join(pointer, index), seen, unenforced)
+            for index, item in enumerate(node)
         ]
     if not isinstance(node, dict):
         return node
     out: dict[str, Any] = {}
     for key, value in node.items():
         where = pointer_join(pointer, key)
+        if key in UNENFORCED_KEYWORDS:
+            unenforced.setdefault(key, where)
         if key.startswith("x-") and key not in INTERPRETED_EXTENSIONS:
             seen.setdefault(key, where)
         elif key in _DATA:
             out[key] = value
         elif key in _NAME_MAPS and isinstance(value, dict):
             out[key] = {
-                name: without_extensions(item, pointer_join(where, name), seen)
+                name: without_extensions(item, pointer_join(where, name), seen, unenforced)
                 for name, item in value.items()
             }
         else:
-            out[key] = without_extensions(value, where, seen)
+            out[key] = without_extensions(value, where, seen, unenforced)
     return out
 
 
@@ -103,9 +144,10 @@ class BuildContext:
         if not isinstance(root, dict):
             raise self.error("the schema root must be a JSON object", "")
         dropped: dict[str, str] = {}
-        root = without_extensions(root, "", dropped)
+        unenforced: dict[str, str] = {}
+        root = without_extensions(root, "", dropped, unenforced)
         acknowledged = knowledge_section("extensions")
-        for keyword, where in sorted(dropped.items()):
+        for keyword, where in dropped.items():
             if keyword not in acknowledged:
                 gap(
                     f"unknown extension keyword {keyword!r}",
@@ -114,6 +156,13 @@ class BuildContext:
                     file=schema.path,
                     pointer=where,
                 )
+        for keyword, where in unenforced.items():
+            gap(
+                f"JSON Schema keyword {keyword!r} is not enforced by the generated models",
+                default="the models accept what it would reject",
+                file=schema.path,
+                pointer=where,
+            )
         defs = root.get("$defs")
         if not isinstance(defs, dict):
             raise self.error("the schema has no '$defs' object", "")
@@ -232,6 +281,6 @@ class BuildContext:
             ):
                 return "const"
             return None
-        if kind in ("string", "integer"):
+        if kind in ("string", "integer") and member.keys() <= _ANNOTATIONS | {"type"}:
             return "open"
         return None

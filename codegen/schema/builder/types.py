@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol, cast
 
 from ... import naming
+from ...diagnostics import gap
 from ...errors import pointer_join
 from ..ir import (
     MISSING,
@@ -59,6 +60,22 @@ _CONSTRAINT_KEYS = {
     "maxItems": "max_items",
     "format": "format",
 }
+
+
+def _enum_base(members: list[dict[str, Any]]) -> Literal["string", "integer"] | None:
+    """The JSON type an enum of ``members`` has, or ``None`` when they do not share one.
+
+    Each member is a ``const`` or (for an open enum) a plain ``type``; strings
+    and integers may not mix, and an open member must be of the constants' type.
+    Members that do not share a type make an untagged union instead.
+    """
+    kinds = {
+        m.get("type") if "const" not in m else "string" if isinstance(m["const"], str) else "integer"
+        for m in members
+    }
+    if kinds == {"string"} or kinds == {"integer"}:
+        return cast(Literal["string", "integer"], kinds.pop())
+    return None
 
 
 def merge_fields(earlier: Field, later: Field) -> Field:
@@ -167,14 +184,16 @@ class TypeBuilder:
         if found is not None:
             key, members = found
             shapes = [self.ctx.enum_member(m) for m in members]
-            if all(shapes) and "const" in shapes and shapes.count("open") <= 1:
+            if all(shapes) and "const" in shapes and shapes.count("open") <= 1 and _enum_base(members):
                 return self.build_enum(name, members, pointer_join(pointer, key), common)
             if "properties" in node or any(self.ctx.is_objectish(m) for m in members):
                 return self.unions.build_object_union(name, def_name, node, key, members, pointer, common)
             variants = tuple(
                 Variant(
                     tag=None,
-                    type=self.type_expr(m, pointer_join(pointer, key, i), name),
+                    type=self.loose_member(
+                        self.type_expr(m, pointer_join(pointer, key, i), name), pointer_join(pointer, key, i)
+                    ),
                     title=str(m.get("title", "")),
                     doc=doc_of(m),
                 )
@@ -203,22 +222,16 @@ class TypeBuilder:
     def build_enum(
         self, name: str, members: list[dict[str, Any]], pointer: str, common: dict[str, Any]
     ) -> EnumType:
+        """An enum of ``const`` members of one JSON type, open if one more member is any value of it."""
+        base = _enum_base(members)
+        assert base is not None, "build_def checks the members first"
         values: list[EnumValue] = []
         open_doc = ""
         is_open = False
-        kinds = {m.get("type") for m in members}
-        consts = [m["const"] for m in members if "const" in m]
-        base: Literal["string", "integer"] = (
-            "integer" if all(isinstance(c, int) for c in consts) and "string" not in kinds else "string"
-        )
         seen: set[JsonScalar] = set()
         for index, member in enumerate(members):
             if "const" in member:
                 value = member["const"]
-                if (base == "string") != isinstance(value, str):
-                    raise self.ctx.error(
-                        "an enum mixes string and integer values", pointer_join(pointer, index)
-                    )
                 if value in seen:
                     raise self.ctx.error(f"enum value {value!r} appears twice", pointer_join(pointer, index))
                 seen.add(value)
@@ -383,7 +396,7 @@ class TypeBuilder:
             value = node["const"]
             if isinstance(value, (dict, list)):
                 raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
-            return Const(value)
+            return self.loose_member(Const(value), pointer_join(pointer, "const"))
         found = self.ctx.members(node, pointer)
         if found is not None:
             key, members = found
@@ -400,11 +413,15 @@ class TypeBuilder:
                     self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context)
                 )
                 return Nullable(union) if nulls else union
-            exprs = [self.type_expr(m, pointer_join(pointer, key, members.index(m)), context) for m in rest]
-            flat: list[TypeExpr] = []
-            for expr in exprs:
-                flat.extend(expr.members if isinstance(expr, AnyOf) else (expr,))
-            inner: TypeExpr = flat[0] if len(flat) == 1 else AnyOf(tuple(flat))
+            flat: list[tuple[TypeExpr, str]] = []
+            for m in rest:
+                where = pointer_join(pointer, key, members.index(m))
+                expr = self.type_expr(m, where, context)
+                flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
+            if len(flat) > 1:
+                for expr, where in flat:
+                    self.loose_member(expr, where)
+            inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
             if not rest:
                 return Scalar("null")
             return Nullable(inner) if nulls else inner
@@ -413,12 +430,18 @@ class TypeBuilder:
             return self.type_expr(all_of[0], pointer_join(pointer, "allOf", 0), context)
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
-            if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
+            if not all(v is None or isinstance(v, (str, int)) for v in values):  # bool is an int
                 raise self.ctx.error(
-                    "only string or integer enum values are supported", pointer_join(pointer, "enum")
+                    "only string, integer, boolean or null enum values are supported",
+                    pointer_join(pointer, "enum"),
                 )
-            consts = tuple(Const(v) for v in values)
-            return consts[0] if len(consts) == 1 else AnyOf(consts)
+            consts = tuple(Const(v) for v in values if v is not None)
+            for const in consts:
+                self.loose_member(const, pointer_join(pointer, "enum"))
+            if not consts:
+                return Scalar("null")
+            inner = consts[0] if len(consts) == 1 else AnyOf(consts)
+            return Nullable(inner) if None in values else inner
         kind = node.get("type")
         if isinstance(kind, list):
             kinds = [k for k in kind if k != "null"]
@@ -427,6 +450,9 @@ class TypeBuilder:
             if not kinds:
                 return Scalar("null")
             exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in kinds]
+            if len(exprs) > 1:
+                for expr in exprs:
+                    self.loose_member(expr, pointer_join(pointer, "type"))
             inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
             return Nullable(inner) if "null" in kind else inner
         if kind == "array":
@@ -436,20 +462,39 @@ class TypeBuilder:
                 self.constraints(node),
             )
         if kind == "object" or "properties" in node or "additionalProperties" in node:
-            if node.get("properties"):
+            closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
+            if node.get("properties") or closed:  # a closed object without properties is {} only
                 return Ref(self.inline_object(node, pointer, context))
             additional = node.get("additionalProperties", True)
-            value = (
+            return MapOf(
                 self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
-                if additional is not False
-                else Scalar("any")
             )
-            return MapOf(value)
         if isinstance(kind, str) and kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node))
         if kind is None:
             return Scalar("any")
         raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))
+
+    def loose_member(self, expr: TypeExpr, pointer: str) -> TypeExpr:
+        """``expr`` as a member of a union; a gap where the models will accept more than it does.
+
+        The models write a union member as a bare annotation, so the
+        constraints of a scalar or array member are not checked there, and
+        pydantic matches a boolean constant by equality (``1`` is ``True``).
+        """
+        inner = strip_nullable(expr)
+        loose = ""
+        if isinstance(inner, (Scalar, ArrayOf)) and any(
+            key != "format" for key, _ in inner.constraints.items()
+        ):
+            loose = "the constraints of a union member are not enforced by the generated models"
+            default = f"the member accepts any {inner.type if isinstance(inner, Scalar) else 'array'}"
+        elif isinstance(inner, Const) and isinstance(inner.value, bool):
+            loose = f"the models match the boolean constant {str(inner.value).lower()} as pydantic does"
+            default = f"{int(inner.value)} and {float(inner.value)} are accepted for it too"
+        if loose:
+            gap(loose, default=default, file=self.ctx.doc.path, pointer=pointer)
+        return expr
 
     @staticmethod
     def inline_object_schema(node: Mapping[str, Any]) -> bool:
