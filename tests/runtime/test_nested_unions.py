@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from tests.schema.builder.test_unions import nested_defs
-from tests.support.schemas import package, surface
+from tests.support.schemas import nested_defs, package, surface
 
 
 @pytest.fixture(scope="module")

@@ -75,3 +75,54 @@ def catch_all(tag: str, known: list[str], **extra: Any) -> dict[str, Any]:
 
 def obj(properties: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required or [], **extra}
+
+
+def nested_defs() -> dict[str, Any]:
+    """Three levels of tagged unions, shaped like ACP 2.0.0-alpha.8's session updates."""
+    return {
+        "Error": obj({"code": {"type": "integer"}, "message": {"type": "string"}}, ["code", "message"]),
+        "ErrorStopReason": obj(
+            {
+                "error": {
+                    "anyOf": [{"$ref": "#/$defs/Error"}, {"type": "null"}],
+                    "x-deserialize-default-on-error": True,
+                }
+            }
+        ),
+        "Running": obj({"since": {"type": ["string", "null"]}}),
+        "Idle": {
+            "description": "Ready for a new prompt.",
+            "type": "object",
+            "properties": {
+                "stopReason": {
+                    "description": "Why work stopped.",
+                    "type": ["string", "null"],
+                    "x-deserialize-default-on-error": True,
+                },
+                "note": {"type": "string"},
+            },
+            "anyOf": [
+                tagged("stopReason", "end_turn", description="Ended."),
+                tagged("stopReason", "error", ref="ErrorStopReason", description="Failed."),
+                catch_all("stopReason", ["end_turn", "error"]),
+                {"title": "none", "type": "object", "properties": {"stopReason": {"type": "null"}}},
+            ],
+        },
+        "State": {
+            "anyOf": [
+                tagged("state", "running", ref="Running"),
+                tagged("state", "idle", ref="Idle"),
+                catch_all("state", ["running", "idle"]),
+            ]
+        },
+        "Update": {
+            "anyOf": [
+                {
+                    **tagged("kind", "message"),
+                    "properties": {"kind": {"const": "message"}, "text": {"type": "string"}},
+                },
+                tagged("kind", "state", ref="State"),
+                catch_all("kind", ["message", "state"]),
+            ]
+        },
+    }

@@ -2,63 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from codegen.schema.ir import ApiSurface, Const, Nullable, Origin, Ref, Scalar, UnionType
-from tests.support.schemas import catch_all, obj, surface, tagged
-
-
-def nested_defs() -> dict[str, Any]:
-    """Three levels of tagged unions, shaped like ACP 2.0.0-alpha.8's session updates."""
-    return {
-        "Error": obj({"code": {"type": "integer"}, "message": {"type": "string"}}, ["code", "message"]),
-        "ErrorStopReason": obj(
-            {
-                "error": {
-                    "anyOf": [{"$ref": "#/$defs/Error"}, {"type": "null"}],
-                    "x-deserialize-default-on-error": True,
-                }
-            }
-        ),
-        "Running": obj({"since": {"type": ["string", "null"]}}),
-        "Idle": {
-            "description": "Ready for a new prompt.",
-            "type": "object",
-            "properties": {
-                "stopReason": {
-                    "description": "Why work stopped.",
-                    "type": ["string", "null"],
-                    "x-deserialize-default-on-error": True,
-                },
-                "note": {"type": "string"},
-            },
-            "anyOf": [
-                tagged("stopReason", "end_turn", description="Ended."),
-                tagged("stopReason", "error", ref="ErrorStopReason", description="Failed."),
-                catch_all("stopReason", ["end_turn", "error"]),
-                {"title": "none", "type": "object", "properties": {"stopReason": {"type": "null"}}},
-            ],
-        },
-        "State": {
-            "anyOf": [
-                tagged("state", "running", ref="Running"),
-                tagged("state", "idle", ref="Idle"),
-                catch_all("state", ["running", "idle"]),
-            ]
-        },
-        "Update": {
-            "anyOf": [
-                {
-                    **tagged("kind", "message"),
-                    "properties": {"kind": {"const": "message"}, "text": {"type": "string"}},
-                },
-                tagged("kind", "state", ref="State"),
-                catch_all("kind", ["message", "state"]),
-            ]
-        },
-    }
+from tests.support.schemas import nested_defs, obj, surface, tagged
 
 
 @pytest.fixture(scope="module")
