@@ -60,6 +60,20 @@ _CONSTRAINT_KEYS = {
     "maxItems": "max_items",
     "format": "format",
 }
+_NUMBERS = frozenset({"integer", "number"})
+_CONSTRAINED_TYPES: dict[str, frozenset[str]] = {
+    "minimum": _NUMBERS,
+    "maximum": _NUMBERS,
+    "exclusiveMinimum": _NUMBERS,
+    "exclusiveMaximum": _NUMBERS,
+    "minLength": frozenset({"string"}),
+    "maxLength": frozenset({"string"}),
+    "pattern": frozenset({"string"}),
+    "minItems": frozenset({"array"}),
+    "maxItems": frozenset({"array"}),
+    "format": frozenset({"string", "integer", "number", "boolean", "array", "object", "null"}),
+}
+"""The JSON types each constraint keyword applies to; JSON Schema ignores it on a value of another."""
 
 
 def _enum_base(members: list[dict[str, Any]]) -> Literal["string", "integer"] | None:
@@ -368,11 +382,12 @@ class TypeBuilder:
 
     # -- type expressions -----------------------------------------------------------
 
-    def constraints(self, node: Mapping[str, Any]) -> Constraints:
+    def constraints(self, node: Mapping[str, Any], kind: str) -> Constraints:
+        """The constraints of ``node`` that apply to a value of JSON type ``kind`` (``format`` to any)."""
         values: dict[str, Any] = {}
         for key, attr in _CONSTRAINT_KEYS.items():
             value = node.get(key)
-            if value is None or isinstance(value, bool):
+            if value is None or isinstance(value, bool) or kind not in _CONSTRAINED_TYPES[key]:
                 continue
             if key == "pattern" or key == "format":
                 if isinstance(value, str):
@@ -459,7 +474,7 @@ class TypeBuilder:
             items = node.get("items", True)
             return ArrayOf(
                 self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
-                self.constraints(node),
+                self.constraints(node, "array"),
             )
         if kind == "object" or "properties" in node or "additionalProperties" in node:
             closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
@@ -470,7 +485,7 @@ class TypeBuilder:
                 self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
             )
         if isinstance(kind, str) and kind in SCALAR_TYPES:
-            return Scalar(cast(ScalarKind, kind), self.constraints(node))
+            return Scalar(cast(ScalarKind, kind), self.constraints(node, kind))
         if kind is None:
             return Scalar("any")
         raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))

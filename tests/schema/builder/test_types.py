@@ -395,6 +395,24 @@ def test_a_constrained_union_member_is_a_gap() -> None:
     ]
 
 
+def test_each_type_of_a_type_list_keeps_the_constraints_that_apply_to_it() -> None:
+    prop = {"type": ["integer", "string", "null"], "minimum": 0, "maxLength": 3, "format": "id"}
+    with collecting(strict=False) as found:
+        built = surface({"T": obj({"v": prop})})
+    assert fields_of(built, "T")["v"].type == Nullable(
+        AnyOf(
+            (
+                Scalar("integer", Constraints(minimum=0, format="id")),
+                Scalar("string", Constraints(max_length=3, format="id")),
+            )
+        )
+    )
+    assert [(g.default, g.pointer) for g in found.gaps] == [
+        ("the member accepts any integer", "/$defs/T/properties/v/type"),
+        ("the member accepts any string", "/$defs/T/properties/v/type"),
+    ]
+
+
 def test_a_constrained_nullable_property_is_not_a_union_member() -> None:
     with collecting(strict=True):
         built = surface({"T": obj({"n": {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}})})
