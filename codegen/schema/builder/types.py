@@ -71,9 +71,8 @@ _CONSTRAINED_TYPES: dict[str, frozenset[str]] = {
     "pattern": frozenset({"string"}),
     "minItems": frozenset({"array"}),
     "maxItems": frozenset({"array"}),
-    "format": frozenset({"string", "integer", "number", "boolean", "array", "object", "null"}),
 }
-"""The JSON types each constraint keyword applies to; JSON Schema ignores it on a value of another."""
+"""The JSON types each constraint keyword applies to (``format`` to any); JSON Schema ignores it on others."""
 
 
 def _enum_base(members: list[dict[str, Any]]) -> Literal["string", "integer"] | None:
@@ -205,7 +204,7 @@ class TypeBuilder:
             variants = tuple(
                 Variant(
                     tag=None,
-                    type=self.loose_member(
+                    type=self.union_member(
                         self.type_expr(m, pointer_join(pointer, key, i), name), pointer_join(pointer, key, i)
                     ),
                     title=str(m.get("title", "")),
@@ -387,7 +386,7 @@ class TypeBuilder:
         values: dict[str, Any] = {}
         for key, attr in _CONSTRAINT_KEYS.items():
             value = node.get(key)
-            if value is None or isinstance(value, bool) or kind not in _CONSTRAINED_TYPES[key]:
+            if value is None or isinstance(value, bool) or kind not in _CONSTRAINED_TYPES.get(key, {kind}):
                 continue
             if key == "pattern" or key == "format":
                 if isinstance(value, str):
@@ -411,7 +410,7 @@ class TypeBuilder:
             value = node["const"]
             if isinstance(value, (dict, list)):
                 raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
-            return self.loose_member(Const(value), pointer_join(pointer, "const"))
+            return self.const(value, pointer_join(pointer, "const"))
         found = self.ctx.members(node, pointer)
         if found is not None:
             key, members = found
@@ -435,7 +434,7 @@ class TypeBuilder:
                 flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
             if len(flat) > 1:
                 for expr, where in flat:
-                    self.loose_member(expr, where)
+                    self.union_member(expr, where)
             inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
             if not rest:
                 return Scalar("null")
@@ -450,9 +449,7 @@ class TypeBuilder:
                     "only string, integer, boolean or null enum values are supported",
                     pointer_join(pointer, "enum"),
                 )
-            consts = tuple(Const(v) for v in values if v is not None)
-            for const in consts:
-                self.loose_member(const, pointer_join(pointer, "enum"))
+            consts = tuple(self.const(v, pointer_join(pointer, "enum")) for v in values if v is not None)
             if not consts:
                 return Scalar("null")
             inner = consts[0] if len(consts) == 1 else AnyOf(consts)
@@ -467,7 +464,7 @@ class TypeBuilder:
             exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in kinds]
             if len(exprs) > 1:
                 for expr in exprs:
-                    self.loose_member(expr, pointer_join(pointer, "type"))
+                    self.union_member(expr, pointer_join(pointer, "type"))
             inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
             return Nullable(inner) if "null" in kind else inner
         if kind == "array":
@@ -490,26 +487,34 @@ class TypeBuilder:
             return Scalar("any")
         raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))
 
-    def loose_member(self, expr: TypeExpr, pointer: str) -> TypeExpr:
-        """``expr`` as a member of a union; a gap where the models will accept more than it does.
+    def union_member(self, expr: TypeExpr, pointer: str) -> TypeExpr:
+        """``expr`` as a member of a union: a gap if it carries constraints.
 
         The models write a union member as a bare annotation, so the
-        constraints of a scalar or array member are not checked there, and
-        pydantic matches a boolean constant by equality (``1`` is ``True``).
+        constraints of a scalar or array member are not checked there.
         """
         inner = strip_nullable(expr)
-        loose = ""
         if isinstance(inner, (Scalar, ArrayOf)) and any(
             key != "format" for key, _ in inner.constraints.items()
         ):
-            loose = "the constraints of a union member are not enforced by the generated models"
-            default = f"the member accepts any {inner.type if isinstance(inner, Scalar) else 'array'}"
-        elif isinstance(inner, Const) and isinstance(inner.value, bool):
-            loose = f"the models match the boolean constant {str(inner.value).lower()} as pydantic does"
-            default = f"{int(inner.value)} and {float(inner.value)} are accepted for it too"
-        if loose:
-            gap(loose, default=default, file=self.ctx.doc.path, pointer=pointer)
+            gap(
+                "the constraints of a union member are not enforced by the generated models",
+                default=f"the member accepts any {inner.type if isinstance(inner, Scalar) else 'array'}",
+                file=self.ctx.doc.path,
+                pointer=pointer,
+            )
         return expr
+
+    def const(self, value: JsonScalar, pointer: str) -> Const:
+        """A constant; a boolean one is a gap, as pydantic matches it by equality (``1`` is ``True``)."""
+        if isinstance(value, bool):
+            gap(
+                f"the models match the boolean constant {str(value).lower()} as pydantic does",
+                default=f"{int(value)} and {float(value)} are accepted for it too",
+                file=self.ctx.doc.path,
+                pointer=pointer,
+            )
+        return Const(value)
 
     @staticmethod
     def inline_object_schema(node: Mapping[str, Any]) -> bool:
