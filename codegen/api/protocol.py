@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .. import naming
+from .. import naming, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
 from ..knowledge import KNOWLEDGE_FILE, section
@@ -183,15 +183,31 @@ def _no_echo(surface: ApiSurface, message: str) -> None:
     )
 
 
+_FROM_THE_IR = frozenset({"capabilities", "version", "unsupported_version_data"})
+"""Fields of :class:`ProtocolNames` the knowledge file does not give: the side's peer field, and the IR's."""
+REPEAT_INITIALIZE = ("always", "before-other-requests")
+UNSUPPORTED_VERSION_DATA = "UnsupportedProtocolVersionErrorData"
+"""The schema's type for the data of the ``-32022`` error (from the v2 schema of TS SDK 2.4.0 on)."""
+
+
+class Code(str):
+    """A Python expression the template writes as it is (not as a string literal)."""
+
+
 @dataclass(frozen=True)
 class ProtocolConstant:
     """One :class:`ProtocolNames` the bindings define, and the connection sides that use it."""
 
     name: str
-    fields: dict[str, str]
+    fields: dict[str, object]
     """The keyword arguments of ``ProtocolNames``."""
     sides: tuple[Side, ...]
     """The sides whose connection uses it: ``capabilities`` is where it reads the peer's."""
+
+    @property
+    def source(self) -> dict[str, str]:
+        """Each keyword argument as Python source."""
+        return {k: v if isinstance(v, Code) else pysource.literal(v) for k, v in self.fields.items()}
 
 
 @dataclass(frozen=True)
@@ -215,10 +231,14 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     """
     where = f"[v{surface.protocol_version}.protocol] in codegen/knowledge.toml"
     protocol = section("protocol", surface.protocol_version)
-    shared = [f.name for f in dataclasses.fields(ProtocolNames) if f.name != "capabilities"]
+    shared = [f.name for f in dataclasses.fields(ProtocolNames) if f.name not in _FROM_THE_IR]
     expected = [*shared, "client_capabilities", "agent_capabilities"]
     if sorted(protocol) != sorted(expected):
         raise CodegenError(f"{where} must name exactly {', '.join(expected)}", file=KNOWLEDGE_FILE)
+    if protocol["repeat_initialize"] not in REPEAT_INITIALIZE:
+        raise CodegenError(
+            f"repeat_initialize of {where} must be one of {', '.join(REPEAT_INITIALIZE)}", file=KNOWLEDGE_FILE
+        )
     by_wire = {m.wire_name: m for m in surface.methods}
     for key in ("initialize", "cancel_request"):
         if protocol[key] not in by_wire:
@@ -230,13 +250,18 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
         (cancel.params, "request_id"),
         (initialize.params, "client_capabilities"),
         (initialize.result, "agent_capabilities"),
+        (initialize.params, "protocol_version"),
+        (initialize.result, "protocol_version"),
     ):
         classes = surface.classes_of(Ref(type_name)) if type_name else ()
         if protocol[key] not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
             raise CodegenError(
                 f"{type_name} has no field {protocol[key]!r} ({key} of {where})", file=surface.schema_file
             )
-    common = {name: protocol[name] for name in shared}
+    common: dict[str, object] = {name: protocol[name] for name in shared}
+    common["version"] = surface.protocol_version
+    if UNSUPPORTED_VERSION_DATA in surface.types:
+        common["unsupported_version_data"] = Code(f"schema.{UNSUPPORTED_VERSION_DATA}")
     peer_field: dict[Side, str] = {
         "client": protocol["agent_capabilities"],
         "agent": protocol["client_capabilities"],

@@ -91,6 +91,7 @@ _IMPORTS: dict[str, str] = {
     "build": "._params",
     "omit": "._params",
     "DEFAULT_MAX_MESSAGE_BYTES": "._rpc",
+    "Channel": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
     "ProtocolNames": "._rpc",

@@ -24,6 +24,7 @@ from . import schema
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    Channel,
     Connection,
     Gate,
     ProtocolNames,
@@ -1067,6 +1068,9 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     initialize="initialize",
     cancel_request="$/cancel_request",
     request_id="requestId",
+    protocol_version="protocolVersion",
+    repeat_initialize="always",
+    version=1,
     capabilities="agentCapabilities",
 )
 """The wire names the client's connection relies on (``[v1.protocol]`` of ``codegen/knowledge.toml``).
@@ -1078,6 +1082,9 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     initialize="initialize",
     cancel_request="$/cancel_request",
     request_id="requestId",
+    protocol_version="protocolVersion",
+    repeat_initialize="always",
+    version=1,
     capabilities="clientCapabilities",
 )
 """The wire names the agent's connection relies on (``[v1.protocol]`` of ``codegen/knowledge.toml``).
@@ -1125,8 +1132,8 @@ class ClientSideConnection:
     def __init__(
         self,
         client: Client,
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -1882,8 +1889,8 @@ class AgentSideConnection:
     def __init__(
         self,
         agent: Agent | Callable[[AgentSideConnection], Agent],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -2339,15 +2346,16 @@ class AgentSideConnection:
 
 def connect_to_agent(
     client: Client,
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ClientSideConnection:
     """Serve ``client`` on a stream pair to an agent; call the agent through the result.
 
     ``reader`` carries what the agent writes (its stdout), ``writer`` goes to the
-    agent (its stdin).  Call ``initialize`` first.
+    agent (its stdin); or pass a :class:`Channel` alone (``connect_http`` and
+    ``connect_websocket`` do).  Call ``initialize`` first.
     """
     return ClientSideConnection(
         client, reader, writer, max_message_bytes=max_message_bytes
@@ -2356,8 +2364,8 @@ def connect_to_agent(
 
 def connect_to_client(
     agent: Agent | Callable[[AgentSideConnection], Agent],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AgentSideConnection:

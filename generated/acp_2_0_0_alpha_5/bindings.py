@@ -25,6 +25,7 @@ from . import schema
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    Channel,
     Connection,
     Gate,
     ProtocolNames,
@@ -487,6 +488,9 @@ PROTOCOL: Final = ProtocolNames(
     initialize="initialize",
     cancel_request="$/cancel_request",
     request_id="requestId",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
     capabilities="capabilities",
 )
 """The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
@@ -511,8 +515,8 @@ class ClientSideConnection:
     def __init__(
         self,
         client: Client,
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -865,8 +869,8 @@ class AgentSideConnection:
     def __init__(
         self,
         agent: Agent | Callable[[AgentSideConnection], Agent],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -1070,15 +1074,16 @@ class AgentSideConnection:
 
 def connect_to_agent(
     client: Client,
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ClientSideConnection:
     """Serve ``client`` on a stream pair to an agent; call the agent through the result.
 
     ``reader`` carries what the agent writes (its stdout), ``writer`` goes to the
-    agent (its stdin).  Call ``initialize`` first.
+    agent (its stdin); or pass a :class:`Channel` alone (``connect_http`` and
+    ``connect_websocket`` do).  Call ``initialize`` first.
     """
     return ClientSideConnection(
         client, reader, writer, max_message_bytes=max_message_bytes
@@ -1087,8 +1092,8 @@ def connect_to_agent(
 
 def connect_to_client(
     agent: Agent | Callable[[AgentSideConnection], Agent],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AgentSideConnection:

@@ -229,4 +229,4 @@ def test_typescript_client_against_python_agent(release: str) -> None:
 def test_interop_files_exist() -> None:
     for name in ("package.json", "package-lock.json", "agent.mjs", "client.mjs", "py_agent.py"):
         assert (INTEROP / name).is_file(), name
-    assert Path(INTEROP / "package.json").read_text().count("@agentclientprotocol/sdk@") == 3
+    assert Path(INTEROP / "package.json").read_text().count("@agentclientprotocol/sdk@") == 4
