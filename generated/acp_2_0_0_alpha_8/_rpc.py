@@ -342,8 +342,8 @@ class Prepended:
     def __init__(self, head: Any, channel: Channel) -> None:
         self._head = head
         self.channel = channel
-        self.send = channel.send
-        self.close = channel.close
+        self.send: Callable[[Any], Awaitable[None]] = channel.send
+        self.close: Callable[[], Awaitable[None]] = channel.close
         self.receive: Callable[[], Awaitable[Any]] = self._receive_head
 
     async def _receive_head(self) -> Any:
@@ -351,11 +351,15 @@ class Prepended:
         head, self._head = self._head, None
         return head
 
+    def as_channel(self) -> Channel:
+        """This object as the :class:`Channel` it behaves as (its methods are attributes, for speed)."""
+        return cast(Channel, self)
+
 
 def as_channel(
     reader: asyncio.StreamReader | Channel, writer: Writer | None, max_message_bytes: int
 ) -> Channel:
-    """A channel over a byte stream pair, or ``reader`` itself when it is a channel (``writer`` is ``None``)."""
+    """A channel over a byte stream pair, or ``reader`` itself if it is a channel (``writer`` ``None``)."""
     if writer is None:
         if not hasattr(reader, "receive") or not hasattr(reader, "send"):
             raise TypeError("pass a reader and a writer, or a Channel alone")
@@ -721,10 +725,11 @@ class Connection:
         protocol = self._protocol
         if self._initializing:
             raise RequestError.invalid_request(f"'{protocol.initialize}' is already in progress")
-        requested = params.get(protocol.protocol_version) if isinstance(params, dict) else None
-        valid = isinstance(requested, int) and not isinstance(requested, bool) and 0 <= requested <= 0xFFFF
+        found = params.get(protocol.protocol_version) if isinstance(params, dict) else None
+        valid = isinstance(found, int) and not isinstance(found, bool) and 0 <= found <= 0xFFFF
+        requested: int = found if valid and isinstance(found, int) else protocol.version
         if not self.initialized:
-            if valid and requested < protocol.version:
+            if requested < protocol.version:
                 raise RequestError.unsupported_protocol_version(
                     requested, [protocol.version], protocol.unsupported_version_data
                 )
@@ -735,9 +740,10 @@ class Connection:
             raise RequestError.invalid_request(
                 f"'{protocol.initialize}' must not be repeated after other requests"
             )
-        if valid and requested < protocol.version:
+        if requested < protocol.version:
             raise RequestError.invalid_request(
-                f"a repeated '{protocol.initialize}' must request protocol version {protocol.version} or later"
+                f"a repeated '{protocol.initialize}' must request protocol version "
+                f"{protocol.version} or later"
             )
 
     async def _dispatch(self, method: str, params: Any) -> Any:

@@ -323,7 +323,7 @@ class AgentProtocolRouter:
     async def run(
         self, reader: asyncio.StreamReader | Channel | None = None, writer: Writer | None = None
     ) -> None:
-        """Serve one connection until the client closes it: stdin/stdout, ``reader``/``writer``, or a channel."""
+        """Serve one connection until the client closes it: stdio, ``reader``/``writer`` or a channel."""
         if reader is None:
             if writer is not None:
                 raise ValueError("pass both reader and writer, or neither (stdin and stdout)")
@@ -391,7 +391,7 @@ class AgentProtocolRouter:
                 await _reply_error(channel, request_id, exc)
                 continue
             head = message if params is None else {**message, "params": params}
-            return self._hand_over(version, Prepended(head, channel))
+            return self._hand_over(version, Prepended(head, channel).as_channel())
 
     def _hand_over(self, version: int, channel: Channel) -> RoutedConnection:
         package = self._packages[version]
