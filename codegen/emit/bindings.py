@@ -79,6 +79,12 @@ _IMPORTS: dict[str, str] = {
     "Callable": "collections.abc",
     "Mapping": "collections.abc",
     "Sequence": "collections.abc",
+    "Iterable": "collections.abc",
+    "sys": "",
+    "AcpAsgiApp": "._asgi",
+    "RequestInfo": "._asgi",
+    "ServerLimits": "._asgi",
+    "AgentProtocolRouter": "._router",
     "Any": "typing",
     "Final": "typing",
     "Literal": "typing",
@@ -118,15 +124,25 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
                 "AgentSideConnection",
                 "Client",
                 "ClientSideConnection",
+                "asgi_app",
+                "connect_http",
                 "connect_to_agent",
                 "connect_to_client",
+                "connect_websocket",
                 "run_agent",
             ),
             expose=True,
         ),
         "_rpc.py": runtime_module(
-            surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
+            surface,
+            "_rpc.py",
+            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
         ),
+        "_asgi.py": runtime_module(
+            surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
+        ),
+        "_http.py": runtime_module(surface, "_http.py", exports=("HttpChannel", "HttpStatusError")),
+        "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(
             surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")

@@ -17,6 +17,8 @@ from . import schema
 
 if TYPE_CHECKING:
     from . import bindings, patches
+    from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
+    from ._http import HttpChannel, HttpStatusError
     from ._params import UNSET, Unset
     from ._router import (
         AgentProtocolRouter,
@@ -25,15 +27,25 @@ if TYPE_CHECKING:
         RoutedConnection,
         connect_with_fallback,
     )
-    from ._rpc import CapabilityError, RequestError, current_request_id
+    from ._rpc import (
+        CapabilityError,
+        Channel,
+        RequestError,
+        StreamChannel,
+        current_request_id,
+    )
     from ._streams import memory_pipe, spawn, stdio_streams
+    from ._ws import WebSocketChannel
     from .bindings import (
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
+        asgi_app,
+        connect_http,
         connect_to_agent,
         connect_to_client,
+        connect_websocket,
         run_agent,
     )
     from .patches import (
@@ -51,29 +63,41 @@ else:
     import importlib
 
     _LAZY = {
+        "AcpAsgiApp": "_asgi",
         "Agent": "bindings",
         "AgentProtocolRouter": "_router",
         "AgentSideConnection": "bindings",
+        "AuthError": "_asgi",
         "CapabilityError": "_rpc",
         "Change": "patches",
+        "Channel": "_rpc",
         "Client": "bindings",
         "ClientSideConnection": "bindings",
         "EntityMismatchError": "patches",
+        "HttpChannel": "_http",
+        "HttpStatusError": "_http",
         "InvalidUpdateError": "patches",
         "NegotiatedConnection": "_router",
         "PatchError": "patches",
         "ReconnectRequiredError": "_router",
         "RequestError": "_rpc",
+        "RequestInfo": "_asgi",
         "RoutedConnection": "_router",
+        "ServerLimits": "_asgi",
         "SessionState": "patches",
+        "StreamChannel": "_rpc",
         "UNCHANGED": "patches",
         "UNSET": "_params",
         "UnknownEntityError": "patches",
         "Unset": "_params",
+        "WebSocketChannel": "_ws",
         "apply_patch": "patches",
+        "asgi_app": "bindings",
         "bindings": "bindings",
+        "connect_http": "bindings",
         "connect_to_agent": "bindings",
         "connect_to_client": "bindings",
+        "connect_websocket": "bindings",
         "connect_with_fallback": "_router",
         "current_request_id": "_rpc",
         "memory_pipe": "_streams",
@@ -106,27 +130,39 @@ __all__ = [
     "STABILITY",
     "UNCHANGED",
     "UNSET",
+    "AcpAsgiApp",
     "Agent",
     "AgentProtocolRouter",
     "AgentSideConnection",
+    "AuthError",
     "CapabilityError",
     "Change",
+    "Channel",
     "Client",
     "ClientSideConnection",
     "EntityMismatchError",
+    "HttpChannel",
+    "HttpStatusError",
     "InvalidUpdateError",
     "NegotiatedConnection",
     "PatchError",
     "ReconnectRequiredError",
     "RequestError",
+    "RequestInfo",
     "RoutedConnection",
+    "ServerLimits",
     "SessionState",
+    "StreamChannel",
     "UnknownEntityError",
     "Unset",
+    "WebSocketChannel",
     "apply_patch",
+    "asgi_app",
     "bindings",
+    "connect_http",
     "connect_to_agent",
     "connect_to_client",
+    "connect_websocket",
     "connect_with_fallback",
     "current_request_id",
     "memory_pipe",
