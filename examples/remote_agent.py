@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
-import acp_1_21_0 as acp_v1  # noqa: E402
-import acp_2_0_0_alpha_8 as acp  # noqa: E402
+import acp_1_21_0 as acp_v1
+import acp_2_0_0_alpha_8 as acp
 
 schema = acp.schema
 NAME = "remote-echo-agent"
