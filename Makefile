@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports
+.PHONY: help setup generate check test test-all test-fast lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -40,6 +40,10 @@ test: $(STAMP) $(INTEROP_STAMP)  ## the whole suite: lint, the stale check and p
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	$(PY) -m pytest -q
+
+test-all: $(STAMP) $(INTEROP_STAMP)  ## make test, plus the slow tests (the remote load test)
+	$(MAKE) --no-print-directory test
+	$(PY) -m pytest -q -m slow
 
 test-fast: $(STAMP)  ## pytest only
 	$(PY) -m pytest -q -x

@@ -112,6 +112,8 @@ class V2EchoAgent(acp.Agent):
             if not self.connection.connection.closed:
                 await update(session_id=session_id, update=schema.CancelledIdleStateSessionUpdate())
             raise
+        except ConnectionError:
+            return  # the client is gone: nobody to report the end of the turn to
         finally:
             self.turns.pop(session_id, None)
 
@@ -189,8 +191,17 @@ async def main() -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--token", help="require Authorization: Bearer TOKEN")
     args = parser.parse_args()
-    config = uvicorn.Config(make_app(args.token), host=args.host, port=args.port, log_level="warning")
-    server = uvicorn.Server(config)
+    app = make_app(args.token)
+    loop = asyncio.get_running_loop()
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            # end the streams first: uvicorn waits for open responses, and an SSE stream never ends by itself
+            loop.call_soon_threadsafe(lambda: asyncio.ensure_future(app.close()))
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+    server = Server(config)
     serving = asyncio.ensure_future(server.serve())
     while not server.started:
         if serving.done():

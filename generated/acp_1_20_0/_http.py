@@ -134,15 +134,17 @@ class HttpChannel:
         if self._closed:
             return
         self._closed = True
+        self._inbound.put_nowait(None)
+        current = asyncio.current_task()
         for task in list(self._tasks):
-            task.cancel()
+            if task is not current:
+                task.cancel()
         if self.connection_id is not None:
             with contextlib.suppress(Exception):
                 await self.client.delete(self.url, headers=self._request_headers())
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
-        self._inbound.put_nowait(None)
 
     # -- sending
 

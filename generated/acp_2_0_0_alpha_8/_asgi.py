@@ -233,11 +233,11 @@ class _ServerConnection:
         ):
             self.initial = None
             if self.websocket is not None:
-                await self.websocket({"type": "websocket.send", "text": encode(message)})
+                await self._send_frame(message)
             initial.set_result(message)
             return
         if self.websocket is not None:
-            await self.websocket({"type": "websocket.send", "text": encode(message)})
+            await self._send_frame(message)
             return
         try:
             mailbox = self._route(message)
@@ -251,6 +251,14 @@ class _ServerConnection:
 
     async def close(self) -> None:
         await self.shutdown()
+
+    async def _send_frame(self, message: Any) -> None:
+        assert self.websocket is not None
+        try:
+            await self.websocket({"type": "websocket.send", "text": encode(message)})
+        except OSError as error:  # the ASGI server's "client disconnected"
+            await self.shutdown()
+            raise ConnectionError(f"the WebSocket closed: {error}") from None
 
     # -- routing the agent's output
 
