@@ -63,7 +63,7 @@ _REATTACH: Final = frozenset({"session/load", "session/resume"})
 
 
 class HttpStatusError(ConnectionError):
-    """The server refused a request of the transport itself (``initialize``, a stream): its status and body."""
+    """The server refused a request of the transport itself (``initialize``, a stream): status, body."""
 
     def __init__(self, what: str, status: int, body: str) -> None:
         super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""))
@@ -93,13 +93,13 @@ class HttpChannel:
         client: httpx.AsyncClient | None = None,
         timeout: float = 30.0,
     ) -> None:
-        httpx = _httpx()
+        lib = _httpx()
         self.url = url
         self.max_message_bytes = max_message_bytes
         self._headers = dict(headers or {})
         self._owns_client = client is None
-        self.client: httpx.AsyncClient = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(timeout, read=None), cookies=cookies
+        self.client: httpx.AsyncClient = client or lib.AsyncClient(
+            timeout=lib.Timeout(timeout, read=None), cookies=cookies
         )
         if client is not None and cookies is not None:
             self.client.cookies.update(cookies)
@@ -161,12 +161,12 @@ class HttpChannel:
     async def _initialize(self, message: Any) -> None:
         if not (isinstance(message, dict) and message.get("method") == "initialize" and "id" in message):
             raise ConnectionError("the first message over Streamable HTTP must be the initialize request")
-        httpx = _httpx()
+        lib = _httpx()
         try:
             response = await self.client.post(
                 self.url, content=encode(message).encode(), headers=self._request_headers(json_body=True)
             )
-        except httpx.HTTPError as error:
+        except lib.HTTPError as error:
             raise ConnectionError(f"initialize could not reach {self.url}: {error}") from error
         if response.status_code != 200:
             raise HttpStatusError("initialize failed", response.status_code, response.text[:MAX_ERROR_BODY])
@@ -181,7 +181,7 @@ class HttpChannel:
         self._inbound.put_nowait(answer)
 
     async def _post(self, message: Any) -> None:
-        httpx = _httpx()
+        lib = _httpx()
         is_call = isinstance(message, dict) and "method" in message
         request_id = message.get("id") if isinstance(message, dict) else None
         if is_call:
@@ -193,11 +193,11 @@ class HttpChannel:
         if session is not None:
             try:
                 await self._open_session(session, reattach=is_call and message["method"] in _REATTACH)
-            except HttpStatusError as error:
-                if error.status != 409:
+            except HttpStatusError as conflict:
+                if conflict.status != 409:
                     raise
                 if is_call and "id" in message:
-                    self._fail_request(request_id, error)
+                    self._fail_request(request_id, conflict)
                 return
         is_request = is_call and "id" in message
         if session is not None and is_request:
@@ -206,25 +206,25 @@ class HttpChannel:
             response = await self.client.post(
                 self.url, content=encode(message).encode(), headers=self._request_headers(session, True)
             )
-        except httpx.HTTPError as error:
-            await self._lost(f"POST failed: {error}")
-            raise ConnectionError(f"POST to {self.url} failed: {error}") from error
+        except lib.HTTPError as failure:
+            await self._lost(f"POST failed: {failure}")
+            raise ConnectionError(f"POST to {self.url} failed: {failure}") from failure
         if response.status_code < 300:
             return
         status, body = response.status_code, response.text[:MAX_ERROR_BODY]
-        error = HttpStatusError("POST failed", status, body)
+        refused = HttpStatusError("POST failed", status, body)
         still_pending = self._pending.pop(_key(request_id), None) is not None or session is None
         if session is not None and status == 409:
-            self._fail_session(session, error)
+            self._fail_session(session, refused)
             if is_request and still_pending:
-                self._fail_request(request_id, error)
+                self._fail_request(request_id, refused)
             return
         if is_request and status not in CONNECTION_FAILURES:
             if still_pending:
-                self._fail_request(request_id, error)
+                self._fail_request(request_id, refused)
             return
-        await self._lost(str(error))
-        raise error
+        await self._lost(str(refused))
+        raise refused
 
     def _fail_request(self, request_id: Any, error: HttpStatusError) -> None:
         try:
@@ -274,7 +274,7 @@ class HttpChannel:
 
     async def _read_stream(self, session: str | None, ready: asyncio.Future[None] | None) -> None:
         """Read one SSE stream into the inbound queue until it ends."""
-        httpx = _httpx()
+        lib = _httpx()
         headers = self._request_headers(session)
         headers["Accept"] = "text/event-stream"
         error: Exception | None = None
@@ -288,7 +288,7 @@ class HttpChannel:
                 await self._read_events(response, session)
         except asyncio.CancelledError:
             raise
-        except (httpx.HTTPError, HttpStatusError, ValueError) as exc:
+        except (lib.HTTPError, HttpStatusError, ValueError) as exc:
             error = exc
         finally:
             if ready is not None and not ready.done():

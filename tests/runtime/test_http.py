@@ -1,4 +1,4 @@
-"""The Streamable HTTP wire of the ASGI app and of ``connect_http``, on 127.0.0.1 (the TS SDK 2.4.0's rules)."""
+"""The Streamable HTTP wire of the ASGI app and of ``connect_http`` on 127.0.0.1 (TS SDK 2.4.0's rules)."""
 
 from __future__ import annotations
 

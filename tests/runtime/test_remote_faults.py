@@ -12,7 +12,7 @@ import json
 import socket
 import sys
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -31,7 +31,7 @@ Text = acp.schema.TextContentBlock
 class Watched(remote_agent.V2EchoAgent):
     """The example agent, recording how its turns end: cancelled, or stopped by a send that failed."""
 
-    ended: list[str] = []
+    ended: ClassVar[list[str]] = []
 
     async def turn(self, session_id: str, message_id: str, prompt: list[Any]) -> None:
         try:
@@ -116,7 +116,7 @@ def test_a_server_restart_is_a_connection_error_and_session_resume_works_on_a_ne
         return client, connection
 
     async def before() -> tuple[Any, str]:
-        client, connection = await connect()
+        _, connection = await connect()
         session = await connection.new_session(cwd="/")
         return connection, session.session_id
 

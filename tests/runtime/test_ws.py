@@ -1,4 +1,4 @@
-"""The WebSocket wire of the ASGI app and of ``connect_websocket``, on 127.0.0.1 (the TS SDK 2.4.0's rules)."""
+"""The WebSocket wire of the ASGI app and of ``connect_websocket`` on 127.0.0.1 (TS SDK 2.4.0's rules)."""
 
 from __future__ import annotations
 
@@ -26,9 +26,11 @@ def ws_url(base: str) -> str:
 
 def with_socket(test: Any, app: Any = None, headers: dict[str, str] | None = None) -> None:
     async def go() -> None:
-        async with serve(app or remote_agent.make_app()) as base:
-            async with connect(ws_url(base), additional_headers=headers or {}) as socket:
-                await test(socket)
+        async with (
+            serve(app or remote_agent.make_app()) as base,
+            connect(ws_url(base), additional_headers=headers or {}) as socket,
+        ):
+            await test(socket)
 
     run(go(), 30)
 
