@@ -211,11 +211,24 @@ class ProtocolConstant:
 
 
 @dataclass(frozen=True)
+class Handshake:
+    """The types of the handshake, for the typed ``connect_with_fallback`` of the bindings."""
+
+    info: str
+    """The annotation of the client's ``Implementation`` (the params' ``client_info`` field)."""
+    capabilities: str
+    """The annotation of the client's capabilities (the params' ``client_capabilities`` field)."""
+    response: str
+    """The initialize result type."""
+
+
+@dataclass(frozen=True)
 class RuntimeProtocol:
     """``[protocol]`` of the knowledge file as the bindings pass it to the runtime."""
 
     initialize: str
     constants: tuple[ProtocolConstant, ...]
+    handshake: Handshake | None = None
 
     def constant_of(self, side: Side) -> str:
         """The constant the connection of ``side`` (its handler's side) uses."""
@@ -246,12 +259,14 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
                 f"the schema has no {protocol[key]!r} method ({key} of {where})", file=surface.schema_file
             )
     initialize, cancel = by_wire[protocol["initialize"]], by_wire[protocol["cancel_request"]]
+    handshake = _handshake(surface, initialize.params, initialize.result, protocol)
     for type_name, key in (
         (cancel.params, "request_id"),
         (initialize.params, "client_capabilities"),
         (initialize.result, "agent_capabilities"),
         (initialize.params, "protocol_version"),
         (initialize.result, "protocol_version"),
+        (initialize.params, "client_info"),
     ):
         classes = surface.classes_of(Ref(type_name)) if type_name else ()
         if protocol[key] not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
@@ -270,11 +285,23 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
         both = ProtocolConstant(
             "PROTOCOL", {**common, "capabilities": peer_field["client"]}, ("client", "agent")
         )
-        return RuntimeProtocol(protocol["initialize"], (both,))
+        return RuntimeProtocol(protocol["initialize"], (both,), handshake)
     each = tuple(
         ProtocolConstant(
             f"{side.upper()}_SIDE_PROTOCOL", {**common, "capabilities": peer_field[side]}, (side,)
         )
         for side in ("client", "agent")
     )
-    return RuntimeProtocol(protocol["initialize"], each)
+    return RuntimeProtocol(protocol["initialize"], each, handshake)
+
+
+def _handshake(
+    surface: ApiSurface, params: str, result: str | None, protocol: dict[str, str]
+) -> Handshake | None:
+    fields = {f.wire_name: f for c in surface.classes_of(Ref(params)) for f in surface.all_fields(c)}
+    info, capabilities = fields.get(protocol["client_info"]), fields.get(protocol["client_capabilities"])
+    if info is None or capabilities is None or result is None:
+        return None
+    return Handshake(
+        annotation(strip_nullable(info.type)), annotation(strip_nullable(capabilities.type)), f"schema.{result}"
+    )

@@ -19,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
 from typing import Any, Final, Literal, Protocol
 
 from . import schema
 from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
+from ._base import AcpModel
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
-from ._router import AgentProtocolRouter
+from ._router import AgentProtocolRouter, NegotiatedConnection
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     Channel,
@@ -704,6 +706,7 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
     capabilities="agentCapabilities",
@@ -718,6 +721,7 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
     capabilities="clientCapabilities",
@@ -1648,4 +1652,39 @@ def asgi_app(
         limits=limits or ServerLimits(),
         path=path,
         package=sys.modules[__package__ or ""],
+    )
+
+
+async def connect_with_fallback(
+    reader: asyncio.StreamReader,
+    writer: Writer,
+    *,
+    v2: object,
+    v1: Client | None = None,
+    info: schema.Implementation | Mapping[str, Any],
+    capabilities: AcpModel | Mapping[str, Any] | None = None,
+    v1_capabilities: schema.ClientCapabilities | Mapping[str, Any] | None = None,
+    v1_package: ModuleType | None = None,
+    v2_package: ModuleType | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> NegotiatedConnection:
+    """Initialize a connection to an agent offering ACP v2, and fall back to v1 on the same transport.
+
+    ``v1`` is this package's ``Client`` and ``info``/``v1_capabilities`` its
+    models; the other version's handler and capabilities belong to the package passed as
+    ``v2_package``.  The negotiation is the one of ``_router.connect_with_fallback``.
+    """
+    from ._router import connect_with_fallback as negotiate
+
+    return await negotiate(
+        reader,
+        writer,
+        v2=v2,
+        v1=v1,
+        info=info,
+        capabilities=capabilities,
+        v1_capabilities=v1_capabilities,
+        v1_package=v1_package,
+        v2_package=v2_package,
+        max_message_bytes=max_message_bytes,
     )

@@ -196,6 +196,8 @@ class ProtocolNames:
     """The field advertising capabilities: in the handshake's params (client) and result (agent)."""
     protocol_version: str = "protocolVersion"
     """The field of the handshake's params and result naming the protocol version."""
+    client_info: str = "info"
+    """The field of the handshake's params naming the client."""
     repeat_initialize: str = "before-other-requests"
     """When the agent takes the handshake again: ``always``, or ``before-other-requests`` (and
     only for a version at or above its own), as the TypeScript SDK 2.4.0 does for each version."""

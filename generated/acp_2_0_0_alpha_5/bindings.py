@@ -20,12 +20,14 @@ import asyncio
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import Any, Final, Protocol
 
 from . import schema
 from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
+from ._base import AcpModel
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
-from ._router import AgentProtocolRouter
+from ._router import AgentProtocolRouter, NegotiatedConnection
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     Channel,
@@ -492,6 +494,7 @@ PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     protocol_version="protocolVersion",
+    client_info="info",
     repeat_initialize="before-other-requests",
     version=2,
     capabilities="capabilities",
@@ -1205,4 +1208,39 @@ def asgi_app(
         limits=limits or ServerLimits(),
         path=path,
         package=sys.modules[__package__ or ""],
+    )
+
+
+async def connect_with_fallback(
+    reader: asyncio.StreamReader,
+    writer: Writer,
+    *,
+    v2: Client,
+    v1: object = None,
+    info: schema.Implementation | Mapping[str, Any],
+    capabilities: schema.ClientCapabilities | Mapping[str, Any] | None = None,
+    v1_capabilities: AcpModel | Mapping[str, Any] | None = None,
+    v1_package: ModuleType | None = None,
+    v2_package: ModuleType | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> NegotiatedConnection:
+    """Initialize a connection to an agent offering ACP v2, and fall back to v1 on the same transport.
+
+    ``v2`` is this package's ``Client`` and ``info``/``capabilities`` its
+    models; the other version's handler and capabilities belong to the package passed as
+    ``v1_package``.  The negotiation is the one of ``_router.connect_with_fallback``.
+    """
+    from ._router import connect_with_fallback as negotiate
+
+    return await negotiate(
+        reader,
+        writer,
+        v2=v2,
+        v1=v1,
+        info=info,
+        capabilities=capabilities,
+        v1_capabilities=v1_capabilities,
+        v1_package=v1_package,
+        v2_package=v2_package,
+        max_message_bytes=max_message_bytes,
     )

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
         NegotiatedConnection,
         ReconnectRequiredError,
         RoutedConnection,
-        connect_with_fallback,
     )
     from ._rpc import (
         CapabilityError,
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
         connect_to_agent,
         connect_to_client,
         connect_websocket,
+        connect_with_fallback,
         run_agent,
     )
     from .patches import (
@@ -98,7 +98,7 @@ else:
         "connect_to_agent": "bindings",
         "connect_to_client": "bindings",
         "connect_websocket": "bindings",
-        "connect_with_fallback": "_router",
+        "connect_with_fallback": "bindings",
         "current_request_id": "_rpc",
         "memory_pipe": "_streams",
         "merge_meta": "patches",
