@@ -303,5 +303,7 @@ def _handshake(
     if info is None or capabilities is None or result is None:
         return None
     return Handshake(
-        annotation(strip_nullable(info.type)), annotation(strip_nullable(capabilities.type)), f"schema.{result}"
+        annotation(strip_nullable(info.type)),
+        annotation(strip_nullable(capabilities.type)),
+        f"schema.{result}",
     )

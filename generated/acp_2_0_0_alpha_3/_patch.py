@@ -63,7 +63,7 @@ Activity = Literal["working", "done", "unconfirmed"]
 Role = Literal["upsert", "chunk", "snapshot", "removal", "state", "live", "other"]
 M = TypeVar("M", bound=AcpModel)
 C = TypeVar("C", bound=AcpModel)
-"""What a completion is in a release: the union of its idle-state classes (each package's ``SessionState``)."""
+"""What a completion is in a release: the union of its idle-state classes (see ``SessionState``)."""
 
 
 class _Marker:

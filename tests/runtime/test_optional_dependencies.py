@@ -56,11 +56,17 @@ NEWEST = [(newest_release(major), unstable) for major in (1, 2) for unstable in 
 def test_the_package_and_its_transports_import_with_pydantic_alone(surface: tuple[str, bool]) -> None:
     package = naming.package_name(*surface)
     code = PROBE.format(generated=str(GENERATED), blocked=BLOCKED, package=package)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["loaded"] == []
     if hasattr(package_of(*surface), "connect_http"):
-        assert report["errors"]["http"] == "ACP over Streamable HTTP needs httpx: pip install 'httpx>=0.28,<1'"
-        assert report["errors"]["ws"] == "ACP over WebSocket needs websockets: pip install 'websockets>=15,<17'"
+        assert (
+            report["errors"]["http"] == "ACP over Streamable HTTP needs httpx: pip install 'httpx>=0.28,<1'"
+        )
+        assert (
+            report["errors"]["ws"] == "ACP over WebSocket needs websockets: pip install 'websockets>=15,<17'"
+        )
         assert report["errors"]["asgi"] == "AcpAsgiApp"
