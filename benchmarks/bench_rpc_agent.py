@@ -1,7 +1,7 @@
 """The Python side's agent of ``make bench-rpc``: over stdio, or served on Streamable HTTP and WebSocket.
 
     python benchmarks/bench_rpc_agent.py stdio          # ACP on stdin/stdout
-    python benchmarks/bench_rpc_agent.py serve          # uvicorn on 127.0.0.1, a free port; prints "listening PORT"
+    python benchmarks/bench_rpc_agent.py serve          # uvicorn on 127.0.0.1, a free port: "listening PORT"
 
 ``session/new`` answers at once; ``session/prompt`` with the text ``N`` streams N agent message chunks,
 then answers.  The TypeScript twin is ``bench_rpc_agent.mjs``.
@@ -16,7 +16,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
-import acp_2_0_0_alpha_8_unstable as acp  # noqa: E402
+import acp_2_0_0_alpha_8_unstable as acp
 
 schema = acp.schema
 
@@ -37,7 +37,9 @@ class BenchAgent(acp.Agent):
 
     async def prompt(self, *, session_id: str, prompt: list[Any], **kwargs: Any) -> schema.PromptResponse:
         count = int(getattr(prompt[0], "text", "0") or 0)
-        update = schema.AgentMessageChunkSessionUpdate(message_id="m", content=schema.TextContentBlock(text="chunk"))
+        update = schema.AgentMessageChunkSessionUpdate(
+            message_id="m", content=schema.TextContentBlock(text="chunk")
+        )
         for _ in range(count):
             await self.connection.session_update(session_id=session_id, update=update)
         return schema.PromptResponse(message_id="u-1")

@@ -3,8 +3,8 @@
 A block runs in a fresh namespace from the repository root, with ``generated/`` importable (as
 ``PYTHONPATH=generated`` gives a user); a block that starts a client or an agent wraps itself in
 ``asyncio.run`` and runs against the examples.  A block that defines an ASGI ``app`` and a client
-``main(url)`` gets both run: the app served on 127.0.0.1 (an ephemeral port), ``main`` given its URL.  A ``print(...)  # text`` line promises ``text``: the
-promised lines must be printed, in order.  API listings that are not code are fenced as ``text``.
+``main(url)`` gets both run: the app served on 127.0.0.1 (an ephemeral port), ``main`` given its
+URL.  A ``print(...)  # text`` line promises ``text``: the promised lines must be printed, in order.  API listings that are not code are fenced as ``text``.
 The README's blocks also pass ``mypy --strict``, as a user's code that copies them would.
 """
 
@@ -31,10 +31,10 @@ DOCUMENTS = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "doc
 def python_blocks(name: str) -> list[tuple[int, str]]:
     """(line number, code) of every ``python`` block of a document."""
     text = (ROOT / name).read_text()
-    blocks = []
-    for found in re.finditer(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE):
-        blocks.append((text.count("\n", 0, found.start()) + 1, found.group(1)))
-    return blocks
+    return [
+        (text.count("\n", 0, found.start()) + 1, found.group(1))
+        for found in re.finditer(r"^```python\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
+    ]
 
 
 BLOCKS = [(name, line, code) for name in DOCUMENTS for line, code in python_blocks(name)]
