@@ -4,8 +4,9 @@ A block runs in a fresh namespace from the repository root, with ``generated/`` 
 ``PYTHONPATH=generated`` gives a user); a block that starts a client or an agent wraps itself in
 ``asyncio.run`` and runs against the examples.  A block that defines an ASGI ``app`` and a client
 ``main(url)`` gets both run: the app served on 127.0.0.1 (an ephemeral port), ``main`` given its
-URL.  A ``print(...)  # text`` line promises ``text``: the promised lines must be printed, in order.  API listings that are not code are fenced as ``text``.
-The README's blocks also pass ``mypy --strict``, as a user's code that copies them would.
+URL.  A ``print(...)  # text`` line promises ``text``: the promised lines must be printed, in order.
+API listings that are not code are fenced as ``text``.  The README's blocks also pass
+``mypy --strict``, as a user's code that copies them would.
 """
 
 from __future__ import annotations
