@@ -48,7 +48,8 @@ class BenchAgent(acp.Agent):
 async def serve() -> None:
     import uvicorn
 
-    config = uvicorn.Config(acp.asgi_app(BenchAgent), host="127.0.0.1", port=0, log_level="warning")
+    app = acp.asgi_app(BenchAgent)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())
     while not server.started:

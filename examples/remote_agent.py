@@ -200,7 +200,7 @@ async def main() -> None:
             loop.call_soon_threadsafe(lambda: asyncio.ensure_future(app.close()))
             super().handle_exit(sig, frame)
 
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning")
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", access_log=False)
     server = Server(config)
     serving = asyncio.ensure_future(server.serve())
     while not server.started:
