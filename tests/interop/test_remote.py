@@ -22,7 +22,19 @@ import pytest
 
 from tests.support.releases import newest_package
 from tests.support.remote import INTEROP as INTEROP_DIR
-from tests.support.remote import listening, node_available, port_of, run_node, run_python, serve
+from tests.support.remote import (
+    RecordingClient,
+    chunk_text,
+    echo_app,
+    is_chunk,
+    is_idle,
+    listening,
+    node_available,
+    port_of,
+    run_node,
+    run_python,
+    serve,
+)
 from tests.support.wire import run
 
 pytestmark = pytest.mark.skipif(
@@ -123,49 +135,6 @@ def test_the_typescript_clients_talk_to_the_python_asgi_app(transport: str, vers
 # -- our clients against the TypeScript AcpServer ----------------------------------------------
 
 
-class RecordingClient:
-    """A client of either package: records updates, allows every permission request."""
-
-    def __init__(self, package: Any) -> None:
-        self.package = package
-        self.updates: list[Any] = []
-        self.permissions: list[dict[str, Any]] = []
-        self.changed = asyncio.Event()
-
-    async def session_update(self, *, session_id: str, update: Any, **kwargs: Any) -> None:
-        self.updates.append(update)
-        self.changed.set()
-
-    async def request_permission(self, **kwargs: Any) -> Any:
-        self.permissions.append(kwargs)
-        schema = self.package.schema
-        outcome_type = getattr(schema, "SelectedRequestPermissionOutcome", None) or schema.AllowedOutcome
-        return schema.RequestPermissionResponse(outcome=outcome_type(option_id="allow", outcome="selected"))
-
-    async def until(self, predicate: Any, timeout: float = 20) -> Any:
-        async with asyncio.timeout(timeout):
-            while True:
-                for update in self.updates:
-                    if predicate(update):
-                        return update
-                self.changed.clear()
-                await self.changed.wait()
-
-
-def is_idle(update: Any) -> bool:
-    return (
-        getattr(update, "session_update", None) == "state_update" and getattr(update, "state", None) == "idle"
-    )
-
-
-def is_chunk(update: Any) -> bool:
-    return getattr(update, "session_update", None) == "agent_message_chunk"
-
-
-def chunk_text(updates: list[Any]) -> str:
-    return "".join(u.content.text for u in updates if is_chunk(u))
-
-
 async def connect(package: Any, client: Any, url: str, transport: str) -> Any:
     if transport == "ws":
         return await package.connect_websocket(client, url)
@@ -236,8 +205,6 @@ def test_the_python_sdk_v1_clients_talk_to_our_asgi_app(transport: str) -> None:
     official = pytest.importorskip("acp")
     from acp import schema as sdk_schema
 
-    remote_agent = load_example("remote_agent")
-
     class SdkClient:
         def __init__(self) -> None:
             self.updates: list[Any] = []
@@ -255,7 +222,7 @@ def test_the_python_sdk_v1_clients_talk_to_our_asgi_app(transport: str) -> None:
             self.updates.append(update)
 
     async def go() -> None:
-        async with serve(remote_agent.make_app()) as base:
+        async with serve(echo_app(V2, V1)) as base:
             if transport == "ws":
                 from acp.ws import create_websocket_stream
 
@@ -293,15 +260,3 @@ def test_the_python_sdk_v1_clients_talk_to_our_asgi_app(transport: str) -> None:
             await connection.close()
 
     run(go(), 60)
-
-
-def load_example(name: str) -> Any:
-    import importlib.util
-
-    from tests.support.releases import ROOT
-
-    spec = importlib.util.spec_from_file_location(f"example_{name}", ROOT / "examples" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -10,13 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.interop.test_remote import RecordingClient, is_idle, load_example
 from tests.support.releases import newest_package
-from tests.support.remote import serve
+from tests.support.remote import RecordingClient, echo_agents, echo_app, is_idle, serve
 from tests.support.wire import run
 
 acp = newest_package(2)
-remote_agent = load_example("remote_agent")
+acp_v1 = newest_package(1)
+V2EchoAgent, V1EchoAgent = echo_agents(acp, acp_v1)
 INIT = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -50,7 +50,7 @@ async def next_event(stream: AsyncIterator[Any]) -> Any:
 
 def with_server(test: Any, app: Any = None, timeout: float = 30) -> None:
     async def go() -> None:
-        async with serve(app or remote_agent.make_app()) as base, httpx.AsyncClient(base_url=base) as http:
+        async with serve(app or echo_app(acp, acp_v1)) as base, httpx.AsyncClient(base_url=base) as http:
             await test(http)
 
     run(go(), timeout)
@@ -202,7 +202,7 @@ def test_delete_closes_the_connection() -> None:
 
 
 def test_idle_streams_get_keep_alives() -> None:
-    app = acp.asgi_app(remote_agent.V2EchoAgent, limits=acp.ServerLimits(keep_alive=0.05), path="/acp")
+    app = acp.asgi_app(V2EchoAgent, limits=acp.ServerLimits(keep_alive=0.05), path="/acp")
 
     async def test(http: httpx.AsyncClient) -> None:
         cid = await open_connection(http)
@@ -227,7 +227,7 @@ def principal_app(**options: Any) -> Any:
             raise acp.AuthError(403, "not you")
         return token
 
-    return acp.asgi_app(remote_agent.V2EchoAgent, authenticate=authenticate, path="/acp", **options)
+    return acp.asgi_app(V2EchoAgent, authenticate=authenticate, path="/acp", **options)
 
 
 def test_the_auth_hook_refuses_before_any_message_is_read() -> None:

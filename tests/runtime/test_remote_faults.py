@@ -17,18 +17,27 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from tests.interop.test_remote import RecordingClient, is_chunk, is_idle, load_example
 from tests.support.releases import newest_package
-from tests.support.remote import listening, port_of, serve
+from tests.support.remote import (
+    RecordingClient,
+    echo_agents,
+    echo_app,
+    is_chunk,
+    is_idle,
+    listening,
+    port_of,
+    serve,
+)
 from tests.support.wire import run
 
 acp = newest_package(2)
-remote_agent = load_example("remote_agent")
+acp_v1 = newest_package(1)
+V2EchoAgent, V1EchoAgent = echo_agents(acp, acp_v1)
 INFO = acp.schema.Implementation(name="faults", version="1")
 Text = acp.schema.TextContentBlock
 
 
-class Watched(remote_agent.V2EchoAgent):
+class Watched(V2EchoAgent):
     """The example agent, recording how its turns end: cancelled, or stopped by a send that failed."""
 
     ended: ClassVar[list[str]] = []
@@ -145,7 +154,7 @@ def test_a_server_restart_is_a_connection_error_and_session_resume_works_on_a_ne
 
 def test_a_session_stream_opened_twice_at_once_is_409_for_one_of_them() -> None:
     async def go() -> None:
-        async with serve(remote_agent.make_app()) as base, httpx.AsyncClient(base_url=base) as http:
+        async with serve(echo_app(acp, acp_v1)) as base, httpx.AsyncClient(base_url=base) as http:
             from tests.runtime.test_http import JSON, SSE, open_connection
 
             cid = await open_connection(http)
@@ -166,7 +175,7 @@ def test_a_session_stream_opened_twice_at_once_is_409_for_one_of_them() -> None:
 def test_a_17_mib_body_is_413_and_the_connection_goes_on() -> None:
     async def go() -> None:
         async with (
-            serve(remote_agent.make_app()) as base,
+            serve(echo_app(acp, acp_v1)) as base,
             httpx.AsyncClient(base_url=base, timeout=30) as http,
         ):
             from tests.runtime.test_http import JSON, SSE, open_connection

@@ -10,14 +10,14 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from tests.interop.test_remote import RecordingClient, is_idle, load_example
 from tests.runtime.test_http import INIT, principal_app
 from tests.support.releases import newest_package
-from tests.support.remote import serve
+from tests.support.remote import RecordingClient, echo_agents, echo_app, is_idle, serve
 from tests.support.wire import run
 
 acp = newest_package(2)
-remote_agent = load_example("remote_agent")
+acp_v1 = newest_package(1)
+V2EchoAgent, V1EchoAgent = echo_agents(acp, acp_v1)
 
 
 def ws_url(base: str) -> str:
@@ -27,7 +27,7 @@ def ws_url(base: str) -> str:
 def with_socket(test: Any, app: Any = None, headers: dict[str, str] | None = None) -> None:
     async def go() -> None:
         async with (
-            serve(app or remote_agent.make_app()) as base,
+            serve(app or echo_app(acp, acp_v1)) as base,
             connect(ws_url(base), additional_headers=headers or {}) as socket,
         ):
             await test(socket)
@@ -112,7 +112,7 @@ def test_connect_websocket_runs_a_session_with_cookies_in_the_handshake() -> Non
     def authenticate(request: Any) -> None:
         seen.append(request.headers.get("cookie"))
 
-    app = acp.asgi_app(remote_agent.V2EchoAgent, authenticate=authenticate)
+    app = acp.asgi_app(V2EchoAgent, authenticate=authenticate)
 
     async def go() -> None:
         async with serve(app) as base:
