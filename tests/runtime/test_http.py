@@ -417,3 +417,41 @@ def test_a_session_stream_that_ends_fails_only_that_sessions_requests(how: str) 
             await connection.close()
 
     run(go(), 30)
+
+
+class Slow(V2EchoAgent):  # type: ignore[misc, valid-type]
+    """``session/new`` waits until it is cancelled."""
+
+    cancelled: asyncio.Event | None = None
+
+    async def new_session(self, **kwargs: Any) -> Any:
+        assert Slow.cancelled is not None
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            Slow.cancelled.set()
+            raise
+        return await super().new_session(**kwargs)
+
+
+@pytest.mark.parametrize("transport", ["http", "ws"])
+def test_cancelling_a_call_cancels_the_agents_handler_over_the_remote_transports(transport: str) -> None:
+    async def go() -> None:
+        Slow.cancelled = asyncio.Event()
+        async with serve(acp.asgi_app(Slow, path="/acp")) as base:
+            client = RecordingClient(acp)
+            if transport == "ws":
+                connection = await acp.connect_websocket(client, base.replace("http", "ws") + "/acp")
+            else:
+                connection = await acp.connect_http(client, base + "/acp")
+            await connection.initialize(
+                protocol_version=2, info=acp.schema.Implementation(name="c", version="1")
+            )
+            call = asyncio.ensure_future(connection.new_session(cwd="/"))
+            await asyncio.sleep(0.2)
+            call.cancel()  # sends $/cancel_request
+            await asyncio.wait_for(Slow.cancelled.wait(), 10)
+            assert call.cancelled()
+            await connection.close()
+
+    run(go(), 30)
