@@ -244,7 +244,8 @@ def fetch_npm(
     where = f"{NPM_PREFIX}{package.name}@{package.version}"
     releases, notices = releases_of(package, where)
     if not releases:
-        raise CodegenError(f"{where} ships no schema/v<major>/schema.json and schema.unstable.json")
+        found = f" ({'; '.join(notices)})" if notices else ""
+        raise CodegenError(f"{where} ships no schema/v<major>/schema.json and schema.unstable.json{found}")
     fetched: list[Fetched] = []
     entries: dict[str, dict[str, Any]] = {}
     own = _own_entries(lock)

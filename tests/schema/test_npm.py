@@ -284,6 +284,20 @@ def test_an_unknown_version_is_one_line_naming_it(registry: Registry, tmp_path: 
     assert not (tmp_path / "store").exists()
 
 
+def test_a_package_with_a_partial_schema_folder_only_says_which_file_is_missing(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Like SDK 1.9.0, which ships schema/v2/schema.unstable.json alone."""
+    registry.publish("9.4.0", {"schema/v2/schema.unstable.json": store_file("2.0.0-alpha.8", "schema.json")})
+    done = run("--schemas", tmp_path / "store", "fetch", "--from", f"npm:{PACKAGE}@9.4.0")
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert line.endswith(
+        f"({PACKAGE}@9.4.0 ships schema/v2/ without schema.json; "
+        "a release needs both schema files, so it is skipped)"
+    )
+
+
 def test_a_package_without_schemas_is_one_line(registry: Registry, tmp_path: Path) -> None:
     registry.publish("9.3.0", {"dist/index.js": b""})
     done = run("--schemas", tmp_path / "store", "fetch", "--from", f"npm:{PACKAGE}@9.3.0")
