@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from . import diagnostics
 from . import generate as gen
@@ -28,7 +27,9 @@ from .schema.load import (
     SchemaSource,
     add_to_lock,
     default_cache_dir,
+    default_source,
     fetch_release,
+    layered_lock,
     read_lock,
 )
 
@@ -48,15 +49,25 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
-def _source(args: argparse.Namespace) -> SchemaSource:
-    return SchemaSource(read_lock(args.lock), args.schemas, args.cache)
+def _source(args: argparse.Namespace, *, creating: bool = False) -> SchemaSource:
+    """The lock and the stores the command reads (``creating``: the ``--schemas`` folder may be new)."""
+    front = args.schemas if args.schemas is not None else default_source()
+    if front is not None and not creating and not front.is_dir():
+        where = "--schemas" if args.schemas is not None else "$ACP_SCHEMAS"
+        raise CodegenError(f"{where}: no such folder", file=front)
+    if args.lock is not None:
+        lock = read_lock(args.lock)
+    elif front is not None:
+        lock = layered_lock(front / "lock.json", read_lock(DEFAULT_LOCK))
+    else:
+        lock = read_lock(DEFAULT_LOCK)
+    return SchemaSource(lock, front, args.cache)
 
 
 @command("generate")
 def _generate(args: argparse.Namespace, console: Console) -> int:
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
-    _fetch_missing(source, releases, console, quiet=args.quiet)
     if not args.releases:
         for release in gen.unlocked_releases(source):
             console.print(
@@ -116,35 +127,44 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def _fetch_missing(source: SchemaSource, releases: Sequence[str], console: Console, *, quiet: bool) -> None:
-    """Download every locked release that is on disk nowhere, from its upstream address in the lock."""
-    missing = [
-        source.check_locked(r) for r in releases if r in source.lock.releases and not source.on_disk(r)
-    ]
-    if not missing:
-        return
-    total = sum(len(locked.files) for locked in missing)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console, disable=quiet
-    ) as bar:
-        task = bar.add_task("fetching locked releases", total=total)
-        for locked in missing:
-            bar.update(task, description=f"fetching {locked.name}")
-            fetch_release(locked, None, source.cache, progress=lambda _name: bar.advance(task))
-    if not quiet:
-        names = ", ".join(locked.name for locked in missing)
-        console.print(f"fetched {names} into {source.cache} (every sha256 matches the lock)", highlight=False)
-
-
 @command("fetch")
 def _fetch(args: argparse.Namespace, console: Console) -> int:
-    lock = read_lock(args.lock)
-    locked = lock.release(args.release)
-    target = fetch_release(locked, args.origin, args.cache)
+    from .schema import npm
+
+    source = _source(args, creating=True)
+    if npm.is_npm(args.origin):
+        locked = None  # RELEASE may name one release the package ships, locked or not
+    elif args.release is None:
+        raise CodegenError(
+            "fetch needs RELEASE, or --from npm:PACKAGE@VERSION to import a package's releases"
+        )
+    else:
+        locked = source.check_locked(args.release)
+    origin = args.origin if locked is None or locked.npm is None or args.origin else locked.npm.spec
+    if npm.is_npm(origin):
+        fetched, notices = npm.fetch_npm(origin, source.lock, source.target, only=args.release)
+        for notice in notices:
+            console.print(f"notice: {notice}", highlight=False)
+        for item in fetched:
+            what = {
+                "locked": f"new, locked in {source.lock.path}",
+                "identical": f"{item.version} ships the same content as the locked release {item.release}",
+                "verified": "every sha256 matches the lock",
+                "tag": f"{item.version} ships the same schema files as the tag release {item.release}, "
+                "whose meta tables are upstream's; nothing written",
+            }[item.status]
+            where = f"; files in {item.folder}" if item.folder is not None else ""
+            console.print(f"{item.release}: {what}{where}", highlight=False)
+            if item.folder is not None:
+                print(item.release)
+        return 0
+    assert locked is not None
+    target = fetch_release(locked, args.origin, source.target)
     console.print(
-        f"fetched {args.release} into {target} (all {len(locked.files)} sha256 sums match the lock)",
+        f"fetched {locked.name} into {target} (all {len(locked.files)} sha256 sums match the lock)",
         highlight=False,
     )
+    print(locked.name)
     return 0
 
 
@@ -153,9 +173,13 @@ def _lock(args: argparse.Namespace, console: Console) -> int:
     source = _source(args)
     folder = source.find_folder(args.release)
     if folder is None:
-        raise CodegenError(f"release {args.release!r} is not in {source.source} or the fetch cache")
-    add_to_lock(args.release, folder, args.lock)
-    console.print(f"recorded {args.release} from {folder} in {args.lock}", highlight=False)
+        searched = ", ".join(str(store) for store in source.stores)
+        raise CodegenError(
+            f"release {args.release!r} is in no schema store (searched {searched}); "
+            f"put its files under <store>/v<major>/{args.release}/ or fetch them first"
+        )
+    add_to_lock(args.release, folder, source.lock.path)
+    console.print(f"recorded {args.release} from {folder} in {source.lock.path}", highlight=False)
     return 0
 
 
@@ -358,19 +382,27 @@ def build_parser() -> argparse.ArgumentParser:
         "(protocol v1 and v2), and report what changed between them.",
         epilog="Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
     )
-    parser.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help="release lock (default: %(default)s)")
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        default=None,
+        help="use this release lock alone (default: the bundled schemas/lock.json, "
+        "with the --schemas folder's lock.json over it)",
+    )
     parser.add_argument(
         "--schemas",
         type=Path,
         default=None,
-        help="folder holding v<major>/<release>/ schema files "
-        "(default: $ACP_SCHEMAS, else ../shared/schemas)",
+        metavar="DIR",
+        help="a schema store searched before the bundled one: v<major>/<release>/ files and an optional "
+        "lock.json that adds or overrides releases; fetch writes here "
+        f"(default: $ACP_SCHEMAS; the bundled store is {DEFAULT_LOCK.parent})",
     )
     parser.add_argument(
         "--cache",
         type=Path,
         default=default_cache_dir(),
-        help="where fetched releases and the build cache live (default: %(default)s)",
+        help="where the build cache lives (default: %(default)s)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -397,24 +429,35 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "fetch",
-        help="copy or download a locked release into the cache",
-        description="Copy or download the four files of a release, "
-        "refusing any whose sha256 differs from the lock.",
+        help="import releases into the schema store (the only command that uses the network)",
+        description="Copy or download the four files of a locked release into the schema store "
+        "(--schemas DIR, else the bundled schemas/), refusing any whose sha256 differs from the lock; "
+        "or, with --from npm:PACKAGE@VERSION, import every protocol major version that version of the "
+        "TypeScript SDK package ships (schema/v<major>/), through the machine's npm and its "
+        "configuration. npm ships no meta tables: they are derived from the schema's x-method and "
+        "x-side. New content is locked as v<major>-<package>-<version> (v2-sdk-2.3.0); content "
+        "equal to a locked release is written under that release's name. Prints each release written.",
     )
-    p.add_argument("release", metavar="RELEASE")
+    p.add_argument(
+        "release",
+        nargs="?",
+        metavar="RELEASE",
+        help="a locked release (optional with --from npm:...: then every release the package ships)",
+    )
     p.add_argument(
         "--from",
         dest="origin",
         default=None,
-        metavar="DIR_OR_URL",
-        help="a folder or base URL laid out as v<major>/<release>/<file> "
-        "(default: the upstream addresses in the lock)",
+        metavar="ORIGIN",
+        help="a folder or base URL laid out as v<major>/<release>/<file>, or npm:PACKAGE@VERSION "
+        "(default: where the lock says the release came from)",
     )
 
     p = sub.add_parser(
         "lock",
         help="record a new release's sha256 sums in the lock",
-        description="Add a release found in the schema folder (or the cache) to the lock.",
+        description="Add a release found in a schema store (v<major>/<release>/ with all four files) to "
+        "the lock: the --schemas folder's lock.json if --schemas is given, else the bundled lock.",
     )
     p.add_argument("release", metavar="RELEASE")
 

@@ -81,20 +81,23 @@ def _unit_key(fingerprint: str, source: SchemaSource, unit: Unit) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _render_unit(lock_path: str, source: str | None, cache: str, strict: bool, unit: Unit) -> UnitResult:
+def _render_unit(
+    locks: tuple[str, ...], source: str | None, cache: str, strict: bool, unit: Unit
+) -> UnitResult:
     """Worker: load, build the IR and render one package (runs in a subprocess)."""
     with collecting(strict) as diagnostics:
-        result = _render(lock_path, source, cache, unit)
+        result = _render(locks, source, cache, unit)
     return dataclasses.replace(result, gaps=tuple(diagnostics.gaps))
 
 
-def _render(lock_path: str, source: str | None, cache: str, unit: Unit) -> UnitResult:
+def _render(locks: tuple[str, ...], source: str | None, cache: str, unit: Unit) -> UnitResult:
     from .emit.package import build_package
     from .schema.builder import build_release
-    from .schema.load import read_lock
+    from .schema.load import read_layers
 
     started = time.perf_counter()
-    schema_source = SchemaSource(read_lock(Path(lock_path)), Path(source) if source else None, Path(cache))
+    lock = read_layers(tuple(map(Path, locks)))
+    schema_source = SchemaSource(lock, Path(source) if source else None, Path(cache))
     stable, unstable = build_release(schema_source.load(unit.release))
     surface = unstable if unit.unstable else stable
     files = build_package(surface).files()
@@ -208,7 +211,8 @@ def render(
     # biggest first (the unstable schemas), so two workers finish together
     todo.sort(key=lambda u: (not u.unstable, u.release))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    args = (str(source.lock.path), str(source.source) if source.source else None, str(source.cache), strict)
+    locks = tuple(map(str, source.lock.layers or (source.lock.path,)))
+    args = (locks, str(source.source) if source.source else None, str(source.cache), strict)
     if workers == 1:
         rendered = (_render_unit(*args, unit) for unit in todo)
         for result in rendered:

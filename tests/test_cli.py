@@ -15,7 +15,7 @@ import pytest
 
 from codegen import cli
 from codegen.emit.tree import read_tree
-from codegen.schema.load import DEFAULT_LOCK, SHARED_SCHEMAS, add_to_lock
+from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, add_to_lock
 from tests.support.releases import GENERATED, ROOT
 
 RELEASE = "2.0.0-alpha.2"
@@ -43,9 +43,9 @@ class Workspace:
         shutil.copy(DEFAULT_LOCK, self.lock)
         shutil.copytree(GENERATED, self.out, ignore=shutil.ignore_patterns("__pycache__", ".*"))
         self.folder = self.schemas / "v2" / NEW
-        shutil.copytree(SHARED_SCHEMAS / "v2" / RELEASE, self.folder)
+        shutil.copytree(BUNDLED_SCHEMAS / "v2" / RELEASE, self.folder)
         for release in ("2.0.0-alpha.1",):
-            shutil.copytree(SHARED_SCHEMAS / "v2" / release, self.schemas / "v2" / release)
+            shutil.copytree(BUNDLED_SCHEMAS / "v2" / release, self.schemas / "v2" / release)
 
     def edit(self, file_name: str, change: Callable[[Any], Any]) -> None:
         path = self.folder / file_name
@@ -91,12 +91,22 @@ def assert_untouched(workspace: Workspace) -> None:
     assert not list(workspace.out.parent.glob(".generated.*"))
 
 
-def test_not_json(workspace: Workspace) -> None:
+def test_a_file_that_is_not_json_is_refused_at_lock_time(workspace: Workspace) -> None:
     (workspace.folder / "schema.unstable.json").write_text('{"$defs": {')
-    workspace.lock_new()
-    result = workspace.generate(NEW)
+    before = workspace.lock.read_bytes()
+    result = run("--schemas", workspace.schemas, "--lock", workspace.lock, "lock", NEW)
     assert_one_error_line(result, f"{workspace.folder}/schema.unstable.json", "not valid JSON", "line 1")
-    assert_untouched(workspace)
+    assert workspace.lock.read_bytes() == before
+
+
+def test_an_unterminated_string_reads_as_one_sentence(workspace: Workspace) -> None:
+    (workspace.folder / "meta.json").write_text('{"version": "2')
+    result = run("--schemas", workspace.schemas, "--lock", workspace.lock, "lock", NEW)
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"acp-codegen: error: {workspace.folder}/meta.json: "
+        "not valid JSON: Unterminated string starting at line 1 column 13"
+    )
 
 
 def test_dangling_ref(workspace: Workspace) -> None:

@@ -1,11 +1,14 @@
 """Stage 1: find, verify and read upstream schema releases.
 
-The release lock (``schemas/lock.json``) records every known release with the
-sha256 and upstream address of each of its four files.  Schema files are read
-from a *source folder* laid out like upstream's ``schema/`` directory
-(``<source>/v<major>/<release>/<file>``, where ``<major>`` is the protocol major
-version: the first number of the release name) or from the local fetch cache,
-and every file is checked against the lock before it is parsed.
+The project keeps a *schema store*: ``schemas/lock.json`` records every known
+release with the sha256 of each of its four files and where it came from (an
+upstream git tag, or a version of the TypeScript SDK's npm package), and
+``schemas/v<major>/<release>/`` holds the files themselves, as they came from
+there.  ``generate`` and every other command read releases from the store and
+check each file against the lock before it is parsed; nothing is downloaded
+behind the user's back.  ``--schemas DIR`` (or ``$ACP_SCHEMAS``) puts another
+store in front: its files are looked for first, and its own ``lock.json``, if
+it has one, adds releases to the bundled lock or overrides them.
 """
 
 from __future__ import annotations
@@ -14,44 +17,47 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import CodegenError
 
 RELEASE_FILES = ("schema.json", "schema.unstable.json", "meta.json", "meta.unstable.json")
+SCHEMA_FILES = RELEASE_FILES[:2]
+META_OF = {"schema.json": "meta.json", "schema.unstable.json": "meta.unstable.json"}
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
-DEFAULT_LOCK = PROJECT_ROOT / "schemas" / "lock.json"
+BUNDLED_SCHEMAS = PROJECT_ROOT / "schemas"
+"""The project's own schema store: the lock and the files of every locked release."""
+DEFAULT_LOCK = BUNDLED_SCHEMAS / "lock.json"
 SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
+"""A folder of upstream files that a checkout may have beside it: a place to import releases from."""
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
 UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/{major}/{file}"
 DOWNLOAD_TIMEOUT = 30.0
 MAX_FILE_BYTES = 8 * 1024 * 1024
-"""Schema and meta files larger than this are refused (upstream's largest is 0.4 MB)."""
+"""Schema and meta files larger than this are refused (upstream's largest is 0.6 MB)."""
+_NAMED_MAJOR = re.compile(r"v(?P<major>[0-9]+)-(?P<origin>[a-z0-9][a-z0-9.-]*)")
+"""A release named after where it came from: ``v2-sdk-2.3.0`` is protocol v2 as npm SDK 2.3.0 shipped it."""
 
 
 def default_cache_dir() -> Path:
-    """Where ``fetch`` keeps verified copies: ``$ACP_CODEGEN_CACHE`` or ``~/.cache``."""
+    """Where the build cache lives: ``$ACP_CODEGEN_CACHE``, else ``$XDG_CACHE_HOME`` or ``~/.cache``."""
     if env := os.environ.get("ACP_CODEGEN_CACHE"):
         return Path(env)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "acp-codegen" / "schemas"
+    return Path(base) / "acp-codegen"
 
 
 def default_source() -> Path | None:
-    """The schema folder used when none is given: ``$ACP_SCHEMAS`` or ``../shared/schemas``."""
-    if env := os.environ.get("ACP_SCHEMAS"):
-        return Path(env)
-    if SHARED_SCHEMAS.is_dir():
-        return SHARED_SCHEMAS
-    return None
+    """The store put in front of the bundled one when ``--schemas`` is not given: ``$ACP_SCHEMAS``."""
+    env = os.environ.get("ACP_SCHEMAS")
+    return Path(env) if env else None
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -60,9 +66,31 @@ def sha256_bytes(data: bytes) -> str:
 
 @dataclass(frozen=True)
 class LockedFile:
+    """One file of a locked release: its sha256 and where it came from."""
+
     name: str
     sha256: str
-    url: str
+    url: str = ""
+    """Tag releases: the file's upstream address."""
+    path: str = ""
+    """npm releases: the file's path inside the package tarball (``package/schema/v2/schema.json``)."""
+    derived_from: str = ""
+    """npm releases: the schema file a meta file was derived from (npm ships no meta files)."""
+
+
+@dataclass(frozen=True)
+class NpmOrigin:
+    """The npm package version a release was first shipped in."""
+
+    package: str
+    version: str
+    integrity: str = ""
+    identical: tuple[str, ...] = ()
+    """Later versions of the package that ship the same content."""
+
+    @property
+    def spec(self) -> str:
+        return f"npm:{self.package}@{self.version}"
 
 
 @dataclass(frozen=True)
@@ -70,12 +98,25 @@ class LockedRelease:
     name: str
     tag: str
     files: Mapping[str, LockedFile]
+    npm: NpmOrigin | None = None
+
+    @property
+    def origin(self) -> str:
+        """Where ``fetch`` gets the release when no ``--from`` is given."""
+        return self.npm.spec if self.npm is not None else f"git tag {self.tag} of {UPSTREAM_REPOSITORY}"
+
+    def fetch_command(self) -> str:
+        if self.npm is not None:
+            return f"acp-codegen fetch --from {self.npm.spec}"
+        return f"acp-codegen fetch {self.name} --from <folder or URL>"
 
 
 @dataclass(frozen=True)
 class Lock:
     path: Path
     releases: Mapping[str, LockedRelease]
+    layers: tuple[Path, ...] = field(default=())
+    """Every lock file read, the front one first (``path`` is where new entries are written)."""
 
     def release(self, name: str) -> LockedRelease:
         try:
@@ -88,37 +129,95 @@ class Lock:
                 file=self.path,
             ) from None
 
+    def newest(self, major: int) -> str | None:
+        """The newest locked release of a protocol major version."""
+        names = [name for name in self.releases if protocol_major(name) == major]
+        return names[-1] if names else None
+
+    def same_content(self, major: int, digests: Mapping[str, str]) -> str | None:
+        """The locked release of ``major`` whose schema files have exactly these sha256 sums."""
+        for name, locked in self.releases.items():
+            if protocol_major(name) == major and all(
+                name_ in locked.files and locked.files[name_].sha256 == digest
+                for name_, digest in digests.items()
+            ):
+                return name
+        return None
+
 
 def _release_sort_key(name: str) -> tuple[Any, ...]:
-    """Sort ``2.0.0-alpha.10`` after ``2.0.0-alpha.9`` (numbers compare as numbers)."""
-    chunks = name.replace("-", ".").split(".")
-    return tuple((0, int(chunk)) if chunk.isdigit() else (1, chunk) for chunk in chunks)
+    """Releases of one protocol major together; tags first (``2.0.0-alpha.10`` after ``alpha.9``), then
+    the npm releases by package version (``v2-sdk-2.10.0`` after ``v2-sdk-2.9.0``)."""
+    named = _NAMED_MAJOR.fullmatch(name)
+    major = int(named["major"]) if named else _leading_number(name)
+    chunks = (named["origin"] if named else name).replace("-", ".").split(".")
+    return (
+        major if major is not None else -1,
+        1 if named else 0,
+        tuple((0, int(chunk)) if chunk.isdigit() else (1, chunk) for chunk in chunks),
+    )
 
 
 def sort_releases(names: list[str]) -> list[str]:
     return sorted(names, key=_release_sort_key)
 
 
-def read_lock(path: Path = DEFAULT_LOCK) -> Lock:
+def _locked_release(name: str, entry: Any, path: Path) -> LockedRelease:
+    pointer = f"/releases/{name}"
+    if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+        raise CodegenError("a release entry needs a 'files' object", file=path, pointer=pointer)
+    files: dict[str, LockedFile] = {}
+    for file_name in RELEASE_FILES:
+        item = entry["files"].get(file_name)
+        if not isinstance(item, dict) or not isinstance(item.get("sha256"), str):
+            raise CodegenError(
+                f"the lock has no sha256 for {file_name}", file=path, pointer=f"{pointer}/files"
+            )
+        files[file_name] = LockedFile(
+            file_name,
+            item["sha256"],
+            str(item.get("url", "")),
+            str(item.get("path", "")),
+            str(item.get("derived_from", "")),
+        )
+    npm = entry.get("npm")
+    origin = None
+    if npm is not None:
+        if not isinstance(npm, dict) or not all(isinstance(npm.get(k), str) for k in ("package", "version")):
+            raise CodegenError("'npm' needs a 'package' and a 'version'", file=path, pointer=f"{pointer}/npm")
+        identical = npm.get("identical", [])
+        origin = NpmOrigin(
+            npm["package"], npm["version"], str(npm.get("integrity", "")), tuple(map(str, identical))
+        )
+    return LockedRelease(name, str(entry.get("tag", "" if origin else f"schema-v{name}")), files, origin)
+
+
+def read_lock(path: Path = DEFAULT_LOCK, *, missing_ok: bool = False) -> Lock:
+    """Read one lock file (``missing_ok``: a lock that does not exist yet is an empty one)."""
+    if missing_ok and not path.exists():
+        return Lock(path, {}, (path,))
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("releases"), dict):
         raise CodegenError("the lock must be an object with a 'releases' object", file=path, pointer="")
-    releases: dict[str, LockedRelease] = {}
-    for name, entry in data["releases"].items():
-        pointer = f"/releases/{name}"
-        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
-            raise CodegenError("a release entry needs a 'files' object", file=path, pointer=pointer)
-        files: dict[str, LockedFile] = {}
-        for file_name in RELEASE_FILES:
-            item = entry["files"].get(file_name)
-            if not isinstance(item, dict) or not isinstance(item.get("sha256"), str):
-                raise CodegenError(
-                    f"the lock has no sha256 for {file_name}", file=path, pointer=f"{pointer}/files"
-                )
-            files[file_name] = LockedFile(file_name, item["sha256"], str(item.get("url", "")))
-        releases[name] = LockedRelease(name, str(entry.get("tag", f"schema-v{name}")), files)
+    releases = {name: _locked_release(name, entry, path) for name, entry in data["releases"].items()}
     ordered = {name: releases[name] for name in sort_releases(list(releases))}
-    return Lock(path, ordered)
+    return Lock(path, ordered, (path,))
+
+
+def layered_lock(front: Path, behind: Lock) -> Lock:
+    """``front`` (a store's ``lock.json``, possibly absent) over ``behind``; new entries go to ``front``."""
+    top = read_lock(front, missing_ok=True)
+    merged = {**behind.releases, **top.releases}
+    return Lock(front, {name: merged[name] for name in sort_releases(list(merged))}, (front, *behind.layers))
+
+
+def read_layers(layers: tuple[Path, ...]) -> Lock:
+    """The lock a command read, again (in a worker process): ``layers`` as :attr:`Lock.layers` gives them."""
+    *front, base = layers
+    lock = read_lock(base)
+    for path in reversed(front):
+        lock = layered_lock(path, lock)
+    return lock
 
 
 def _leading_number(release: str) -> int | None:
@@ -127,26 +226,30 @@ def _leading_number(release: str) -> int | None:
 
 
 def protocol_major(release: str) -> int:
-    """The protocol major version of a release: the first number of its name (``1.21.0`` -> 1).
+    """The protocol major version of a release.
 
-    It names the release's folder upstream (``schema/v1/``) and in a schema folder (``v1/1.21.0/``).
+    A release from a git tag starts with it (``1.21.0`` -> 1, ``2.0.0-alpha.7`` -> 2); one named
+    after the npm package version that shipped it says it first (``v2-sdk-2.3.0`` -> 2).  It names
+    the release's folder upstream (``schema/v1/``) and in a store (``v1/1.21.0/``).
     """
-    number = _leading_number(release)
+    named = _NAMED_MAJOR.fullmatch(release)
+    number = int(named["major"]) if named else _leading_number(release)
     if number is None:
         raise CodegenError(
             f"release name {release!r} must start with its protocol major version "
-            "(like 1.21.0 or 2.0.0-alpha.7)"
+            "(like 1.21.0, 2.0.0-alpha.7 or v2-sdk-2.3.0)"
         )
     return number
 
 
 def lock_entry(release: str, folder: Path) -> dict[str, Any]:
-    """A lock entry for the release files found in ``folder``."""
+    """A lock entry for the files of a tag release found in ``folder``."""
     tag = f"schema-v{release}"
     major = f"v{protocol_major(release)}"
     files: dict[str, Any] = {}
     for file_name in RELEASE_FILES:
         data = _read_bytes(folder / file_name)
+        parse_json(data, folder / file_name)  # a file that is not JSON is never locked
         files[file_name] = {
             "sha256": sha256_bytes(data),
             "bytes": len(data),
@@ -155,20 +258,41 @@ def lock_entry(release: str, folder: Path) -> dict[str, Any]:
     return {"tag": tag, "files": files}
 
 
-def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
-    """Record ``release`` (read from ``folder``) in the lock file, atomically."""
+def _lock_data(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {"format": 1, "releases": {}}
     data = read_json(path)
-    data["releases"][release] = lock_entry(release, folder)
+    if not isinstance(data, dict) or not isinstance(data.get("releases"), dict):
+        raise CodegenError("the lock must be an object with a 'releases' object", file=path, pointer="")
+    return data
+
+
+def write_lock_entries(path: Path, entries: Mapping[str, dict[str, Any]]) -> None:
+    """Add or replace release entries in the lock file at ``path`` (created if absent), atomically."""
+    data = _lock_data(path)
+    data["releases"].update(entries)
     data["releases"] = {n: data["releases"][n] for n in sort_releases(list(data["releases"]))}
     write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
 
 
+def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
+    """Record the tag release ``release`` (read from ``folder``) in the lock file, atomically."""
+    write_lock_entries(path, {release: lock_entry(release, folder)})
+
+
 def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step, keeping an existing file's mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.acp-codegen-")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        try:
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -208,9 +332,10 @@ def parse_json(data: bytes, file: str | Path) -> Any:
     except _NotJsonError as exc:
         raise CodegenError(f"not valid JSON: {exc} is not a JSON number", file=file) from None
     except json.JSONDecodeError as exc:
-        raise CodegenError(
-            f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=file
-        ) from None
+        # some messages end with "starting at", which the position completes
+        where = f"line {exc.lineno} column {exc.colno}"
+        text = f"{exc.msg} {where}" if exc.msg.endswith(" at") else f"{exc.msg} at {where}"
+        raise CodegenError(f"not valid JSON: {text}", file=file) from None
     except RecursionError:
         raise CodegenError("not usable JSON: nested too deeply", file=file) from None
 
@@ -228,11 +353,13 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise CodegenError(f"not valid TOML: {exc}", file=path) from None
 
 
-def release_folder(source: Path, release: str) -> Path:
-    """``<source>/v<major>/<release>`` (or ``<source>/<release>`` for a flat folder of releases)."""
-    number = _leading_number(release)
-    nested = source / f"v{number}" / release if number is not None else source / release
-    for candidate in (nested, source / release):
+def release_folder(store: Path, release: str) -> Path:
+    """``<store>/v<major>/<release>`` (or ``<store>/<release>`` for a flat folder of releases)."""
+    try:
+        nested = store / f"v{protocol_major(release)}" / release
+    except CodegenError:
+        return store / release
+    for candidate in (nested, store / release):
         if candidate.is_dir():
             return candidate
     return nested
@@ -242,22 +369,26 @@ def _release_folders(base: Path) -> list[Path]:
     return [p for p in base.iterdir() if p.is_dir() and (p / "schema.json").is_file()]
 
 
-def releases_in(source: Path) -> list[str]:
-    """Release names present in a source folder.
+def _major_of(name: str) -> int | None:
+    try:
+        return protocol_major(name)
+    except CodegenError:
+        return None
+
+
+def releases_in(store: Path) -> list[str]:
+    """Release names present in a store.
 
     Each ``v<major>`` folder holds the releases of that protocol major version (a release
     in another major's folder is not one of them); a folder without any is a flat folder of releases.
     """
-    if not source.is_dir():
+    if not store.is_dir():
         return []
-    majors = [p for p in source.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)]
+    majors = [p for p in store.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)]
     if not majors:
-        return sort_releases([p.name for p in _release_folders(source)])
+        return sort_releases([p.name for p in _release_folders(store)])
     found = [
-        p.name
-        for base in majors
-        for p in _release_folders(base)
-        if f"v{_leading_number(p.name)}" == base.name
+        p.name for base in majors for p in _release_folders(base) if f"v{_major_of(p.name)}" == base.name
     ]
     return sort_releases(found)
 
@@ -289,27 +420,48 @@ class ReleaseFiles:
 
 
 class SchemaSource:
-    """Resolves release names to verified files: source folder first, then the cache."""
+    """Resolves release names to verified files: the front store (``--schemas``), then the lock's own.
+
+    ``cache`` is where the build cache lives; schema files are never cached outside a store.
+    """
 
     def __init__(self, lock: Lock, source: Path | None = None, cache: Path | None = None) -> None:
         self.lock = lock
         self.source = source if source is not None else default_source()
         self.cache = cache if cache is not None else default_cache_dir()
 
+    @property
+    def stores(self) -> tuple[Path, ...]:
+        """Folders searched for release files: ``--schemas``, each lock's folder, then the bundled store."""
+        found: list[Path] = []
+        for store in (
+            self.source,
+            *(p.parent for p in self.lock.layers),
+            self.lock.path.parent,
+            BUNDLED_SCHEMAS,
+        ):
+            if store is not None and store not in found:
+                found.append(store)
+        return tuple(found)
+
+    @property
+    def target(self) -> Path:
+        """Where ``fetch`` writes: the ``--schemas`` store, else the lock's folder."""
+        return self.source if self.source is not None else self.lock.path.parent
+
     def available(self) -> list[str]:
-        """Releases that can be generated: the locked ones, plus unlocked ones found on disk."""
+        """Releases that can be generated: the locked ones, plus unlocked ones found in the front store."""
         names = set(self.lock.releases)
         if self.source is not None:
             names.update(releases_in(self.source))
         return sort_releases(list(names))
 
     def folders(self, release: str) -> Iterator[Path]:
-        if self.source is not None:
-            yield release_folder(self.source, release)
-        yield self.cache / release
+        for store in self.stores:
+            yield release_folder(store, release)
 
     def find_folder(self, release: str) -> Path | None:
-        """The first folder holding the release's ``schema.json`` (source folder, then cache)."""
+        """The first folder holding the release's ``schema.json``."""
         return next((f for f in self.folders(release) if (f / "schema.json").is_file()), None)
 
     def check_locked(self, release: str) -> LockedRelease:
@@ -328,7 +480,7 @@ class SchemaSource:
         )
 
     def on_disk(self, release: str) -> bool:
-        """Whether some folder holds every file of the release (else it must be fetched)."""
+        """Whether some store holds every file of the release (else it must be fetched)."""
         return any(
             all((folder / name).is_file() for name in RELEASE_FILES) for folder in self.folders(release)
         )
@@ -338,10 +490,10 @@ class SchemaSource:
         for folder in self.folders(release):
             if all((folder / name).is_file() for name in RELEASE_FILES):
                 return load_release_folder(locked, folder)
-        searched = ", ".join(str(f) for f in self.folders(release))
+        searched = ", ".join(str(store) for store in self.stores)
         raise CodegenError(
-            f"release {release!r} is locked but its files are not on disk (looked in {searched}); "
-            f"run `acp-codegen fetch {release}`",
+            f"release {release!r} is locked but its files are in no schema store (searched {searched}); "
+            f"fetch it with `{locked.fetch_command()}`",
             file=self.lock.path,
         )
 
@@ -354,6 +506,11 @@ def _read_document(release: str, path: Path, expected_sha256: str | None = None)
         raise CodegenError(
             f"sha256 mismatch: the file has {digest}, the lock expects {expected_sha256}", file=path
         )
+    check_size(raw, path)
+    return SchemaDocument(release, path.name, path, digest, parse_json(raw, path))
+
+
+def check_size(raw: bytes, path: str | Path) -> None:
     if len(raw) > MAX_FILE_BYTES:
         raise CodegenError(
             f"the file is {len(raw) / 1e6:.1f} MB; "
@@ -361,7 +518,6 @@ def _read_document(release: str, path: Path, expected_sha256: str | None = None)
             file=path,
             pointer="",
         )
-    return SchemaDocument(release, path.name, path, digest, parse_json(raw, path))
 
 
 def load_release_folder(locked: LockedRelease, folder: Path) -> ReleaseFiles:
@@ -381,7 +537,7 @@ def load_schema_folder(folder: Path) -> ReleaseFiles:
     if not folder.is_dir():
         raise CodegenError("not a folder", file=folder)
     documents: dict[str, SchemaDocument] = {}
-    for schema_name, meta_name in zip(RELEASE_FILES[:2], RELEASE_FILES[2:], strict=True):
+    for schema_name, meta_name in META_OF.items():
         if not (folder / schema_name).is_file():
             continue
         if not (folder / meta_name).is_file():
@@ -405,30 +561,49 @@ def _download(url: str) -> bytes:
         raise CodegenError(f"download failed: {reason}", file=url) from None
 
 
+def write_release(store: Path, release: str, contents: Mapping[str, bytes]) -> Path:
+    """Write verified files into ``<store>/v<major>/<release>/``, each file replaced in one step.
+
+    Only the release's own files are written; nothing else in the folder is touched.
+    """
+    target = release_folder(store, release)
+    for name, raw in contents.items():
+        write_atomic(target / name, raw)
+    return target
+
+
 def fetch_release(
     locked: LockedRelease,
     origin: str | Path | None,
-    cache: Path,
+    store: Path,
     progress: Callable[[str], None] | None = None,
 ) -> Path:
-    """Copy or download every file of ``locked`` into ``cache/<release>``.
+    """Copy or download every file of a tag release into ``store``.
 
-    ``origin`` is a folder laid out like ``schemas/`` (``v<major>/<release>/<file>``),
+    ``origin`` is a folder laid out like a store (``v<major>/<release>/<file>``),
     a base URL laid out the same way, or ``None`` for the upstream addresses in
     the lock.  Every file is checked against its sha256 before anything is
-    written; the cache folder is replaced whole.  ``progress`` is called with
-    each file's name once it is fetched and verified.
+    written.  ``progress`` is called with each file's name once it is fetched and verified.
     """
+    if isinstance(origin, str) and "://" not in origin:
+        origin = Path(origin)
+    if isinstance(origin, Path) and not origin.is_dir():
+        raise CodegenError("no such folder to fetch from", file=origin)
     contents: dict[str, bytes] = {}
     for name, entry in locked.files.items():
         if origin is None:
+            if not entry.url:
+                raise CodegenError(
+                    f"the lock records no address for {name} of {locked.name}; "
+                    f"fetch it with `{locked.fetch_command()}`"
+                )
             raw = _download(entry.url)
             where: str | Path = entry.url
-        elif isinstance(origin, str) and "://" in origin:
+        elif isinstance(origin, str):
             where = f"{origin.rstrip('/')}/v{protocol_major(locked.name)}/{locked.name}/{name}"
             raw = _download(where)
         else:
-            where = release_folder(Path(origin), locked.name) / name
+            where = release_folder(origin, locked.name) / name
             raw = _read_bytes(where)
         digest = sha256_bytes(raw)
         if digest != entry.sha256:
@@ -438,16 +613,4 @@ def fetch_release(
         contents[name] = raw
         if progress is not None:
             progress(name)
-    target = cache / locked.name
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=cache, prefix=f".{locked.name}."))
-    try:
-        for name, raw in contents.items():
-            (staging / name).write_bytes(raw)
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return target
+    return write_release(store, locked.name, contents)
