@@ -131,3 +131,33 @@ def test_connect_websocket_runs_a_session_with_cookies_in_the_handshake() -> Non
 
     run(go(), 30)
     assert seen == ["affinity=node-7"]
+
+
+def test_connect_websocket_keeps_the_handshakes_set_cookie() -> None:
+    inner = acp.asgi_app(V2EchoAgent)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        async def send_with_cookie(message: Any) -> None:
+            if message["type"] == "websocket.accept":
+                message = {
+                    **message,
+                    "headers": [*message["headers"], (b"set-cookie", b"affinity=node-3; Path=/")],
+                }
+            await send(message)
+
+        await inner(scope, receive, send_with_cookie)
+
+    async def go() -> None:
+        async with serve(app) as base:
+            connection = await acp.connect_websocket(
+                RecordingClient(acp), ws_url(base), cookies={"team": "blue"}
+            )
+            channel = connection.connection.channel
+            assert channel.cookies == {
+                "team": "blue",
+                "affinity": "node-3",
+            }  # pass them to the next connection
+            assert channel.connection_id is not None and len(channel.connection_id) >= 43
+            await connection.close()
+
+    run(go(), 30)
