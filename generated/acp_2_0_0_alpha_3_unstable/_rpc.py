@@ -568,7 +568,7 @@ class Connection:
                 None, RequestError.invalid_request({"reason": "a batch is not accepted here"})
             )
             return
-        replies = [self._receive(m) for m in message]
+        replies = [self._receive(m, batch=True) for m in message]
         self._spawn(self._send_batch_reply(replies))
 
     async def _send_reply(self, reply: Awaitable[dict[str, Any] | None]) -> None:
@@ -584,8 +584,14 @@ class Connection:
         if found:
             await self._write(found)
 
-    def _receive(self, message: Any) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
-        """Handle one message: the reply, a reply still being computed, or ``None``."""
+    def _receive(
+        self, message: Any, batch: bool = False
+    ) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
+        """Handle one message: the reply, a reply still being computed, or ``None``.
+
+        A request outside a batch is answered by the task that runs its handler (``None``
+        here): one task per request, which ``$/cancel_request`` cancels.
+        """
         kind = message_kind(message)
         if kind == "response":
             self._resolve(message)
@@ -605,9 +611,39 @@ class Connection:
         request_id = message["id"]
         context = contextvars.copy_context()
         context.run(_current_request.set, request_id)
-        task = asyncio.get_running_loop().create_task(self._handle_request(method, params), context=context)
+        loop = asyncio.get_running_loop()
+        if not batch:
+            self._incoming[request_id] = loop.create_task(
+                self._serve_request(request_id, method, params), context=context
+            )
+            return None
+        task = loop.create_task(self._handle_request(method, params), context=context)
         self._incoming[request_id] = task
         return self._answer(request_id, method, task)
+
+    async def _serve_request(self, request_id: JsonId, method: str, params: Any) -> None:
+        """Run one request's handler and write its answer (``-32800`` once ``$/cancel_request`` cancels it)."""
+        task = asyncio.current_task()
+        try:
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": await self._handle_request(method, params),
+            }
+        except asyncio.CancelledError:
+            if self._closed.is_set():
+                raise
+            answer = _error_reply(request_id, RequestError.request_cancelled())
+        except RequestError as error:
+            answer = _error_reply(request_id, error)
+        except Exception:
+            logger.exception("handler of %r failed", method)
+            answer = _error_reply(request_id, RequestError.internal_error())
+        finally:
+            if self._incoming.get(request_id) is task:
+                del self._incoming[request_id]
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._write(answer)
 
     async def _answer(
         self, request_id: JsonId, method: str, task: asyncio.Task[Any]
