@@ -622,7 +622,7 @@ class Connection:
         return self._answer(request_id, method, task)
 
     async def _serve_request(self, request_id: JsonId, method: str, params: Any) -> None:
-        """Run one request's handler and write its answer (``-32800`` once ``$/cancel_request`` cancels it)."""
+        """Run one request's handler and write its answer (``-32800`` if ``$/cancel_request`` cancels it)."""
         task = asyncio.current_task()
         try:
             answer = {
