@@ -455,3 +455,26 @@ def test_cancelling_a_call_cancels_the_agents_handler_over_the_remote_transports
             await connection.close()
 
     run(go(), 30)
+
+
+def test_too_many_session_streams_without_a_reader_close_the_connection() -> None:
+    app = echo_app(acp, acp_v1, limits=acp.ServerLimits(max_buffered_session_streams=2))
+
+    async def test(http: httpx.AsyncClient) -> None:
+        cid = await open_connection(http)
+        connected = {**JSON, "Acp-Connection-Id": cid}
+        for index in (1, 2, 3):
+            await http.post("/acp", content=call(index, "session/new", {"cwd": "/"}), headers=connected)
+        for index in (1, 2, 3):  # each prompt's output goes to a session stream nobody reads
+            session = f"v2-{index}"
+            prompt = call(10 + index, "session/prompt", {"sessionId": session, "prompt": []})
+            await http.post("/acp", content=prompt, headers={**connected, "Acp-Session-Id": session})
+        for _ in range(100):
+            if app.connections == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert app.connections == 0
+        gone = await http.post("/acp", content=call(20, "session/new", {"cwd": "/"}), headers=connected)
+        assert gone.status_code == 404
+
+    with_server(test, app)
