@@ -214,6 +214,11 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
     return out, time.monotonic() - started
 
 
+FIRST_RUN = pytest.mark.xdist_group("test_atomic-first-run")
+"""On every test that uses ``first_run``: one pytest-xdist worker runs them, so it runs once."""
+
+
+@FIRST_RUN
 def test_hash_seeds_and_workers_do_not_change_a_byte(
     first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes]
 ) -> None:
@@ -224,6 +229,7 @@ def test_hash_seeds_and_workers_do_not_change_a_byte(
     assert tree_bytes(out) == tree_bytes(first_run[0]) == committed
 
 
+@FIRST_RUN
 @pytest.mark.parametrize("fraction", [0.3, 0.7, 0.95])
 def test_killed_generate_leaves_old_or_new(
     first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes], fraction: float

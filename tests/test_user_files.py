@@ -57,6 +57,10 @@ def siblings(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
 
+PRIMED = pytest.mark.xdist_group("test_user_files-primed")
+"""On every test that uses ``primed``: one pytest-xdist worker runs them, so it is made once."""
+
+
 @pytest.fixture(scope="module")
 def primed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """``generate RELEASE`` run once into a folder, with its build cache: later runs render nothing."""
@@ -271,6 +275,7 @@ STEPS: dict[str, Callable[[pytest.MonkeyPatch, int], None]] = {
 }
 
 
+@PRIMED
 @pytest.mark.parametrize("code", ERRNOS, ids=errno.errorcode.get)
 @pytest.mark.parametrize("step", list(STEPS))
 def test_generate_os_error_is_one_line_and_the_tree_stays(
@@ -392,6 +397,7 @@ def cli_line(*args: str | Path) -> str:
     return " ".join([sys.executable, "-m", "codegen.cli", *(f"'{arg}'" for arg in args)])
 
 
+@PRIMED
 @needs_namespaces
 def test_read_only_mount(primed: tuple[Path, Path], tmp_path: Path) -> None:
     out = stale_copy(primed, tmp_path / "ro" / "generated")
@@ -419,6 +425,7 @@ def test_read_only_mount_reports(reports_dir: Path, tmp_path: Path) -> None:
     assert tree_bytes(reports_dir) == before
 
 
+@PRIMED
 @needs_namespaces
 def test_busy_mount_point(primed: tuple[Path, Path], tmp_path: Path) -> None:
     """The output folder is a mount point: it cannot be renamed, so the swap fails before it starts."""
@@ -433,6 +440,7 @@ def test_busy_mount_point(primed: tuple[Path, Path], tmp_path: Path) -> None:
     assert siblings(out.parent) == ["generated"]
 
 
+@PRIMED
 @needs_namespaces
 def test_no_space_left(primed: tuple[Path, Path], tmp_path: Path) -> None:
     """A tmpfs with room for the old tree but not for a second copy of it."""
