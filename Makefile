@@ -10,10 +10,12 @@ CODEGEN := $(PY) -m codegen.cli
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
+# editable_mode=compat puts the checkout itself on sys.path: a new module needs no reinstall,
+# and setuptools prints no warning
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
 setup: $(STAMP)  ## create .venv with the tool and its test dependencies

@@ -397,18 +397,21 @@ def cli_line(*args: str | Path) -> str:
     return " ".join([sys.executable, "-m", "codegen.cli", *(f"'{arg}'" for arg in args)])
 
 
+def refused_in_namespace(setup: str, *args: str | Path) -> list[str]:
+    """Run the command line after ``setup`` in a private mount namespace: its error lines (exit 2)."""
+    result = in_namespace(f'{setup}\nset +e; {cli_line(*args)}; echo "status=$?"')
+    assert "status=2" in result.stdout, result.stderr
+    return result.stderr.strip().splitlines()
+
+
 @PRIMED
 @needs_namespaces
 def test_read_only_mount(primed: tuple[Path, Path], tmp_path: Path) -> None:
     out = stale_copy(primed, tmp_path / "ro" / "generated")
     before = tree_bytes(out)
     parent = out.parent
-    result = in_namespace(
-        f"mount --bind -o ro '{parent}' '{parent}'\n"
-        f'set +e; {cli_line(*generate_args(primed, out))}; echo "status=$?"'
-    )
-    assert "status=2" in result.stdout, result.stderr
-    assert_one_line(2, result.stderr.strip().splitlines(), out, os.strerror(errno.EROFS))
+    lines = refused_in_namespace(f"mount --bind -o ro '{parent}' '{parent}'", *generate_args(primed, out))
+    assert_one_line(2, lines, out, os.strerror(errno.EROFS))
     assert tree_bytes(out) == before
     assert siblings(parent) == ["generated"]
 
@@ -416,12 +419,10 @@ def test_read_only_mount(primed: tuple[Path, Path], tmp_path: Path) -> None:
 @needs_namespaces
 def test_read_only_mount_reports(reports_dir: Path, tmp_path: Path) -> None:
     before = tree_bytes(reports_dir)
-    result = in_namespace(
-        f"mount --bind -o ro '{reports_dir}' '{reports_dir}'\n"
-        f"set +e; {cli_line('reports', '--out', reports_dir)}; echo \"status=$?\""
+    lines = refused_in_namespace(
+        f"mount --bind -o ro '{reports_dir}' '{reports_dir}'", "reports", "--out", reports_dir
     )
-    assert "status=2" in result.stdout, result.stderr
-    assert_one_line(2, result.stderr.strip().splitlines(), reports_dir, os.strerror(errno.EROFS))
+    assert_one_line(2, lines, reports_dir, os.strerror(errno.EROFS))
     assert tree_bytes(reports_dir) == before
 
 
@@ -431,11 +432,8 @@ def test_busy_mount_point(primed: tuple[Path, Path], tmp_path: Path) -> None:
     """The output folder is a mount point: it cannot be renamed, so the swap fails before it starts."""
     out = stale_copy(primed, tmp_path / "busy" / "generated")
     before = tree_bytes(out)
-    result = in_namespace(
-        f"mount --bind '{out}' '{out}'\nset +e; {cli_line(*generate_args(primed, out))}; echo \"status=$?\""
-    )
-    assert "status=2" in result.stdout, result.stderr
-    assert_one_line(2, result.stderr.strip().splitlines(), out, os.strerror(errno.EBUSY))
+    lines = refused_in_namespace(f"mount --bind '{out}' '{out}'", *generate_args(primed, out))
+    assert_one_line(2, lines, out, os.strerror(errno.EBUSY))
     assert tree_bytes(out) == before
     assert siblings(out.parent) == ["generated"]
 
