@@ -170,7 +170,6 @@ def write_tree(out: Path, tree: Mapping[str, str], option: str = "--out") -> boo
         elif not _exchange(staging, out):  # after an exchange, staging holds the old tree
             os.replace(out, work / OLD)
             os.replace(staging, out)
-        _remove(work)
     except OSError as exc:
         if work is not None:
             _discard(work, out)
@@ -179,6 +178,10 @@ def write_tree(out: Path, tree: Mapping[str, str], option: str = "--out") -> boo
         if work is not None:
             _discard(work, out)
         raise
+    try:
+        _remove(work)  # the old tree, now that the new one is in place
+    except OSError:
+        pass  # the write is done; the next run removes the marked folder left behind
     return True
 
 
