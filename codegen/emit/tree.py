@@ -15,6 +15,7 @@ operating-system error is one line naming the path.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import difflib
 import json
@@ -178,10 +179,10 @@ def write_tree(out: Path, tree: Mapping[str, str], option: str = "--out") -> boo
         if work is not None:
             _discard(work, out)
         raise
-    try:
-        _remove(work)  # the old tree, now that the new one is in place
-    except OSError:
-        pass  # the write is done; the next run removes the marked folder left behind
+    # the old tree, now that the new one is in place; if that fails, the write is still done and
+    # the next run removes the marked folder left behind
+    with contextlib.suppress(OSError):
+        _remove(work)
     return True
 
 
