@@ -15,26 +15,28 @@ from pathlib import Path
 
 from rich.console import Console
 
-from . import diagnostics
+from . import diagnostics, resources
 from . import generate as gen
 from .diff.report import FORMATS
 from .emit import tree as tree_files
 from .errors import EXIT_INPUT_ERROR, CodegenError
+from .files import check_folder, os_error
 from .schema.ir import Stability
 from .schema.load import (
+    BUNDLED_SCHEMAS,
     DEFAULT_LOCK,
-    PROJECT_ROOT,
     SchemaSource,
     add_to_lock,
     default_cache_dir,
     default_source,
     fetch_release,
     layered_lock,
+    protocol_major,
     read_lock,
 )
 
-DEFAULT_OUT = PROJECT_ROOT / "generated"
-DEFAULT_REPORTS = PROJECT_ROOT / "reports"
+DEFAULT_OUT = resources.DEFAULT_OUT
+DEFAULT_REPORTS = resources.DEFAULT_REPORTS
 EXIT_CHECK_FAILED = 1
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -64,8 +66,33 @@ def _source(args: argparse.Namespace, *, creating: bool = False) -> SchemaSource
     return SchemaSource(lock, front, args.cache)
 
 
+def _writable_store(source: SchemaSource, command: str) -> SchemaSource:
+    """``source``, unless what ``command`` would write is an installed copy's bundled store."""
+    if resources.installed() and source.target.resolve() == BUNDLED_SCHEMAS.resolve():
+        raise CodegenError(
+            f"{command} writes into a schema store, and the bundled one is part of the installed "
+            "acp-codegen; pass --schemas DIR to use a store of your own (it is searched first)",
+            file=BUNDLED_SCHEMAS,
+        )
+    return source
+
+
+def _out(args: argparse.Namespace, default: Path | None) -> Path:
+    """The ``--out`` folder of a command: given, or the checkout's own; never a file."""
+    if args.out is None:
+        if default is None:
+            raise CodegenError(
+                f"{args.command} needs --out DIR: an installed acp-codegen has no checkout to write into"
+            )
+        args.out = default
+    out: Path = args.out
+    check_folder(out)
+    return out
+
+
 @command("generate")
 def _generate(args: argparse.Namespace, console: Console) -> int:
+    _out(args, DEFAULT_OUT)
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
     if not args.releases:
@@ -131,7 +158,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
 def _fetch(args: argparse.Namespace, console: Console) -> int:
     from .schema import npm
 
-    source = _source(args, creating=True)
+    source = _writable_store(_source(args, creating=True), "fetch")
     if npm.is_npm(args.origin):
         locked = None  # RELEASE may name one release the package ships, locked or not
     elif args.release is None:
@@ -170,7 +197,7 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
 
 @command("lock")
 def _lock(args: argparse.Namespace, console: Console) -> int:
-    source = _source(args)
+    source = _writable_store(_source(args), "lock")
     folder = source.find_folder(args.release)
     if folder is None:
         searched = ", ".join(str(store) for store in source.stores)
@@ -251,6 +278,7 @@ def _rules(args: argparse.Namespace, console: Console) -> int:
 def _reports(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
 
+    _out(args, DEFAULT_REPORTS)
     source = _source(args)
     written = report.report_files(source, list(source.lock.releases))
     if args.check:
@@ -375,12 +403,39 @@ def _strict_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _out_help(default: Path | None) -> str:
+    where = (
+        f"default: {default}" if default is not None else "required: an installed acp-codegen has no default"
+    )
+    return f"the output folder, created if absent; never a file ({where})"
+
+
+def _version() -> str:
+    """``--version``: the tool's and, per protocol major, the newest locked release it bundles."""
+    lock = read_lock(DEFAULT_LOCK)
+    majors = sorted({protocol_major(name) for name in lock.releases})
+    newest = ", ".join(f"v{major} {lock.newest(major)}" for major in majors) or "none"
+    return f"acp-codegen {resources.version()} (bundled schemas: newest {newest}; {BUNDLED_SCHEMAS})"
+
+
+def _store_note() -> str:
+    where = (
+        "in this checkout" if resources.CHECKOUT is not None else "inside the installed package, read-only"
+    )
+    return f"The bundled schema store is {BUNDLED_SCHEMAS} ({where})."
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
         description="Generate typed Python bindings from the upstream ACP JSON Schema releases "
         "(protocol v1 and v2), and report what changed between them.",
-        epilog="Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
+        epilog=f"{_store_note()} Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
+    )
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the tool's version and the newest bundled release of each protocol major, and exit",
     )
     parser.add_argument(
         "--lock",
@@ -404,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=default_cache_dir(),
         help="where the build cache lives (default: %(default)s)",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
         "generate",
@@ -414,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)"
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_OUT))
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
     p.add_argument(
         "--no-cache", action="store_true", help="render every package even if its inputs did not change"
@@ -513,7 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Diff every consecutive pair of locked releases, stable and unstable, into markdown and "
         "JSON reports.",
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_REPORTS, help="output folder (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_REPORTS))
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
 
     p = sub.add_parser(
@@ -597,6 +652,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)
     try:
+        if args.version:
+            print(_version())
+            return 0
+        if args.command is None:
+            parser.error("a COMMAND is required (or --version)")
         with diagnostics.collecting(getattr(args, "strict", False)) as found:
             status = _COMMANDS[args.command](args, console)
         for item in found.gaps:
@@ -604,6 +664,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CodegenError as error:
         print(f"acp-codegen: error: {error.one_line()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except OSError as exc:  # anything the commands did not name themselves: still one line
+        print(f"acp-codegen: error: {os_error(exc, what='cannot read or write').one_line()}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
         return 130

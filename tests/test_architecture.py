@@ -20,7 +20,8 @@ from tests.support.releases import ROOT
 PACKAGE = ROOT / "codegen"
 
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime"),
+    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime", "codegen.resources"),
+    ("codegen.files",),
     ("codegen.schema", "codegen.knowledge"),
     ("codegen.pysource",),
     ("codegen.api",),

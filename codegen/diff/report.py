@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from ..schema.load import SchemaSource, protocol_major, write_atomic
+from ..files import write_files
+from ..schema.load import SchemaSource, protocol_major
 from .differ import diff_releases
 from .model import Change, DiffResult, SurfaceDiff, Waiver
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
@@ -371,10 +372,6 @@ def stale_reports(folder: Path, files: dict[str, str]) -> list[str]:
 
 
 def write_reports(folder: Path, files: dict[str, str]) -> None:
-    """Write the reports and remove ones no longer produced."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in folder.iterdir():
-        if _is_report(path) and path.name not in files:
-            path.unlink()
-    for name, content in files.items():
-        write_atomic(folder / name, content.encode("utf-8"))
+    """Write the reports and remove ones no longer produced: all or nothing (see ``write_files``)."""
+    listed = folder.iterdir() if folder.is_dir() else ()
+    write_files(folder, files, remove=[p.name for p in listed if _is_report(p) and p.name not in files])

@@ -83,6 +83,10 @@ def mutate(name: str, work: Path) -> Outcome:
     return Outcome(name, expected, docs[schema_file], surface, files, found.gaps, diff, folder, package)
 
 
+# every mutated release is generated once, by the one pytest-xdist worker that runs this module
+pytestmark = pytest.mark.xdist_group("test_corpus-outcomes")
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
     work = tmp_path_factory.mktemp("evolution")

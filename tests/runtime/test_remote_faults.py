@@ -1,7 +1,8 @@
 """Faults and load on the remote transports, bounded, on 127.0.0.1 only.
 
 The load test (200 connections each streaming 1,000 updates) takes longer than 30 s on the
-2-core machine: it is marked ``slow`` and runs in ``make test-all``.
+2-core machine: it repeats the streaming checks of ``make test`` on 200 connections at once, so it
+is marked ``sweep`` and runs in ``make test-all`` (``make test-sweeps``).
 """
 
 from __future__ import annotations
@@ -225,7 +226,7 @@ def rss_kib(pid: int) -> tuple[int, int]:
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
-@pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("transport", ["http", "ws"])
 def test_200_connections_each_stream_1000_updates_once_and_in_order(transport: str) -> None:
     command = [sys.executable, "examples/remote_agent.py", "--host", "127.0.0.1", "--port", "0"]

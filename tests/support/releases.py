@@ -9,6 +9,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 GENERATED = ROOT / "generated"
 if str(GENERATED) not in sys.path:
@@ -18,15 +20,38 @@ from codegen import naming  # noqa: E402
 from codegen.knowledge import section  # noqa: E402
 from codegen.schema.builder import build_release  # noqa: E402
 from codegen.schema.ir import ApiSurface  # noqa: E402
-from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
+from codegen.schema.load import ReleaseFiles, SchemaSource, protocol_major, read_lock  # noqa: E402
 
 RELEASES: list[str] = list(read_lock().releases)
 SURFACES: list[tuple[str, bool]] = [(r, u) for r in RELEASES for u in (False, True)]
+_BY_MAJOR: dict[int, list[str]] = {}
+for _release in RELEASES:
+    _BY_MAJOR.setdefault(protocol_major(_release), []).append(_release)
+REPRESENTATIVE: frozenset[str] = frozenset(r for names in _BY_MAJOR.values() for r in (names[0], names[-1]))
+"""The oldest and the newest locked release of each protocol major: what ``make test`` sweeps over."""
 
 
 def surface_id(param: tuple[str, bool]) -> str:
     release, unstable = param
     return release + ("-unstable" if unstable else "")
+
+
+def sweep(surfaces: list[tuple[str, bool]]) -> list[Any]:
+    """``surfaces`` as ``pytest.param``s for ``parametrize("release, unstable", ...)``, the ones
+    between the oldest and the newest release of a major marked ``sweep`` (``make test-all`` only).
+
+    For a slow check repeated on every release, where the releases in between exercise the
+    same code as the two ends (see the README's test section).
+    """
+    return [
+        pytest.param(
+            release,
+            unstable,
+            id=surface_id((release, unstable)),
+            marks=() if release in REPRESENTATIVE else (pytest.mark.sweep,),
+        )
+        for release, unstable in surfaces
+    ]
 
 
 @functools.cache

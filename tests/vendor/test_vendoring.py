@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.errors import CodegenError
 from codegen.schema.load import read_lock
 from codegen.vendor import vendoring
 from codegen.vendor.manifest import MANIFEST_NAME, read_manifest
@@ -81,7 +82,7 @@ def test_a_failed_write_leaves_the_old_copy(vendored: Path, monkeypatch: pytest.
         return real_write(self, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Path, "write_text", failing_write)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(CodegenError, match="acp: cannot write: disk full"):  # one line for the CLI
         vendoring.vendor(release_files(A7), False, vendored.parent)
     assert len(writes) == 4  # the failure did come in the middle of the new files
     assert snapshot(vendored) == before
