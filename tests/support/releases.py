@@ -85,14 +85,14 @@ def surfaces_with(name: str) -> list[tuple[str, bool]]:
 
 
 def newest_release(major: int) -> str:
-    """The newest locked release of protocol ``major`` (the lock is in release order).
+    """The newest locked release of protocol ``major`` (``Lock.newest``).
 
     Remote-transport tests run on it, so they move to a new release once it is locked and generated.
     """
-    found = [r for r in RELEASES if major == package_of(r, False).PROTOCOL_VERSION]
-    if not found:
+    found = read_lock().newest(major)
+    if found is None:
         raise LookupError(f"no locked release of protocol v{major}")
-    return found[-1]
+    return found
 
 
 def newest_package(major: int, unstable: bool = False) -> ModuleType:
