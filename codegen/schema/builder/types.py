@@ -41,7 +41,7 @@ from ..ir import (
     Variant,
     strip_nullable,
 )
-from .context import BuildContext, doc_of
+from .context import BuildContext, TypeInfo, doc_of
 
 MAX_NESTING = 40
 """How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
@@ -134,7 +134,7 @@ class ObjectUnions(Protocol):
         key: str,
         members: list[dict[str, Any]],
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         skip: frozenset[int] = frozenset(),
     ) -> UnionType: ...
 
@@ -186,21 +186,15 @@ class TypeBuilder:
 
     def build_def(self, def_name: str, node: dict[str, Any], pointer: str) -> NamedType:
         name = self.ctx.class_of[def_name]
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": def_name,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(def_name, node),
-            "internal": bool(node.get("x-docs-ignore")),
-        }
+        info = self.ctx.type_info(def_name, node, pointer, internal=bool(node.get("x-docs-ignore")))
         found = self.ctx.members(node, pointer)
         if found is not None:
             key, members = found
             shapes = [self.ctx.enum_member(m) for m in members]
             if all(shapes) and "const" in shapes and shapes.count("open") <= 1 and _enum_base(members):
-                return self.build_enum(name, members, pointer_join(pointer, key), common)
+                return self.build_enum(name, members, pointer_join(pointer, key), info)
             if "properties" in node or any(self.ctx.is_objectish(m) for m in members):
-                return self.unions.build_object_union(name, def_name, node, key, members, pointer, common)
+                return self.unions.build_object_union(name, def_name, node, key, members, pointer, info)
             variants = tuple(
                 Variant(
                     tag=None,
@@ -212,7 +206,7 @@ class TypeBuilder:
                 )
                 for i, m in enumerate(members)
             )
-            return UnionType(name=name, variants=variants, **common)
+            return UnionType(name=name, variants=variants, **info.fields())
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
             if all(isinstance(v, str) for v in values) or all(
@@ -224,17 +218,15 @@ class TypeBuilder:
                     base=base,
                     values=tuple(EnumValue(v) for v in values),
                     open=False,
-                    **common,
+                    **info.fields(),
                 )
         if node.get("type") == "object" or "properties" in node:
-            return self.build_object(name, def_name, node, pointer, common)
-        return AliasType(name=name, target=self.type_expr(node, pointer, name), **common)
+            return self.build_object(name, def_name, node, pointer, info)
+        return AliasType(name=name, target=self.type_expr(node, pointer, name), **info.fields())
 
     # -- enums ------------------------------------------------------------------
 
-    def build_enum(
-        self, name: str, members: list[dict[str, Any]], pointer: str, common: dict[str, Any]
-    ) -> EnumType:
+    def build_enum(self, name: str, members: list[dict[str, Any]], pointer: str, info: TypeInfo) -> EnumType:
         """An enum of ``const`` members of one JSON type, open if one more member is any value of it."""
         base = _enum_base(members)
         assert base is not None, "build_def checks the members first"
@@ -252,12 +244,14 @@ class TypeBuilder:
             else:
                 is_open = True
                 open_doc = doc_of(member)
-        return EnumType(name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **common)
+        return EnumType(
+            name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **info.fields()
+        )
 
     # -- objects ----------------------------------------------------------------
 
     def build_object(
-        self, name: str, def_name: str | None, node: Mapping[str, Any], pointer: str, common: dict[str, Any]
+        self, name: str, def_name: str | None, node: Mapping[str, Any], pointer: str, info: TypeInfo
     ) -> ObjectType:
         parts = [self.inline_part(node, pointer)]
         extends: str | None = None
@@ -273,7 +267,7 @@ class TypeBuilder:
                 elif isinstance(item, dict):
                     parts.append(self.inline_part(item, item_pointer))
         fields, extends = self.combine(parts, name, def_name)
-        return ObjectType(name=name, fields=fields, base=extends, extra=self.extra_of(parts), **common)
+        return ObjectType(name=name, fields=fields, base=extends, extra=self.extra_of(parts), **info.fields())
 
     def inline_part(self, node: Mapping[str, Any], pointer: str) -> Part:
         properties = node.get("properties", {})
@@ -537,25 +531,15 @@ class TypeBuilder:
         property nullable instead.
         """
         name = self.ctx.claim(naming.class_name(context), pointer)
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": None,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(None, node),
-            "internal": False,
-        }
-        union = self.unions.build_object_union(name, None, dict(node), key, members, pointer, common, nulls)
+        info = self.ctx.type_info(None, node, pointer)
+        union = self.unions.build_object_union(name, None, dict(node), key, members, pointer, info, nulls)
         self.ctx.types[name] = union
         return name
 
     def inline_object(self, node: Mapping[str, Any], pointer: str, context: str) -> str:
         """An object schema written inline in a property: it becomes a named class."""
         name = self.ctx.claim(naming.class_name(context), pointer)
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": None,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(None, node),
-        }
-        self.ctx.types[name] = self.build_object(name, None, node, pointer, common)
+        self.ctx.types[name] = self.build_object(
+            name, None, node, pointer, self.ctx.type_info(None, node, pointer)
+        )
         return name

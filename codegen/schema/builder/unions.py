@@ -38,7 +38,7 @@ from ..ir import (
     UnionType,
     Variant,
 )
-from .context import BuildContext, doc_of, is_marked_unstable, properties_of
+from .context import BuildContext, TypeInfo, doc_of, is_marked_unstable, properties_of
 from .types import Part
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ class UnionBuilder:
         parts: list[Part],
         doc: str,
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
         origin: Origin | None,
@@ -229,8 +229,8 @@ class UnionBuilder:
             fields=fields,
             doc=doc,
             pointer=pointer,
-            unstable=common["unstable"],
-            internal=common["internal"],
+            unstable=info.unstable,
+            internal=info.internal,
             base=base,
             extra=self.type_builder.extra_of(parts),
             tag=tag,
@@ -247,7 +247,7 @@ class UnionBuilder:
         key: str,
         members: list[dict[str, Any]],
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         skip: frozenset[int] = frozenset(),
     ) -> UnionType:
         """A union of objects, written as a ``$defs`` entry or inline (``def_name`` is then ``None``).
@@ -271,7 +271,7 @@ class UnionBuilder:
             title = str(member.get("title", ""))
             doc = doc_of(member)
             parts, branches = self.member_parts(member, member_pointer)
-            member_common = {**common, "unstable": common["unstable"] or is_marked_unstable(member)}
+            member_info = info.marked_unstable(is_marked_unstable(member))
             tag_info = (
                 TagValue(tag, tag_py, tag_value) if tag is not None and tag_py and kind == "tag" else None
             )
@@ -293,7 +293,7 @@ class UnionBuilder:
                     branches,
                     doc,
                     member_pointer,
-                    member_common,
+                    member_info,
                     tag_info,
                     reserved,
                     origin,
@@ -315,7 +315,7 @@ class UnionBuilder:
             tag_py_name=tag_py,
             catch_all=catch_all,
             fields=common_fields,
-            **common,
+            **info.fields(),
         )
 
     def member_label(
@@ -339,7 +339,7 @@ class UnionBuilder:
         branches: list[Branch],
         doc: str,
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
         origin: Origin | None,
@@ -353,7 +353,7 @@ class UnionBuilder:
         every class at the bottom.
         """
         if not branches:
-            return Ref(self.variant_class(name, parts, doc, pointer, common, tag, reserved, origin))
+            return Ref(self.variant_class(name, parts, doc, pointer, info, tag, reserved, origin))
         first, rest = branches[0], branches[1:]
         variants: list[Variant] = []
         catch_all: Variant | None = None
@@ -366,7 +366,7 @@ class UnionBuilder:
                 option.branches + rest,
                 option.doc,
                 pointer,
-                common,
+                info,
                 tag,
                 reserved,
                 child_origin,
@@ -381,8 +381,8 @@ class UnionBuilder:
             variants=tuple(variants),
             doc=doc,
             pointer=pointer,
-            unstable=common["unstable"],
-            internal=common["internal"],
+            unstable=info.unstable,
+            internal=info.internal,
             tag_wire_name=first.tag_wire,
             tag_py_name=first.tag_py,
             catch_all=catch_all,
