@@ -178,13 +178,11 @@ def _leaves(surface: ApiSurface, union: UnionType) -> Iterator[tuple[object, lis
     if union.catch_all is not None:
         branches.append((None, union.catch_all))
     for tag, variant in branches:
-        found = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        found = surface.resolve(variant.type)
         if isinstance(found, ObjectType):
             yield tag, [found]
         elif isinstance(found, UnionType) and not found.tagged and found.catch_all is None:
-            members = [
-                surface.types.get(v.type.name) if isinstance(v.type, Ref) else None for v in found.variants
-            ]
+            members = [surface.resolve(v.type) for v in found.variants]
             if not all(isinstance(m, ObjectType) for m in members):
                 raise CodegenError(
                     f"union request {union.name}: the members of {found.name} are not all objects"

@@ -43,10 +43,10 @@ def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, str]]:
             for f in surface.all_fields(leaf):
                 if f.unstable:
                     yield method.side, f"{method.wire_name} {f.wire_name}"
-                target = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
+                target = surface.resolve(f.type)
                 if isinstance(target, UnionType) and target.tag_wire_name:
                     for variant in target.variants:
-                        kind = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+                        kind = surface.resolve(variant.type)
                         if kind is not None and kind.unstable and not target.unstable:
                             selector = f"{f.wire_name}.{target.tag_wire_name}={variant.tag}"
                             yield method.side, f"{method.wire_name} {selector}"
@@ -140,7 +140,7 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
         _no_echo(surface, f"no {facts['notification']!r} notification to echo the prompt with")
         return None
     for f in call_fields(surface, carrier.name):
-        union = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
+        union = surface.resolve(f.type)
         if not isinstance(union, UnionType):
             continue
         variant = next((v for v in union.variants if v.tag == facts["update"]), None)

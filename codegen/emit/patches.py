@@ -436,7 +436,7 @@ class _Planner:
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
         for candidate in notification.fields:
-            target = self.surface.types.get(candidate.type.name) if isinstance(candidate.type, Ref) else None
+            target = self.surface.resolve(candidate.type)
             if isinstance(target, UnionType) and target.tagged:
                 return candidate, target
         raise self.schema_error(f"{notification.name} has no tagged union of updates", notification.pointer)

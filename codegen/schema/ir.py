@@ -155,6 +155,11 @@ def strip_nullable(expr: TypeExpr) -> TypeExpr:
     return expr.inner if isinstance(expr, Nullable) else expr
 
 
+def resolve(types: Mapping[str, NamedType], expr: TypeExpr) -> NamedType | None:
+    """The named type ``expr`` refers to; ``None`` when it is not a :class:`Ref` (or names no type)."""
+    return types.get(expr.name) if isinstance(expr, Ref) else None
+
+
 # --- named types --------------------------------------------------------------
 
 
@@ -367,6 +372,10 @@ class ApiSurface:
 
     def type(self, name: str) -> NamedType:
         return self.types[name]
+
+    def resolve(self, expr: TypeExpr) -> NamedType | None:
+        """The named type ``expr`` refers to, or ``None`` when it is not a reference."""
+        return resolve(self.types, expr)
 
     def object(self, name: str) -> ObjectType:
         found = self.types[name]

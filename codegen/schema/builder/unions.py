@@ -37,6 +37,7 @@ from ..ir import (
     TypeExpr,
     UnionType,
     Variant,
+    resolve,
 )
 from .context import BuildContext, TypeInfo, doc_of, is_marked_unstable, properties_of
 from .types import Part
@@ -165,7 +166,7 @@ class UnionBuilder:
         for variant in target.members:
             kind = self.kind_of(target, variant)
             label = variant.title or ("other" if kind == "other" else str(variant.tag))
-            found = self.ctx.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+            found = resolve(self.ctx.types, variant.type)
             if isinstance(found, ObjectType):
                 parts, branches = [Part(class_name=found.name, pointer=pointer)], []
             elif isinstance(found, UnionType):
@@ -184,7 +185,7 @@ class UnionBuilder:
             return "other"
         if variant.tag is not None:
             return "tag"
-        found = self.ctx.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        found = resolve(self.ctx.types, variant.type)
         if isinstance(found, ObjectType) and union.tag_wire_name is not None:
             tag_field = next(
                 (f for f in self.ctx.all_fields(found.name) if f.wire_name == union.tag_wire_name), None
