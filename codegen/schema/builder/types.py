@@ -390,7 +390,10 @@ class TypeBuilder:
         return Constraints(**values)
 
     def type_expr(self, node: Any, pointer: str, context: str) -> TypeExpr:
-        """The type of a property, array item or alias."""
+        """The type of a property, array item or alias: one method per schema shape.
+
+        ``context`` names the class an object or union written in place becomes.
+        """
         if pointer.count("/") > MAX_NESTING:
             raise self.ctx.error(f"the schema nests more than {MAX_NESTING} levels deep here", pointer)
         if node is True or node == {}:
@@ -398,83 +401,119 @@ class TypeBuilder:
         if not isinstance(node, dict):
             raise self.ctx.error("a schema must be an object or a boolean", pointer)
         if "$ref" in node:
-            target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
-            return Ref(self.ctx.class_of[target])
+            return self.ref_expr(node, pointer)
         if "const" in node:
-            value = node["const"]
-            if isinstance(value, (dict, list)):
-                raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
-            return self.const(value, pointer_join(pointer, "const"))
+            return self.const_expr(node, pointer)
         found = self.ctx.members(node, pointer)
         if found is not None:
-            key, members = found
-            nulls = [
-                m
-                for m in members
-                if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
-            ]
-            rest = [m for m in members if m not in nulls]
-            if rest and (
-                "properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))
-            ):
-                union = Ref(
-                    self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context)
-                )
-                return Nullable(union) if nulls else union
-            flat: list[tuple[TypeExpr, str]] = []
-            for m in rest:
-                where = pointer_join(pointer, key, members.index(m))
-                expr = self.type_expr(m, where, context)
-                flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
-            if len(flat) > 1:
-                for expr, where in flat:
-                    self.union_member(expr, where)
-            inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
-            if not rest:
-                return Scalar("null")
-            return Nullable(inner) if nulls else inner
+            return self.union_expr(node, found, pointer, context)
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in node:
             return self.type_expr(all_of[0], pointer_join(pointer, "allOf", 0), context)
         if isinstance(node.get("enum"), list) and node["enum"]:
-            values = node["enum"]
-            if not all(v is None or isinstance(v, (str, int)) for v in values):  # bool is an int
-                raise self.ctx.error(
-                    "only string, integer, boolean or null enum values are supported",
-                    pointer_join(pointer, "enum"),
-                )
-            consts = tuple(self.const(v, pointer_join(pointer, "enum")) for v in values if v is not None)
-            if not consts:
-                return Scalar("null")
-            inner = consts[0] if len(consts) == 1 else AnyOf(consts)
-            return Nullable(inner) if None in values else inner
+            return self.enum_expr(node["enum"], pointer)
         kind = node.get("type")
         if isinstance(kind, list):
-            kinds = [k for k in kind if k != "null"]
-            if not all(isinstance(k, str) for k in kind):
-                raise self.ctx.error("'type' must name JSON types", pointer_join(pointer, "type"))
-            if not kinds:
-                return Scalar("null")
-            exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in kinds]
-            if len(exprs) > 1:
-                for expr in exprs:
-                    self.union_member(expr, pointer_join(pointer, "type"))
-            inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
-            return Nullable(inner) if "null" in kind else inner
+            return self.type_list_expr(node, kind, pointer, context)
         if kind == "array":
-            items = node.get("items", True)
-            return ArrayOf(
-                self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
-                self.constraints(node, "array"),
-            )
+            return self.array_expr(node, pointer, context)
         if kind == "object" or "properties" in node or "additionalProperties" in node:
-            closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
-            if node.get("properties") or closed:  # a closed object without properties is {} only
-                return Ref(self.inline_object(node, pointer, context))
-            additional = node.get("additionalProperties", True)
-            return MapOf(
-                self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+            return self.object_expr(node, pointer, context)
+        return self.scalar_expr(node, kind, pointer)
+
+    def ref_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
+        """``{"$ref": "#/$defs/X"}``: the class ``X`` was given."""
+        target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
+        return Ref(self.ctx.class_of[target])
+
+    def const_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
+        """``{"const": value}``: a scalar constant."""
+        value = node["const"]
+        if isinstance(value, (dict, list)):
+            raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
+        return self.const(value, pointer_join(pointer, "const"))
+
+    def union_expr(
+        self, node: Mapping[str, Any], found: tuple[str, list[dict[str, Any]]], pointer: str, context: str
+    ) -> TypeExpr:
+        """An ``anyOf``/``oneOf`` in place.
+
+        Of objects written inline (or with properties beside it), it becomes a named
+        union (:meth:`inline_union`); otherwise a choice between its members, nested
+        choices flattened.  Bare ``null`` members make it nullable.
+        """
+        key, members = found
+        nulls = [
+            m for m in members if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
+        ]
+        rest = [m for m in members if m not in nulls]
+        if rest and (
+            "properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))
+        ):
+            union = Ref(self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context))
+            return Nullable(union) if nulls else union
+        flat: list[tuple[TypeExpr, str]] = []
+        for m in rest:
+            where = pointer_join(pointer, key, members.index(m))
+            expr = self.type_expr(m, where, context)
+            flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
+        if len(flat) > 1:
+            for expr, where in flat:
+                self.union_member(expr, where)
+        inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
+        if not rest:
+            return Scalar("null")
+        return Nullable(inner) if nulls else inner
+
+    def enum_expr(self, values: list[Any], pointer: str) -> TypeExpr:
+        """``{"enum": [...]}`` in place: a constant or a choice of constants, nullable if ``null`` is one."""
+        if not all(v is None or isinstance(v, (str, int)) for v in values):  # bool is an int
+            raise self.ctx.error(
+                "only string, integer, boolean or null enum values are supported",
+                pointer_join(pointer, "enum"),
             )
+        consts = tuple(self.const(v, pointer_join(pointer, "enum")) for v in values if v is not None)
+        if not consts:
+            return Scalar("null")
+        inner: TypeExpr = consts[0] if len(consts) == 1 else AnyOf(consts)
+        return Nullable(inner) if None in values else inner
+
+    def type_list_expr(
+        self, node: Mapping[str, Any], kinds: list[Any], pointer: str, context: str
+    ) -> TypeExpr:
+        """``{"type": [...]}``: a choice of one schema per JSON type, nullable if ``"null"`` is one."""
+        named = [k for k in kinds if k != "null"]
+        if not all(isinstance(k, str) for k in kinds):
+            raise self.ctx.error("'type' must name JSON types", pointer_join(pointer, "type"))
+        if not named:
+            return Scalar("null")
+        exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in named]
+        if len(exprs) > 1:
+            for expr in exprs:
+                self.union_member(expr, pointer_join(pointer, "type"))
+        inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
+        return Nullable(inner) if "null" in kinds else inner
+
+    def array_expr(self, node: Mapping[str, Any], pointer: str, context: str) -> TypeExpr:
+        """``{"type": "array"}``: its items (any value when it has none) and its own constraints."""
+        items = node.get("items", True)
+        return ArrayOf(
+            self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
+            self.constraints(node, "array"),
+        )
+
+    def object_expr(self, node: Mapping[str, Any], pointer: str, context: str) -> TypeExpr:
+        """An object in place: a named class if it has properties or is closed, else a map."""
+        closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
+        if node.get("properties") or closed:  # a closed object without properties is {} only
+            return Ref(self.inline_object(node, pointer, context))
+        additional = node.get("additionalProperties", True)
+        return MapOf(
+            self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+        )
+
+    def scalar_expr(self, node: Mapping[str, Any], kind: Any, pointer: str) -> TypeExpr:
+        """A JSON scalar type with its constraints, or any value when the schema names no type."""
         if isinstance(kind, str) and kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node, kind))
         if kind is None:
