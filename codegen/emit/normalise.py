@@ -254,6 +254,8 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
         meta.append("SkipInvalidItems")
     if field.default_on_error:
         meta.append("DefaultOnError")
+    if field.default_on_null:  # outermost: a null never reaches the type's own checks
+        meta.append("DefaultOnNull")
     if owner.reserved is not None and field.wire_name == owner.reserved.wire_name:
         values = ", ".join(pysource.literal(v) for v in owner.reserved.values)
         meta.append(f"Reserved({values})")

@@ -175,7 +175,11 @@ class Field:
     doc: str = ""
     default: Any = MISSING
     default_on_error: bool = False
+    """``x-deserialize-default-on-error``: an invalid value is read as if the field were omitted."""
     skip_invalid_items: bool = False
+    """``x-deserialize-skip-invalid-items``: invalid items of the list are dropped."""
+    default_on_null: bool = False
+    """``x-deserialize-default-on-null``: ``null`` is read as the default; the field counts as given."""
     unstable: bool = False
 
     @property
@@ -184,7 +188,8 @@ class Field:
 
     @property
     def lenient(self) -> bool:
-        return self.default_on_error or self.skip_invalid_items
+        """Whether a leniency keyword lets the field take values its schema refuses."""
+        return self.default_on_error or self.skip_invalid_items or self.default_on_null
 
 
 @dataclass(frozen=True)

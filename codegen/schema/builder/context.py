@@ -26,6 +26,7 @@ INTERPRETED_EXTENSIONS = frozenset(
         "x-side",
         "x-deserialize-default-on-error",
         "x-deserialize-skip-invalid-items",
+        "x-deserialize-default-on-null",
         "x-docs-ignore",
     }
 )

@@ -109,6 +109,7 @@ def merge_fields(earlier: Field, later: Field) -> Field:
         doc=later.doc or earlier.doc,
         default_on_error=later.default_on_error or (earlier.default_on_error and fallback),
         skip_invalid_items=later.skip_invalid_items or (earlier.skip_invalid_items and fallback),
+        default_on_null=later.default_on_null or (earlier.default_on_null and fallback),
     )
 
 
@@ -370,6 +371,7 @@ class TypeBuilder:
             default=default,
             default_on_error=bool(prop.get("x-deserialize-default-on-error")),
             skip_invalid_items=bool(prop.get("x-deserialize-skip-invalid-items")),
+            default_on_null=bool(prop.get("x-deserialize-default-on-null")),
             unstable=self.ctx.field_is_unstable(owner_schema_name, wire, prop),
         )
 
