@@ -465,7 +465,7 @@ class _Discriminator:
             pin = value.__acp_pins__.get(self.wire)
             tag = getattr(value, pin[0]) if pin else _wire_attribute(value, self.wire)
         else:
-            return None
+            return self.untagged  # not an object: only a member without the tag may take it
         if (tag is _MISSING or tag is None) and self.null is not None:
             return self.null
         if tag is _MISSING:

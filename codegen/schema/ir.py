@@ -282,7 +282,8 @@ class UnionType:
 
     @property
     def open(self) -> bool:
-        return self.catch_all is not None
+        """Whether the union takes values no member names: a catch-all, or a member of any JSON value."""
+        return self.catch_all is not None or any(v.type == Scalar("any") for v in self.variants)
 
     @property
     def known_tags(self) -> tuple[JsonScalar, ...]:

@@ -199,9 +199,7 @@ class TypeBuilder:
             variants = tuple(
                 Variant(
                     tag=None,
-                    type=self.union_member(
-                        self.type_expr(m, pointer_join(pointer, key, i), name), pointer_join(pointer, key, i)
-                    ),
+                    type=self.type_expr(m, pointer_join(pointer, key, i), name),
                     title=str(m.get("title", "")),
                     doc=doc_of(m),
                 )
@@ -411,6 +409,7 @@ class TypeBuilder:
             return self.union_expr(node, found, pointer, context)
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in node:
+            self.beside_reference(node, pointer)
             return self.type_expr(all_of[0], pointer_join(pointer, "allOf", 0), context)
         if isinstance(node.get("enum"), list) and node["enum"]:
             return self.enum_expr(node["enum"], pointer)
@@ -426,7 +425,20 @@ class TypeBuilder:
     def ref_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
         """``{"$ref": "#/$defs/X"}``: the class ``X`` was given."""
         target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
+        self.beside_reference(node, pointer)
         return Ref(self.ctx.class_of[target])
+
+    def beside_reference(self, node: Mapping[str, Any], pointer: str) -> None:
+        """A gap for constraints next to a ``$ref`` (or a single ``allOf``): the IR keeps none there."""
+        found = [key for key in _CONSTRAINT_KEYS if key != "format" and key in node]
+        if found:
+            gap(
+                "constraints beside a reference are not enforced by the generated models: "
+                + ", ".join(found),
+                default="the value is checked against the referenced type only",
+                file=self.ctx.doc.path,
+                pointer=pointer,
+            )
 
     def const_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
         """``{"const": value}``: a scalar constant."""
@@ -454,15 +466,11 @@ class TypeBuilder:
         ):
             union = Ref(self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context))
             return Nullable(union) if nulls else union
-        flat: list[tuple[TypeExpr, str]] = []
+        flat: list[TypeExpr] = []
         for m in rest:
-            where = pointer_join(pointer, key, members.index(m))
-            expr = self.type_expr(m, where, context)
-            flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
-        if len(flat) > 1:
-            for expr, where in flat:
-                self.union_member(expr, where)
-        inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
+            expr = self.type_expr(m, pointer_join(pointer, key, members.index(m)), context)
+            flat.extend(expr.members if isinstance(expr, AnyOf) else (expr,))
+        inner: TypeExpr = flat[0] if len(flat) == 1 else AnyOf(tuple(flat))
         if not rest:
             return Scalar("null")
         return Nullable(inner) if nulls else inner
@@ -490,9 +498,6 @@ class TypeBuilder:
         if not named:
             return Scalar("null")
         exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in named]
-        if len(exprs) > 1:
-            for expr in exprs:
-                self.union_member(expr, pointer_join(pointer, "type"))
         inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
         return Nullable(inner) if "null" in kinds else inner
 
@@ -521,24 +526,6 @@ class TypeBuilder:
         if kind is None:
             return Scalar("any")
         raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))
-
-    def union_member(self, expr: TypeExpr, pointer: str) -> TypeExpr:
-        """``expr`` as a member of a union: a gap if it carries constraints.
-
-        The models write a union member as a bare annotation, so the
-        constraints of a scalar or array member are not checked there.
-        """
-        inner = strip_nullable(expr)
-        if isinstance(inner, (Scalar, ArrayOf)) and any(
-            key != "format" for key, _ in inner.constraints.items()
-        ):
-            gap(
-                "the constraints of a union member are not enforced by the generated models",
-                default=f"the member accepts any {inner.type if isinstance(inner, Scalar) else 'array'}",
-                file=self.ctx.doc.path,
-                pointer=pointer,
-            )
-        return expr
 
     def const(self, value: JsonScalar, pointer: str) -> Const:
         """A constant; a boolean one is a gap, as pydantic matches it by equality (``1`` is ``True``)."""

@@ -11,7 +11,10 @@
   union, at any depth: every level keeps its own tag, so each dispatches in
   one step;
 * a member whose tag property is ``{"type": "null"}`` is selected when the tag
-  is null or absent.
+  is null or absent;
+* a member that is not an object (a scalar or array schema, or one without a
+  type, which accepts any JSON value) is a plain member of that type: the union
+  takes such values as they are (an untyped member makes it open to any value).
 
 Derived classes and unions record where they come from (:class:`Origin`), so
 that their docstrings can say which member of which union they are.
@@ -44,6 +47,11 @@ from .types import Part
 
 if TYPE_CHECKING:
     from .types import TypeBuilder
+
+_OBJECT_KEYWORDS = frozenset(
+    {"properties", "required", "additionalProperties", "$ref", "allOf", "anyOf", "oneOf", "not"}
+)
+"""Keywords that make a union member an object (or build it on others): the rest are values."""
 
 
 @dataclass
@@ -112,6 +120,11 @@ class UnionBuilder:
 
         walk(member.get("not"))
         return tuple(dict.fromkeys(v for v in found if v is None or isinstance(v, (str, int, float))))
+
+    @staticmethod
+    def is_value_member(member: Mapping[str, Any]) -> bool:
+        """Whether a union member is not an object: a scalar or array schema, or an untyped one."""
+        return not (_OBJECT_KEYWORDS & member.keys()) and member.get("type") != "object"
 
     def member_parts(self, member: Mapping[str, Any], pointer: str) -> tuple[list[Part], list[Branch]]:
         """The field sources of one union member, and the inner unions it builds on."""
@@ -271,6 +284,11 @@ class UnionBuilder:
             tag_value, kind = self.selector(member, tag)
             title = str(member.get("title", ""))
             doc = doc_of(member)
+            if self.is_value_member(member):
+                context = name + naming.pascal(title or "member")
+                value = self.type_builder.type_expr(member, member_pointer, context)
+                variants.append(Variant(tag=None, type=value, title=title, doc=doc))
+                continue
             parts, branches = self.member_parts(member, member_pointer)
             member_info = info.marked_unstable(is_marked_unstable(member))
             tag_info = (
