@@ -210,9 +210,10 @@ def _scope_keys(
 
 def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
     name = naming.method_name(method.wire_name, method.kind, method.params)
-    params_type = surface.types[method.params]
+    declared = surface.types[method.params]
+    params_type = surface.unaliased(method.params)  # an alias of a class takes that class's fields
     result = f"schema.{method.result}" if method.result else None
-    doc = method.doc or params_type.doc
+    doc = method.doc or declared.doc
     if isinstance(params_type, ObjectType):
         fields = call_fields(surface, params_type.name)
         ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
@@ -224,7 +225,7 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
             )
             for f in ordered
         ]
-        return MethodSpec(method, name, params, doc, f"schema.{params_type.name}", result)
+        return MethodSpec(method, name, params, doc, f"schema.{declared.name}", result)
     if isinstance(params_type, UnionType) and params_type.tagged and params_type.tag_py_name:
         return _union_spec(surface, method, name, params_type, result, doc)
     raise CodegenError(

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, assert_never
 
 JsonScalar: TypeAlias = str | int | float | bool | None
-Side = Literal["agent", "client", "protocol"]
+Side: TypeAlias = str
+"""A side of the protocol: the ``x-side`` of the methods it handles (``agent``, ``client``, ``protocol``,
+``proxy``...).  Which sides there are is ``[sides]`` of ``codegen/knowledge.toml``, never a list in code."""
 MethodKind = Literal["request", "notification"]
 Stability = Literal["stable", "unstable"]
 ScalarKind = Literal["string", "integer", "number", "boolean", "any", "null"]
@@ -383,6 +385,20 @@ class ApiSurface:
         """The named type ``expr`` refers to, or ``None`` when it is not a reference."""
         return resolve(self.types, expr)
 
+    def unaliased(self, name: str) -> NamedType:
+        """The named type ``name`` stands for: an alias of another named type is looked through.
+
+        ``InitializeProxyRequest`` (an ``allOf`` of ``InitializeRequest`` alone) is ``InitializeRequest``.
+        """
+        found = self.types[name]
+        seen = {name}
+        while isinstance(found, AliasType) and isinstance(found.target, Ref):
+            if found.target.name in seen:
+                break
+            seen.add(found.target.name)
+            found = self.types[found.target.name]
+        return found
+
     def object(self, name: str) -> ObjectType:
         found = self.types[name]
         assert isinstance(found, ObjectType), name
@@ -429,7 +445,7 @@ class ApiSurface:
             case AnyOf():
                 return tuple(name for member in expr.members for name in self.classes_of(member))
             case Ref():
-                found = self.types[expr.name]
+                found = self.unaliased(expr.name)
                 match found:
                     case ObjectType():
                         return (found.name,)

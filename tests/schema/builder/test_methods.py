@@ -283,7 +283,7 @@ def test_unstable_methods_are_marked_or_missing_from_the_stable_baseline() -> No
 
 
 def with_editor_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
-    """The client also sends ``editor/open``, handled by an ``editor`` side the bindings do not know."""
+    """The client also sends ``editor/open``, handled by an ``editor`` side ``[sides]`` does not know."""
     defs, roots, meta = schema()
     defs["OpenRequest"] = method("editor/open", "editor")
     params_of(defs["ClientRequest"]).append(payload("OpenRequest"))
@@ -291,8 +291,9 @@ def with_editor_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
 
 
 EDITOR_GAP = Gap(
-    "the schema has methods of a side the bindings do not know, 'editor': editor/open",
+    "the schema has methods of a side the knowledge does not know, 'editor': editor/open",
     default="their types get models, the methods get no bindings",
+    section="[sides]",
     file="schema.json",
 )
 
@@ -333,7 +334,7 @@ def test_an_unknown_side_is_an_error_outside_a_lenient_collector(strict: bool | 
             with collecting(strict=True):
                 build(defs, roots, meta)
     assert (raised.value.message, raised.value.file, raised.value.pointer) == (
-        EDITOR_GAP.message,
+        EDITOR_GAP.message + " (extend [sides] in codegen/knowledge.toml)",
         "schema.json",
         None,
     )
