@@ -1,4 +1,4 @@
-"""The examples run as written: the README's models and session state, docs/patches.md's, the proxy chain's."""
+"""The examples run as written: the README's models and session state, docs/patches.md's, the proxy chain."""
 
 from __future__ import annotations
 
