@@ -528,18 +528,59 @@ def test_lenient_flags_are_read_from_the_property() -> None:
                             "x-deserialize-skip-invalid-items": True,
                         },
                         "strict": {"type": "string"},
+                        "servers": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "x-deserialize-default-on-null": True,
+                        },
                     }
                 )
             }
         ),
         "Holder",
     )
-    assert {wire: (f.default_on_error, f.skip_invalid_items, f.lenient) for wire, f in fields.items()} == {
-        "caps": (True, False, True),
-        "items": (False, True, True),
-        "strict": (False, False, False),
+    flags = {
+        wire: (f.default_on_error, f.skip_invalid_items, f.default_on_null) for wire, f in fields.items()
     }
+    assert flags == {
+        "caps": (True, False, False),
+        "items": (False, True, False),
+        "strict": (False, False, False),
+        "servers": (False, False, True),
+    }
+    assert {wire for wire, f in fields.items() if f.lenient} == {"caps", "items", "servers"}
     assert fields["caps"].default == {}
+    # default-on-null leaves the type as the schema writes it: a list, not a nullable one
+    assert fields["servers"].type == ArrayOf(Scalar("string")) and not fields["servers"].nullable
+
+
+@pytest.mark.parametrize(
+    "node",
+    [{}, True, {"title": "Anything"}, {"description": "Any value."}],
+    ids=["empty", "true", "title-only", "description-only"],
+)
+def test_an_untyped_schema_is_any_value_at_every_position(node: Any) -> None:
+    built = surface(
+        {
+            "Holder": obj(
+                {
+                    "field": node,
+                    "items": {"type": "array", "items": node},
+                    "values": {"type": "object", "additionalProperties": node},
+                    # a boolean union member is refused outright ("a union member must be an object")
+                    "choice": {"anyOf": [{"type": "integer"}, node if isinstance(node, dict) else {}]},
+                }
+            ),
+            "Alias": node if isinstance(node, dict) else {"allOf": [True]},
+        }
+    )
+    fields = fields_of(built, "Holder")
+    assert fields["field"].type == Scalar("any") and fields["field"].nullable
+    assert fields["items"].type == ArrayOf(Scalar("any"))
+    assert fields["values"].type == MapOf(Scalar("any"))
+    assert fields["choice"].type == AnyOf((Scalar("integer"), Scalar("any")))
+    alias = built.types["Alias"]
+    assert isinstance(alias, AliasType) and alias.target == Scalar("any")
 
 
 def test_meta_field_is_an_optional_nullable_lenient_map() -> None:
