@@ -344,7 +344,7 @@ def test_an_unknown_side_is_an_error_outside_a_lenient_collector(strict: bool | 
 
 
 def with_proxy_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
-    """v2-sdk-2.3.0's shape: a ``Proxy`` message kind whose request and notification carry ``x-side: proxy``."""
+    """v2-sdk-2.3.0's shape: a ``Proxy`` message kind whose payloads carry ``x-side: proxy``."""
     defs, roots, meta = schema()
     defs["ProxyInitializeRequest"] = method(
         "proxy/initialize", "proxy", "Initializes a component as a proxy."
@@ -362,7 +362,7 @@ def with_proxy_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
 
 
 def test_the_proxy_side_handles_what_its_message_kind_sends() -> None:
-    """[sides] of knowledge.toml: what the proxy kind sends, the proxy side handles (both ways, like protocol)."""
+    """[sides] of knowledge.toml: what the proxy kind sends, the proxy side handles (both ways)."""
     defs, roots, meta = with_proxy_side()
     with collecting(strict=True):
         built = build(defs, roots, meta)
@@ -408,7 +408,8 @@ def test_a_side_the_knowledge_lacks_is_listed_once_per_method(monkeypatch: pytes
     with collecting(strict=False) as found:
         built = build(defs, roots, meta)
     assert [g.message for g in found.gaps] == [
-        "the schema has methods of a side the knowledge does not know, 'proxy': proxy/initialize, proxy/successor"
+        "the schema has methods of a side the knowledge does not know, 'proxy': "
+        "proxy/initialize, proxy/successor"
     ]
     assert not any(m.side == "proxy" for m in built.methods)
 
