@@ -41,10 +41,10 @@ from ..schema.ir import (
     ObjectType,
     Ref,
     Scalar,
-    Side,
     TypeExpr,
     UnionType,
 )
+from . import connections
 
 
 def annotation(expr: TypeExpr) -> str:
@@ -288,19 +288,6 @@ def _union_spec(
 # --- the surface -----------------------------------------------------------------------
 
 
-def handled_by(surface: ApiSurface, side: Side) -> list[Method]:
-    """Methods the given side handles: its own and the protocol's."""
-    return [m for m in surface.methods if m.side in (side, "protocol")]
-
-
-def specs(surface: ApiSurface, side: Side) -> list[MethodSpec]:
-    out = [method_spec(surface, m) for m in handled_by(surface, side)]
-    names: dict[str, str] = {}
-    for spec in out:
-        if spec.name in names:
-            raise CodegenError(
-                f"methods {names[spec.name]!r} and {spec.wire!r} both get the Python name {spec.name!r}",
-                file=surface.schema_file,
-            )
-        names[spec.name] = spec.wire
-    return out
+def handled_by(surface: ApiSurface, role: str) -> list[Method]:
+    """Methods the handler of ``role`` (a role of ``[connections]``: ``agent``, ``client``...) serves."""
+    return connections.role(role).served(surface)
