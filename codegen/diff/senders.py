@@ -15,7 +15,7 @@ def callers_of(method: Method) -> tuple[Peer, ...]:
 
 def handlers_of(method: Method) -> tuple[Peer, ...]:
     """The peers that handle a method (send its result): its side, or both for a protocol method."""
-    return PEERS if method.side == "protocol" else (method.side,)
+    return PEERS if method.side == "protocol" else tuple(p for p in PEERS if p == method.side)
 
 
 def senders_by_type(surface: ApiSurface) -> dict[str, frozenset[Peer]]:

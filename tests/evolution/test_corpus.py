@@ -217,7 +217,7 @@ def test_a_new_side_gets_models_and_a_warning_naming_its_methods(
 ) -> None:
     outcome = outcomes["add_side"]
     (gap,) = [g for g in outcome.gaps if str(g.file).endswith("/schema.json")]
-    assert "'proxy'" in gap.message and "proxy/announce" in gap.message
+    assert "'observer'" in gap.message and "observer/announce" in gap.message
     schema = imported(outcome, packages).schema
-    assert schema.AnnounceProxyNotification.model_validate({"proxyName": "p"}).proxy_name == "p"
-    assert "proxy/announce" not in {m.wire_name for m in outcome.surface.methods}
+    assert schema.AnnounceObserverNotification.model_validate({"observerName": "o"}).observer_name == "o"
+    assert "observer/announce" not in {m.wire_name for m in outcome.surface.methods}

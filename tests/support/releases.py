@@ -31,6 +31,13 @@ REPRESENTATIVE: frozenset[str] = frozenset(r for names in _BY_MAJOR.values() for
 """The oldest and the newest locked release of each protocol major: what ``make test`` sweeps over."""
 
 
+def newest(major: int) -> str:
+    """The newest locked release of a protocol major version (the lock's order: tags, then npm)."""
+    found = read_lock().newest(major)
+    assert found is not None, f"no v{major} release is locked"
+    return found
+
+
 def surface_id(param: tuple[str, bool]) -> str:
     release, unstable = param
     return release + ("-unstable" if unstable else "")
