@@ -278,12 +278,6 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     cancel = by_wire[(protocol["cancel_request"], "notification")]
     _check_field(surface, cancel.params, protocol["request_id"], f"request_id of {where}")
     initialize = by_wire[(protocol["initialize"], "request")]
-    for type_name, key in (
-        (initialize.params, "protocol_version"),
-        (initialize.result, "protocol_version"),
-        (initialize.params, "client_info"),
-    ):
-        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
     handshake_facts: dict[str, object] = {
         "protocol_version": protocol["protocol_version"],
         "repeat_initialize": protocol["repeat_initialize"],
@@ -319,6 +313,12 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             **handshake_facts,
         }
         readers.append((end, fields))
+    for type_name, key in (
+        (initialize.params, "protocol_version"),
+        (initialize.result, "protocol_version"),
+        (initialize.params, "client_info"),
+    ):
+        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
     readers.sort(key=lambda reader: _by_peer(reader[0]))
     early = {end.name: end.during_handshake for end, _ in readers}
     if len({(tuple(f.items()), early[e.name]) for e, f in readers}) <= 1 and readers:
