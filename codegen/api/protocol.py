@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from .. import naming
+from .. import naming, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
 from ..knowledge import KNOWLEDGE_FILE, section
@@ -190,19 +191,45 @@ def _no_echo(surface: ApiSurface, message: str) -> None:
     )
 
 
+REPEAT_INITIALIZE = ("always", "before-other-requests")
+UNSUPPORTED_VERSION_DATA = "UnsupportedProtocolVersionErrorData"
+"""The schema's type for the data of the ``-32022`` error (from the v2 schema of TS SDK 2.4.0 on)."""
+
+
+class Code(str):
+    """A Python expression the template writes as it is (not as a string literal)."""
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """The types of the handshake, for the typed ``connect_with_fallback`` of the bindings."""
+
+    info: str
+    """The annotation of the client's ``Implementation`` (the params' ``client_info`` field)."""
+    capabilities: str
+    """The annotation of the client's capabilities (the params' ``client_capabilities`` field)."""
+    response: str
+    """The initialize result type."""
+
+
 @dataclass(frozen=True)
 class ProtocolConstant:
     """One :class:`ProtocolNames` the bindings define, and the connection ends that use it."""
 
     name: str
-    fields: dict[str, str]
-    """The keyword arguments of ``ProtocolNames`` that are wire names (``initialize`` is the handshake)."""
+    fields: dict[str, object]
+    """The keyword arguments of ``ProtocolNames`` (``initialize`` is the handshake)."""
     sides: tuple[str, ...]
     """The roles whose connection uses it: ``capabilities`` is where it reads the peer's."""
     during_handshake: tuple[str, ...] = ()
     """Methods both ends may exchange before the handshake has succeeded."""
     peers: tuple[str, ...] = ()
     """The peer of each of ``sides``: whose capabilities it reads."""
+
+    @property
+    def source(self) -> dict[str, str]:
+        """Each keyword argument as Python source."""
+        return {k: v if isinstance(v, Code) else pysource.literal(v) for k, v in self.fields.items()}
 
 
 @dataclass(frozen=True)
@@ -211,6 +238,7 @@ class RuntimeProtocol:
 
     initialize: str
     constants: tuple[ProtocolConstant, ...]
+    handshake: Handshake | None = None
 
     def constant_of(self, role: str) -> str:
         """The constant the connection of ``role`` uses."""
@@ -219,6 +247,8 @@ class RuntimeProtocol:
 
 SHARED_NAMES = ("initialize", "cancel_request", "request_id")
 """The fields of ``[v<N>.protocol]`` every end's :class:`ProtocolNames` takes as they are."""
+HANDSHAKE_NAMES = ("protocol_version", "client_info", "repeat_initialize")
+"""The fields of ``[v<N>.protocol]`` about the ``initialize`` handshake itself (versions, repeats)."""
 
 
 def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
@@ -232,9 +262,13 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     """
     where = f"[v{surface.protocol_version}.protocol] in codegen/knowledge.toml"
     protocol = section("protocol", surface.protocol_version)
-    expected = [*SHARED_NAMES, "client_capabilities", "agent_capabilities"]
+    expected = [*SHARED_NAMES, *HANDSHAKE_NAMES, "client_capabilities", "agent_capabilities"]
     if sorted(protocol) != sorted(expected):
         raise CodegenError(f"{where} must name exactly {', '.join(expected)}", file=KNOWLEDGE_FILE)
+    if protocol["repeat_initialize"] not in REPEAT_INITIALIZE:
+        raise CodegenError(
+            f"repeat_initialize of {where} must be one of {', '.join(REPEAT_INITIALIZE)}", file=KNOWLEDGE_FILE
+        )
     by_wire = {(m.wire_name, m.kind): m for m in surface.methods}
     for key, kind in (("initialize", "request"), ("cancel_request", "notification")):
         if (protocol[key], kind) not in by_wire:
@@ -243,7 +277,15 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             )
     cancel = by_wire[(protocol["cancel_request"], "notification")]
     _check_field(surface, cancel.params, protocol["request_id"], f"request_id of {where}")
-    readers: list[tuple[Role, dict[str, str]]] = []
+    initialize = by_wire[(protocol["initialize"], "request")]
+    handshake_facts: dict[str, object] = {
+        "protocol_version": protocol["protocol_version"],
+        "repeat_initialize": protocol["repeat_initialize"],
+        "version": surface.protocol_version,
+    }
+    if UNSUPPORTED_VERSION_DATA in surface.types:
+        handshake_facts["unsupported_version_data"] = Code(f"schema.{UNSUPPORTED_VERSION_DATA}")
+    readers: list[tuple[Role, dict[str, object]]] = []
     for end in present_roles(surface):
         handshake = end.handshake or protocol["initialize"]
         method = by_wire.get((handshake, "request"))
@@ -263,13 +305,20 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
                 file=KNOWLEDGE_FILE,
             )
         _check_field(surface, type_name, protocol[key], f"{key} of {where}")
-        fields = {
+        fields: dict[str, object] = {
             "initialize": handshake,
             "cancel_request": protocol["cancel_request"],
             "request_id": protocol["request_id"],
             "capabilities": protocol[key],
+            **handshake_facts,
         }
         readers.append((end, fields))
+    for type_name, key in (
+        (initialize.params, "protocol_version"),
+        (initialize.result, "protocol_version"),
+        (initialize.params, "client_info"),
+    ):
+        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
     readers.sort(key=lambda reader: _by_peer(reader[0]))
     early = {end.name: end.during_handshake for end, _ in readers}
     if len({(tuple(f.items()), early[e.name]) for e, f in readers}) <= 1 and readers:
@@ -281,14 +330,29 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             end.during_handshake,
             tuple(e.peer for e, _ in readers),
         )
-        return RuntimeProtocol(protocol["initialize"], (both,))
+        return RuntimeProtocol(protocol["initialize"], (both,), _handshake(surface, initialize, protocol))
     each = tuple(
         ProtocolConstant(
             f"{end.constant}_SIDE_PROTOCOL", fields, (end.name,), end.during_handshake, (end.peer,)
         )
         for end, fields in readers
     )
-    return RuntimeProtocol(protocol["initialize"], each)
+    return RuntimeProtocol(protocol["initialize"], each, _handshake(surface, initialize, protocol))
+
+
+def _handshake(surface: ApiSurface, initialize: Any, protocol: dict[str, str]) -> Handshake | None:
+    """The client's ``Implementation`` and capabilities types, from the ``initialize`` params."""
+    fields = {
+        f.wire_name: f for c in surface.classes_of(Ref(initialize.params)) for f in surface.all_fields(c)
+    }
+    info, capabilities = fields.get(protocol["client_info"]), fields.get(protocol["client_capabilities"])
+    if info is None or capabilities is None or initialize.result is None:
+        return None
+    return Handshake(
+        annotation(strip_nullable(info.type)),
+        annotation(strip_nullable(capabilities.type)),
+        f"schema.{initialize.result}",
+    )
 
 
 def _check_field(surface: ApiSurface, type_name: str | None, wire: str, what: str) -> None:

@@ -84,6 +84,15 @@ _IMPORTS: dict[str, str] = {
     "Callable": "collections.abc",
     "Mapping": "collections.abc",
     "Sequence": "collections.abc",
+    "Iterable": "collections.abc",
+    "sys": "",
+    "AcpAsgiApp": "._asgi",
+    "RequestInfo": "._asgi",
+    "ServerLimits": "._asgi",
+    "AgentProtocolRouter": "._router",
+    "NegotiatedConnection": "._router",
+    "AcpModel": "._base",
+    "ModuleType": "types",
     "Any": "typing",
     "Final": "typing",
     "Literal": "typing",
@@ -96,6 +105,7 @@ _IMPORTS: dict[str, str] = {
     "build": "._params",
     "omit": "._params",
     "DEFAULT_MAX_MESSAGE_BYTES": "._rpc",
+    "Channel": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
     "ProtocolNames": "._rpc",
@@ -105,6 +115,18 @@ _IMPORTS: dict[str, str] = {
     "handler_of": "._rpc",
     "stdio_streams": "._streams",
 }
+
+
+REMOTE = ("asgi_app", "connect_http", "connect_websocket")
+"""What the bindings add for a client and an agent end: the remote transports (_asgi, _http, _ws)."""
+
+
+def _exports(spec: Bindings) -> tuple[str, ...]:
+    connections = {end.role.connection for end in spec.ends}
+    extra: tuple[str, ...] = ()
+    if {"ClientSideConnection", "AgentSideConnection"} <= connections:
+        extra = REMOTE + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
+    return tuple(sorted({*spec.exports, *extra}))
 
 
 def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
@@ -118,10 +140,17 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     if not spec.ends:
         return {}
     return {
-        "bindings.py": Module(_render(surface, spec), exports=spec.exports, expose=True),
+        "bindings.py": Module(_render(surface, spec), exports=_exports(spec), expose=True),
         "_rpc.py": runtime_module(
-            surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
+            surface,
+            "_rpc.py",
+            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
         ),
+        "_asgi.py": runtime_module(
+            surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
+        ),
+        "_http.py": runtime_module(surface, "_http.py", exports=("HttpChannel", "HttpStatusError")),
+        "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(
             surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
@@ -134,7 +163,6 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
                 "NegotiatedConnection",
                 "ReconnectRequiredError",
                 "RoutedConnection",
-                "connect_with_fallback",
             ),
         ),
     }

@@ -208,6 +208,12 @@ class SessionPlan:
         return tuple(r for r in self.rules if r.role == role)
 
     @property
+    def completion_type(self) -> str:
+        """What ``Change.completion`` holds: the classes the states that end work are stored as."""
+        done = dict.fromkeys(s.entity for s in self.states if s.activity == "done")
+        return " | ".join(done) if done else "AcpModel"
+
+    @property
     def entities(self) -> dict[str, tuple[str, ...]]:
         """Entity class -> the update classes ``apply_patch`` accepts for it (upserts, then chunks)."""
         out: dict[str, list[str]] = {}
@@ -671,6 +677,7 @@ _IMPORTED = {
     "Final": "typing",
     "Literal": "typing",
     "overload": "typing",
+    "TypeAlias": "typing",
     "AcpModel": "._base",
 }
 """Where the names the body may use come from, besides the runtime and the schema."""

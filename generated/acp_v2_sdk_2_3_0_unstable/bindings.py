@@ -18,14 +18,20 @@ the conductor's, with the same signatures; extra keyword arguments become ``_met
 from __future__ import annotations
 
 import asyncio
+import sys
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import ModuleType
 from typing import Any, Final, Protocol
 
 from . import schema
+from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
+from ._base import AcpModel
 from ._params import Scopes, UnionParams, build, omit
+from ._router import AgentProtocolRouter, NegotiatedConnection
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    Channel,
     Connection,
     Gate,
     ProtocolNames,
@@ -1089,6 +1095,10 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     capabilities="capabilities",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
+    unsupported_version_data=schema.UnsupportedProtocolVersionErrorData,
 )
 """The wire names the client's connection relies on (``[v2.protocol]`` of ``codegen/knowledge.toml``).
 
@@ -1100,6 +1110,10 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     capabilities="capabilities",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
+    unsupported_version_data=schema.UnsupportedProtocolVersionErrorData,
 )
 """The wire names the agent's connection relies on (``[v2.protocol]`` of ``codegen/knowledge.toml``).
 
@@ -1111,6 +1125,10 @@ CONDUCTOR_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     capabilities="capabilities",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
+    unsupported_version_data=schema.UnsupportedProtocolVersionErrorData,
     during_handshake=frozenset({"proxy/successor"}),
 )
 """The wire names the conductor's connection relies on (``[v2.protocol]`` of ``codegen/knowledge.toml``).
@@ -1124,6 +1142,10 @@ PROXY_SIDE_PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     capabilities="capabilities",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
+    unsupported_version_data=schema.UnsupportedProtocolVersionErrorData,
     during_handshake=frozenset({"proxy/successor"}),
 )
 """The wire names the proxy's connection relies on (``[v2.protocol]`` of ``codegen/knowledge.toml``).
@@ -1185,8 +1207,8 @@ class ClientSideConnection:
     def __init__(
         self,
         client: Client | Callable[[ClientSideConnection], Client],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -1852,8 +1874,8 @@ class AgentSideConnection:
     def __init__(
         self,
         agent: Agent | Callable[[AgentSideConnection], Agent],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -2122,8 +2144,8 @@ class ConductorSideConnection(ClientSideConnection):
     def __init__(
         self,
         conductor: Conductor | Callable[[ConductorSideConnection], Conductor],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -2211,8 +2233,8 @@ class ProxySideConnection(AgentSideConnection):
     def __init__(
         self,
         proxy: Proxy | Callable[[ProxySideConnection], Proxy],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -2265,8 +2287,8 @@ class ProxySideConnection(AgentSideConnection):
 
 def connect_to_agent(
     client: Client | Callable[[ClientSideConnection], Client],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ClientSideConnection:
@@ -2282,8 +2304,8 @@ def connect_to_agent(
 
 def connect_to_client(
     agent: Agent | Callable[[AgentSideConnection], Agent],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AgentSideConnection:
@@ -2298,8 +2320,8 @@ def connect_to_client(
 
 def connect_to_proxy(
     conductor: Conductor | Callable[[ConductorSideConnection], Conductor],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ConductorSideConnection:
@@ -2315,8 +2337,8 @@ def connect_to_proxy(
 
 def connect_to_conductor(
     proxy: Proxy | Callable[[ProxySideConnection], Proxy],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ProxySideConnection:
@@ -2353,3 +2375,127 @@ async def run_proxy(
         proxy, reader, writer, max_message_bytes=max_message_bytes
     )
     await connection.wait_closed()
+
+
+async def connect_http(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cookies: Any = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    http_client: Any = None,
+    timeout: float = 30.0,
+) -> ClientSideConnection:
+    """Serve ``client`` on a Streamable HTTP connection to the agent at ``url``; call the agent through the result.
+
+    The same connection as :func:`connect_to_agent` gives over stdio: call ``initialize``
+    first.  ``headers`` go with every request (an ``Authorization``, say); ``cookies``
+    (a mapping or ``httpx.Cookies``) start the cookie jar, which keeps what the server
+    sets; ``http_client`` is an ``httpx.AsyncClient`` of your own (not closed with the
+    connection).  Needs httpx (``pip install 'httpx>=0.28,<1'``); the wire is in ``_http``.
+    """
+    from ._http import HttpChannel
+
+    channel = HttpChannel(
+        url,
+        headers=headers,
+        cookies=cookies,
+        max_message_bytes=max_message_bytes,
+        client=http_client,
+        timeout=timeout,
+    )
+    return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
+
+
+async def connect_websocket(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cookies: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    open_timeout: float = 10.0,
+) -> ClientSideConnection:
+    """Serve ``client`` on a WebSocket connection to the agent at ``url`` (``ws://`` or ``wss://``).
+
+    The same connection as :func:`connect_to_agent` gives over stdio: call ``initialize``
+    first.  ``headers`` and ``cookies`` go in the handshake.  Needs websockets
+    (``pip install 'websockets>=15,<17'``); the wire is in ``_ws``.
+    """
+    from ._ws import open_websocket
+
+    channel = await open_websocket(
+        url,
+        headers=headers,
+        cookies=cookies,
+        max_message_bytes=max_message_bytes,
+        open_timeout=open_timeout,
+    )
+    return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
+
+
+def asgi_app(
+    agent: Agent | Callable[[AgentSideConnection], Agent] | AgentProtocolRouter,
+    *,
+    authenticate: Callable[[RequestInfo], Any] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    limits: ServerLimits | None = None,
+    path: str | None = None,
+) -> AcpAsgiApp:
+    """An ASGI application serving ``agent`` over Streamable HTTP and WebSocket at one path.
+
+    ``agent`` is an agent factory as for :func:`run_agent` (called once per
+    connection), or an ``AgentProtocolRouter`` serving v1 and v2 clients.  Run it
+    with any ASGI server (``uvicorn.run(app, host=..., port=...)``) or mount it in
+    Starlette or FastAPI.  ``authenticate`` sees each request's headers first and
+    may refuse it (raise ``AuthError(401 or 403)``); what it returns is the
+    connection's principal.  ``allowed_origins`` refuses browsers of other origins;
+    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.  The wire
+    and the limits are in ``_asgi``.
+    """
+    from ._asgi import asgi_app as make
+
+    return make(
+        agent,
+        authenticate=authenticate,
+        allowed_origins=allowed_origins,
+        limits=limits or ServerLimits(),
+        path=path,
+        package=sys.modules[__package__ or ""],
+    )
+
+
+async def connect_with_fallback(
+    reader: asyncio.StreamReader,
+    writer: Writer,
+    *,
+    v2: Client,
+    v1: object = None,
+    info: schema.Implementation | Mapping[str, Any],
+    capabilities: schema.ClientCapabilities | Mapping[str, Any] | None = None,
+    v1_capabilities: AcpModel | Mapping[str, Any] | None = None,
+    v1_package: ModuleType | None = None,
+    v2_package: ModuleType | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> NegotiatedConnection:
+    """Initialize a connection to an agent offering ACP v2, and fall back to v1 on the same transport.
+
+    ``v2`` is this package's ``Client`` and ``info``/``capabilities`` its
+    models; the other version's handler and capabilities belong to the package passed as
+    ``v1_package``.  The negotiation is the one of ``_router.connect_with_fallback``.
+    """
+    from ._router import connect_with_fallback as negotiate
+
+    return await negotiate(
+        reader,
+        writer,
+        v2=v2,
+        v1=v1,
+        info=info,
+        capabilities=capabilities,
+        v1_capabilities=v1_capabilities,
+        v1_package=v1_package,
+        v2_package=v2_package,
+        max_message_bytes=max_message_bytes,
+    )

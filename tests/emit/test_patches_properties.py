@@ -28,6 +28,7 @@ from codegen.emit.patches import UpsertPlan, session_plan
 from tests.support.patch_reference import (
     PredictedError,
     Reference,
+    camel,
     spec_of,
     update_strategy,
     upsert_strategy,
@@ -65,7 +66,7 @@ def state_json(state: Any) -> dict[str, Any]:
 def assert_matches(state: Any, reference: Reference) -> None:
     got, expected = state_json(state), reference.dump()
     assert got == expected
-    for name in reference.keyed:
+    for name in map(camel, reference.keyed):
         assert list(got[name]) == list(expected[name]), f"order of {name}"
     assert (state.completions, state.work_in_progress) == (reference.completions, reference.working)
 

@@ -362,4 +362,5 @@ def test_interop_files_exist() -> None:
         "acp-sdk-2-4": "npm:@agentclientprotocol/sdk@2.4.0",
         "acp-sdk-alpha5": "npm:@agentclientprotocol/sdk@1.5.1",
         "acp-sdk-alpha7": "npm:@agentclientprotocol/sdk@1.7.0",
+        "ws": "8.23.0",
     }

@@ -89,3 +89,19 @@ def knowledge_of(surface: ApiSurface, name: str) -> dict[str, Any] | None:
 def surfaces_with(name: str) -> list[tuple[str, bool]]:
     """The surfaces whose protocol version has section ``name`` in the knowledge file (not declared none)."""
     return [(r, u) for r, u in SURFACES if knowledge_of(surface_of(r, u), name) is not None]
+
+
+def newest_release(major: int) -> str:
+    """The newest locked release of protocol ``major`` (``Lock.newest``).
+
+    Remote-transport tests run on it, so they move to a new release once it is locked and generated.
+    """
+    found = read_lock().newest(major)
+    if found is None:
+        raise LookupError(f"no locked release of protocol v{major}")
+    return found
+
+
+def newest_package(major: int, unstable: bool = False) -> ModuleType:
+    """The generated package of :func:`newest_release` (its unstable schema with ``unstable=True``)."""
+    return package_of(newest_release(major), unstable)
