@@ -15,7 +15,7 @@ help:  ## list the targets
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
 setup: $(STAMP)  ## create .venv with the tool and its test dependencies
