@@ -10,8 +10,8 @@ CODEGEN := $(PY) -m codegen.cli
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-# editable_mode=compat puts the checkout itself on sys.path: a new module needs no reinstall,
-# and setuptools prints no warning
+# editable_mode=compat puts the checkout itself on sys.path: a new module needs no reinstall;
+# -qq keeps setuptools' notices about editable modes out of the output (errors still show)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
