@@ -270,7 +270,7 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
 
 @command("vendor")
 def _vendor(args: argparse.Namespace, console: Console) -> int:
-    from .vendor import manifest, vendoring
+    from .vendoring import manifest, vendoring
 
     def regenerate(found: manifest.Manifest) -> dict[str, str]:
         # the lock is read only when an edit is to be shown: a check needs no schemas otherwise
@@ -320,7 +320,7 @@ def _vendor(args: argparse.Namespace, console: Console) -> int:
 @command("upgrade")
 def _upgrade(args: argparse.Namespace, console: Console) -> int:
     from .diff import report as diff_report
-    from .vendor import manifest, upgrade, vendoring
+    from .vendoring import manifest, upgrade, vendoring
 
     release, *more = args.to  # `upgrade PATH --to RELEASE SOURCES...` reads SOURCES into --to
     sources = [*args.sources, *map(Path, more)] or [Path(".")]

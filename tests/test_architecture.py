@@ -25,7 +25,7 @@ STAGES: tuple[tuple[str, ...], ...] = (
     ("codegen.pysource",),
     ("codegen.api",),
     ("codegen.emit", "codegen.diff"),
-    ("codegen.vendor",),
+    ("codegen.vendoring",),
     ("codegen.generate",),
     ("codegen.cli",),
 )

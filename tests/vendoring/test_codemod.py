@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from codegen.errors import CodegenError
-from codegen.vendor.codemod import Codemod, Finding
-from codegen.vendor.migration import (
+from codegen.vendoring.codemod import Codemod, Finding
+from codegen.vendoring.migration import (
     ArgumentRename,
     AttributeRename,
     ClassRename,
@@ -28,7 +28,7 @@ from codegen.vendor.migration import (
     diff_for_migration,
     migration_from_diff,
 )
-from tests.vendor import synthetic
+from tests.vendoring import synthetic
 
 MIGRATION = Migration(
     old_release="1.0.0",

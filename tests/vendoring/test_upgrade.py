@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from codegen import cli
-from codegen.vendor.manifest import MANIFEST_NAME, read_manifest
-from tests.vendor import synthetic
-from tests.vendor.project import (
+from codegen.vendoring.manifest import MANIFEST_NAME, read_manifest
+from tests.vendoring import synthetic
+from tests.vendoring.project import (
     FIXTURES,
     Expected,
     Run,
@@ -51,7 +51,7 @@ class Case:
     new: str
     unstable: bool
     synthetic: bool = False
-    """The releases are :mod:`tests.vendor.synthetic`'s, locked in a temporary lock."""
+    """The releases are :mod:`tests.vendoring.synthetic`'s, locked in a temporary lock."""
 
 
 CASES = [
@@ -62,7 +62,7 @@ CASES = [
 
 
 def cli_run(*argv: str | Path) -> Run:
-    """Like :func:`tests.vendor.project.run`, for fixtures wider than one test (no ``capsys`` there)."""
+    """Like :func:`tests.vendoring.project.run`, for fixtures wider than one test (no ``capsys`` there)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main([str(a) for a in argv])
