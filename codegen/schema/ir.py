@@ -172,6 +172,8 @@ class Field:
     default_on_error: bool = False
     skip_invalid_items: bool = False
     unstable: bool = False
+    default_on_null: bool = False
+    """``x-deserialize-default-on-null``: a ``null`` is read as the field's default."""
 
     @property
     def has_default(self) -> bool:
@@ -179,7 +181,7 @@ class Field:
 
     @property
     def lenient(self) -> bool:
-        return self.default_on_error or self.skip_invalid_items
+        return self.default_on_error or self.skip_invalid_items or self.default_on_null
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,8 @@ class UnionType:
     fields: tuple[Field, ...] = ()
     """Properties every member has, written next to the ``anyOf`` (each member class has them too)."""
     origin: Origin | None = None
+    exclusive: bool = False
+    """Written as ``oneOf``: a value that more than one member accepts is refused (``anyOf`` takes it)."""
     kind: Literal["union"] = "union"
 
     @property

@@ -212,7 +212,7 @@ class TypeBuilder:
                 )
                 for i, m in enumerate(members)
             )
-            return UnionType(name=name, variants=variants, **common)
+            return UnionType(name=name, variants=variants, exclusive=key == "oneOf", **common)
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
             if all(isinstance(v, str) for v in values) or all(
