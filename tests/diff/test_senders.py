@@ -36,7 +36,8 @@ def test_callers_send_the_params_and_handlers_the_result(
     side: Side, callers: tuple[str, ...], handlers: tuple[str, ...]
 ) -> None:
     method = Method("x/y", "x_y", side, "request", "Params", "Result")
-    assert (callers_of(method), handlers_of(method)) == (callers, handlers)
+    peers = ("agent", "client")
+    assert (callers_of(method, peers), handlers_of(method, peers)) == (callers, handlers)
 
 
 def test_a_type_is_sent_by_whoever_sends_a_message_that_reaches_it() -> None:
