@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -235,8 +236,22 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
         result = diff.apply_waivers(result, waivers, datetime.date.today())
-    sys.stdout.write(report.render(result, args.format, args.fail_on))
+    if args.evidence:
+        result = _with_evidence(result, old, new, args, console)
+    sys.stdout.write(report.render(result, args.format, args.fail_on, report.rules_url(args.rules_url)))
     return result.exit_code(args.fail_on)
+
+
+def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console) -> Any:
+    """The diff with evidence searched for (without the optional generator: as it is, and a warning)."""
+    from . import evidence
+
+    try:
+        evidence.require_generator()
+    except evidence.MissingGeneratorError as missing:
+        diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
+        return result
+    return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples)
 
 
 @command("rules")
@@ -364,6 +379,16 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
             highlight=False,
         )
     return EXIT_CHECK_FAILED if findings else 0
+
+
+def _rules_url_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules-url",
+        default=None,
+        metavar="URL",
+        help="the public page of the rule catalog that rule links point to (default: $ACP_CODEGEN_RULES_URL; "
+        "without one, each report explains its rules inline)",
+    )
 
 
 def _strict_option(parser: argparse.ArgumentParser) -> None:
@@ -503,6 +528,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="TOML file of [[waiver]] tables with fingerprint, reason and expires (a date)",
     )
+    p.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="skip the search for evidence: by default, for every breaking or warning change on the wire, "
+        "messages generated from one schema are tried on the other release's generated models, and the "
+        "smallest refused one is shown (needs the 'evidence' extra: hypothesis-jsonschema)",
+    )
+    p.add_argument(
+        "--evidence-examples",
+        type=int,
+        default=200,
+        metavar="N",
+        help="messages generated per schema type and direction in the search for evidence "
+        "(default: %(default)s)",
+    )
+    _rules_url_option(p)
 
     p = sub.add_parser("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="(%(default)s)")

@@ -21,7 +21,7 @@ def test_a_waiver_silences_its_change(tmp_path: Path, capsys: pytest.CaptureFixt
         tmp_path,
         f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "shipped together"\nexpires = 2999-01-01\n',
     )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--format", "json")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path, "--format", "json")
     assert code == 0
     waived = [c for c in json.loads(out)["changes"] if c["fingerprint"] == MESSAGE_ID]
     assert len(waived) == 2  # the same change in the stable and the unstable schema
@@ -32,7 +32,7 @@ def test_an_expired_waiver_fails_the_run(tmp_path: Path, capsys: pytest.CaptureF
     path = waiver_file(
         tmp_path, f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "old"\nexpires = 2000-01-01\n'
     )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--fail-on", "never")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path, "--fail-on", "never")
     assert code == 1
     assert f"expired waiver {MESSAGE_ID} (expired 2000-01-01): old" in out
 
@@ -41,16 +41,26 @@ def test_an_unmatched_waiver_is_reported(tmp_path: Path, capsys: pytest.CaptureF
     path = waiver_file(
         tmp_path, '[[waiver]]\nfingerprint = "0000000000000000"\nreason = "stale"\nexpires = 2999-01-01\n'
     )
-    code, out, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path)
+    code, out, _ = run(capsys, "diff", "--no-evidence", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path)
     assert code == 0
     assert "unused waiver 0000000000000000: it matches no change (stale)" in out
-    _, gh, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path, "--format", "github")
+    _, gh, _ = run(
+        capsys,
+        "diff",
+        "--no-evidence",
+        "2.0.0-alpha.1",
+        "2.0.0-alpha.2",
+        "--waivers",
+        path,
+        "--format",
+        "github",
+    )
     assert "::warning title=unused waiver::waiver 0000000000000000 matches no change" in gh
 
 
 def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = waiver_file(tmp_path, '[[waiver]]\nfingerprint = "abc"\nreason = unquoted text\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "not valid TOML" in line and "line 3" in line
@@ -59,7 +69,7 @@ def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.C
 def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "waivers.toml"
     path.write_bytes(b'[[waiver]]\nreason = "caf\xe9"\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "not UTF-8 text (byte 24)" in line
@@ -67,7 +77,7 @@ def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_a_missing_waiver_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "nope.toml"
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "file not found" in line
