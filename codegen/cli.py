@@ -351,34 +351,29 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         for line in error.report.lines:
             print(line)
         raise
-    report = diff_report.render(plan.diff, args.format, "never")
+    rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
-        sys.stdout.write(upgrade.json_report(report, plan))
+        report = diff_report.render(plan.diff, "json", "never", rules_url)
+        sys.stdout.write(upgrade.json_report(report, plan, rules_url))
     else:
-        sys.stdout.write(report)
-        lines = [diff for result in plan.rewritten for diff in result.diff(release)]
+        # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
-            lines += [upgrade.github_annotation(f) for f in plan.findings]
+            lines = [upgrade.github_annotation(f, rules_url) for f in plan.findings]
+            lines += [diff for result in plan.rewritten for diff in result.diff(release)]
         else:
-            lines += [str(f) for f in plan.findings]
-        if lines:
-            sys.stdout.write("\n" + "\n".join(lines) + "\n")
-    rewritten, findings = len(plan.rewritten), len(plan.findings)
-    left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+            lines = plan.report_lines(rules_url)
+        lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
+        sys.stdout.write("\n".join(lines) + "\n")
+        if args.report:
+            if args.format == "text":
+                full = diff_report.render_text(plan.diff, "never", verdict=False)
+            else:
+                full = diff_report.render(plan.diff, args.format, "never", rules_url)
+            sys.stdout.write("\n" + full)
     if args.write:
         upgrade.apply(plan)
-        console.print(
-            f"rewrote {rewritten} file(s) and vendored ACP {release} ({found.stability}) as {plan.target}; "
-            f"{left}.",
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"dry run: {rewritten} file(s) to rewrite, {left}; "
-            f"--write applies the rewrites and vendors ACP {release} as {plan.target}.",
-            highlight=False,
-        )
-    return EXIT_CHECK_FAILED if findings else 0
+    console.print(plan.closing(args.write), highlight=False)
+    return EXIT_CHECK_FAILED if plan.failed else 0
 
 
 def _rules_url_option(parser: argparse.ArgumentParser) -> None:
@@ -595,7 +590,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(classes, attributes, methods, keyword arguments, a versioned package name) with comments and "
         "formatting kept, and list what cannot be rewritten (removed classes and methods, new required "
         "arguments, changed types) as file:line:col rule message. A dry run by default: it prints the "
-        "API diff, a unified diff of the rewrites and the findings.",
+        "findings first, then a unified diff of the rewrites and the API diff in one line (--report: in "
+        "full); the last line's OK or FAILED agrees with the exit status.",
         epilog="Exit status: 0 nothing left to fix by hand, 1 findings remain, 2 bad input (no or invalid "
         "manifest, a release not in the lock, a source file that does not parse, a vendored copy with "
         "local edits without --force); bad input changes nothing.",
@@ -628,9 +624,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "json", "github"),
         default="text",
-        help="format of the API diff (json: one document with the rewrites and findings too; "
+        help="format of the output (json: one document with the API diff, the rewrites and the findings; "
         "github: findings as workflow annotations) (default: %(default)s)",
     )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the whole API diff after the findings, the rewrites and its one-line summary",
+    )
+    _rules_url_option(p)
     return parser
 
 

@@ -101,11 +101,10 @@ from pathlib import Path
 import libcst as cst
 
 from ..errors import CodegenError
-from .migration import Migration, RequiredField, RuleId, Side, TypeChange
+from .migration import Migration, RequiredField, RuleId, Side, TypeChange, rule
 from .scopes import Assignment, Collected, Ident, Kind, ModuleScopes, Scope, Source, arguments
 from .sourcetext import SourceText, Span, SpanError
 
-RULES_DOC = "docs/rules.md"
 _PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
 
 PackagePath = tuple[str, ...]
@@ -146,12 +145,22 @@ class Finding:
     rule: RuleId
     message: str
 
+    def link(self, rules_url: str | None) -> str | None:
+        """The rule's section in the published catalog, if one is configured (see ``--rules-url``)."""
+        return f"{rules_url}#{self.rule}" if rules_url else None
+
     @property
-    def link(self) -> str:
-        return f"{RULES_DOC}#{self.rule}"
+    def explanation(self) -> str:
+        """The rule in one line, as the catalog explains it."""
+        return rule(self.rule).summary
+
+    def line_text(self, rules_url: str | None = None) -> str:
+        """``path:line:column rule message``, and the rule's link when there is a catalog to link to."""
+        link = self.link(rules_url)
+        return f"{self}" + (f" ({link})" if link else "")
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column} {self.rule} {self.message} ({self.link})"
+        return f"{self.path}:{self.line}:{self.column} {self.rule} {self.message}"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from ..diff import (
     TypePart,
     diff_releases,
 )
+from ..diff.rules import rule
 from .source import ReleaseFiles, Stability, field_name, package_name
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "TypeChange",
     "diff_for_migration",
     "migration_from_diff",
+    "rule",
 ]
 
 Side = Literal["agent", "client"]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from codegen.diff.rules import RuleId, rule
 from codegen.errors import CodegenError
 from codegen.vendoring.codemod import Codemod, Finding
 from codegen.vendoring.migration import (
@@ -501,11 +502,15 @@ def test_an_expression_nested_deeper_than_the_stack_is_one_error_line() -> None:
     assert caught.value.one_line() == "app/deep.py: cannot analyse it: it nests expressions too deeply"
 
 
-def test_findings_print_with_their_catalog_link() -> None:
-    finding = Finding("app/x.py", 3, 7, "python-class-removed", "StopReason is gone in 2.0.0")
-    assert str(finding) == (
-        "app/x.py:3:7 python-class-removed StopReason is gone in 2.0.0 (docs/rules.md#python-class-removed)"
+def test_findings_print_their_rule_and_link_only_to_a_published_catalog() -> None:
+    finding = Finding("app/x.py", 3, 7, RuleId.PYTHON_CLASS_REMOVED, "StopReason is gone in 2.0.0")
+    assert (
+        str(finding) == finding.line_text() == "app/x.py:3:7 python-class-removed StopReason is gone in 2.0.0"
     )
+    assert finding.line_text("https://example.org/rules") == (
+        f"{finding} (https://example.org/rules#python-class-removed)"
+    )
+    assert finding.explanation == rule(RuleId.PYTHON_CLASS_REMOVED).summary
 
 
 # --- the migration ---------------------------------------------------------------------------------
