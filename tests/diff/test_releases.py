@@ -7,6 +7,7 @@ envelopes), not from the differ's output.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -14,7 +15,7 @@ import pytest
 
 from codegen.diff import Change, diff_surfaces
 from codegen.diff.report import release_pairs
-from codegen.schema.ir import ApiSurface
+from codegen.schema.ir import ApiSurface, Scalar, UnionType
 from tests.support.diffkit import Defs, base_surface, changes, edited, renamed
 from tests.support.releases import RELEASES, release_files, surface_of
 
@@ -348,3 +349,92 @@ def test_by_schema_name_finds_every_definition(surface: ApiSurface) -> None:
         if named.schema_name is not None:
             assert surface.by_schema_name(named.schema_name) is named
     assert surface.by_schema_name("NoSuchDefinition") is None
+
+
+# --- the npm releases (issue 18): what the differ used to miss ---------------------------------------
+
+N0, N1, N2, N3 = (f"v2-sdk-2.{n}.0" for n in range(4))
+
+
+@functools.cache
+def npm_surface(release: str, unstable: bool) -> ApiSurface:
+    """The IR of an npm release, built the way `diff` builds it (what the builder does not know yet warns)."""
+    from codegen.diagnostics import collecting
+
+    with collecting(strict=False):
+        return surface_of(release, unstable)
+
+
+@functools.cache
+def npm_diffed(old: str, new: str, unstable: bool) -> tuple[Change, ...]:
+    return diff_surfaces(npm_surface(old, unstable), npm_surface(new, unstable)).changes
+
+
+@pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
+def test_npm_2_1_to_2_2_removes_the_batches(unstable: bool) -> None:
+    """The root ``anyOf`` loses its four array members; each is a root message kind gone."""
+    removed = by_rule(npm_diffed(N1, N2, unstable), "envelope-removed")
+    assert set(removed) == {
+        "batch AgentBatchCall (sent by the agent)",
+        "batch AgentBatchResponse (sent by the agent)",
+        "batch ClientBatchCall (sent by the client)",
+        "batch ClientBatchResponse (sent by the client)",
+    }
+    assert removed["batch ClientBatchCall (sent by the client)"].roles == ("old client",)
+    assert removed["batch AgentBatchCall (sent by the agent)"].severity == "breaking"
+
+
+def test_npm_2_1_to_2_2_tightens_both_members_of_the_select_options() -> None:
+    """Both members of ``SessionConfigSelectOptions`` gain ``minItems: 1`` (agents send them)."""
+    tightened = {
+        (c.subject, c.detail, c.roles)
+        for c in npm_diffed(N1, N2, False)
+        if c.rule.id == "constraint-tightened" and c.subject.startswith("SessionConfigSelectOptions")
+    }
+    assert tightened == {
+        ("SessionConfigSelectOptions[list[SessionConfigSelectOption]]", "minItems none -> 1", ("old agent",)),
+        ("SessionConfigSelectOptions[list[SessionConfigSelectGroup]]", "minItems none -> 1", ("old agent",)),
+    }
+
+
+def test_npm_2_1_to_2_2_an_untyped_member_opens_the_elicitation_value() -> None:
+    found = npm_diffed(N1, N2, False)
+    assert ("union-became-open", "ElicitationContentValue") in facts(found)
+    assert not [
+        c for c in found if c.rule.id.startswith("union-variant-added") and "Elicitation" in c.subject
+    ]
+
+
+def test_npm_2_1_to_2_2_error_data_with_an_untyped_member_is_the_same_values() -> None:
+    """``Error.data`` (any value) becomes ``ErrorData``, whose ``Other`` member is ``{}``: not narrowed.
+
+    The IR agreed for issue 17 reads that member as ``Scalar("any")``; until the builder does,
+    the member is put in the IR here the way the contract says.
+    """
+    new = npm_surface(N2, False)
+    data = new.types["ErrorData"]
+    assert isinstance(data, UnionType)
+    variants = tuple(
+        dataclasses.replace(v, type=Scalar("any")) if v.title == "Other" else v for v in data.variants
+    )
+    contract = dataclasses.replace(
+        new, types={**new.types, "ErrorData": dataclasses.replace(data, variants=variants)}
+    )
+    found = diff_surfaces(npm_surface(N1, False), contract).changes
+    at_data = {(c.rule.id, c.detail) for c in found if c.subject == "Error.data"}
+    assert at_data == {("python-annotation-changed", "any -> ErrorData | null")}
+
+
+def test_npm_2_0_to_2_1_the_other_elicitation_scope_becomes_one_of() -> None:
+    """The ``other`` member's scope union (and the form and url members') goes from anyOf to oneOf."""
+    exclusive = by_rule(npm_diffed(N0, N1, False), "union-became-exclusive")
+    assert {"CreateElicitationRequest[other]", "CreateElicitationRequest['form']"} <= set(exclusive)
+    other = exclusive["CreateElicitationRequest[other]"]
+    assert (other.detail, other.severity, other.roles) == ("anyOf -> oneOf", "warning", ("old agent",))
+
+
+def test_npm_2_0_to_2_1_lenient_changes_are_one_per_field() -> None:
+    found = [c for c in npm_diffed(N0, N1, False) if c.rule.category == "lenient"]
+    assert len({(c.rule.id, c.subject) for c in found}) == len(found)
+    both = by_rule(tuple(found), "lenient-annotation-removed")["SessionInfo.additionalDirectories"]
+    assert both.detail == "x-deserialize-default-on-error, x-deserialize-skip-invalid-items"

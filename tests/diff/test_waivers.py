@@ -10,7 +10,7 @@ import pytest
 
 from codegen.diff import DiffResult, Waiver, apply_waivers, diff_surfaces, read_waivers
 from codegen.errors import CodegenError
-from tests.support.diffkit import A3, A5, MESSAGE_ID, one_error_line, run, waiver_file
+from tests.support.diffkit import A3, A5, MESSAGE_ID, one_error_line, only, run, waiver_file
 from tests.support.releases import surface_of
 
 # --- on the command line -----------------------------------------------------------------------
@@ -173,3 +173,22 @@ def test_a_waiver_file_is_read_with_its_text_trimmed(tmp_path: Path) -> None:
 
 def test_an_empty_waiver_file_holds_no_waivers(tmp_path: Path) -> None:
     assert read_waivers(waiver_file(tmp_path, "")) == ()
+
+
+# --- rewording keeps waivers -----------------------------------------------------------------------
+
+
+def test_a_reworded_message_keeps_its_waiver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint hashes the rule and the path: new words for every message change no waiver."""
+    from codegen.diff import model
+
+    before = {c.rule.id: (c.fingerprint, c.message) for c in hand_made_result().changes}
+    monkeypatch.setattr(model, "path_words", lambda path: "reworded " + "/".join(p.kind for p in path))
+    monkeypatch.setattr(model, "detail", lambda rule_id, path, old, new: f"now said otherwise ({rule_id})")
+    waiver = Waiver(MESSAGE_ID, "shipped together", TODAY)
+    result = apply_waivers(hand_made_result(), [waiver], TODAY)
+    waived = only(result.changes, "field-added-required")
+    assert waived.message == "reworded type/field: now said otherwise (field-added-required)"
+    assert waived.message != before["field-added-required"][1]
+    assert waived.waiver == waiver and result.unmatched == ()
+    assert {c.rule.id: c.fingerprint for c in result.changes} == {r: f for r, (f, _) in before.items()}

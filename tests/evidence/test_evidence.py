@@ -230,3 +230,33 @@ def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_pat
     result = diff_releases(files, release_files("2.0.0-alpha.2"), ["stable"])
     assert not any(wants_evidence(c) for c in result.changes)
     assert attach_evidence(result, files, release_files("2.0.0-alpha.2"), tmp_path) == result
+
+
+# --- the oracle ------------------------------------------------------------------------------------
+
+
+def test_the_oracle_explains_a_refusal_by_the_change_at_its_path(tmp_path: Path) -> None:
+    from codegen.evidence.oracle import check_pair
+
+    new = mini()
+    required_mode(new)
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=20)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = check_pair(found, "old", "new", changes, {}, examples=20)
+    assert (result.searched, result.with_evidence) == (1, 1)
+    assert result.explained > 0 and result.unexplained == []
+
+
+def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
+    """The same pair with the differ's changes withheld: a missed change, listed with its message."""
+    from codegen.evidence.oracle import check_pair
+
+    new = mini()
+    required_mode(new)
+    found, _, _ = pair(mini(), new, tmp_path, examples=20)
+    result = check_pair(found, "old", "new", [], {}, examples=20)
+    [missed] = result.unexplained
+    assert (missed.schema_type, missed.direction, missed.model_gap) == ("PromptRequest", "senders", False)
+    assert missed.error == "mode: Field required" and "mode" not in missed.message
+    excused = check_pair(found, "old", "new", [], {missed.key: "known"}, examples=20)
+    assert excused.unexplained == [] and [reason for _, reason in excused.excused] == ["known"]

@@ -538,3 +538,23 @@ def test_migration_from_a_diff_with_renames(tmp_path: Path) -> None:
         TypeChange("Implementation", "title", "type-changed", "string | null -> integer | null"),
     )
     assert not (migration.removed_classes or migration.removed_methods or migration.required_arguments)
+
+
+def test_a_rename_still_rewrites_when_the_differ_words_its_changes_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migration reads the changes' fields, never their words: rewording every message changes nothing."""
+    from codegen.diff import model
+
+    old, new = synthetic.pair(tmp_path)
+    expected = migration_from_diff(diff_for_migration(old, new, "stable"))
+    monkeypatch.setattr(model, "path_words", lambda path: "something else entirely")
+    monkeypatch.setattr(model, "detail", lambda rule_id, path, old, new: "-> reworded ->")
+    reworded = migration_from_diff(diff_for_migration(old, new, "stable"))
+    assert reworded.class_renames == expected.class_renames and reworded.class_renames
+    assert reworded.method_renames == expected.method_renames and reworded.method_renames
+    assert reworded.argument_renames == expected.argument_renames
+    assert reworded.attribute_renames == expected.attribute_renames
+    source = b"from acp.schema import AgentCapabilities\n\nCAPS = AgentCapabilities()\n"
+    after, findings, _ = Codemod(reworded, "acp").rewrite(source, "app/caps.py")
+    assert after == source.replace(b"AgentCapabilities", b"AgentFeatures") and findings == ()
