@@ -140,7 +140,7 @@ class Pair:
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
     renames: dict[str, str] = field(default_factory=dict)
-    _searches: dict[tuple[str, Direction, frozenset[Place]], Search | str] = field(default_factory=dict)
+    _searches: dict[tuple[str, Direction, frozenset[Place], int], Search | str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.renames = detect_renames(self.old.surface, self.new.surface)
@@ -164,18 +164,26 @@ class Pair:
         return other.schema_name if other is not None else None
 
     def search(
-        self, direction: Direction, schema_name: str, wanted: frozenset[Place] = frozenset()
+        self,
+        direction: Direction,
+        schema_name: str,
+        wanted: frozenset[Place] = frozenset(),
+        examples: int | None = None,
     ) -> Search | str:
         """The refusals among the generated messages of ``$defs[schema_name]``, or why there are none.
 
-        With ``wanted``, generation stops once every one of those places has a refusal.
+        With ``wanted``, generation stops once every one of those places has a
+        refusal.  ``examples`` defaults to the pair's.
         """
-        key = (schema_name, direction, wanted)
+        count = self.examples if examples is None else examples
+        key = (schema_name, direction, wanted, count)
         if key not in self._searches:
-            self._searches[key] = self._search(direction, schema_name, wanted)
+            self._searches[key] = self._search(direction, schema_name, wanted, count)
         return self._searches[key]
 
-    def _search(self, direction: Direction, schema_name: str, wanted: frozenset[Place]) -> Search | str:
+    def _search(
+        self, direction: Direction, schema_name: str, wanted: frozenset[Place], examples: int
+    ) -> Search | str:
         source, target = self.sides(direction)
         root = source.surface.by_schema_name(schema_name)
         target_name = self.target_def(direction, schema_name)
@@ -199,7 +207,7 @@ class Pair:
             return bool(wanted) and not missing
 
         try:
-            count = instances(generation_schema(source.defs, schema_name), self.examples, accept, self.cache)
+            count = instances(generation_schema(source.defs, schema_name), examples, accept, self.cache)
         except ValueError as error:
             return f"the generator cannot read {schema_name}: {error}"
         return Search(count, len(seen), tuple(found))
