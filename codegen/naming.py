@@ -65,6 +65,7 @@ MODEL_IMPORTS: dict[str, str] = {
     "Field": "pydantic",
     "AcpModel": "._base",
     "DefaultOnError": "._base",
+    "DefaultOnNull": "._base",
     "Reserved": "._base",
     "SkipInvalidItems": "._base",
     "TaggedUnion": "._base",

@@ -1,4 +1,4 @@
-"""The examples run as written: the README's models and session state, the long one in docs/patches.md."""
+"""The examples run as written: the README's models and session state, docs/patches.md's, the proxy chain."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ EXAMPLES = [
     ("README.md", "## Models"),
     ("README.md", "## Session state (v2)"),
     ("docs/patches.md", "# Session state and patch semantics"),
+    ("docs/runtime.md", "## Proxies and conductors"),
 ]
 
 

@@ -178,13 +178,11 @@ def _leaves(surface: ApiSurface, union: UnionType) -> Iterator[tuple[object, lis
     if union.catch_all is not None:
         branches.append((None, union.catch_all))
     for tag, variant in branches:
-        found = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        found = surface.resolve(variant.type)
         if isinstance(found, ObjectType):
             yield tag, [found]
         elif isinstance(found, UnionType) and not found.tagged and found.catch_all is None:
-            members = [
-                surface.types.get(v.type.name) if isinstance(v.type, Ref) else None for v in found.variants
-            ]
+            members = [surface.resolve(v.type) for v in found.variants]
             if not all(isinstance(m, ObjectType) for m in members):
                 raise CodegenError(
                     f"union request {union.name}: the members of {found.name} are not all objects"
@@ -212,9 +210,10 @@ def _scope_keys(
 
 def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
     name = naming.method_name(method.wire_name, method.kind, method.params)
-    params_type = surface.types[method.params]
+    declared = surface.types[method.params]
+    params_type = surface.unaliased(method.params)  # an alias of a class takes that class's fields
     result = f"schema.{method.result}" if method.result else None
-    doc = method.doc or params_type.doc
+    doc = method.doc or declared.doc
     if isinstance(params_type, ObjectType):
         fields = call_fields(surface, params_type.name)
         ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
@@ -226,7 +225,7 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
             )
             for f in ordered
         ]
-        return MethodSpec(method, name, params, doc, f"schema.{params_type.name}", result)
+        return MethodSpec(method, name, params, doc, f"schema.{declared.name}", result)
     if isinstance(params_type, UnionType) and params_type.tagged and params_type.tag_py_name:
         return _union_spec(surface, method, name, params_type, result, doc)
     raise CodegenError(

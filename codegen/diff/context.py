@@ -9,8 +9,8 @@ from typing import Any
 from ..schema.ir import ApiSurface, NamedType
 from .model import ABSENT, Change, Path
 from .renames import detect_renames
-from .rules import NO_FLOW, Flow, Peer, RuleId, impact, rule
-from .senders import flows_by_type, peers_of
+from .rules import NO_FLOW, Flow, RuleId, impact, rule
+from .senders import Peers, flows_by_type, peers_of, sides_of
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,11 @@ class Context:
     """New type name -> old type name."""
     old_flows: Mapping[str, Flow]
     new_flows: Mapping[str, Flow]
-    old_peers: tuple[Peer, ...]
-    new_peers: tuple[Peer, ...]
+    old_peers: Peers
+    new_peers: Peers
+    old_sides: tuple[str, ...]
+    """The sides the old surface names (``agent``, ``client``, ``proxy``...)."""
+    new_sides: tuple[str, ...]
     old_file: str
     """The schema file of the old surface, as a change names it (a path, or the file's name)."""
     new_file: str
@@ -46,6 +49,8 @@ class Context:
             flows_by_type(new),
             peers_of(old),
             peers_of(new),
+            sides_of(old),
+            sides_of(new),
             old_file if old_file is not None else old.schema_file,
             new_file if new_file is not None else new.schema_file,
         )

@@ -28,8 +28,8 @@ from .model import (
     Path,
     SidePart,
 )
-from .rules import Flow, Peer, RuleId
-from .senders import handlers_of, method_flow
+from .rules import Flow, RuleId
+from .senders import handler_sides, method_flow
 
 
 def compare_methods(ctx: Context) -> Iterator[Change]:
@@ -54,8 +54,8 @@ def compare_methods(ctx: Context) -> Iterator[Change]:
             flow = method_flow(old_m, ctx.old_peers) | method_flow(new_m, ctx.new_peers)
             was, now = old_m.side, new_m.side
             yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), flow, old=was, new=now)
-            kept = python_paths(new_specs[new_m], ctx.new_peers)
-            for python in python_paths(old_specs[old_m], ctx.old_peers):
+            kept = python_paths(new_specs[new_m], ctx.new_sides)
+            for python in python_paths(old_specs[old_m], ctx.old_sides):
                 if python not in kept:
                     yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=was, new=now)
             yield from compare_method(ctx, old_specs[old_m], new_specs[new_m])
@@ -64,7 +64,7 @@ def compare_methods(ctx: Context) -> Iterator[Change]:
             if side not in news:
                 flow = method_flow(old_m, ctx.old_peers)
                 yield ctx.change(RuleId.METHOD_REMOVED, (method_part(old_m),), flow)
-                for python in python_paths(old_specs[old_m], ctx.old_peers):
+                for python in python_paths(old_specs[old_m], ctx.old_sides):
                     yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python)
             else:
                 yield from compare_method(ctx, old_specs[old_m], new_specs[news[side]])
@@ -79,9 +79,9 @@ def method_part(m: Method) -> MethodPart:
     return MethodPart(m.wire_name, m.kind, m.side)
 
 
-def python_paths(spec: MethodSpec, peers: tuple[Peer, ...]) -> list[Path]:
+def python_paths(spec: MethodSpec, sides: tuple[str, ...]) -> list[Path]:
     """``<side>.<python name>`` for each handler class with the method (every peer's for protocol ones)."""
-    return [(HandlerPart(side, spec.name),) for side in handlers_of(spec.method, peers)]
+    return [(HandlerPart(side, spec.name),) for side in handler_sides(spec.method, sides)]
 
 
 def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[Change]:
@@ -101,7 +101,7 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
                 yield ctx.change(RuleId.TYPE_CHANGED, path, data, old=was, new=now)
         elif ctx.renames.get(before, before) != after:
             yield from compare_expr(ctx, Ref(before), Ref(after), path, data, None)
-    for python in python_paths(new_spec, ctx.new_peers):
+    for python in python_paths(new_spec, ctx.new_sides):
         if old_spec.name != new_spec.name:
             yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
         yield from compare_signature(ctx, old_spec, new_spec, python)
@@ -149,14 +149,13 @@ def _side_methods(surface: ApiSurface, side: str) -> tuple[str, ...]:
 
 
 def compare_sides(ctx: Context) -> Iterator[Change]:
-    """A side that is a peer in one release only, with the methods it handles there."""
-    before, after = set(ctx.old_peers), set(ctx.new_peers)
+    """A side that is in one release only, with the methods it handles there."""
+    before, after = set(ctx.old_sides), set(ctx.new_sides)
     for side in sorted(before - after):
-        callers = {p for p in ctx.old_peers if p != side}
-        flow = Flow(frozenset({side}), frozenset(callers))
+        flow = Flow(frozenset({side}), frozenset(p for p in ctx.old_sides if p != side))
         yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), flow, old=_side_methods(ctx.old, side))
     for side in sorted(after - before):
-        flow = Flow(frozenset({side}), frozenset(p for p in ctx.new_peers if p != side))
+        flow = Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side))
         yield ctx.change(RuleId.SIDE_ADDED, (SidePart(side),), flow, new=_side_methods(ctx.new, side))
 
 
@@ -175,11 +174,11 @@ def compare_envelopes(ctx: Context) -> Iterator[Change]:
     before, after = _kinds(ctx.old), _kinds(ctx.new)
     for (name, batch), (sender, items) in sorted(before.items()):
         if (name, batch) not in after:
-            flow = Flow(frozenset({sender}), frozenset(p for p in ctx.old_peers if p != sender))
+            flow = ctx.old_peers.sent_by(sender)
             part = EnvelopePart(name, sender, batch)
             yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), flow, old=items or ABSENT)
     for (name, batch), (sender, items) in sorted(after.items()):
         if (name, batch) not in before:
-            flow = Flow(frozenset({sender}), frozenset(p for p in ctx.new_peers if p != sender))
+            flow = ctx.new_peers.sent_by(sender)
             part = EnvelopePart(name, sender, batch)
             yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), flow, new=items or ABSENT)

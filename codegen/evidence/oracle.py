@@ -280,6 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     excused = [pair for r in results for pair in r.excused]
     print()
     total = sum(len(r.unexplained) for r in results)
+
     def total_of(name: str) -> int:
         return sum(getattr(r, name) for r in results)
 

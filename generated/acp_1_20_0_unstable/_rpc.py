@@ -15,7 +15,8 @@ gates of the release; everything here is release-independent:
 * strict validation in both directions: bad params are answered with
   ``-32602`` and the validation details, an unimplemented request with
   ``-32601``; unimplemented notifications are ignored;
-* no traffic but ``initialize`` until the handshake succeeded;
+* no traffic but the handshake (``initialize``, or the one the end names) until
+  it succeeded, except the methods the release lets both ends exchange during it;
 * batches only where the release's schema defines them, otherwise a JSON
   array gets one ``-32600`` with ``id: null``;
 * ``$/cancel_request`` both ways, a maximum message size, and a clean stop
@@ -136,13 +137,20 @@ class ProtocolNames:
     """The wire names the connection itself relies on."""
 
     initialize: str
-    """The handshake method: handled by the agent; nothing else may be sent before it succeeds."""
+    """The handshake method (``initialize``, or another an end opens with); nothing else may be sent
+    before it succeeds but ``during_handshake``."""
     cancel_request: str
     """The notification either side sends to cancel one of its requests."""
     request_id: str
     """The field of ``cancel_request`` params naming the request."""
     capabilities: str
     """The field advertising capabilities: in the handshake's params (client) and result (agent)."""
+    during_handshake: frozenset[str] = frozenset()
+    """Methods both ends may send before the handshake has succeeded (a proxy reaches its successor)."""
+
+    def allows(self, method: str) -> bool:
+        """Whether ``method`` may be exchanged before the handshake has succeeded."""
+        return method == self.initialize or method in self.during_handshake
 
 
 @dataclass(frozen=True)
@@ -285,7 +293,7 @@ class Connection:
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
             raise ConnectionError("the connection is closed")
-        if not self.initialized and method != self._protocol.initialize:
+        if not self.initialized and not self._protocol.allows(method):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
             advertised = _lookup(self.peer_capabilities, gate.capability)
@@ -543,7 +551,7 @@ class Connection:
             if route is not None and self.initialized:
                 self._notifications.put_nowait((route, params))
             return
-        if not self.initialized:
+        if not self.initialized and method not in self._protocol.during_handshake:
             logger.warning("notification %r before initialize ignored", method)
             return
         route = self._notifications_routes.get(method)
@@ -572,7 +580,10 @@ class Connection:
     async def _handle_request(self, method: str, params: Any) -> Any:
         if method == self._protocol.initialize and self._handles_initialize and self.initialized:
             raise RequestError.invalid_request(f"'{method}' may only be requested once per connection")
-        if not self.initialized and not (method == self._protocol.initialize and self._handles_initialize):
+        early = method in self._protocol.during_handshake or (
+            method == self._protocol.initialize and self._handles_initialize
+        )
+        if not self.initialized and not early:
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         route = self._requests.get(method)
         if route is None:
@@ -587,8 +598,10 @@ class Connection:
         except ValidationError as error:
             raise RequestError.invalid_params(_error_details(error)) from None
         result = await function(**expand(value))
+        if result is None and route.result is not Any:
+            result = {}  # a handler of an empty result may return nothing
         try:
-            answer = wire_params(adapter(route.result).validate_python({} if result is None else result))
+            answer = wire_params(adapter(route.result).validate_python(result))
         except ValidationError as error:
             logger.error("handler of %r returned an invalid result: %s", method, error)
             raise RequestError.internal_error() from None

@@ -12,7 +12,9 @@ them typed entry points; this module holds the behaviour:
   value unchanged, an explicit ``null`` clears it, any other value replaces
   it whole.  The update's top-level ``_meta`` is patched by key
   (:func:`merge_meta`).  Fields the schema says keep their value on ``null``
-  treat ``null`` like omission.
+  treat ``null`` like omission.  A field whose ``null`` the schema reads as
+  its default (``x-deserialize-default-on-null``) arrives holding that default
+  and still given, so ``null`` resets it to the default and omission keeps it.
 * **chunks** append one item to a field of their entity (or, for base64
   text, the decoded bytes).  Their own ``_meta`` is chunk-scoped and never
   touches the entity.

@@ -3,7 +3,7 @@
 # Typed method bindings. Do not edit: regenerate with `make generate`.
 """ACP 2.0.0-alpha.3 (unstable schema): typed method bindings.
 
-:class:`Agent` and :class:`Client` describe the handlers of each side: every method takes
+:class:`Agent` and :class:`Client` describe the handlers of each role: every method takes
 the fields of its params as keyword-only, snake_case parameters and returns its response
 model (``None`` for a notification).  Subclassing them is optional; a method left out
 answers method-not-found (a notification is ignored).  Extra keyword arguments carry the
@@ -890,18 +890,24 @@ CLIENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
 
 
 class ClientSideConnection:
-    """The client's end of a connection: it calls the agent's methods and serves ``client``."""
+    """The client's end of a connection: it calls the agent's methods and serves the client.
+
+    A client (an editor) starts an agent and drives its sessions.
+
+    ``client`` is the handler object, or a factory that is given this connection
+    and returns it (so that the client can call the agent).
+    """
 
     def __init__(
         self,
-        client: Client,
+        client: Client | Callable[[ClientSideConnection], Client],
         reader: asyncio.StreamReader,
         writer: Writer,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.connection = Connection(
-            client,
+            handler_of(client, self),
             reader,
             writer,
             requests=CLIENT_REQUESTS,
@@ -914,7 +920,7 @@ class ClientSideConnection:
 
     @property
     def initialized(self) -> bool:
-        """Whether the ``initialize`` handshake has succeeded."""
+        """Whether the handshake that opens the connection has succeeded."""
         return self.connection.initialized
 
     @property
@@ -1601,6 +1607,8 @@ class ClientSideConnection:
 class AgentSideConnection:
     """The agent's end of a connection: it calls the client's methods and serves the agent.
 
+    An agent serves the sessions a client opens.
+
     ``agent`` is the handler object, or a factory that is given this connection
     and returns it (so that the agent can call the client).
     """
@@ -1627,7 +1635,7 @@ class AgentSideConnection:
 
     @property
     def initialized(self) -> bool:
-        """Whether the ``initialize`` handshake has succeeded."""
+        """Whether the handshake that opens the connection has succeeded."""
         return self.connection.initialized
 
     @property
@@ -1872,16 +1880,16 @@ class AgentSideConnection:
 
 
 def connect_to_agent(
-    client: Client,
+    client: Client | Callable[[ClientSideConnection], Client],
     reader: asyncio.StreamReader,
     writer: Writer,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ClientSideConnection:
-    """Serve ``client`` on a stream pair to an agent; call the agent through the result.
+    """Serve ``client`` (or the client a factory makes for the connection) on a stream pair to an agent.
 
-    ``reader`` carries what the agent writes (its stdout), ``writer`` goes to the
-    agent (its stdin).  Call ``initialize`` first.
+    Call the agent through the result, ``initialize`` first.  ``reader`` carries what the
+    agent writes (its stdout), ``writer`` goes to the agent (its stdin).
     """
     return ClientSideConnection(
         client, reader, writer, max_message_bytes=max_message_bytes
@@ -1895,7 +1903,10 @@ def connect_to_client(
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AgentSideConnection:
-    """Serve ``agent`` (or the agent a factory makes for the connection) on a stream pair to a client."""
+    """Serve ``agent`` (or the agent a factory makes for the connection) on a stream pair to a client.
+
+    Call the client through the result.
+    """
     return AgentSideConnection(
         agent, reader, writer, max_message_bytes=max_message_bytes
     )

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from codegen.api.methods import method_spec
-from codegen.diff.model import HandlerPart, MethodPart
 from codegen.diff.methods import method_part, python_paths, signature
+from codegen.diff.model import HandlerPart, MethodPart
 from codegen.diff.wording import path_words
 from codegen.schema.ir import Method
 from tests.support.diffkit import (

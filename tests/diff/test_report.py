@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from codegen.diff.report import release_pairs, render_rules, report_files, stale_reports
-from codegen.diff.rules import CATALOG, RuleId, rule
+from codegen.diff.rules import CATALOG, RuleId
+from codegen.diff.rules import rule as rule_of
 from codegen.schema.load import SchemaSource, read_lock
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
 from tests.support.releases import ROOT
@@ -36,7 +37,7 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
     ]
     assert first["new"] == "MessageId" and "old" not in first
     assert first["flow"] == {"senders": ["agent"], "receivers": ["client"]}
-    assert first["explanation"] == rule(RuleId.FIELD_ADDED_REQUIRED).summary
+    assert first["explanation"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
     assert "rule_url" not in first and first["file"] == f"schemas/v2/{A5}/schema.json"
 
 
@@ -47,7 +48,7 @@ def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses(
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "markdown")
     assert "| stable | 1 | 0 | 1 |" in out
     assert "[`field-added-required`](#field-added-required)" in out
-    assert "\n## Rules\n\n### field-added-required\n\n" + rule(RuleId.FIELD_ADDED_REQUIRED).summary in out
+    assert "\n## Rules\n\n### field-added-required\n\n" + rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in out
     assert "### field-added-optional" in out and "### type-changed" not in out
     assert "docs/rules.md" not in out
     assert "string \\| null" in out  # a union in a table cell is escaped
@@ -78,7 +79,7 @@ def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.C
     assert lines[0].startswith(
         f"::error file=schemas/v2/{A5}/schema.json,line={line},title=field-added-required (stable%2C wire)::"
     )
-    assert rule(RuleId.FIELD_ADDED_REQUIRED).summary in lines[0]
+    assert rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in lines[0]
     assert lines[1].startswith("::notice ")
 
 
@@ -106,7 +107,7 @@ def test_sarif_is_a_2_1_0_log_with_the_catalog_as_rules(capsys: pytest.CaptureFi
         "region": {"startLine": _line_of_key(schema, '"messageId": {')},
     }
     assert all("helpUri" not in r for r in rules)  # no public catalog configured: explained inline
-    assert rules[result["ruleIndex"]]["help"]["text"] == rule(RuleId.FIELD_ADDED_REQUIRED).summary
+    assert rules[result["ruleIndex"]]["help"]["text"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
 
 
 def test_output_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:

@@ -165,7 +165,7 @@ def one_error_line(err: str) -> str:
 
 
 PEER_ENVELOPES = {"AgentMessage": "agent", "ClientMessage": "client"}
-"""The root message kinds of a hand-made surface: its peers are an agent and a client (no type is an envelope)."""
+"""The root message kinds of a hand-made surface: its peers are an agent and a client (no type is one)."""
 
 
 def tiny(*types: NamedType, methods: tuple[Method, ...] = ()) -> ApiSurface:

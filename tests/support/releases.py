@@ -24,6 +24,13 @@ RELEASES: list[str] = list(read_lock().releases)
 SURFACES: list[tuple[str, bool]] = [(r, u) for r in RELEASES for u in (False, True)]
 
 
+def newest(major: int) -> str:
+    """The newest locked release of a protocol major version (the lock's order: tags, then npm)."""
+    found = read_lock().newest(major)
+    assert found is not None, f"no v{major} release is locked"
+    return found
+
+
 def surface_id(param: tuple[str, bool]) -> str:
     release, unstable = param
     return release + ("-unstable" if unstable else "")
