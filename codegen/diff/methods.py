@@ -28,7 +28,7 @@ from .model import (
     Path,
     SidePart,
 )
-from .rules import Flow, RuleId
+from .rules import NO_FLOW, Flow, RuleId
 from .senders import handler_sides, method_flow
 
 
@@ -179,6 +179,7 @@ def compare_envelopes(ctx: Context) -> Iterator[Change]:
             yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), flow, old=items or ABSENT)
     for (name, batch), (sender, items) in sorted(after.items()):
         if (name, batch) not in before:
-            flow = ctx.new_peers.sent_by(sender)
+            # a kind a new side sends has no old receivers: that side was not there to send it
+            flow = ctx.new_peers.sent_by(sender) if sender in ctx.old_sides else NO_FLOW
             part = EnvelopePart(name, sender, batch)
             yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), flow, new=items or ABSENT)

@@ -7,7 +7,6 @@ envelopes), not from the differ's output.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable
 
@@ -407,23 +406,12 @@ def test_npm_2_1_to_2_2_an_untyped_member_opens_the_elicitation_value() -> None:
 
 
 def test_npm_2_1_to_2_2_error_data_with_an_untyped_member_is_the_same_values() -> None:
-    """``Error.data`` (any value) becomes ``ErrorData``, whose ``Other`` member is ``{}``: not narrowed.
-
-    The IR agreed for issue 17 reads that member as ``Scalar("any")``; until the builder does,
-    the member is put in the IR here the way the contract says.
-    """
-    new = npm_surface(N2, False)
-    data = new.types["ErrorData"]
-    assert isinstance(data, UnionType)
-    variants = tuple(
-        dataclasses.replace(v, type=Scalar("any")) if v.title == "Other" else v for v in data.variants
-    )
-    contract = dataclasses.replace(
-        new, types={**new.types, "ErrorData": dataclasses.replace(data, variants=variants)}
-    )
-    found = diff_surfaces(npm_surface(N1, False), contract).changes
-    at_data = {(c.rule.id, c.detail) for c in found if c.subject == "Error.data"}
-    assert at_data == {("python-annotation-changed", "any -> ErrorData | null")}
+    """``Error.data`` (any value) becomes ``ErrorData``, whose ``Other`` member is ``{}``: not narrowed."""
+    data = npm_surface(N2, False).types["ErrorData"]
+    assert isinstance(data, UnionType) and Scalar("any") in {v.type for v in data.variants}
+    for unstable in (False, True):
+        at_data = {(c.rule.id, c.detail) for c in npm_diffed(N1, N2, unstable) if c.subject == "Error.data"}
+        assert at_data == {("python-annotation-changed", "any -> ErrorData | null")}
 
 
 def test_npm_2_0_to_2_1_the_other_elicitation_scope_becomes_one_of() -> None:
@@ -439,3 +427,20 @@ def test_npm_2_0_to_2_1_lenient_changes_are_one_per_field() -> None:
     assert len({(c.rule.id, c.subject) for c in found}) == len(found)
     both = by_rule(tuple(found), "lenient-annotation-removed")["SessionInfo.additionalDirectories"]
     assert both.detail == "x-deserialize-default-on-error, x-deserialize-skip-invalid-items"
+
+
+def test_npm_2_2_to_2_3_unstable_adds_the_proxy_side_with_its_methods() -> None:
+    found = npm_diffed(N2, N3, True)
+    side = by_rule(found, "side-added")["side proxy"]
+    assert side.detail == "methods proxy/initialize, proxy/successor" and side.severity == "info"
+    assert {
+        "request proxy/initialize (handled by the proxy)",
+        "request proxy/successor (handled by the proxy)",
+        "notification proxy/successor (handled by the proxy)",
+    } <= set(by_rule(found, "method-added"))
+    envelopes = by_rule(found, "envelope-added")
+    assert set(envelopes) == {
+        f"envelope Proxy{kind} (sent by the proxy)" for kind in ("Request", "Response", "Notification")
+    }
+    assert {c.severity for c in envelopes.values()} == {"info"}  # no old peer was there to receive them
+    assert not by_rule(npm_diffed(N2, N3, False), "side-added")  # the stable schema has no proxies
