@@ -227,6 +227,8 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
     from .schema.releases import open_side
 
+    if args.evidence_examples < 1:
+        raise CodegenError(f"--evidence-examples must be at least 1, not {args.evidence_examples}")
     source = _source(args)
     stabilities: tuple[Stability, ...] = ("stable", "unstable")
     if args.stability != "both":

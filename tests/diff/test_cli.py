@@ -268,3 +268,9 @@ def test_a_bad_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit) as exc:
         cli.main(["diff", A3, A5, "--format", "yaml"])
     assert exc.value.code == 2
+
+
+def test_evidence_examples_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "diff", A3, A5, "--evidence-examples", "0")
+    assert (code, out) == (2, "")
+    assert one_error_line(err) == "acp-codegen: error: --evidence-examples must be at least 1, not 0"
