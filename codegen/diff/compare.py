@@ -282,6 +282,14 @@ def object_became_union(
     for f in new.fields:
         if f.wire_name in before:
             yield from compare_field(ctx, before[f.wire_name], f, (*path, FieldPart(f.wire_name)), flow, new)
+    tag = new.tag_wire_name
+    if tag is not None and tag not in before and all(v.tag is not None for v in new.variants):
+        # every member needs the tag the old object did not have: old senders omit it
+        tags: list[TypeExpr] = [Const(v.tag) for v in new.variants]
+        if new.catch_all is not None:
+            tags.append(Scalar("string" if all(isinstance(v.tag, str) for v in new.variants) else "any"))
+        tag_type = tags[0] if len(tags) == 1 else AnyOf(tuple(tags))
+        yield ctx.change(RuleId.FIELD_ADDED_REQUIRED, (*path, FieldPart(tag)), flow, new, new=tag_type)
     added = MEMBER_ADDED["union", openness(union_is_open(ctx.new, new))]
     for variant in new.variants:
         if not accepts_any(ctx.new, variant.type):

@@ -35,6 +35,9 @@ from ..schema.ir import (
 Place = tuple[str, str | None]
 """A named type and the field (wire name) the path takes in it (``None``: the type itself)."""
 
+TAG = "\0tag"
+"""The missing key of a refusal for want of a union's tag (pydantic's ``union_tag_not_found``)."""
+
 
 def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
     """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
@@ -108,6 +111,9 @@ def _named(
             elif not steps and missing is not None:
                 found.add((named.name, missing))
         case UnionType():
+            if not steps and missing == TAG and named.tag_wire_name is not None:
+                found.add((named.name, named.tag_wire_name))
+                return
             for member in _members(named, value):
                 _expr(surface, member, value, steps, missing, found, depth + 1)
         case AliasType():
@@ -170,5 +176,7 @@ def error_places(surface: ApiSurface, root: NamedType, instance: Any, error: Any
     found: set[Place] = set()
     for detail in details:
         steps, missing = message_path(instance, detail.get("loc", ()))
+        if detail.get("type") == "union_tag_not_found":
+            missing = TAG
         found |= places(surface, root, instance, steps, missing)
     return found or {(root.name, None)}

@@ -873,3 +873,21 @@ def test_a_side_without_its_unstable_schema_has_only_a_stable_surface(tmp_path: 
     with pytest.raises(CodegenError) as exc:
         surfaces_of(files, ["stable", "unstable"])
     assert exc.value.message == "schema.unstable.json is missing, and --stability unstable needs it"
+
+
+def test_an_object_that_becomes_a_union_needing_a_tag_adds_that_required_field() -> None:
+    """Old senders of ``Cost`` never sent ``kind``; every member of the new union requires it."""
+    found = changes(base_surface(), edited(cost_union))
+    tag = only(found, "field-added-required")
+    assert (tag.subject, tag.detail, tag.roles) == ("Cost.kind", "type 'estimate' | 'invoice'", AGENT)
+
+
+def test_a_union_with_a_member_for_an_absent_tag_adds_no_required_field() -> None:
+    def cost_union_or_untagged(defs: Defs) -> None:
+        cost_union(defs)
+        defs["Cost"]["anyOf"].append(
+            {"title": "none", "type": "object", "properties": {"kind": {"type": "null"}}}
+        )
+
+    found = changes(base_surface(), edited(cost_union_or_untagged))
+    assert not [c for c in found if c.rule.id == "field-added-required"]
