@@ -35,8 +35,7 @@ from ..schema.ir import (
 Place = tuple[str, str | None]
 """A named type and the field (wire name) the path takes in it (``None``: the type itself)."""
 
-TAG = "\0tag"
-"""The missing key of a refusal for want of a union's tag (pydantic's ``union_tag_not_found``)."""
+
 
 
 def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
@@ -111,9 +110,8 @@ def _named(
             elif not steps and missing is not None:
                 found.add((named.name, missing))
         case UnionType():
-            if not steps and missing == TAG and named.tag_wire_name is not None:
-                found.add((named.name, named.tag_wire_name))
-                return
+            if not steps and missing is not None and missing == named.tag_wire_name:
+                found.add((named.name, missing))
             for member in _members(named, value):
                 _expr(surface, member, value, steps, missing, found, depth + 1)
         case AliasType():
@@ -167,6 +165,14 @@ def _expr(
             pass
 
 
+def _discriminator(shown: Any) -> str | None:
+    """The tag property a ``union_tag_not_found`` error names (``'type'``, or ``type()`` for a callable)."""
+    if not isinstance(shown, str):
+        return None
+    name = shown.removesuffix("()").strip("'\"")
+    return name or None
+
+
 def error_places(surface: ApiSurface, root: NamedType, instance: Any, error: Any) -> set[Place]:
     """The places of every error of a pydantic ``ValidationError`` (the whole root for another error)."""
     try:
@@ -177,6 +183,6 @@ def error_places(surface: ApiSurface, root: NamedType, instance: Any, error: Any
     for detail in details:
         steps, missing = message_path(instance, detail.get("loc", ()))
         if detail.get("type") == "union_tag_not_found":
-            missing = TAG
+            missing = _discriminator(detail.get("ctx", {}).get("discriminator")) or missing
         found |= places(surface, root, instance, steps, missing)
     return found or {(root.name, None)}

@@ -260,3 +260,18 @@ def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
     assert missed.error == "mode: Field required" and "mode" not in missed.message
     excused = check_pair(found, "old", "new", [], {missed.key: "known"}, examples=20)
     assert excused.unexplained == [] and [reason for _, reason in excused.excused] == ["known"]
+
+
+def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
+    """pydantic's ``union_tag_not_found`` has no location: the discriminator it names is the missing key."""
+    from codegen.evidence.walk import error_places
+
+    class Refused:
+        def errors(self) -> list[dict[str, Any]]:
+            return [{"type": "union_tag_not_found", "loc": (), "ctx": {"discriminator": "kind()"}}]
+
+    surface = mini().surface()
+    update = surface.types["Update"]
+    assert ("Update", "kind") in error_places(surface, update, {"text": ""}, Refused())
+    request = surface.types["PromptRequest"]  # an object reads it as the key its message lacks
+    assert ("PromptRequest", "kind") in error_places(surface, request, {}, Refused())
