@@ -9,7 +9,8 @@
 3. The cost of evidence (what `diff` does by default), side by side with the
    plain diff of 1, for every pair: with the generated models and messages
    already in the cache (a second run), and cold (an empty cache: the models
-   rendered, every message generated) for the pairs named in
+   rendered, every message generated; `acp-codegen diff` in a fresh process)
+   for the pairs named in
    ``$BENCH_EVIDENCE_COLD`` (comma-separated ``OLD..NEW``; ``all`` for every
    pair; default: 2.0.0-alpha.3..2.0.0-alpha.5).
 
@@ -27,6 +28,7 @@ import json
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -83,7 +85,7 @@ def scaled_document(data: dict[str, Any], k: int) -> dict[str, Any]:
 
 def scaled_meta(meta: dict[str, Any], k: int) -> dict[str, Any]:
     out: dict[str, Any] = json.loads(json.dumps(meta))
-    for table in ("agentMethods", "clientMethods", "protocolMethods"):
+    for table in [key for key in meta if key.endswith("Methods")]:  # one table per side
         entries = dict(meta.get(table, {}))
         for i in range(1, k):
             out[table].update({f"c{i}_{key}": f"c{i}/{wire}" for key, wire in entries.items()})
@@ -168,9 +170,11 @@ def evidence_costs(
         warm = time.perf_counter() - started
         cold_text = f"{'':>8} {'':>7}"
         if (old, new) in cold:
+            # a fresh process with an empty cache: the models rendered, every message generated
             with tempfile.TemporaryDirectory() as empty:
+                command = [sys.executable, "-m", "codegen.cli", "--cache", empty, "diff", old, new]
                 started = time.perf_counter()
-                with_evidence(source, old, new, Path(empty))
+                subprocess.run([*command, "--format", "json"], cwd=ROOT, capture_output=True, check=False)
                 seconds = time.perf_counter() - started
             cold_text = f"{seconds:8.1f} {seconds / plain[(old, new)]:6.0f}x"
         base = plain[(old, new)]

@@ -47,7 +47,7 @@ from ..schema.load import SchemaSource, default_cache_dir, read_lock
 from .instances import canonical, size
 from .search import SEARCHED_BREAKS, Direction, Pair, first_error, pairs_of, wants_evidence
 
-ORACLE_EXAMPLES = 50
+ORACLE_EXAMPLES = 25
 """Messages generated per changed ``$defs`` type and direction by default."""
 _IGNORED = frozenset({"description", "title", "$comment", "examples"})
 
