@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports
+.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -69,8 +69,11 @@ reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive re
 	$(CODEGEN) reports
 	$(CODEGEN) rules --format markdown > docs/rules.md
 
-bench-diff: $(STAMP)  ## time the API differ on the real release pairs and on a 10x synthetic schema
+bench-diff: $(STAMP)  ## time the API differ on the real release pairs and a 10x synthetic schema, and its evidence
 	$(PY) benchmarks/bench_diff.py
+
+diff-oracle: $(STAMP)  ## every consecutive locked pair: each refusal of a generated message explained by a change (long)
+	$(PY) -m codegen.evidence.oracle --exceptions tests/diff/oracle_exceptions.toml $(ORACLE_ARGS)
 
 bench-codemod: $(STAMP)  ## time the upgrade codemod against a bare libcst parse on 5k- and 50k-line projects
 	$(PY) benchmarks/bench_codemod.py

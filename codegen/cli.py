@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -253,6 +254,8 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
     from .schema.releases import open_side
 
+    if args.evidence_examples < 1:
+        raise CodegenError(f"--evidence-examples must be at least 1, not {args.evidence_examples}")
     source = _source(args)
     stabilities: tuple[Stability, ...] = ("stable", "unstable")
     if args.stability != "both":
@@ -262,8 +265,22 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
         result = diff.apply_waivers(result, waivers, datetime.date.today())
-    sys.stdout.write(report.render(result, args.format, args.fail_on))
+    if args.evidence:
+        result = _with_evidence(result, old, new, args, console)
+    sys.stdout.write(report.render(result, args.format, args.fail_on, report.rules_url(args.rules_url)))
     return result.exit_code(args.fail_on)
+
+
+def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console) -> Any:
+    """The diff with evidence searched for (without the optional generator: as it is, and a warning)."""
+    from . import evidence
+
+    try:
+        evidence.require_generator()
+    except evidence.MissingGeneratorError as missing:
+        diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
+        return result
+    return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples)
 
 
 @command("rules")
@@ -298,7 +315,7 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
 
 @command("vendor")
 def _vendor(args: argparse.Namespace, console: Console) -> int:
-    from .vendor import manifest, vendoring
+    from .vendoring import manifest, vendoring
 
     def regenerate(found: manifest.Manifest) -> dict[str, str]:
         # the lock is read only when an edit is to be shown: a check needs no schemas otherwise
@@ -348,7 +365,7 @@ def _vendor(args: argparse.Namespace, console: Console) -> int:
 @command("upgrade")
 def _upgrade(args: argparse.Namespace, console: Console) -> int:
     from .diff import report as diff_report
-    from .vendor import manifest, upgrade, vendoring
+    from .vendoring import manifest, upgrade, vendoring
 
     release, *more = args.to  # `upgrade PATH --to RELEASE SOURCES...` reads SOURCES into --to
     sources = [*args.sources, *map(Path, more)] or [Path(".")]
@@ -364,34 +381,39 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         for line in error.report.lines:
             print(line)
         raise
-    report = diff_report.render(plan.diff, args.format, "never")
+    rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
-        sys.stdout.write(upgrade.json_report(report, plan))
+        report = diff_report.render(plan.diff, "json", "never", rules_url)
+        sys.stdout.write(upgrade.json_report(report, plan, rules_url))
     else:
-        sys.stdout.write(report)
-        lines = [diff for result in plan.rewritten for diff in result.diff(release)]
+        # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
-            lines += [upgrade.github_annotation(f) for f in plan.findings]
+            lines = [upgrade.github_annotation(f, rules_url) for f in plan.findings]
+            lines += [diff for result in plan.rewritten for diff in result.diff(release)]
         else:
-            lines += [str(f) for f in plan.findings]
-        if lines:
-            sys.stdout.write("\n" + "\n".join(lines) + "\n")
-    rewritten, findings = len(plan.rewritten), len(plan.findings)
-    left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+            lines = plan.report_lines(rules_url)
+        lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
+        sys.stdout.write("\n".join(lines) + "\n")
+        if args.report:
+            if args.format == "text":
+                full = diff_report.render_text(plan.diff, "never", verdict=False)
+            else:
+                full = diff_report.render(plan.diff, args.format, "never", rules_url)
+            sys.stdout.write("\n" + full)
     if args.write:
         upgrade.apply(plan)
-        console.print(
-            f"rewrote {rewritten} file(s) and vendored ACP {release} ({found.stability}) as {plan.target}; "
-            f"{left}.",
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"dry run: {rewritten} file(s) to rewrite, {left}; "
-            f"--write applies the rewrites and vendors ACP {release} as {plan.target}.",
-            highlight=False,
-        )
-    return EXIT_CHECK_FAILED if findings else 0
+    console.print(plan.closing(args.write), highlight=False)
+    return EXIT_CHECK_FAILED if plan.failed else 0
+
+
+def _rules_url_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules-url",
+        default=None,
+        metavar="URL",
+        help="the public page of the rule catalog that rule links point to (default: $ACP_CODEGEN_RULES_URL; "
+        "without one, each report explains its rules inline)",
+    )
 
 
 def _strict_option(parser: argparse.ArgumentParser) -> None:
@@ -558,6 +580,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="TOML file of [[waiver]] tables with fingerprint, reason and expires (a date)",
     )
+    p.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="skip the search for evidence: by default, for every breaking or warning change on the wire, "
+        "messages generated from one schema are tried on the other release's generated models, and the "
+        "smallest refused one is shown (needs the 'evidence' extra: hypothesis-jsonschema)",
+    )
+    p.add_argument(
+        "--evidence-examples",
+        type=int,
+        default=200,
+        metavar="N",
+        help="messages generated per schema type and direction in the search for evidence "
+        "(default: %(default)s)",
+    )
+    _rules_url_option(p)
 
     p = sub.add_parser("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="(%(default)s)")
@@ -608,7 +647,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(classes, attributes, methods, keyword arguments, a versioned package name) with comments and "
         "formatting kept, and list what cannot be rewritten (removed classes and methods, new required "
         "arguments, changed types) as file:line:col rule message. A dry run by default: it prints the "
-        "API diff, a unified diff of the rewrites and the findings.",
+        "findings first, then a unified diff of the rewrites and the API diff in one line (--report: in "
+        "full); the last line's OK or FAILED agrees with the exit status.",
         epilog="Exit status: 0 nothing left to fix by hand, 1 findings remain, 2 bad input (no or invalid "
         "manifest, a release not in the lock, a source file that does not parse, a vendored copy with "
         "local edits without --force); bad input changes nothing.",
@@ -641,9 +681,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "json", "github"),
         default="text",
-        help="format of the API diff (json: one document with the rewrites and findings too; "
+        help="format of the output (json: one document with the API diff, the rewrites and the findings; "
         "github: findings as workflow annotations) (default: %(default)s)",
     )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the whole API diff after the findings, the rewrites and its one-line summary",
+    )
+    _rules_url_option(p)
     return parser
 
 

@@ -306,7 +306,7 @@ def test_vendor_os_error_is_one_line_and_nothing_is_written(
 ) -> None:
     src = tmp_path / "src"
     src.mkdir()
-    from codegen.vendor import source  # render first: the failure is to hit the writing only
+    from codegen.vendoring import source  # render first: the failure is to hit the writing only
 
     source.package_files(source.SchemaSource(cli.read_lock()).load(RELEASE), False)
     STEPS[step](monkeypatch, code)

@@ -276,6 +276,8 @@ class UnionType:
     fields: tuple[Field, ...] = ()
     """Properties every member has, written next to the ``anyOf`` (each member class has them too)."""
     origin: Origin | None = None
+    exclusive: bool = False
+    """Written as ``oneOf``: a value that more than one member accepts is refused (``anyOf`` takes it)."""
     kind: Literal["union"] = "union"
 
     @property

@@ -205,7 +205,7 @@ class TypeBuilder:
                 )
                 for i, m in enumerate(members)
             )
-            return UnionType(name=name, variants=variants, **info.fields())
+            return UnionType(name=name, variants=variants, exclusive=key == "oneOf", **info.fields())
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
             if all(isinstance(v, str) for v in values) or all(

@@ -73,6 +73,7 @@ class Branch:
     options: list[Option]
     tag_wire: str | None = None
     tag_py: str | None = None
+    exclusive: bool = False
 
 
 class UnionBuilder:
@@ -171,7 +172,7 @@ class UnionBuilder:
             if not label:
                 raise self.ctx.error("a nested union member needs a title to be named", item_pointer)
             options.append(Option(label, selector[1], item_parts, item_branches, doc_of(item), selector[0]))
-        return Branch(options, tag, tag_py)
+        return Branch(options, tag, tag_py, exclusive=key == "oneOf")
 
     def branch_of_union(self, target: UnionType, pointer: str) -> Branch:
         """A variant builds on the union ``target``: each of its members is an option, at any depth."""
@@ -190,7 +191,7 @@ class UnionBuilder:
                     pointer,
                 )
             options.append(Option(label, kind, parts, branches, variant.doc, variant.tag))
-        return Branch(options, target.tag_wire_name, target.tag_py_name)
+        return Branch(options, target.tag_wire_name, target.tag_py_name, exclusive=target.exclusive)
 
     def kind_of(self, union: UnionType, variant: Variant) -> OriginKind:
         """How ``variant`` of the built ``union`` is selected (see :meth:`selector`)."""
@@ -334,6 +335,7 @@ class UnionBuilder:
             tag_py_name=tag_py,
             catch_all=catch_all,
             fields=common_fields,
+            exclusive=key == "oneOf",
             **info.fields(),
         )
 
@@ -406,5 +408,6 @@ class UnionBuilder:
             tag_py_name=first.tag_py,
             catch_all=catch_all,
             origin=origin,
+            exclusive=first.exclusive,
         )
         return Ref(name)

@@ -1,6 +1,6 @@
 """The codemod's scope walker on small modules: what each name may mean.
 
-:mod:`codegen.vendor.scopes` reproduces libcst's ``ScopeProvider`` on Python's
+:mod:`codegen.vendoring.scopes` reproduces libcst's ``ScopeProvider`` on Python's
 own :mod:`ast`; these tests pin the resolution rules the codemod relies on
 (shadowing, scopes, order, imports, string annotations), each with the
 qualified names a use resolves to: ``import:acp.schema.X`` for an import,
@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from codegen.vendor.scopes import Collected, Ident, Kind, ModuleScopes
+from codegen.vendoring.scopes import Collected, Ident, Kind, ModuleScopes
 from tests.support.releases import ROOT
 
 
@@ -470,7 +470,7 @@ def _libcst_model(source: str) -> dict[tuple[int, int, str], frozenset[tuple[str
 
 
 def _ast_model(source: str) -> dict[tuple[int, int, str], frozenset[tuple[str, str, str, int]]]:
-    from codegen.vendor.sourcetext import SourceText
+    from codegen.vendoring.sourcetext import SourceText
 
     _, scopes = walk(source)
     text = SourceText(source.encode())
@@ -501,8 +501,8 @@ def _ast_model(source: str) -> dict[tuple[int, int, str], frozenset[tuple[str, s
         *sorted(
             str(p.relative_to(ROOT)) for p in (ROOT / "tests" / "fixtures" / "vendor_project").rglob("*.py")
         ),
-        "codegen/vendor/codemod.py",
-        "codegen/vendor/scopes.py",
+        "codegen/vendoring/codemod.py",
+        "codegen/vendoring/scopes.py",
     ],
 )
 def test_the_walker_resolves_every_access_as_libcst_s_provider_does(path: str) -> None:

@@ -8,21 +8,33 @@ method the handler side's old Python name, an argument or attribute its old
 Python name.  The differ reports most subjects under the new names, so they
 are read back through the class and method renames here.
 
-The differ's names (``diff_releases``, ``DiffResult``, ``Change``) are
-imported in this module only, and only ``Change.rule.id`` (compared as a
-string), ``.layer``, ``.subject`` and ``.detail`` are read, plus
-``DiffResult.old``, ``.new``, ``.changes`` and the stability of its one
-surface.
+The differ's names (``diff_releases``, ``DiffResult``, ``Change``, the
+parts of a change's path and ``RuleId``) are imported in this module only.
+A change is read through its typed fields: ``Change.rule.id`` (a
+:class:`~codegen.diff.RuleId`), its ``path`` (a :class:`TypePart` and a
+:class:`FieldPart`, a :class:`HandlerPart` and an :class:`ArgumentPart`...)
+and its ``old`` and ``new`` values; the words of the report
+(``Change.detail``) are only shown, in the codemod's findings, never parsed.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..diff import Change, DiffResult, diff_releases
+from ..diff import (
+    ArgumentPart,
+    AttributePart,
+    Change,
+    DiffResult,
+    FieldPart,
+    HandlerPart,
+    RuleId,
+    TypePart,
+    diff_releases,
+)
+from ..diff.rules import rule
 from .source import ReleaseFiles, Stability, field_name, package_name
 
 __all__ = [
@@ -39,10 +51,12 @@ __all__ = [
     "RemovedMethod",
     "RequiredArgument",
     "RequiredField",
+    "RuleId",
     "Side",
     "TypeChange",
     "diff_for_migration",
     "migration_from_diff",
+    "rule",
 ]
 
 Side = Literal["agent", "client"]
@@ -124,7 +138,7 @@ class RequiredField:
     class_name: str
     name: str
     wire: str
-    rule: str
+    rule: RuleId
 
 
 @dataclass(frozen=True)
@@ -133,8 +147,9 @@ class TypeChange:
 
     class_name: str
     attribute: str | None
-    rule: str
+    rule: RuleId
     detail: str
+    """The differ's words for the change, shown in the finding."""
 
 
 @dataclass(frozen=True)
@@ -184,19 +199,14 @@ def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stabilit
     return diff_releases(old, new, (stability,))
 
 
-_CLASS_SUBJECT = re.compile(r"(?P<cls>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<field>[^\s\[\].]+)|\[.*\])?")
-_METHOD_SUBJECT = re.compile(
-    r"(?P<side>agent|client)\.(?P<method>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<arg>\w+)\))?"
-)
-_ARROW = re.compile(r"(?P<old>\S+) -> (?P<new>\S+)")
 _TYPE_RULES = (
-    "type-changed",
-    "type-widened",
-    "type-narrowed",
-    "python-class-became-union",
-    "python-annotation-changed",
+    RuleId.TYPE_CHANGED,
+    RuleId.TYPE_WIDENED,
+    RuleId.TYPE_NARROWED,
+    RuleId.PYTHON_CLASS_BECAME_UNION,
+    RuleId.PYTHON_ANNOTATION_CHANGED,
 )
-_REQUIRED_FIELD_RULES = ("field-added-required", "field-became-required")
+_REQUIRED_FIELD_RULES = (RuleId.FIELD_ADDED_REQUIRED, RuleId.FIELD_BECAME_REQUIRED)
 
 
 def migration_from_diff(result: DiffResult) -> Migration:
@@ -207,85 +217,117 @@ def migration_from_diff(result: DiffResult) -> Migration:
     return _Reader(result.changes).migration(result.old, result.new, levels[0])
 
 
-def _arrow(change: Change) -> tuple[str, str]:
-    """``(old, new)`` from a detail ``old -> new``."""
-    found = _ARROW.fullmatch(change.detail.strip())
-    if found is None:
-        raise ValueError(f"unexpected detail of {change.rule.id} {change.subject}: {change.detail!r}")
-    return found["old"], found["new"]
+def _unexpected(change: Change) -> ValueError:
+    return ValueError(f"unexpected path of {change.rule.id}: {change.path!r}")
+
+
+def _names(change: Change) -> tuple[str, str]:
+    """``(old, new)``: the names a rename changes."""
+    if not isinstance(change.old, str) or not isinstance(change.new, str):
+        raise ValueError(f"{change.rule.id} at {change.path!r} has no old and new name")
+    return change.old, change.new
 
 
 class _Reader:
     """Reads the changes of one stability level into a :class:`Migration`."""
 
     def __init__(self, changes: Iterable[Change]) -> None:
-        self.by_rule: dict[str, list[Change]] = {}
+        self.by_rule: dict[RuleId, list[Change]] = {}
         for change in changes:
-            self.by_rule.setdefault(str(change.rule.id), []).append(change)
-        self.class_renames = tuple(
-            ClassRename(c.subject, c.detail.removeprefix("now ").strip())
-            for c in self.changes("python-class-renamed")
-        )
+            self.by_rule.setdefault(change.rule.id, []).append(change)
+        self.class_renames = tuple(ClassRename(*_names(c)) for c in self.changes(RuleId.PYTHON_CLASS_RENAMED))
         self.old_class = {r.new: r.old for r in self.class_renames}
         self.method_renames = tuple(
-            MethodRename(self.method_subject(c)[0], *_arrow(c)) for c in self.changes("python-method-renamed")
+            MethodRename(self.handler(c)[0], *_names(c)) for c in self.changes(RuleId.PYTHON_METHOD_RENAMED)
         )
         self.old_method = {(r.side, r.new): r.old for r in self.method_renames}
 
-    def changes(self, rule_id: str) -> list[Change]:
+    def changes(self, rule_id: RuleId) -> list[Change]:
         return self.by_rule.get(rule_id, [])
 
-    def method_subject(self, change: Change) -> tuple[Side, str, str]:
-        """``(side, old method name, argument or "")`` of ``agent.prompt`` or ``agent.prompt(session_id)``."""
-        found = _METHOD_SUBJECT.fullmatch(change.subject)
-        if found is None:
-            raise ValueError(f"unexpected subject of {change.rule.id}: {change.subject!r}")
-        side: Side = "agent" if found["side"] == "agent" else "client"
-        method = found["method"]
-        if str(change.rule.id) != "python-method-renamed":  # the others name the method as it is now
-            method = self.old_method.get((side, method), method)
-        return side, method, found["arg"] or ""
+    def handler(self, change: Change) -> tuple[Side, str, str]:
+        """``(side, method name, argument or "")`` of a change to a handler's method or its argument.
 
-    def class_subject(self, change: Change) -> tuple[str, str | None] | None:
-        """``(old class name, wire field or None)`` of ``Class``, ``Class.field`` or ``Class['tag']``.
+        The method is named as in the new release (the differ's); :meth:`method` reads it as the old one.
+        """
+        match change.path:
+            case (HandlerPart(side=side, name=method),):
+                argument = ""
+            case (HandlerPart(side=side, name=method), ArgumentPart(name=argument)):
+                pass
+            case _:
+                raise _unexpected(change)
+        if side not in SIDES:
+            raise _unexpected(change)  # a side the generated handler classes do not have
+        return ("agent" if side == "agent" else "client"), method, argument
+
+    def method(self, change: Change) -> tuple[Side, str, str]:
+        """``(side, old method name, argument or "")`` of a change to a method (named as it is now)."""
+        side, method, argument = self.handler(change)
+        return side, self.old_method.get((side, method), method), argument
+
+    def handled(self, changes: list[Change]) -> list[Change]:
+        """The changes of handler methods of the sides the generated classes have (agent, client)."""
+        return [c for c in changes if isinstance(c.path[0], HandlerPart) and c.path[0].side in SIDES]
+
+    def class_path(self, change: Change) -> tuple[str, str | None] | None:
+        """``(old class name, wire field or None)`` of a change to a class, one of its fields or members.
 
         ``None`` for a method's params or result: callers see those through the method's arguments.
         """
-        found = _CLASS_SUBJECT.fullmatch(change.subject)
-        if found is None:
-            return None
-        return self.old_class.get(found["cls"], found["cls"]), found["field"]
+        match change.path:
+            case (TypePart(name=cls), FieldPart(name=wire), *_):
+                return self.old_class.get(cls, cls), wire
+            case (TypePart(name=cls), *_):
+                return self.old_class.get(cls, cls), None
+            case _:
+                return None
 
-    def field_subject(self, change: Change) -> tuple[str, str]:
-        """``(old class name, attribute or wire field)`` of ``Class.field``."""
-        where = self.class_subject(change)
-        if where is None or where[1] is None:
-            raise ValueError(f"unexpected subject of {change.rule.id}: {change.subject!r}")
-        return where[0], where[1]
+    def field_path(self, change: Change) -> tuple[str, str] | None:
+        """``(old class name, wire field)`` of a change to ``Class.field``.
+
+        ``None`` for a field of a union member the differ compares inside its
+        parent (``Union['tag'] > kind['x'].field``): no one class has it.
+        """
+        match change.path:
+            case (TypePart(name=cls), FieldPart(name=wire)):
+                return self.old_class.get(cls, cls), wire
+            case _:
+                return None
+
+    def attribute_path(self, change: Change) -> tuple[str, str]:
+        """``(old class name, Python attribute)`` of a change to a class's attribute."""
+        match change.path:
+            case (TypePart(name=cls), AttributePart(name=attribute)):
+                return self.old_class.get(cls, cls), attribute
+            case _:
+                raise _unexpected(change)
 
     def migration(self, old_release: str, new_release: str, stability: Stability) -> Migration:
         unstable = stability == "unstable"
         attribute_renames = tuple(
-            AttributeRename(cls, *_arrow(c), wire=wire)
-            for c in self.changes("python-attribute-renamed")
-            for cls, wire in [self.field_subject(c)]
+            AttributeRename(where[0], *_names(c), wire=where[1])
+            for c in self.changes(RuleId.PYTHON_ATTRIBUTE_RENAMED)
+            for where in [self.field_path(c)]
+            if where is not None
         )
         argument_renames = tuple(
-            ArgumentRename(side, method, *_arrow(c))
-            for c in self.changes("python-method-argument-renamed")
-            for side, method, _ in [self.method_subject(c)]
+            ArgumentRename(side, method, *_names(c))
+            for c in self.handled(self.changes(RuleId.PYTHON_METHOD_ARGUMENT_RENAMED))
+            for side, method, _ in [self.method(c)]
         )
         required_fields = tuple(
-            RequiredField(cls, field_name(wire), wire, rule_id)
+            RequiredField(where[0], field_name(where[1]), where[1], rule_id)
             for rule_id in _REQUIRED_FIELD_RULES
             for c in self.changes(rule_id)
-            for cls, wire in [self.field_subject(c)]
+            for where in [self.field_path(c)]
+            if where is not None
         )
         type_changes = tuple(
             TypeChange(where[0], field_name(where[1]) if where[1] else None, rule_id, c.detail)
             for rule_id in _TYPE_RULES
             for c in self.changes(rule_id)
-            for where in [self.class_subject(c)]
+            for where in [self.class_path(c)]
             if where is not None
         )
         return Migration(
@@ -298,21 +340,26 @@ class _Reader:
             attribute_renames=attribute_renames,
             method_renames=self.method_renames,
             argument_renames=argument_renames,
-            removed_classes=tuple(RemovedClass(c.subject) for c in self.changes("python-class-removed")),
+            removed_classes=tuple(
+                RemovedClass(c.path[0].name)
+                for c in self.changes(RuleId.PYTHON_CLASS_REMOVED)
+                if isinstance(c.path[0], TypePart)
+            ),
             removed_attributes=tuple(
-                RemovedAttribute(*self.field_subject(c)) for c in self.changes("python-attribute-removed")
+                RemovedAttribute(*self.attribute_path(c))
+                for c in self.changes(RuleId.PYTHON_ATTRIBUTE_REMOVED)
             ),
             removed_methods=tuple(
-                RemovedMethod(*self.method_subject(c)[:2], detail=c.detail)
-                for c in self.changes("python-method-removed")
+                RemovedMethod(*self.method(c)[:2], detail=c.detail)
+                for c in self.handled(self.changes(RuleId.PYTHON_METHOD_REMOVED))
             ),
             removed_arguments=tuple(
-                RemovedArgument(*self.method_subject(c))
-                for c in self.changes("python-method-argument-removed")
+                RemovedArgument(*self.method(c))
+                for c in self.handled(self.changes(RuleId.PYTHON_METHOD_ARGUMENT_REMOVED))
             ),
             required_arguments=tuple(
-                RequiredArgument(*self.method_subject(c))
-                for c in self.changes("python-method-argument-required")
+                RequiredArgument(*self.method(c))
+                for c in self.handled(self.changes(RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED))
             ),
             required_fields=required_fields,
             type_changes=type_changes,

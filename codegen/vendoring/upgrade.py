@@ -57,15 +57,43 @@ class Plan:
     def rewritten(self) -> tuple[FileResult, ...]:
         return tuple(result for result in self.files if result.changed)
 
-    def report_lines(self) -> list[str]:
-        """The unified diff of every rewrite, then the findings."""
-        lines: list[str] = []
+    def report_lines(self, rules_url: str | None = None) -> list[str]:
+        """The findings (what is left to fix by hand) first, then the unified diff of every rewrite."""
+        lines = [finding.line_text(rules_url) for finding in self.findings]
         for result in self.rewritten:
             lines.extend(result.diff(self.migration.new_release))
-        lines.extend(str(finding) for finding in self.findings)
         return lines
 
-    def report_json(self) -> dict[str, Any]:
+    def summary(self) -> str:
+        """The API diff in one line: what changed between the two releases, by severity."""
+        counts = dict.fromkeys(("breaking", "warning", "info"), 0)
+        for change in self.diff.changes:
+            counts[change.severity] += 1
+        shown = ", ".join(f"{n} {s}" + ("s" if s == "warning" and n != 1 else "") for s, n in counts.items())
+        stability = self.manifest.stability
+        return f"API {self.diff.old} -> {self.diff.new} ({stability}): {shown}"
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything is left to fix by hand (the exit status is 1 then)."""
+        return bool(self.findings)
+
+    def closing(self, written: bool) -> str:
+        """The last line: what was done or would be, and a verdict that agrees with the exit status."""
+        rewritten = len(self.rewritten)
+        findings = len(self.findings)
+        left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+        verdict = "FAILED" if self.failed else "OK"
+        release = self.migration.new_release
+        if written:
+            vendored = f"vendored ACP {release} ({self.manifest.stability}) as {self.target}"
+            return f"{verdict}: rewrote {rewritten} file(s) and {vendored}; {left}."
+        return (
+            f"{verdict}: dry run, {rewritten} file(s) to rewrite, {left}; "
+            f"--write applies the rewrites and vendors ACP {release} as {self.target}."
+        )
+
+    def report_json(self, rules_url: str | None = None) -> dict[str, Any]:
         return {
             "package": {"from": str(self.folder), "to": str(self.target)},
             "rewritten": [
@@ -79,10 +107,12 @@ class Plan:
                     "column": f.column,
                     "rule": f.rule,
                     "message": f.message,
-                    "link": f.link,
+                    "explanation": f.explanation,
+                    "link": f.link(rules_url),
                 }
                 for f in self.findings
             ],
+            "failed": self.failed,
         }
 
 
@@ -179,19 +209,20 @@ def write_file(path: Path, data: bytes) -> None:
         raise
 
 
-def github_annotation(finding: Finding) -> str:
-    """A finding as a GitHub Actions workflow command (``::error file=...::...``)."""
+def github_annotation(finding: Finding, rules_url: str | None = None) -> str:
+    """A finding as a GitHub Actions workflow command (``::error file=...::...``), its rule explained."""
 
     def escape(text: str, properties: bool = False) -> str:
         text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         return text.replace(":", "%3A").replace(",", "%2C") if properties else text
 
     where = f"file={escape(finding.path, True)},line={finding.line},col={finding.column}"
-    return (
-        f"::error {where},title={escape(finding.rule, True)}::{escape(f'{finding.message} ({finding.link})')}"
-    )
+    link = finding.link(rules_url)
+    text = f"{finding.message}. {finding.explanation}" + (f" ({link})" if link else "")
+    return f"::error {where},title={escape(finding.rule, True)}::{escape(text)}"
 
 
-def json_report(diff_report: str, upgrade: Plan) -> str:
+def json_report(diff_report: str, upgrade: Plan, rules_url: str | None = None) -> str:
     """``--format json``: the differ's JSON report and the codemod's, as one document."""
-    return json.dumps({"diff": json.loads(diff_report), "upgrade": upgrade.report_json()}, indent=2) + "\n"
+    document = {"diff": json.loads(diff_report), "upgrade": upgrade.report_json(rules_url)}
+    return json.dumps(document, indent=2) + "\n"

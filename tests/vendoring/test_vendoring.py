@@ -12,11 +12,11 @@ import pytest
 
 from codegen.errors import CodegenError
 from codegen.schema.load import read_lock
-from codegen.vendor import vendoring
-from codegen.vendor.manifest import MANIFEST_NAME, read_manifest
-from codegen.vendor.source import package_files, sha256_bytes
+from codegen.vendoring import vendoring
+from codegen.vendoring.manifest import MANIFEST_NAME, read_manifest
+from codegen.vendoring.source import package_files, sha256_bytes
 from tests.support.releases import release_files
-from tests.vendor.project import run, snapshot
+from tests.vendoring.project import run, snapshot
 
 A5, A7 = "2.0.0-alpha.5", "2.0.0-alpha.7"
 

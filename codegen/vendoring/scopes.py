@@ -53,7 +53,7 @@ an implicitly concatenated annotation with an f-string part
 level, which libcst's provider refused with an exception, declares nothing.
 
 Tested against libcst's provider, access by access, on this repository, the
-standard library and the dependencies' sources (``tests/vendor/test_scopes.py``
+standard library and the dependencies' sources (``tests/vendoring/test_scopes.py``
 pins the rules the codemod relies on).
 """
 

@@ -141,9 +141,9 @@ def lock_folder(folder: Path, sides: dict[str, Path]) -> Path:
 
     ``sides`` maps each release name to a folder of its files; a file
     missing from it (a synthetic release may change only the stable schema)
-    is copied from the base release of :mod:`tests.vendor.synthetic`.
+    is copied from the base release of :mod:`tests.vendoring.synthetic`.
     """
-    from tests.vendor.synthetic import BASE
+    from tests.vendoring.synthetic import BASE
 
     releases = {}
     for release, source in sides.items():

@@ -6,8 +6,8 @@ import ast
 
 import pytest
 
-from codegen.vendor.scopes import Ident
-from codegen.vendor.sourcetext import SourceText, Span, SpanError
+from codegen.vendoring.scopes import Ident
+from codegen.vendoring.sourcetext import SourceText, Span, SpanError
 
 
 def parsed(source: bytes) -> tuple[ast.Module, SourceText]:

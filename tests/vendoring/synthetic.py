@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from codegen.schema.load import load_schema_folder
-from codegen.vendor.source import ReleaseFiles
+from codegen.vendoring.source import ReleaseFiles
 from tests.support.releases import release_files
 
 BASE = "2.0.0-alpha.7"

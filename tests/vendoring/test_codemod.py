@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from codegen.diff.rules import RuleId, rule
 from codegen.errors import CodegenError
-from codegen.vendor.codemod import Codemod, Finding
-from codegen.vendor.migration import (
+from codegen.vendoring.codemod import Codemod, Finding
+from codegen.vendoring.migration import (
     ArgumentRename,
     AttributeRename,
     ClassRename,
@@ -28,7 +29,7 @@ from codegen.vendor.migration import (
     diff_for_migration,
     migration_from_diff,
 )
-from tests.vendor import synthetic
+from tests.vendoring import synthetic
 
 MIGRATION = Migration(
     old_release="1.0.0",
@@ -501,11 +502,15 @@ def test_an_expression_nested_deeper_than_the_stack_is_one_error_line() -> None:
     assert caught.value.one_line() == "app/deep.py: cannot analyse it: it nests expressions too deeply"
 
 
-def test_findings_print_with_their_catalog_link() -> None:
-    finding = Finding("app/x.py", 3, 7, "python-class-removed", "StopReason is gone in 2.0.0")
-    assert str(finding) == (
-        "app/x.py:3:7 python-class-removed StopReason is gone in 2.0.0 (docs/rules.md#python-class-removed)"
+def test_findings_print_their_rule_and_link_only_to_a_published_catalog() -> None:
+    finding = Finding("app/x.py", 3, 7, RuleId.PYTHON_CLASS_REMOVED, "StopReason is gone in 2.0.0")
+    assert (
+        str(finding) == finding.line_text() == "app/x.py:3:7 python-class-removed StopReason is gone in 2.0.0"
     )
+    assert finding.line_text("https://example.org/rules") == (
+        f"{finding} (https://example.org/rules#python-class-removed)"
+    )
+    assert finding.explanation == rule(RuleId.PYTHON_CLASS_REMOVED).summary
 
 
 # --- the migration ---------------------------------------------------------------------------------
@@ -533,3 +538,23 @@ def test_migration_from_a_diff_with_renames(tmp_path: Path) -> None:
         TypeChange("Implementation", "title", "type-changed", "string | null -> integer | null"),
     )
     assert not (migration.removed_classes or migration.removed_methods or migration.required_arguments)
+
+
+def test_a_rename_still_rewrites_when_the_differ_words_its_changes_otherwise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migration reads the changes' fields, never their words: rewording every message changes nothing."""
+    from codegen.diff import model
+
+    old, new = synthetic.pair(tmp_path)
+    expected = migration_from_diff(diff_for_migration(old, new, "stable"))
+    monkeypatch.setattr(model, "path_words", lambda path: "something else entirely")
+    monkeypatch.setattr(model, "detail", lambda rule_id, path, old, new: "-> reworded ->")
+    reworded = migration_from_diff(diff_for_migration(old, new, "stable"))
+    assert reworded.class_renames == expected.class_renames and reworded.class_renames
+    assert reworded.method_renames == expected.method_renames and reworded.method_renames
+    assert reworded.argument_renames == expected.argument_renames
+    assert reworded.attribute_renames == expected.attribute_renames
+    source = b"from acp.schema import AgentCapabilities\n\nCAPS = AgentCapabilities()\n"
+    after, findings, _ = Codemod(reworded, "acp").rewrite(source, "app/caps.py")
+    assert after == source.replace(b"AgentCapabilities", b"AgentFeatures") and findings == ()

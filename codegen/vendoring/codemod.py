@@ -101,11 +101,10 @@ from pathlib import Path
 import libcst as cst
 
 from ..errors import CodegenError
-from .migration import Migration, RequiredField, Side, TypeChange
+from .migration import Migration, RequiredField, RuleId, Side, TypeChange, rule
 from .scopes import Assignment, Collected, Ident, Kind, ModuleScopes, Scope, Source, arguments
 from .sourcetext import SourceText, Span, SpanError
 
-RULES_DOC = "docs/rules.md"
 _PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
 
 PackagePath = tuple[str, ...]
@@ -143,15 +142,25 @@ class Finding:
     line: int
     column: int
     """1-based, as editors and other linters count."""
-    rule: str
+    rule: RuleId
     message: str
 
+    def link(self, rules_url: str | None) -> str | None:
+        """The rule's section in the published catalog, if one is configured (see ``--rules-url``)."""
+        return f"{rules_url}#{self.rule}" if rules_url else None
+
     @property
-    def link(self) -> str:
-        return f"{RULES_DOC}#{self.rule}"
+    def explanation(self) -> str:
+        """The rule in one line, as the catalog explains it."""
+        return rule(self.rule).summary
+
+    def line_text(self, rules_url: str | None = None) -> str:
+        """``path:line:column rule message``, and the rule's link when there is a catalog to link to."""
+        link = self.link(rules_url)
+        return f"{self}" + (f" ({link})" if link else "")
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column} {self.rule} {self.message} ({self.link})"
+        return f"{self.path}:{self.line}:{self.column} {self.rule} {self.message}"
 
 
 @dataclass(frozen=True)
@@ -304,7 +313,7 @@ class _Analysis:
         self.found = Collected(frozenset(words), index.package)
         self.module = ModuleScopes(tree, self.found)
         self.edits: dict[Site, Edit] = {}
-        self.findings: list[tuple[Site, str, str]] = []
+        self.findings: list[tuple[Site, RuleId, str]] = []
         self.factories: set[ast.ClassDef] = set()
         self.members: dict[tuple[ast.ClassDef, str], list[tuple[ast.expr | None, ast.expr | None]]] = {}
         self.sides: dict[ast.ClassDef, Side | None] = {}
@@ -323,7 +332,7 @@ class _Analysis:
     def rename(self, site: Site, new: str) -> None:
         self.edits.setdefault(site, new)
 
-    def report(self, site: Site, rule: str, message: str) -> None:
+    def report(self, site: Site, rule: RuleId, message: str) -> None:
         self.findings.append((site, rule, message))
 
     # -- resolution -----------------------------------------------------------------
@@ -634,7 +643,7 @@ class _Analysis:
         """A removed class or a class whose type changed, at each of its references."""
         for site in sites:
             if cls in self.index.removed_classes:
-                self.report(site, "python-class-removed", f"{cls} is gone in {self.new_release}")
+                self.report(site, RuleId.PYTHON_CLASS_REMOVED, f"{cls} is gone in {self.new_release}")
             for change in self.index.class_types.get(cls, []):
                 self.report(site, change.rule, f"{cls} changed type in {self.new_release}: {change.detail}")
 
@@ -679,7 +688,7 @@ class _Analysis:
         if new is not None:
             self.rename(site, new)
         if attr in self.index.removed_attributes.get(cls, set()):
-            self.report(site, "python-attribute-removed", f"{cls}.{attr} is gone in {self.new_release}")
+            self.report(site, RuleId.PYTHON_ATTRIBUTE_REMOVED, f"{cls}.{attr} is gone in {self.new_release}")
         for change in self.index.attribute_types.get(cls, {}).get(attr, []):
             self.report(
                 site, change.rule, f"{cls}.{attr} changed type in {self.new_release}: {change.detail}"
@@ -691,7 +700,7 @@ class _Analysis:
         site: Site = ("attr", node, 0)
         if key in self.index.removed_methods:
             self.report(
-                site, "python-method-removed", f"{_caller(side)}.{method} is gone in {self.new_release}"
+                site, RuleId.PYTHON_METHOD_REMOVED, f"{_caller(side)}.{method} is gone in {self.new_release}"
             )
         elif key in self.index.method_renames:
             self.rename(site, self.index.method_renames[key])
@@ -717,7 +726,7 @@ class _Analysis:
                     if removed in keywords:
                         self.report(
                             keywords[removed],
-                            "python-method-argument-removed",
+                            RuleId.PYTHON_METHOD_ARGUMENT_REMOVED,
                             f"{method} no longer takes {removed} in {self.new_release} "
                             "(passed on, it would become a _meta key)",
                         )
@@ -725,7 +734,7 @@ class _Analysis:
                 if missing and not splat:
                     self.report(
                         ("attr", func, 0),
-                        "python-method-argument-required",
+                        RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED,
                         f"{method} needs {_and(missing)} in {self.new_release}",
                     )
                 return
@@ -758,7 +767,7 @@ class _Analysis:
         if key in self.index.removed_methods:
             self.report(
                 where,
-                "python-method-removed",
+                RuleId.PYTHON_METHOD_REMOVED,
                 f"{handler}: {self.new_release} has no such method, so nothing calls it",
             )
             return
@@ -771,21 +780,21 @@ class _Analysis:
                 if problem is not None:
                     self.report(
                         ("arg", params[old], 0),
-                        "python-method-argument-renamed",
+                        RuleId.PYTHON_METHOD_ARGUMENT_RENAMED,
                         f"{handler}: cannot rename {old} to {new}: {problem}",
                     )
         for removed in sorted(self.index.removed_arguments.get(key, set())):
             if removed in params:
                 self.report(
                     ("arg", params[removed], 0),
-                    "python-method-argument-removed",
+                    RuleId.PYTHON_METHOD_ARGUMENT_REMOVED,
                     f"{handler} takes {removed}, which {self.new_release} no longer passes",
                 )
         missing = [a for a in self.index.required_arguments.get(key, []) if a not in params]
         if missing:
             self.report(
                 where,
-                "python-method-argument-required",
+                RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED,
                 f"{handler} does not take {_and(missing)}, new in {self.new_release}",
             )
 
