@@ -313,12 +313,13 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             **handshake_facts,
         }
         readers.append((end, fields))
-    for type_name, key in (
+    for checked, key in (
         (initialize.params, "protocol_version"),
         (initialize.result, "protocol_version"),
         (initialize.params, "client_info"),
     ):
-        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
+        if checked is not None:  # the handshake's request always has a result (checked above)
+            _check_field(surface, checked, protocol[key], f"{key} of {where}")
     readers.sort(key=lambda reader: _by_peer(reader[0]))
     early = {end.name: end.during_handshake for end, _ in readers}
     if len({(tuple(f.items()), early[e.name]) for e, f in readers}) <= 1 and readers:

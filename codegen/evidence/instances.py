@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CodegenError
-from ..schema.load import write_atomic
+from ..files import write_atomic
 
 INSTALL_HINT = "pip install 'acp-codegen[evidence]' (hypothesis and hypothesis-jsonschema)"
 
