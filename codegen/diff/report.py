@@ -499,9 +499,9 @@ def report_files(source: SchemaSource, releases: list[str], root: Path | None = 
     evidence (``acp-codegen diff`` searches for it) and link rules to the
     published catalog only if one is configured.
     """
-    from .. import resources
+    from ..schema.load import BUNDLED_SCHEMAS
 
-    base = root or resources.SCHEMAS.parent
+    base = root or BUNDLED_SCHEMAS.parent
     files: dict[str, str] = {}
     for old, new in release_pairs(releases):
         result = _relative(diff_releases(source.load(old), source.load(new), ("stable", "unstable")), base)
