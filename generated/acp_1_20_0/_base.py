@@ -26,7 +26,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
 from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AcpModel",
     "DefaultOnError",
+    "JsonInt",
     "Reserved",
     "SkipInvalidItems",
     "TaggedUnion",
@@ -108,6 +109,45 @@ class _SkipInvalidItems:
         return schema
 
 
+def _integral(value: float) -> int:
+    """A float with no fractional part as the integer it is (JSON Schema: ``2.0`` is an integer)."""
+    if value.is_integer():
+        return int(value)
+    raise PydanticCustomError(
+        "int_from_float", "Input should be a valid integer, got a number with a fractional part"
+    )
+
+
+class _JsonInteger:
+    """An integer as JSON Schema reads one: ``2`` and ``2.0``, never ``"2"``, ``true`` or ``2.5``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "JsonInteger"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
+        # Both branches are strict whatever the model or the call asks for: an integer first
+        # (pure pydantic-core, the common case), then a number without a fractional part.
+        return core_schema.union_schema(
+            [
+                core_schema.int_schema(strict=True),
+                core_schema.chain_schema(
+                    [
+                        core_schema.float_schema(strict=True, allow_inf_nan=False),
+                        core_schema.no_info_plain_validator_function(_integral),
+                    ]
+                ),
+            ],
+            mode="left_to_right",
+            custom_error_type="int_type",
+        )
+
+
 class _UnionTag:
     __slots__ = ()
 
@@ -124,6 +164,11 @@ DefaultOnError: Final = _DefaultOnError()
 
 SkipInvalidItems: Final = _SkipInvalidItems()
 """Marks a lenient list: invalid items are dropped."""
+
+JsonInt: TypeAlias = Annotated[int, _JsonInteger()]
+"""A JSON Schema ``integer``: an ``int``, or a float with no fractional part (``2.0`` becomes ``2``).
+
+Strings, booleans and fractional numbers are refused, in Python and in JSON mode."""
 
 
 class Reserved:
@@ -177,6 +222,7 @@ class AcpModel(BaseModel):
         alias_generator=AliasGenerator(validation_alias=wire_name, serialization_alias=wire_name),
         validate_by_name=True,
         validate_by_alias=True,
+        strict=True,
         defer_build=True,
     )
 
