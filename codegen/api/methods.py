@@ -47,12 +47,13 @@ from ..schema.ir import (
 )
 
 
-def annotation(expr: TypeExpr) -> str:
-    """A type expression as a Python annotation inside the bindings module."""
-    return pysource.annotation(expr, module="schema")
+def annotation(expr: TypeExpr, extra: tuple[str, ...] = ()) -> str:
+    """A type expression as a Python annotation inside the bindings module (``extra``: see pysource)."""
+    return pysource.annotation(expr, module="schema", extra=extra)
 
 
 join_types = pysource.join_types
+NULL = pysource.NULL
 
 META = "_meta"
 
@@ -222,7 +223,7 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
             (
                 Param(f.py_name, annotation(f.type), None)
                 if f.required
-                else Param(f.py_name, join_types([annotation(f.type), "None"]), "None")
+                else Param(f.py_name, annotation(join_types([f.type, NULL])), "None")
             )
             for f in ordered
         ]
@@ -254,16 +255,16 @@ def _union_spec(
             by_name.setdefault(f.py_name, []).append((leaf, f))
     params: list[Param] = []
     for py_name, found in by_name.items():
-        types = join_types([annotation(f.type) for _leaf, f in found])
+        types = join_types(f.type for _leaf, f in found)
         everywhere = len(found) == len(leaves) and all(f.required for _leaf, f in found)
         if py_name == tag:
             everywhere = not infer_tag
         if everywhere:
-            params.append(Param(py_name, types, None))
+            params.append(Param(py_name, annotation(types), None))
         elif any(f.required and accepts_none(surface, f.type) for _leaf, f in found):
-            params.append(Param(py_name, join_types([types, "Unset"]), "UNSET"))
+            params.append(Param(py_name, annotation(types, extra=("Unset",)), "UNSET"))
         else:
-            params.append(Param(py_name, join_types([types, "None"]), "None"))
+            params.append(Param(py_name, annotation(join_types([types, NULL])), "None"))
     params = [p for p in params if p.default is None] + [p for p in params if p.default is not None]
 
     def branch_source(objects: list[ObjectType]) -> str:
