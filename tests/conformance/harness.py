@@ -194,6 +194,8 @@ class Edge:
     skip_invalid_items: bool = False
     required: bool = False
     default_on_null: bool = False
+    null_default: str | None = None
+    """The value a ``null`` is read as on a default-on-null property, as JSON text (``None``: unknown)."""
 
 
 @dataclass
@@ -214,7 +216,28 @@ class Location:
             any(p.get(SKIP_INVALID_ITEMS) for p in props),
             key in self.required,
             any(p.get(DEFAULT_ON_NULL) for p in props),
+            _null_default(props) if any(p.get(DEFAULT_ON_NULL) for p in props) else None,
         )
+
+
+# What a type's default is where the schema gives none, as the TypeScript and Rust SDKs read a null.
+_EMPTY: dict[str, Any] = {
+    "array": [],
+    "object": {},
+    "string": "",
+    "boolean": False,
+    "integer": 0,
+    "number": 0,
+}
+
+
+def _null_default(props: list[dict[str, Any]]) -> str | None:
+    """The default of a property: its ``default``, else the empty value of its one JSON type."""
+    for prop in props:
+        if "default" in prop:
+            return json.dumps(prop["default"])
+    types = {p["type"] for p in props if isinstance(p.get("type"), str)}
+    return json.dumps(_EMPTY[types.pop()]) if len(types) == 1 and next(iter(types)) in _EMPTY else None
 
 
 @dataclass(frozen=True)
@@ -546,9 +569,11 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
 
     The innermost lenient property on the way to the change takes the error:
     ``x-deserialize-default-on-error`` removes that property (a required list
-    or map becomes empty), as ``x-deserialize-default-on-null`` does when the
-    property itself was set to ``null``; ``x-deserialize-skip-invalid-items``
-    removes the list item that holds the change.  A property that one member of a union
+    or map becomes empty); ``x-deserialize-default-on-null`` gives a property
+    set to ``null`` its default, which then counts as given (its ``default``,
+    else the empty value of its type; removed if neither is known);
+    ``x-deserialize-skip-invalid-items`` removes the list item that holds the
+    change.  A property that one member of a union
     requires is still removed when the instance without it is ``valid`` (another
     member takes it: an idle state update without a stop reason).
     """
@@ -568,7 +593,11 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
             if kept is not None:
                 return kept
         null_here = edge.default_on_null and miss.changed_value and depth == len(path)
-        if edge.default_on_error or (null_here and _get(miss.instance, path) is None):
+        null_here = null_here and _get(miss.instance, path) is None
+        if null_here and edge.null_default is not None:
+            _get(fixed, path[: depth - 1])[edge.key] = json.loads(edge.null_default)
+            return fixed
+        if edge.default_on_error or null_here:
             parent = _get(fixed, path[: depth - 1])
             before = _get(miss.original, path[:depth])
             if edge.required and isinstance(before, (list, dict)):

@@ -19,10 +19,12 @@ from pydantic import Field as PydanticField
 from pydantic_core import core_schema
 
 from tests.conformance.harness import (
+    DEFAULT_ON_NULL,
     MODES,
     PROBES,
     Disagreement,
     Edge,
+    Location,
     NearMiss,
     Target,
     check_surface,
@@ -344,18 +346,33 @@ def test_json_mode_is_checked_on_its_own(monkeypatch: pytest.MonkeyPatch) -> Non
     }
 
 
-def test_repaired_reads_a_null_on_a_default_on_null_property_as_omitted() -> None:
+def test_repaired_reads_a_null_on_a_default_on_null_property_as_its_default() -> None:
     original = {"cwd": "/", "mcpServers": [{"name": "m"}]}
     nulled = {"cwd": "/", "mcpServers": None}
-    edge = Edge("mcpServers", default_on_null=True)
-    assert repaired(_miss(nulled, (edge,), True, original)) == {"cwd": "/"}
-    required = Edge("mcpServers", default_on_null=True, required=True)
-    assert repaired(_miss(nulled, (required,), True, original)) == {"cwd": "/", "mcpServers": []}
+    edge = Edge("mcpServers", default_on_null=True, null_default="[]")
+    assert repaired(_miss(nulled, (edge,), True, original)) == {"cwd": "/", "mcpServers": []}
+    # a default the schema does not let us know: read as omitted
+    unknown = Edge("mcpServers", default_on_null=True)
+    assert repaired(_miss(nulled, (unknown,), True, original)) == {"cwd": "/"}
     # only null is read as the default: any other wrong value is an error
     assert repaired(_miss({"cwd": "/", "mcpServers": "x"}, (edge,), True, original)) is None
     # and only on the property itself, not on a null inside it
     inner = {"cwd": "/", "mcpServers": [None]}
     assert repaired(_miss(inner, (edge, Edge(0)), True, original)) is None
+
+
+def test_the_default_a_null_is_read_as_comes_from_the_schema() -> None:
+    location = Location(
+        (),
+        {
+            "a": [{"type": "array", DEFAULT_ON_NULL: True}],
+            "b": [{"type": "string", "default": "x", DEFAULT_ON_NULL: True}],
+            "c": [{"$ref": "#/$defs/C", DEFAULT_ON_NULL: True}],
+            "d": [{"type": "array"}],
+        },
+    )
+    assert [location.edge(k).null_default for k in "abcd"] == ["[]", '"x"', None, None]
+    assert [location.edge(k).default_on_null for k in "abcd"] == [True, True, True, False]
 
 
 def test_repaired_drops_the_invalid_items_of_a_list_put_in_place_of_a_skip_invalid_items_value() -> None:
