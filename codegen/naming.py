@@ -69,6 +69,7 @@ MODEL_IMPORTS: dict[str, str] = {
     "AcpModel": "._base",
     "DefaultOnError": "._base",
     "JsonInt": "._base",
+    "NotNull": "._base",
     "Reserved": "._base",
     "SkipInvalidItems": "._base",
     "TaggedUnion": "._base",

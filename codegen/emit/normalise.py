@@ -292,6 +292,8 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
         meta.insert(0, "UnionTag")
     elif not field.required:
         default, optional = _default(surface, field)
+    if optional:  # None stands for "omitted" in Python; null is no value of the field
+        meta.insert(0, "NotNull")
     if default.startswith("Field(") and alias_args:
         default = default[:-1] + ", " + alias_args + ")"
     elif alias_args and constraints and meta == [constraints]:

@@ -14,6 +14,7 @@ from ._base import (
     AcpModel,
     DefaultOnError,
     JsonInt,
+    NotNull,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
@@ -2760,11 +2761,11 @@ class ToolCall(AcpModel):
     """Unique identifier for this tool call within the session."""
     title: str
     """Human-readable title describing what the tool is doing."""
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

@@ -14,6 +14,7 @@ from ._base import (
     AcpModel,
     DefaultOnError,
     JsonInt,
+    NotNull,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
@@ -5851,11 +5852,11 @@ class ToolCall(AcpModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

@@ -6,7 +6,12 @@
 This file is written once by hand and copied unchanged into every generated
 package, so that a package needs nothing but pydantic and the standard library.
 
-It gives the generated classes three behaviours that plain pydantic lacks:
+It gives the generated classes four behaviours that plain pydantic lacks:
+
+* **exact types** - :class:`AcpModel` validates strictly, so no value is
+  converted (``"2"`` is no integer, ``1`` no boolean), and :data:`JsonInt` is
+  a JSON Schema integer (``2.0`` is ``2``); :data:`NotNull` keeps ``None`` a
+  Python default only, where the schema does not allow ``null``.
 
 * **union tags** - a field annotated with :data:`UnionTag` (typed
   ``Literal[X]``, default ``X``) is the tag a union variant pins.  It is
@@ -39,6 +44,7 @@ __all__ = [
     "AcpModel",
     "DefaultOnError",
     "JsonInt",
+    "NotNull",
     "Reserved",
     "SkipInvalidItems",
     "TaggedUnion",
@@ -148,6 +154,24 @@ class _JsonInteger:
         )
 
 
+class _NotNull:
+    """A field typed ``X | None`` only so that ``None`` can be its default: validation refuses ``null``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NotNull"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        if schema["type"] != "nullable":
+            raise TypeError(f"NotNull needs an optional type, not {source!r}")
+        inner: core_schema.CoreSchema = schema["schema"]
+        return inner
+
+
 class _UnionTag:
     __slots__ = ()
 
@@ -164,6 +188,10 @@ DefaultOnError: Final = _DefaultOnError()
 
 SkipInvalidItems: Final = _SkipInvalidItems()
 """Marks a lenient list: invalid items are dropped."""
+
+NotNull: Final = _NotNull()
+"""Marks an optional field whose schema does not allow ``null``: its default ``None`` means
+omitted, and a ``null`` is an invalid value (with :data:`DefaultOnError`, treated as omitted)."""
 
 JsonInt: TypeAlias = Annotated[int, _JsonInteger()]
 """A JSON Schema ``integer``: an ``int``, or a float with no fractional part (``2.0`` becomes ``2``).

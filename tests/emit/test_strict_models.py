@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from codegen.emit.normalise import _default
 from codegen.schema.ir import AliasType, ApiSurface, ArrayOf, Nullable, ObjectType, Ref, Scalar, TypeExpr
 from tests.support.instances import object_example, schema_errors
 from tests.support.releases import SURFACES, package_of, surface_id, surface_of
@@ -215,3 +216,32 @@ def test_lax_items_of_a_skip_invalid_items_list_are_dropped() -> None:
                 assert wire(model.model_validate_json(json.dumps(instance)))[field.wire_name] == [good]
                 checked += 1
     assert checked > 10
+
+
+def test_null_is_refused_where_none_only_stands_for_omitted() -> None:
+    """A field the schema does not let be null is ``X | None = None`` in Python: None means omitted."""
+    checked = 0
+    for release, unstable in SURFACES:
+        surface, package = surface_of(release, unstable), package_of(release, unstable)
+        for obj in surface.types.values():
+            if not isinstance(obj, ObjectType):
+                continue
+            for field in obj.fields:
+                if field.required or not _default(surface, field)[1]:
+                    continue
+                model = getattr(package.schema, obj.name)
+                instance = {**object_example(surface, obj.name, full=False), field.wire_name: None}
+                assert schema_errors(release, unstable, obj.schema_name or obj.name, instance)
+                for mode in MODES:
+                    if not field.default_on_error:
+                        assert not accepts(model, instance, mode), (obj.name, field.wire_name)
+                        continue
+                    parsed = (
+                        model.model_validate(instance)
+                        if mode == "python"
+                        else model.model_validate_json(json.dumps(instance))
+                    )
+                    assert field.py_name not in parsed.model_fields_set, (obj.name, field.wire_name)
+                    assert field.wire_name not in wire(parsed)
+                checked += 1
+    assert checked >= 2  # v1's ToolCall.kind and status
