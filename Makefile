@@ -5,15 +5,17 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-fast lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports
+.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
+# editable_mode=compat puts the checkout itself on sys.path: a new module needs no reinstall;
+# -qq keeps setuptools' notices about editable modes out of the output (errors still show)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet --quiet -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
 setup: $(STAMP)  ## create .venv with the tool and its test dependencies
@@ -36,13 +38,26 @@ $(INTEROP_STAMP): tests/interop/package.json tests/interop/package-lock.json
 
 interop-deps: $(INTEROP_STAMP)  ## install the pinned TypeScript SDK peers of the interop tests (npm ci)
 
-test: $(STAMP) $(INTEROP_STAMP)  ## the whole suite: lint, the stale check and pytest
+# pytest-xdist: one worker per core; tests that share an expensive module fixture carry
+# @pytest.mark.xdist_group so that one worker runs them all (--dist loadgroup).
+PYTEST := $(PY) -m pytest -q -n auto --dist loadgroup
+
+test: $(STAMP) $(INTEROP_STAMP)  ## lint, the stale check and pytest, without the sweeps (see README)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
-	$(PY) -m pytest -q
+	$(PYTEST) -m "not sweep"
 
-test-fast: $(STAMP)  ## pytest only
-	$(PY) -m pytest -q -x
+test-sweeps: $(STAMP) $(INTEROP_STAMP)  ## only the tests marked sweep (what make test skips)
+	$(PYTEST) -m sweep
+
+test-all: test  ## everything: make test, then the sweeps
+	$(MAKE) --no-print-directory test-sweeps
+
+test-fast: $(STAMP)  ## pytest only, without the sweeps, stopping at the first failure
+	$(PYTEST) -x -m "not sweep"
+
+wheel-smoke:  ## build the wheel, install it in a fresh venv, and use it from an empty folder
+	.ci/wheel-smoke
 
 conformance: $(STAMP)  ## full conformance run: every type of every release against its JSON Schema
 	$(PY) tests/conformance/run.py $(CONFORMANCE_ARGS)
@@ -54,8 +69,11 @@ reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive re
 	$(CODEGEN) reports
 	$(CODEGEN) rules --format markdown > docs/rules.md
 
-bench-diff: $(STAMP)  ## time the API differ on the real release pairs and on a 10x synthetic schema
+bench-diff: $(STAMP)  ## time the API differ on the real release pairs and a 10x synthetic schema, and its evidence
 	$(PY) benchmarks/bench_diff.py
+
+diff-oracle: $(STAMP)  ## every consecutive locked pair: each refusal of a generated message explained by a change (long)
+	$(PY) -m codegen.evidence.oracle --exceptions tests/diff/oracle_exceptions.toml $(ORACLE_ARGS)
 
 bench-codemod: $(STAMP)  ## time the upgrade codemod against a bare libcst parse on 5k- and 50k-line projects
 	$(PY) benchmarks/bench_codemod.py

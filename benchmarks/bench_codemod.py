@@ -42,8 +42,8 @@ import libcst as cst
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from codegen.schema.load import SchemaSource, read_lock
-from codegen.vendor.codemod import Codemod
-from codegen.vendor.migration import (
+from codegen.vendoring.codemod import Codemod
+from codegen.vendoring.migration import (
     ArgumentRename,
     AttributeRename,
     ClassRename,

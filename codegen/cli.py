@@ -12,29 +12,32 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
-from . import diagnostics
+from . import diagnostics, resources
 from . import generate as gen
 from .diff.report import FORMATS
 from .emit import tree as tree_files
 from .errors import EXIT_INPUT_ERROR, CodegenError
+from .files import check_folder, os_error
 from .schema.ir import Stability
 from .schema.load import (
+    BUNDLED_SCHEMAS,
     DEFAULT_LOCK,
-    PROJECT_ROOT,
     SchemaSource,
     add_to_lock,
     default_cache_dir,
     default_source,
     fetch_release,
     layered_lock,
+    protocol_major,
     read_lock,
 )
 
-DEFAULT_OUT = PROJECT_ROOT / "generated"
-DEFAULT_REPORTS = PROJECT_ROOT / "reports"
+DEFAULT_OUT = resources.DEFAULT_OUT
+DEFAULT_REPORTS = resources.DEFAULT_REPORTS
 EXIT_CHECK_FAILED = 1
 
 Command = Callable[[argparse.Namespace, Console], int]
@@ -64,8 +67,33 @@ def _source(args: argparse.Namespace, *, creating: bool = False) -> SchemaSource
     return SchemaSource(lock, front, args.cache)
 
 
+def _writable_store(source: SchemaSource, command: str) -> SchemaSource:
+    """``source``, unless what ``command`` would write is an installed copy's bundled store."""
+    if resources.installed() and source.target.resolve() == BUNDLED_SCHEMAS.resolve():
+        raise CodegenError(
+            f"{command} writes into a schema store, and the bundled one is part of the installed "
+            "acp-codegen; pass --schemas DIR to use a store of your own (it is searched first)",
+            file=BUNDLED_SCHEMAS,
+        )
+    return source
+
+
+def _out(args: argparse.Namespace, default: Path | None) -> Path:
+    """The ``--out`` folder of a command: given, or the checkout's own; never a file."""
+    if args.out is None:
+        if default is None:
+            raise CodegenError(
+                f"{args.command} needs --out DIR: an installed acp-codegen has no checkout to write into"
+            )
+        args.out = default
+    out: Path = args.out
+    check_folder(out)
+    return out
+
+
 @command("generate")
 def _generate(args: argparse.Namespace, console: Console) -> int:
+    _out(args, DEFAULT_OUT)
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
     if not args.releases:
@@ -131,7 +159,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
 def _fetch(args: argparse.Namespace, console: Console) -> int:
     from .schema import npm
 
-    source = _source(args, creating=True)
+    source = _writable_store(_source(args, creating=True), "fetch")
     if npm.is_npm(args.origin):
         locked = None  # RELEASE may name one release the package ships, locked or not
     elif args.release is None:
@@ -170,7 +198,7 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
 
 @command("lock")
 def _lock(args: argparse.Namespace, console: Console) -> int:
-    source = _source(args)
+    source = _writable_store(_source(args), "lock")
     folder = source.find_folder(args.release)
     if folder is None:
         searched = ", ".join(str(store) for store in source.stores)
@@ -226,6 +254,8 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
     from .schema.releases import open_side
 
+    if args.evidence_examples < 1:
+        raise CodegenError(f"--evidence-examples must be at least 1, not {args.evidence_examples}")
     source = _source(args)
     stabilities: tuple[Stability, ...] = ("stable", "unstable")
     if args.stability != "both":
@@ -235,8 +265,22 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
         result = diff.apply_waivers(result, waivers, datetime.date.today())
-    sys.stdout.write(report.render(result, args.format, args.fail_on))
+    if args.evidence:
+        result = _with_evidence(result, old, new, args, console)
+    sys.stdout.write(report.render(result, args.format, args.fail_on, report.rules_url(args.rules_url)))
     return result.exit_code(args.fail_on)
+
+
+def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console) -> Any:
+    """The diff with evidence searched for (without the optional generator: as it is, and a warning)."""
+    from . import evidence
+
+    try:
+        evidence.require_generator()
+    except evidence.MissingGeneratorError as missing:
+        diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
+        return result
+    return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples)
 
 
 @command("rules")
@@ -251,6 +295,7 @@ def _rules(args: argparse.Namespace, console: Console) -> int:
 def _reports(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
 
+    _out(args, DEFAULT_REPORTS)
     source = _source(args)
     written = report.report_files(source, list(source.lock.releases))
     if args.check:
@@ -270,7 +315,7 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
 
 @command("vendor")
 def _vendor(args: argparse.Namespace, console: Console) -> int:
-    from .vendor import manifest, vendoring
+    from .vendoring import manifest, vendoring
 
     def regenerate(found: manifest.Manifest) -> dict[str, str]:
         # the lock is read only when an edit is to be shown: a check needs no schemas otherwise
@@ -320,7 +365,7 @@ def _vendor(args: argparse.Namespace, console: Console) -> int:
 @command("upgrade")
 def _upgrade(args: argparse.Namespace, console: Console) -> int:
     from .diff import report as diff_report
-    from .vendor import manifest, upgrade, vendoring
+    from .vendoring import manifest, upgrade, vendoring
 
     release, *more = args.to  # `upgrade PATH --to RELEASE SOURCES...` reads SOURCES into --to
     sources = [*args.sources, *map(Path, more)] or [Path(".")]
@@ -336,34 +381,39 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         for line in error.report.lines:
             print(line)
         raise
-    report = diff_report.render(plan.diff, args.format, "never")
+    rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
-        sys.stdout.write(upgrade.json_report(report, plan))
+        report = diff_report.render(plan.diff, "json", "never", rules_url)
+        sys.stdout.write(upgrade.json_report(report, plan, rules_url))
     else:
-        sys.stdout.write(report)
-        lines = [diff for result in plan.rewritten for diff in result.diff(release)]
+        # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
-            lines += [upgrade.github_annotation(f) for f in plan.findings]
+            lines = [upgrade.github_annotation(f, rules_url) for f in plan.findings]
+            lines += [diff for result in plan.rewritten for diff in result.diff(release)]
         else:
-            lines += [str(f) for f in plan.findings]
-        if lines:
-            sys.stdout.write("\n" + "\n".join(lines) + "\n")
-    rewritten, findings = len(plan.rewritten), len(plan.findings)
-    left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+            lines = plan.report_lines(rules_url)
+        lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
+        sys.stdout.write("\n".join(lines) + "\n")
+        if args.report:
+            if args.format == "text":
+                full = diff_report.render_text(plan.diff, "never", verdict=False)
+            else:
+                full = diff_report.render(plan.diff, args.format, "never", rules_url)
+            sys.stdout.write("\n" + full)
     if args.write:
         upgrade.apply(plan)
-        console.print(
-            f"rewrote {rewritten} file(s) and vendored ACP {release} ({found.stability}) as {plan.target}; "
-            f"{left}.",
-            highlight=False,
-        )
-    else:
-        console.print(
-            f"dry run: {rewritten} file(s) to rewrite, {left}; "
-            f"--write applies the rewrites and vendors ACP {release} as {plan.target}.",
-            highlight=False,
-        )
-    return EXIT_CHECK_FAILED if findings else 0
+    console.print(plan.closing(args.write), highlight=False)
+    return EXIT_CHECK_FAILED if plan.failed else 0
+
+
+def _rules_url_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules-url",
+        default=None,
+        metavar="URL",
+        help="the public page of the rule catalog that rule links point to (default: $ACP_CODEGEN_RULES_URL; "
+        "without one, each report explains its rules inline)",
+    )
 
 
 def _strict_option(parser: argparse.ArgumentParser) -> None:
@@ -375,12 +425,39 @@ def _strict_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _out_help(default: Path | None) -> str:
+    where = (
+        f"default: {default}" if default is not None else "required: an installed acp-codegen has no default"
+    )
+    return f"the output folder, created if absent; never a file ({where})"
+
+
+def _version() -> str:
+    """``--version``: the tool's and, per protocol major, the newest locked release it bundles."""
+    lock = read_lock(DEFAULT_LOCK)
+    majors = sorted({protocol_major(name) for name in lock.releases})
+    newest = ", ".join(f"v{major} {lock.newest(major)}" for major in majors) or "none"
+    return f"acp-codegen {resources.version()} (bundled schemas: newest {newest}; {BUNDLED_SCHEMAS})"
+
+
+def _store_note() -> str:
+    where = (
+        "in this checkout" if resources.CHECKOUT is not None else "inside the installed package, read-only"
+    )
+    return f"The bundled schema store is {BUNDLED_SCHEMAS} ({where})."
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
         description="Generate typed Python bindings from the upstream ACP JSON Schema releases "
         "(protocol v1 and v2), and report what changed between them.",
-        epilog="Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
+        epilog=f"{_store_note()} Exit status: 0 success, 1 a check failed, 2 bad input or usage.",
+    )
+    parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the tool's version and the newest bundled release of each protocol major, and exit",
     )
     parser.add_argument(
         "--lock",
@@ -404,7 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=default_cache_dir(),
         help="where the build cache lives (default: %(default)s)",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
         "generate",
@@ -414,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)"
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_OUT))
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
     p.add_argument(
         "--no-cache", action="store_true", help="render every package even if its inputs did not change"
@@ -503,6 +580,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="TOML file of [[waiver]] tables with fingerprint, reason and expires (a date)",
     )
+    p.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="skip the search for evidence: by default, for every breaking or warning change on the wire, "
+        "messages generated from one schema are tried on the other release's generated models, and the "
+        "smallest refused one is shown (needs the 'evidence' extra: hypothesis-jsonschema)",
+    )
+    p.add_argument(
+        "--evidence-examples",
+        type=int,
+        default=200,
+        metavar="N",
+        help="messages generated per schema type and direction in the search for evidence "
+        "(default: %(default)s)",
+    )
+    _rules_url_option(p)
 
     p = sub.add_parser("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="(%(default)s)")
@@ -513,7 +607,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Diff every consecutive pair of locked releases, stable and unstable, into markdown and "
         "JSON reports.",
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_REPORTS, help="output folder (default: %(default)s)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_REPORTS))
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
 
     p = sub.add_parser(
@@ -553,7 +647,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(classes, attributes, methods, keyword arguments, a versioned package name) with comments and "
         "formatting kept, and list what cannot be rewritten (removed classes and methods, new required "
         "arguments, changed types) as file:line:col rule message. A dry run by default: it prints the "
-        "API diff, a unified diff of the rewrites and the findings.",
+        "findings first, then a unified diff of the rewrites and the API diff in one line (--report: in "
+        "full); the last line's OK or FAILED agrees with the exit status.",
         epilog="Exit status: 0 nothing left to fix by hand, 1 findings remain, 2 bad input (no or invalid "
         "manifest, a release not in the lock, a source file that does not parse, a vendored copy with "
         "local edits without --force); bad input changes nothing.",
@@ -586,9 +681,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "markdown", "json", "github"),
         default="text",
-        help="format of the API diff (json: one document with the rewrites and findings too; "
+        help="format of the output (json: one document with the API diff, the rewrites and the findings; "
         "github: findings as workflow annotations) (default: %(default)s)",
     )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="print the whole API diff after the findings, the rewrites and its one-line summary",
+    )
+    _rules_url_option(p)
     return parser
 
 
@@ -597,6 +698,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(stderr=True, soft_wrap=True)
     try:
+        if args.version:
+            print(_version())
+            return 0
+        if args.command is None:
+            parser.error("a COMMAND is required (or --version)")
         with diagnostics.collecting(getattr(args, "strict", False)) as found:
             status = _COMMANDS[args.command](args, console)
         for item in found.gaps:
@@ -604,6 +710,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CodegenError as error:
         print(f"acp-codegen: error: {error.one_line()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except OSError as exc:  # anything the commands did not name themselves: still one line
+        print(f"acp-codegen: error: {os_error(exc, what='cannot read or write').one_line()}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
         return 130

@@ -12,7 +12,9 @@ documented safe default and records a :class:`Gap` through :func:`gap`:
   check ([v<N>.capability_gates.<side>]);
 * a prompt response whose echo the knowledge cannot find gets no echo helper
   ([v<N>.prompt_echo]);
-* methods of a side the bindings do not know get models but no bindings;
+* methods of a side the knowledge does not know get models but no bindings
+  ([sides]), and so do methods of a side no connection end serves ([connections]);
+* constraints beside a ``$ref`` are not enforced;
 * a JSON Schema validation keyword the IR has no place for (``multipleOf``,
   ``if``...) is not enforced: the models accept what it would reject.
 

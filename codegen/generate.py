@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from . import naming
+from . import naming, resources
 from .diagnostics import Gap, collecting
 from .emit.tree import read_tree, recover
 from .schema.load import SchemaSource, sha256_bytes
 
-GENERATOR_ROOT = Path(__file__).resolve().parent
-TEMPLATES = GENERATOR_ROOT.parent / "templates"
+GENERATOR_ROOT = resources.PACKAGE
+TEMPLATES = resources.TEMPLATES
 INDEX_FILE = "README.md"
 
 
@@ -63,6 +63,7 @@ def _generator_fingerprint() -> str:
                 path.is_file()
                 and path.suffix in (".py", ".jinja2", ".toml")
                 and "__pycache__" not in path.parts
+                and not path.is_relative_to(GENERATOR_ROOT / "data")  # installed: the templates again
             ):
                 digest.update(path.relative_to(root.parent).as_posix().encode())
                 digest.update(path.read_bytes())

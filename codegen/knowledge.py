@@ -6,10 +6,11 @@ import functools
 from pathlib import Path
 from typing import Any, Literal, overload
 
+from . import resources
 from .errors import CodegenError
 from .schema.load import read_toml
 
-KNOWLEDGE_FILE = Path(__file__).resolve().parent / "knowledge.toml"
+KNOWLEDGE_FILE = resources.KNOWLEDGE
 NONE_KEY = "none"
 """A versioned section holding only this key declares that it does not apply; its value says why."""
 

@@ -68,6 +68,7 @@ MODEL_IMPORTS: dict[str, str] = {
     "StrictStr": "pydantic",
     "AcpModel": "._base",
     "DefaultOnError": "._base",
+    "DefaultOnNull": "._base",
     "JsonInt": "._base",
     "NotNull": "._base",
     "Reserved": "._base",

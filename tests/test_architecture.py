@@ -2,7 +2,9 @@
 
 The import graph of ``codegen`` (every import, including those inside
 functions) must have no cycle, no stage may import a later one, and the
-differ reads the IR and the API spec but never an emitter.
+differ reads the IR and the API spec but never an emitter.  The evidence
+stage, which runs the generated models of both sides of a diff, comes after
+the emitters and the differ both; nothing before it imports it.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from tests.support.releases import ROOT
 PACKAGE = ROOT / "codegen"
 
 STAGES: tuple[tuple[str, ...], ...] = (
-    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime"),
+    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime", "codegen.resources"),
+    ("codegen.files",),
     ("codegen.schema", "codegen.knowledge"),
     ("codegen.pysource",),
     ("codegen.api",),
     ("codegen.emit", "codegen.diff"),
-    ("codegen.vendor",),
+    ("codegen.vendoring",),
     ("codegen.generate",),
+    ("codegen.evidence",),
     ("codegen.cli",),
 )
 """Stages in data-flow order; a module may import its own stage and earlier ones only."""
@@ -110,6 +114,19 @@ def test_the_differ_reads_no_emitter() -> None:
         if target.startswith("codegen.emit")
     )
     assert crossing == []
+
+
+def test_the_differ_reads_no_evidence_and_evidence_renders_models_through_the_emitter() -> None:
+    """Evidence is downstream of the differ: verdicts never depend on the generated models."""
+    edges = graph()
+    assert not any(
+        target.startswith("codegen.evidence")
+        for name, targets in edges.items()
+        for target in targets
+        if name.startswith("codegen.diff")
+    )
+    assert "codegen.emit.models" in edges["codegen.evidence.models"]
+    assert "codegen.diff" in edges["codegen.evidence.search"]
 
 
 def test_the_graph_sees_real_edges() -> None:

@@ -30,7 +30,7 @@ RELEASE = "2.0.0-alpha.1"  # the smallest release: two packages to render
 # Runs write_tree in a fresh interpreter and kills it (SIGKILL) just before its
 # N-th file system step; N = 0 never kills and prints how many steps there were.
 KILLER = r"""
-import json, os, pathlib, shutil, signal, sys
+import json, os, pathlib, shutil, signal, sys, tempfile
 sys.path.insert(0, sys.argv[1])
 from codegen.emit import tree as writer
 out, tree = pathlib.Path(sys.argv[2]), json.loads(sys.argv[3])
@@ -51,7 +51,11 @@ def counted(func):
 
 pathlib.Path.write_text = counted(pathlib.Path.write_text)
 pathlib.Path.mkdir = counted(pathlib.Path.mkdir)
+pathlib.Path.unlink = counted(pathlib.Path.unlink)
+pathlib.Path.rmdir = counted(pathlib.Path.rmdir)
+tempfile.mkdtemp = counted(tempfile.mkdtemp)
 os.replace = counted(os.replace)
+os.chmod = counted(os.chmod)
 shutil.rmtree = counted(shutil.rmtree)
 writer._exchange = counted((lambda a, b: False) if fallback else writer._exchange)
 writer.write_tree(out, tree)
@@ -96,6 +100,26 @@ def write_killed(out: Path, kill_at: int, fallback: bool) -> subprocess.Complete
     return subprocess.run(args, capture_output=True, text=True, timeout=60)
 
 
+USERS = {
+    ".generated.my-backup": {"keep.txt": "the user's backup\n"},
+    # named like the tool's temporary folders, but without the tool's marker: still the user's
+    ".generated.acp-codegen-abcd1234": {"notes.txt": "not the tool's\n"},
+}
+"""Siblings of the output folder that belong to the user: no run, killed or not, may remove them."""
+
+
+def lay_down_users(parent: Path) -> None:
+    for name, files in USERS.items():
+        lay_down(parent / name, files)
+
+
+def assert_users_intact(parent: Path, out: Path) -> None:
+    """Only the output folder and the user's siblings are there: the tool left no temporary folder."""
+    assert sorted(p.name for p in parent.iterdir()) == sorted([out.name, *USERS])
+    for name, files in USERS.items():
+        assert tree_bytes(parent / name) == encoded(files)
+
+
 @pytest.mark.parametrize("fallback", [False, True], ids=["exchange", "two-renames"])
 def test_kill_before_every_step_of_writing(tmp_path: Path, fallback: bool) -> None:
     from codegen.emit import tree
@@ -110,11 +134,16 @@ def test_kill_before_every_step_of_writing(tmp_path: Path, fallback: bool) -> No
     for kill_at in range(1, steps + 1):
         out = tmp_path / f"kill-{kill_at}" / "generated"
         lay_down(out, OLD)
+        lay_down_users(out.parent)
         killed = write_killed(out, kill_at, fallback)
         assert killed.returncode == -signal.SIGKILL, killed.stderr
         if fallback:
             tree.recover(out)  # what the next run does first; exchange needs no such step
         assert tree_bytes(out) in (encoded(OLD), encoded(NEW)), f"killed before step {kill_at}"
+        # the next run removes what the killed one left, and nothing of the user's
+        tree.write_tree(out, OLD)
+        assert tree_bytes(out) == encoded(OLD), f"killed before step {kill_at}"
+        assert_users_intact(out.parent, out)
 
 
 def test_the_next_run_finishes_a_swap_killed_halfway(tmp_path: Path) -> None:
@@ -185,6 +214,11 @@ def first_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
     return out, time.monotonic() - started
 
 
+FIRST_RUN = pytest.mark.xdist_group("test_atomic-first-run")
+"""On every test that uses ``first_run``: one pytest-xdist worker runs them, so it runs once."""
+
+
+@FIRST_RUN
 def test_hash_seeds_and_workers_do_not_change_a_byte(
     first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes]
 ) -> None:
@@ -195,6 +229,7 @@ def test_hash_seeds_and_workers_do_not_change_a_byte(
     assert tree_bytes(out) == tree_bytes(first_run[0]) == committed
 
 
+@FIRST_RUN
 @pytest.mark.parametrize("fraction", [0.3, 0.7, 0.95])
 def test_killed_generate_leaves_old_or_new(
     first_run: tuple[Path, float], tmp_path: Path, committed: dict[str, bytes], fraction: float

@@ -41,10 +41,10 @@ from ..schema.ir import (
     ObjectType,
     Ref,
     Scalar,
-    Side,
     TypeExpr,
     UnionType,
 )
+from . import connections
 
 
 def annotation(expr: TypeExpr, extra: tuple[str, ...] = ()) -> str:
@@ -203,13 +203,11 @@ def _leaves(surface: ApiSurface, union: UnionType) -> Iterator[tuple[object, lis
     if union.catch_all is not None:
         branches.append((None, union.catch_all))
     for tag, variant in branches:
-        found = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        found = surface.resolve(variant.type)
         if isinstance(found, ObjectType):
             yield tag, [found]
         elif isinstance(found, UnionType) and not found.tagged and found.catch_all is None:
-            members = [
-                surface.types.get(v.type.name) if isinstance(v.type, Ref) else None for v in found.variants
-            ]
+            members = [surface.resolve(v.type) for v in found.variants]
             if not all(isinstance(m, ObjectType) for m in members):
                 raise CodegenError(
                     f"union request {union.name}: the members of {found.name} are not all objects"
@@ -237,9 +235,10 @@ def _scope_keys(
 
 def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
     name = naming.method_name(method.wire_name, method.kind, method.params)
-    params_type = surface.types[method.params]
+    declared = surface.types[method.params]
+    params_type = surface.unaliased(method.params)  # an alias of a class takes that class's fields
     result = f"schema.{method.result}" if method.result else None
-    doc = method.doc or params_type.doc
+    doc = method.doc or declared.doc
     if isinstance(params_type, ObjectType):
         fields = call_fields(surface, params_type.name)
         ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
@@ -251,7 +250,7 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
             )
             for f in ordered
         ]
-        return MethodSpec(method, name, params, doc, f"schema.{params_type.name}", result)
+        return MethodSpec(method, name, params, doc, f"schema.{declared.name}", result)
     if isinstance(params_type, UnionType) and params_type.tagged and params_type.tag_py_name:
         return _union_spec(surface, method, name, params_type, result, doc)
     raise CodegenError(
@@ -340,19 +339,6 @@ def _overload(
 # --- the surface -----------------------------------------------------------------------
 
 
-def handled_by(surface: ApiSurface, side: Side) -> list[Method]:
-    """Methods the given side handles: its own and the protocol's."""
-    return [m for m in surface.methods if m.side in (side, "protocol")]
-
-
-def specs(surface: ApiSurface, side: Side) -> list[MethodSpec]:
-    out = [method_spec(surface, m) for m in handled_by(surface, side)]
-    names: dict[str, str] = {}
-    for spec in out:
-        if spec.name in names:
-            raise CodegenError(
-                f"methods {names[spec.name]!r} and {spec.wire!r} both get the Python name {spec.name!r}",
-                file=surface.schema_file,
-            )
-        names[spec.name] = spec.wire
-    return out
+def handled_by(surface: ApiSurface, role: str) -> list[Method]:
+    """Methods the handler of ``role`` (a role of ``[connections]``: ``agent``, ``client``...) serves."""
+    return connections.role(role).served(surface)

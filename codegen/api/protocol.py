@@ -7,16 +7,16 @@ a section of ``codegen/knowledge.toml`` and checks the two agree.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
-from .. import naming
+from .. import naming, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
 from ..knowledge import KNOWLEDGE_FILE, section
-from ..runtime._rpc import ProtocolNames
 from ..schema.ir import ApiSurface, ObjectType, Ref, Side, UnionType, strip_nullable
+from .connections import Role, present_roles, roles
 from .methods import Param, annotation, call_fields
 
 
@@ -35,18 +35,16 @@ def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, str]]:
     nothing is needed).
     """
     for method in surface.methods:
-        if method.side == "protocol":
-            continue
         if method.unstable:
             yield method.side, method.wire_name
         for leaf in surface.classes_of(Ref(method.params)):
             for f in surface.all_fields(leaf):
                 if f.unstable:
                     yield method.side, f"{method.wire_name} {f.wire_name}"
-                target = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
+                target = surface.resolve(f.type)
                 if isinstance(target, UnionType) and target.tag_wire_name:
                     for variant in target.variants:
-                        kind = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+                        kind = surface.resolve(variant.type)
                         if kind is not None and kind.unstable and not target.unstable:
                             selector = f"{f.wire_name}.{target.tag_wire_name}={variant.tag}"
                             yield method.side, f"{method.wire_name} {selector}"
@@ -116,6 +114,14 @@ class Echo:
     content_field: str
     content_type: str
     id_type: str
+    method: str = ""
+    """Wire name of the request whose response carries the message id (``session/prompt``)."""
+    notification: str = ""
+    """Wire name of the notification that echoes the message (``session/update``)."""
+
+    def fits(self, served: Iterable[str], called: Iterable[str]) -> bool:
+        """Whether a connection end that serves and calls these wire names sends the echo."""
+        return self.method in set(served) and self.notification in set(called)
 
 
 def prompt_echo(surface: ApiSurface) -> Echo | None:
@@ -140,7 +146,7 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
         _no_echo(surface, f"no {facts['notification']!r} notification to echo the prompt with")
         return None
     for f in call_fields(surface, carrier.name):
-        union = surface.types.get(f.type.name) if isinstance(f.type, Ref) else None
+        union = surface.resolve(f.type)
         if not isinstance(union, UnionType):
             continue
         variant = next((v for v in union.variants if v.tag == facts["update"]), None)
@@ -165,6 +171,8 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
             content.py_name,
             annotation(content.type),
             annotation(id_field.type),
+            facts["method"],
+            notify.wire_name,
         )
     _no_echo(
         surface,
@@ -183,73 +191,178 @@ def _no_echo(surface: ApiSurface, message: str) -> None:
     )
 
 
+REPEAT_INITIALIZE = ("always", "before-other-requests")
+UNSUPPORTED_VERSION_DATA = "UnsupportedProtocolVersionErrorData"
+"""The schema's type for the data of the ``-32022`` error (from the v2 schema of TS SDK 2.4.0 on)."""
+
+
+class Code(str):
+    """A Python expression the template writes as it is (not as a string literal)."""
+
+
+@dataclass(frozen=True)
+class Handshake:
+    """The types of the handshake, for the typed ``connect_with_fallback`` of the bindings."""
+
+    info: str
+    """The annotation of the client's ``Implementation`` (the params' ``client_info`` field)."""
+    capabilities: str
+    """The annotation of the client's capabilities (the params' ``client_capabilities`` field)."""
+    response: str
+    """The initialize result type."""
+
+
 @dataclass(frozen=True)
 class ProtocolConstant:
-    """One :class:`ProtocolNames` the bindings define, and the connection sides that use it."""
+    """One :class:`ProtocolNames` the bindings define, and the connection ends that use it."""
 
     name: str
-    fields: dict[str, str]
-    """The keyword arguments of ``ProtocolNames``."""
-    sides: tuple[Side, ...]
-    """The sides whose connection uses it: ``capabilities`` is where it reads the peer's."""
+    fields: dict[str, object]
+    """The keyword arguments of ``ProtocolNames`` (``initialize`` is the handshake)."""
+    sides: tuple[str, ...]
+    """The roles whose connection uses it: ``capabilities`` is where it reads the peer's."""
+    during_handshake: tuple[str, ...] = ()
+    """Methods both ends may exchange before the handshake has succeeded."""
+    peers: tuple[str, ...] = ()
+    """The peer of each of ``sides``: whose capabilities it reads."""
+
+    @property
+    def source(self) -> dict[str, str]:
+        """Each keyword argument as Python source."""
+        return {k: v if isinstance(v, Code) else pysource.literal(v) for k, v in self.fields.items()}
 
 
 @dataclass(frozen=True)
 class RuntimeProtocol:
-    """``[protocol]`` of the knowledge file as the bindings pass it to the runtime."""
+    """``[protocol]`` of the knowledge file, with each end's handshake, as the runtime gets it."""
 
     initialize: str
     constants: tuple[ProtocolConstant, ...]
+    handshake: Handshake | None = None
 
-    def constant_of(self, side: Side) -> str:
-        """The constant the connection of ``side`` (its handler's side) uses."""
-        return next(c.name for c in self.constants if side in c.sides)
+    def constant_of(self, role: str) -> str:
+        """The constant the connection of ``role`` uses."""
+        return next(c.name for c in self.constants if role in c.sides)
+
+
+SHARED_NAMES = ("initialize", "cancel_request", "request_id")
+"""The fields of ``[v<N>.protocol]`` every end's :class:`ProtocolNames` takes as they are."""
+HANDSHAKE_NAMES = ("protocol_version", "client_info", "repeat_initialize")
+"""The fields of ``[v<N>.protocol]`` about the ``initialize`` handshake itself (versions, repeats)."""
 
 
 def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     """``[protocol]`` of the knowledge file, checked against the surface: what the runtime relies on.
 
-    A connection reads the capabilities its peer advertised: the agent's side from the initialize
-    params (``client_capabilities``), the client's side from its result (``agent_capabilities``).
-    When both fields have one name, both sides share one ``PROTOCOL``; otherwise each side gets its own.
+    A connection reads the capabilities its peer advertised in the handshake: the end that serves
+    the handshake from its params (``client_capabilities``), the end that calls it from its result
+    (``agent_capabilities``).  The handshake is ``initialize`` unless ``[connections]`` names another
+    for the end.  When every end reads the same names, they share one ``PROTOCOL``; otherwise each
+    end gets its own ``<ROLE>_SIDE_PROTOCOL``.
     """
     where = f"[v{surface.protocol_version}.protocol] in codegen/knowledge.toml"
     protocol = section("protocol", surface.protocol_version)
-    shared = [f.name for f in dataclasses.fields(ProtocolNames) if f.name != "capabilities"]
-    expected = [*shared, "client_capabilities", "agent_capabilities"]
+    expected = [*SHARED_NAMES, *HANDSHAKE_NAMES, "client_capabilities", "agent_capabilities"]
     if sorted(protocol) != sorted(expected):
         raise CodegenError(f"{where} must name exactly {', '.join(expected)}", file=KNOWLEDGE_FILE)
-    by_wire = {m.wire_name: m for m in surface.methods}
-    for key in ("initialize", "cancel_request"):
-        if protocol[key] not in by_wire:
+    if protocol["repeat_initialize"] not in REPEAT_INITIALIZE:
+        raise CodegenError(
+            f"repeat_initialize of {where} must be one of {', '.join(REPEAT_INITIALIZE)}", file=KNOWLEDGE_FILE
+        )
+    by_wire = {(m.wire_name, m.kind): m for m in surface.methods}
+    for key, kind in (("initialize", "request"), ("cancel_request", "notification")):
+        if (protocol[key], kind) not in by_wire:
             raise CodegenError(
                 f"the schema has no {protocol[key]!r} method ({key} of {where})", file=surface.schema_file
             )
-    initialize, cancel = by_wire[protocol["initialize"]], by_wire[protocol["cancel_request"]]
-    for type_name, key in (
-        (cancel.params, "request_id"),
-        (initialize.params, "client_capabilities"),
-        (initialize.result, "agent_capabilities"),
-    ):
-        classes = surface.classes_of(Ref(type_name)) if type_name else ()
-        if protocol[key] not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
-            raise CodegenError(
-                f"{type_name} has no field {protocol[key]!r} ({key} of {where})", file=surface.schema_file
-            )
-    common = {name: protocol[name] for name in shared}
-    peer_field: dict[Side, str] = {
-        "client": protocol["agent_capabilities"],
-        "agent": protocol["client_capabilities"],
+    cancel = by_wire[(protocol["cancel_request"], "notification")]
+    _check_field(surface, cancel.params, protocol["request_id"], f"request_id of {where}")
+    initialize = by_wire[(protocol["initialize"], "request")]
+    handshake_facts: dict[str, object] = {
+        "protocol_version": protocol["protocol_version"],
+        "repeat_initialize": protocol["repeat_initialize"],
+        "version": surface.protocol_version,
     }
-    if peer_field["client"] == peer_field["agent"]:
+    if UNSUPPORTED_VERSION_DATA in surface.types:
+        handshake_facts["unsupported_version_data"] = Code(f"schema.{UNSUPPORTED_VERSION_DATA}")
+    readers: list[tuple[Role, dict[str, object]]] = []
+    for end in present_roles(surface):
+        handshake = end.handshake or protocol["initialize"]
+        method = by_wire.get((handshake, "request"))
+        source = f"[connections.{end.name}]" if end.handshake else where
+        if method is None or method.result is None:
+            raise CodegenError(
+                f"the schema has no {handshake!r} request (the handshake of {source})",
+                file=surface.schema_file,
+            )
+        if method in end.served(surface):
+            type_name, key = method.params, "client_capabilities"
+        elif method in end.called(surface):
+            type_name, key = method.result, "agent_capabilities"
+        else:
+            raise CodegenError(
+                f"[connections.{end.name}] neither serves nor calls its handshake {handshake!r}",
+                file=KNOWLEDGE_FILE,
+            )
+        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
+        fields: dict[str, object] = {
+            "initialize": handshake,
+            "cancel_request": protocol["cancel_request"],
+            "request_id": protocol["request_id"],
+            "capabilities": protocol[key],
+            **handshake_facts,
+        }
+        readers.append((end, fields))
+    for checked, key in (
+        (initialize.params, "protocol_version"),
+        (initialize.result, "protocol_version"),
+        (initialize.params, "client_info"),
+    ):
+        if checked is not None:  # the handshake's request always has a result (checked above)
+            _check_field(surface, checked, protocol[key], f"{key} of {where}")
+    readers.sort(key=lambda reader: _by_peer(reader[0]))
+    early = {end.name: end.during_handshake for end, _ in readers}
+    if len({(tuple(f.items()), early[e.name]) for e, f in readers}) <= 1 and readers:
+        end, fields = readers[0]
         both = ProtocolConstant(
-            "PROTOCOL", {**common, "capabilities": peer_field["client"]}, ("client", "agent")
+            "PROTOCOL",
+            fields,
+            tuple(e.name for e, _ in readers),
+            end.during_handshake,
+            tuple(e.peer for e, _ in readers),
         )
-        return RuntimeProtocol(protocol["initialize"], (both,))
+        return RuntimeProtocol(protocol["initialize"], (both,), _handshake(surface, initialize, protocol))
     each = tuple(
         ProtocolConstant(
-            f"{side.upper()}_SIDE_PROTOCOL", {**common, "capabilities": peer_field[side]}, (side,)
+            f"{end.constant}_SIDE_PROTOCOL", fields, (end.name,), end.during_handshake, (end.peer,)
         )
-        for side in ("client", "agent")
+        for end, fields in readers
     )
-    return RuntimeProtocol(protocol["initialize"], each)
+    return RuntimeProtocol(protocol["initialize"], each, _handshake(surface, initialize, protocol))
+
+
+def _handshake(surface: ApiSurface, initialize: Any, protocol: dict[str, str]) -> Handshake | None:
+    """The client's ``Implementation`` and capabilities types, from the ``initialize`` params."""
+    fields = {
+        f.wire_name: f for c in surface.classes_of(Ref(initialize.params)) for f in surface.all_fields(c)
+    }
+    info, capabilities = fields.get(protocol["client_info"]), fields.get(protocol["client_capabilities"])
+    if info is None or capabilities is None or initialize.result is None:
+        return None
+    return Handshake(
+        annotation(strip_nullable(info.type)),
+        annotation(strip_nullable(capabilities.type)),
+        f"schema.{initialize.result}",
+    )
+
+
+def _check_field(surface: ApiSurface, type_name: str | None, wire: str, what: str) -> None:
+    classes = surface.classes_of(Ref(type_name)) if type_name else ()
+    if wire not in {f.wire_name for c in classes for f in surface.all_fields(c)}:
+        raise CodegenError(f"{type_name} has no field {wire!r} ({what})", file=surface.schema_file)
+
+
+def _by_peer(end: Role) -> int:
+    """Ends in the order of the role they connect to (``connect_to_agent`` first)."""
+    names = [r.name for r in roles()]
+    return names.index(end.peer)

@@ -6,7 +6,9 @@
 * :mod:`.context`: what they share (the two surfaces, :mod:`.renames`, :mod:`.senders`);
 * :mod:`.rules`: the catalog, one :class:`Rule` per :class:`RuleId`, and
   :func:`~.rules.impact`, which turns a rule's flow into the roles it breaks;
-* :mod:`.model`: the results; :mod:`.waivers`: accepted changes;
+* :mod:`.model`: the results, each change as typed fields (its rule, a path
+  of parts, old and new values); :mod:`.wording`: the words rendered from
+  them; :mod:`.waivers`: accepted changes;
 * :mod:`.report`: the results and the catalog as text, markdown, JSON,
   GitHub annotations and SARIF, and the committed ``reports/``.
 
@@ -14,17 +16,59 @@ Reading releases is the schema stage's work (:mod:`codegen.schema.releases`).
 """
 
 from .differ import diff_releases, diff_surfaces
-from .model import Change, DiffResult, SurfaceDiff, Waiver
-from .rules import Rule, RuleId
+from .model import (
+    ABSENT,
+    ArgumentPart,
+    AttributePart,
+    Change,
+    DiffResult,
+    EnvelopePart,
+    Evidence,
+    FieldPart,
+    HandlerPart,
+    InnerPart,
+    KeywordPart,
+    MemberPart,
+    MessagePart,
+    MethodPart,
+    NoEvidence,
+    Part,
+    Path,
+    SidePart,
+    SurfaceDiff,
+    TypePart,
+    ValuePart,
+    Waiver,
+)
+from .rules import Flow, Rule, RuleId
 from .senders import senders_by_type
 from .waivers import apply_waivers, read_waivers
 
 __all__ = [
+    "ABSENT",
+    "ArgumentPart",
+    "AttributePart",
     "Change",
     "DiffResult",
+    "EnvelopePart",
+    "Evidence",
+    "FieldPart",
+    "Flow",
+    "HandlerPart",
+    "InnerPart",
+    "KeywordPart",
+    "MemberPart",
+    "MessagePart",
+    "MethodPart",
+    "NoEvidence",
+    "Part",
+    "Path",
     "Rule",
     "RuleId",
+    "SidePart",
     "SurfaceDiff",
+    "TypePart",
+    "ValuePart",
     "Waiver",
     "apply_waivers",
     "diff_releases",

@@ -20,6 +20,7 @@ this module collects and orders them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface, Stability
@@ -35,7 +36,7 @@ _SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
 _RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
 
 
-def _report_order(change: Change) -> tuple[int, bool, int, str, str]:
+def _report_order(change: Change) -> tuple[int, bool, int, str, str, str]:
     """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
     return (
         _SEVERITY_ORDER[change.severity],
@@ -43,12 +44,19 @@ def _report_order(change: Change) -> tuple[int, bool, int, str, str]:
         _RULE_ORDER[change.rule.id],
         change.subject,
         change.detail,
+        change.key,
     )
 
 
-def diff_surfaces(old: ApiSurface, new: ApiSurface) -> SurfaceDiff:
-    """Every change from ``old`` to ``new`` (the same stability level of two releases)."""
-    ctx = Context.between(old, new)
+def diff_surfaces(
+    old: ApiSurface, new: ApiSurface, old_file: str | None = None, new_file: str | None = None
+) -> SurfaceDiff:
+    """Every change from ``old`` to ``new`` (the same stability level of two releases).
+
+    ``old_file`` and ``new_file`` are how changes name the two schema files
+    (default: the file names the surfaces record).
+    """
+    ctx = Context.between(old, new, old_file, new_file)
     found = [*compare_types(ctx), *compare_methods(ctx)]
     return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=_report_order)))
 
@@ -66,5 +74,22 @@ def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[St
                 file=new.folder / b.meta_file,
                 pointer="/version",
             )
-    surfaces = tuple(diff_surfaces(before[s], after[s]) for s in wanted)
+    surfaces = tuple(
+        diff_surfaces(
+            before[s],
+            after[s],
+            display_path(old.schema(s == "unstable").path),
+            display_path(new.schema(s == "unstable").path),
+        )
+        for s in wanted
+    )
     return DiffResult(old.release, new.release, surfaces)
+
+
+def display_path(path: Path, root: Path | None = None) -> str:
+    """A schema file as a report names it: relative to ``root`` (default: the current folder) when inside."""
+    base = (root or Path.cwd()).resolve()
+    try:
+        return path.resolve().relative_to(base).as_posix()
+    except ValueError:
+        return path.as_posix()

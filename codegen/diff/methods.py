@@ -1,5 +1,9 @@
 """Methods on the wire (added, removed, moved to the other side, params and result) and in Python.
 
+Sides and root message kinds are compared here too: a side (``agent``,
+``client``, ``proxy``) that appears or goes with the methods it handles, and
+an envelope or JSON-RPC batch the schema's root allows that appears or goes.
+
 The Python layer compares the methods as the generated bindings have them
 (:func:`codegen.api.methods.method_spec`): their names and keyword-only
 signatures, on each handler class (``agent``, ``client``) that has them.
@@ -13,13 +17,25 @@ from ..api.methods import MethodSpec, method_spec
 from ..schema.ir import ApiSurface, Method, Ref
 from .compare import compare_expr
 from .context import Context
-from .model import Change
-from .rules import RuleId
-from .senders import callers_of, handlers_of
+from .model import (
+    ABSENT,
+    ArgumentPart,
+    Change,
+    EnvelopePart,
+    HandlerPart,
+    MessagePart,
+    MethodPart,
+    Path,
+    SidePart,
+)
+from .rules import NO_FLOW, Flow, RuleId
+from .senders import handler_sides, method_flow
 
 
 def compare_methods(ctx: Context) -> Iterator[Change]:
-    """Every method, matched by wire name and kind, then by the side that handles it."""
+    """Every side, root message kind and method, methods matched by wire name and kind, then by side."""
+    yield from compare_sides(ctx)
+    yield from compare_envelopes(ctx)
 
     def index(surface: ApiSurface) -> dict[tuple[str, str], dict[str, Method]]:
         out: dict[tuple[str, str], dict[str, Method]] = {}
@@ -35,82 +51,82 @@ def compare_methods(ctx: Context) -> Iterator[Change]:
         olds, news = before.get(key, {}), after.get(key, {})
         if len(olds) == 1 and len(news) == 1 and olds.keys() != news.keys():
             (old_m,), (new_m,) = olds.values(), news.values()
-            callers = set(callers_of(old_m)) | set(callers_of(new_m))
-            detail = f"handled by the {old_m.side} -> by the {new_m.side}"
-            yield ctx.change(RuleId.METHOD_MOVED_SIDE, method_subject(new_m), detail, callers, None)
-            now = python_subjects(new_specs[new_m])
-            for python in python_subjects(old_specs[old_m]):
-                if python not in now:
-                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, detail, (), None)
+            flow = method_flow(old_m, ctx.old_peers) | method_flow(new_m, ctx.new_peers)
+            was, now = old_m.side, new_m.side
+            yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), flow, old=was, new=now)
+            kept = python_paths(new_specs[new_m], ctx.new_sides)
+            for python in python_paths(old_specs[old_m], ctx.old_sides):
+                if python not in kept:
+                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=was, new=now)
             yield from compare_method(ctx, old_specs[old_m], new_specs[new_m])
             continue
         for side, old_m in olds.items():
             if side not in news:
-                yield ctx.change(RuleId.METHOD_REMOVED, method_subject(old_m), "", callers_of(old_m), None)
-                for python in python_subjects(old_specs[old_m]):
-                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, "", (), None)
+                flow = method_flow(old_m, ctx.old_peers)
+                yield ctx.change(RuleId.METHOD_REMOVED, (method_part(old_m),), flow)
+                for python in python_paths(old_specs[old_m], ctx.old_sides):
+                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python)
             else:
                 yield from compare_method(ctx, old_specs[old_m], new_specs[news[side]])
         for side, new_m in news.items():
             if side not in olds:
-                yield ctx.change(RuleId.METHOD_ADDED, method_subject(new_m), "", callers_of(new_m), None)
+                yield ctx.change(
+                    RuleId.METHOD_ADDED, (method_part(new_m),), method_flow(new_m, ctx.new_peers)
+                )
 
 
-def method_subject(m: Method) -> str:
-    return f"{m.kind} {m.wire_name} (handled by the {m.side})"
+def method_part(m: Method) -> MethodPart:
+    return MethodPart(m.wire_name, m.kind, m.side)
 
 
-def python_subjects(spec: MethodSpec) -> list[str]:
-    """``<side>.<python name>`` for each handler class that has the method (both for the protocol's)."""
-    return [f"{side}.{spec.name}" for side in handlers_of(spec.method)]
+def python_paths(spec: MethodSpec, sides: tuple[str, ...]) -> list[Path]:
+    """``<side>.<python name>`` for each handler class with the method (every peer's for protocol ones)."""
+    return [(HandlerPart(side, spec.name),) for side in handler_sides(spec.method, sides)]
 
 
 def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[Change]:
     """One method handled by the same side in both releases (or moved), on the wire and in Python."""
     old, new = old_spec.method, new_spec.method
-    subject = method_subject(new)
-    callers = set(callers_of(old)) | set(callers_of(new))
+    here = method_part(new)
+    flow = method_flow(old, ctx.old_peers) | method_flow(new, ctx.new_peers)
     if old.unstable != new.unstable:
         rule_id = RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE
-        yield ctx.change(rule_id, subject, "", callers, None)
+        yield ctx.change(rule_id, (here,), flow)
     for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
+        path: Path = (here, MessagePart("params" if label == "params" else "result"))
+        data = flow if label == "params" else flow.reversed
         if before is None or after is None:
             if before != after:
-                yield ctx.change(
-                    RuleId.TYPE_CHANGED, f"{subject} {label}", f"{before} -> {after}", callers, None
-                )
+                was, now = before or ABSENT, after or ABSENT
+                yield ctx.change(RuleId.TYPE_CHANGED, path, data, old=was, new=now)
         elif ctx.renames.get(before, before) != after:
-            senders = callers if label == "params" else set(handlers_of(new))
-            yield from compare_expr(
-                ctx, Ref(before), Ref(after), f"{subject} {label}", frozenset(senders), None
-            )
-    for python in python_subjects(new_spec):
+            yield from compare_expr(ctx, Ref(before), Ref(after), path, data, None)
+    for python in python_paths(new_spec, ctx.new_sides):
         if old_spec.name != new_spec.name:
-            detail = f"{old_spec.name} -> {new_spec.name}"
-            yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, detail, (), None)
+            yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
         yield from compare_signature(ctx, old_spec, new_spec, python)
 
 
-def compare_signature(ctx: Context, old: MethodSpec, new: MethodSpec, subject: str) -> Iterator[Change]:
+def compare_signature(ctx: Context, old: MethodSpec, new: MethodSpec, python: Path) -> Iterator[Change]:
     before = signature(ctx.old, old)
     after = signature(ctx.new, new)
     for wire, (py, required) in before.items():
         if wire not in after:
-            yield ctx.change(RuleId.PYTHON_METHOD_ARGUMENT_REMOVED, f"{subject}({py})", "", (), None)
+            yield ctx.change(RuleId.PYTHON_METHOD_ARGUMENT_REMOVED, (*python, ArgumentPart(py)))
             continue
         new_py, new_required = after[wire]
         if py != new_py:
             yield ctx.change(
-                RuleId.PYTHON_METHOD_ARGUMENT_RENAMED, f"{subject}({new_py})", f"{py} -> {new_py}", (), None
+                RuleId.PYTHON_METHOD_ARGUMENT_RENAMED, (*python, ArgumentPart(new_py)), old=py, new=new_py
             )
         if new_required and not required:
-            yield ctx.change(RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED, f"{subject}({new_py})", "", (), None)
+            yield ctx.change(RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED, (*python, ArgumentPart(new_py)))
     for wire, (py, required) in after.items():
         if wire not in before:
             rule_id = (
                 RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED if required else RuleId.PYTHON_METHOD_ARGUMENT_ADDED
             )
-            yield ctx.change(rule_id, f"{subject}({py})", "", (), None)
+            yield ctx.change(rule_id, (*python, ArgumentPart(py)))
 
 
 def signature(surface: ApiSurface, spec: MethodSpec) -> dict[str, tuple[str, bool]]:
@@ -123,3 +139,47 @@ def signature(surface: ApiSurface, spec: MethodSpec) -> dict[str, tuple[str, boo
     classes = surface.classes_of(Ref(spec.method.params))
     wire = {f.py_name: f.wire_name for name in classes for f in surface.all_fields(name)}
     return {wire[p.name]: (p.name, p.default is None) for p in spec.params}
+
+
+# --- sides and root message kinds ---------------------------------------------------------
+
+
+def _side_methods(surface: ApiSurface, side: str) -> tuple[str, ...]:
+    return tuple(sorted({m.wire_name for m in surface.methods if m.side == side}))
+
+
+def compare_sides(ctx: Context) -> Iterator[Change]:
+    """A side that is in one release only, with the methods it handles there."""
+    before, after = set(ctx.old_sides), set(ctx.new_sides)
+    for side in sorted(before - after):
+        flow = Flow(frozenset({side}), frozenset(p for p in ctx.old_sides if p != side))
+        yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), flow, old=_side_methods(ctx.old, side))
+    for side in sorted(after - before):
+        flow = Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side))
+        yield ctx.change(RuleId.SIDE_ADDED, (SidePart(side),), flow, new=_side_methods(ctx.new, side))
+
+
+def _kinds(surface: ApiSurface) -> dict[tuple[str, bool], tuple[str, tuple[str, ...]]]:
+    """Every root message kind: (name, is a batch) -> (sender, what it holds)."""
+    found: dict[tuple[str, bool], tuple[str, tuple[str, ...]]] = {}
+    for name, sender in surface.envelopes.items():
+        found[(name, False)] = (sender, ())
+    for batch in surface.batches:
+        found[(batch.name, True)] = (batch.sender, batch.items)
+    return found
+
+
+def compare_envelopes(ctx: Context) -> Iterator[Change]:
+    """An envelope or a batch the schema's root allows in one release only."""
+    before, after = _kinds(ctx.old), _kinds(ctx.new)
+    for (name, batch), (sender, items) in sorted(before.items()):
+        if (name, batch) not in after:
+            flow = ctx.old_peers.sent_by(sender)
+            part = EnvelopePart(name, sender, batch)
+            yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), flow, old=items or ABSENT)
+    for (name, batch), (sender, items) in sorted(after.items()):
+        if (name, batch) not in before:
+            # a kind a new side sends has no old receivers: that side was not there to send it
+            flow = ctx.new_peers.sent_by(sender) if sender in ctx.old_sides else NO_FLOW
+            part = EnvelopePart(name, sender, batch)
+            yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), flow, new=items or ABSENT)

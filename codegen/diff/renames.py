@@ -58,6 +58,7 @@ def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
                         repr(f.default),
                         f.default_on_error,
                         f.skip_invalid_items,
+                        f.default_on_null,
                     )
                     for f in named.fields
                 )

@@ -4,25 +4,61 @@ Formats: ``text`` (a terminal), ``markdown`` (the committed ``reports/`` and
 pull-request comments), ``json`` (scripts), ``github`` (workflow-command
 annotations) and ``sarif`` (SARIF 2.1.0 for code-scanning tools).  Every
 renderer is deterministic: the same changes give the same bytes.
+
+Reports are read outside this repository (a pull request, a CI log), so a
+rule is explained where it is used: its one-line summary travels with every
+change, and a markdown report ends with the rules it uses.  A link to the
+rule catalog is added only when a public address is configured
+(``--rules-url``, else ``$ACP_CODEGEN_RULES_URL``, else
+:data:`DEFAULT_RULES_URL`); it is never a path into this repository.
+GitHub annotations and SARIF results carry the line of the change's JSON
+pointer in its schema file, read from the file (:mod:`.locate`).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..schema.load import SchemaSource, protocol_major, write_atomic
-from .differ import diff_releases
-from .model import Change, DiffResult, SurfaceDiff, Waiver
+from ..files import write_files
+from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_json
+from ..schema.load import SchemaSource, protocol_major
+from .differ import diff_releases, display_path
+from .locate import escape, line_of
+from .model import ABSENT, Change, DiffResult, Evidence, FieldPart, NoEvidence, SurfaceDiff, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
+from .wording import describe
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
-RULES_DOC = "docs/rules.md"
 SARIF_LEVEL: dict[Severity, str] = {"breaking": "error", "warning": "warning", "info": "note"}
 TOOL_NAME = "acp-codegen diff"
+RULES_URL_ENV = "ACP_CODEGEN_RULES_URL"
+DEFAULT_RULES_URL: str | None = None
+"""The public page of the rule catalog (``docs/rules.md`` as published), if the project has one."""
+
+
+def rules_url(configured: str | None = None) -> str | None:
+    """Where rule links point: ``configured``, else ``$ACP_CODEGEN_RULES_URL``, else the default (or none)."""
+    found = configured or os.environ.get(RULES_URL_ENV) or DEFAULT_RULES_URL
+    return found.strip() or None if found else None
+
+
+def rule_link(rule_id: str, base: str | None) -> str | None:
+    """The address of a rule's section in the published catalog, or ``None`` without one."""
+    return f"{base}#{rule_id}" if base else None
+
+
+@dataclass(frozen=True)
+class Options:
+    """How a report is rendered: the threshold it judges by and where rule links point."""
+
+    fail_on: str = "breaking"
+    rules_url: str | None = None
 
 
 def _breaks(change: Change) -> str:
@@ -54,7 +90,28 @@ def _waiver_lines(result: DiffResult) -> list[str]:
 # --- text ---------------------------------------------------------------------
 
 
-def render_text(result: DiffResult, fail_on: str = "breaking") -> str:
+def evidence_line(change: Change) -> str:
+    """One line saying what the search for evidence found (empty when there was none)."""
+    found = change.evidence
+    if isinstance(found, Evidence):
+        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
+        refuses = f"{found.refused_by} refuses"
+        sender = f" what {_a(found.sent_by)} sends" if found.sent_by else ""
+        return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
+    if isinstance(found, NoEvidence):
+        why = f" ({found.reason})" if found.reason else ""
+        return f"evidence: none found in {found.examples} generated messages{why}"
+    return ""
+
+
+def _a(words: str) -> str:
+    """``a 2.0.0 client``, ``an 8.0.0 agent``: the article a release name read aloud takes."""
+    spoken_vowel = words[:1].lower() in "aeiou8" or words.startswith(("11.", "18."))
+    return ("an " if spoken_vowel else "a ") + words
+
+
+def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = True) -> str:
+    """The report for a terminal; without ``verdict``, no closing ``OK``/``FAILED`` line."""
     lines = [f"ACP {result.old} -> {result.new}"]
     for surface in result.surfaces:
         lines.append("")
@@ -65,10 +122,15 @@ def render_text(result: DiffResult, fail_on: str = "breaking") -> str:
             lines.append(f"  {state:9} {change.layer:6} {change.rule.id:{width}}  {change.message}")
             note = f"breaks {_breaks(change)}"
             lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
+            shown = evidence_line(change)
+            if shown:
+                lines.append(f"  {'':9} {'':6} {'':{width}}  {shown}")
     extra = _waiver_lines(result)
     if extra:
         lines.append("")
         lines.extend(extra)
+    if not verdict:
+        return "\n".join(lines) + "\n"
     failing = result.failing(fail_on)
     lines.append("")
     if failing or result.expired:
@@ -94,15 +156,20 @@ def _code(text: str) -> str:
     return f"`{_cell(text)}`" if text else ""
 
 
-def render_markdown(result: DiffResult, rules_link: str = "../" + RULES_DOC, command: str = "") -> str:
+def _rule_cell(rule: Rule, base: str | None) -> str:
+    """A rule's link: to the published catalog, or to its section at the end of the same report."""
+    return f"[`{rule.id}`]({rule_link(rule.id, base) or '#' + rule.id})"
+
+
+def render_markdown(result: DiffResult, rules_url: str | None = None, command: str = "") -> str:
     lines = [f"# ACP API changes: {result.old} → {result.new}", ""]
     if command:
         lines += [f"Written by `{command}`. Do not edit; run `make reports` instead.", ""]
+    where = f"[the rule catalog]({rules_url})" if rules_url else "the rules section at the end"
     lines += [
         "Each row is one change. **layer** `wire` is what peers see on the network, `python` what code "
         "using the generated bindings sees. **breaks** names the peer that is hurt when it still runs "
-        "the old release (or the Python callers). Every rule is explained in "
-        f"[the rule catalog]({rules_link}).",
+        f"the old release (or the Python callers). Every rule is explained in {where}.",
         "",
         "| schema | breaking | warning | info |",
         "| --- | ---: | ---: | ---: |",
@@ -112,6 +179,7 @@ def render_markdown(result: DiffResult, rules_link: str = "../" + RULES_DOC, com
         lines.append(
             f"| {surface.stability} | {counts['breaking']} | {counts['warning']} | {counts['info']} |"
         )
+    evidence = any(c.evidence is not None for c in result.changes)
     for surface in result.surfaces:
         lines += ["", f"## {surface.stability} schema"]
         if not surface.changes:
@@ -120,21 +188,31 @@ def render_markdown(result: DiffResult, rules_link: str = "../" + RULES_DOC, com
             rows = [c for c in surface.changes if c.severity == severity]
             if not rows:
                 continue
-            lines += [
-                "",
-                f"### {severity.capitalize()} ({len(rows)})",
-                "",
-                "| layer | rule | where | change | breaks | fingerprint |",
-                "| --- | --- | --- | --- | --- | --- |",
-            ]
+            header = "| layer | rule | where | change | breaks | fingerprint |"
+            rule_row = "| --- | --- | --- | --- | --- | --- |"
+            if evidence:
+                header, rule_row = header + " evidence |", rule_row + " --- |"
+            lines += ["", f"### {severity.capitalize()} ({len(rows)})", "", header, rule_row]
             for c in rows:
-                rule = f"[`{c.rule.id}`]({rules_link}#{c.rule.id})"
                 breaks = _breaks(c) + (f" (waived until {c.waiver.expires})" if c.waiver else "")
-                cells = (c.layer, rule, _code(c.subject), _cell(c.detail), breaks, f"`{c.fingerprint}`")
+                cells = [
+                    c.layer,
+                    _rule_cell(c.rule, rules_url),
+                    _code(c.subject),
+                    _cell(c.detail),
+                    breaks,
+                    f"`{c.fingerprint}`",
+                ]
+                if evidence:
+                    cells.append(_cell(evidence_line(c).removeprefix("evidence: ")))
                 lines.append("| " + " | ".join(cells) + " |")
     extra = _waiver_lines(result)
     if extra:
         lines += ["", "## Waivers", ""] + [f"- {_cell(line)}" for line in extra]
+    used = {c.rule.id for c in result.changes}
+    if used and not rules_url:
+        lines += ["", "## Rules", ""]
+        lines.append("\n\n".join(r.explain("markdown") for r in CATALOG if r.id in used))
     return "\n".join(lines) + "\n"
 
 
@@ -145,29 +223,71 @@ def _waiver_json(waiver: Waiver) -> dict[str, Any]:
     return {"fingerprint": waiver.fingerprint, "reason": waiver.reason, "expires": waiver.expires.isoformat()}
 
 
-def change_json(change: Change) -> dict[str, Any]:
-    return {
+def value_json(value: Any) -> Any:
+    """A change's old or new value as JSON: type expressions as the report describes them."""
+    if isinstance(value, (Ref, Scalar, ArrayOf, MapOf, Const, Nullable, AnyOf)):
+        return describe(value)
+    if isinstance(value, tuple):
+        return [value_json(v) for v in value]
+    return to_json(value)
+
+
+def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
+    if isinstance(found, Evidence):
+        return {
+            "found": True,
+            "message": found.message,
+            "type": found.schema_type,
+            "sent_by": found.sent_by,
+            "refused_by": found.refused_by,
+            "error": found.error,
+            "schema_refuses": found.schema_refuses,
+        }
+    if isinstance(found, NoEvidence):
+        return {"found": False, "examples": found.examples, "reason": found.reason}
+    return None
+
+
+def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "stability": change.stability,
         "layer": change.layer,
         "rule": change.rule.id,
         "category": change.rule.category,
+        "explanation": change.rule.summary,
         "severity": change.severity,
         "breaks": list(change.roles),
         "subject": change.subject,
         "detail": change.detail,
+        "path": [part_json(p) for p in change.path],
+    }
+    if change.old is not ABSENT:
+        data["old"] = value_json(change.old)
+    if change.new is not ABSENT:
+        data["new"] = value_json(change.new)
+    data["flow"] = {"senders": sorted(change.flow.senders), "receivers": sorted(change.flow.receivers)}
+    link = rule_link(change.rule.id, rules_url)
+    if link:
+        data["rule_url"] = link
+    data |= {
         "fingerprint": change.fingerprint,
         "file": change.file,
         "pointer": change.pointer,
         "waiver": _waiver_json(change.waiver) if change.waiver else None,
     }
+    if change.evidence is not None:
+        data["evidence"] = evidence_json(change.evidence)
+    return data
 
 
-def result_json(result: DiffResult, fail_on: str = "breaking") -> dict[str, Any]:
+def result_json(
+    result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None
+) -> dict[str, Any]:
     return {
         "old": result.old,
         "new": result.new,
         "summary": {s.stability: _summary(s) for s in result.surfaces},
-        "changes": [change_json(c) for c in result.changes],
+        "changes": [change_json(c, rules_url) for c in result.changes],
         "waivers": {
             "expired": [_waiver_json(w) for w in result.expired],
             "unmatched": [_waiver_json(w) for w in result.unmatched],
@@ -176,8 +296,8 @@ def result_json(result: DiffResult, fail_on: str = "breaking") -> dict[str, Any]
     }
 
 
-def render_json(result: DiffResult, fail_on: str = "breaking") -> str:
-    return json.dumps(result_json(result, fail_on), indent=2, ensure_ascii=False) + "\n"
+def render_json(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
+    return json.dumps(result_json(result, fail_on, rules_url), indent=2, ensure_ascii=False) + "\n"
 
 
 # --- GitHub annotations ------------------------------------------------------------
@@ -193,7 +313,17 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(result: DiffResult, fail_on: str = "breaking") -> str:
+def change_line(change: Change) -> int | None:
+    """The line of the change in its schema file: its field's, else its type's (``None`` if unknown)."""
+    if not change.file or not change.pointer:
+        return None
+    pointer = change.pointer
+    if len(change.path) > 1 and isinstance(change.path[1], FieldPart):
+        pointer = f"{pointer}/properties/{escape(change.path[1].name)}"
+    return line_of(change.file, pointer)
+
+
+def render_github(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
     """One workflow command per unwaived change, plus one per expired or unused waiver."""
     lines = []
     for c in result.changes:
@@ -201,8 +331,15 @@ def render_github(result: DiffResult, fail_on: str = "breaking") -> str:
             continue
         props = f"title={_gh_property(f'{c.rule.id} ({c.stability}, {c.layer})')}"
         if c.file:
-            props = f"file={_gh_property(c.file)}," + props
-        text = f"{c.message} — breaks {_breaks(c)}. {c.rule.summary} (fingerprint {c.fingerprint})"
+            line = change_line(c)
+            where = f"file={_gh_property(c.file)}" + (f",line={line}" if line else "")
+            props = f"{where}," + props
+        link = rule_link(c.rule.id, rules_url)
+        text = f"{c.message} — breaks {_breaks(c)}. {c.rule.summary}" + (f" ({link})" if link else "")
+        shown = evidence_line(c)
+        if shown:
+            text += f"\n{shown}"
+        text += f"\n(fingerprint {c.fingerprint})"
         lines.append(f"::{_GITHUB_LEVEL[c.severity]} {props}::{_gh_data(text)}")
     for waiver in result.expired:
         text = f"waiver {waiver.fingerprint} expired on {waiver.expires}: {waiver.reason}"
@@ -217,40 +354,56 @@ def render_github(result: DiffResult, fail_on: str = "breaking") -> str:
 # --- SARIF -------------------------------------------------------------------------
 
 
-def _sarif_rule(rule: Rule) -> dict[str, Any]:
-    return {
+def _sarif_rule(rule: Rule, rules_url: str | None) -> dict[str, Any]:
+    found: dict[str, Any] = {
         "id": rule.id,
         "name": "".join(w.capitalize() for w in rule.id.split("-")),
         "shortDescription": {"text": rule.summary},
-        "helpUri": f"{RULES_DOC}#{rule.id}",
+        "fullDescription": {"text": f"{rule.summary} Breaks {BREAKS_TEXT[rule.breaks]}."},
+        "help": {"text": rule.summary, "markdown": rule.explain("markdown")},
         "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity]},
         "properties": {"layer": rule.layer, "category": rule.category, "breaks": BREAKS_TEXT[rule.breaks]},
     }
+    link = rule_link(rule.id, rules_url)
+    if link:
+        found["helpUri"] = link
+    return found
 
 
-def render_sarif(result: DiffResult, fail_on: str = "breaking") -> str:
+def render_sarif(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
     index = {rule.id: i for i, rule in enumerate(CATALOG)}
     results = []
     for c in result.changes:
+        physical: dict[str, Any] = {"artifactLocation": {"uri": c.file or "schema.json"}}
+        line = change_line(c)
+        if line:
+            physical["region"] = {"startLine": line}
+        text = f"{c.message} (breaks {_breaks(c)})"
+        shown = evidence_line(c)
+        if shown:
+            text += f"; {shown}"
         item: dict[str, Any] = {
             "ruleId": c.rule.id,
             "ruleIndex": index[c.rule.id],
             "level": SARIF_LEVEL[c.severity],
-            "message": {"text": f"{c.message} (breaks {_breaks(c)})"},
+            "message": {"text": text},
             "locations": [
                 {
-                    "physicalLocation": {"artifactLocation": {"uri": c.file or "schema.json"}},
+                    "physicalLocation": physical,
                     "logicalLocations": [{"fullyQualifiedName": c.subject, "kind": "member"}],
                 }
             ],
-            "partialFingerprints": {"acpChange/v1": c.fingerprint},
+            "partialFingerprints": {"acpChange/v2": c.fingerprint},
             "properties": {
                 "stability": c.stability,
                 "layer": c.layer,
                 "breaks": list(c.roles),
                 "pointer": c.pointer,
+                "path": [part_json(p) for p in c.path],
             },
         }
+        if c.evidence is not None:
+            item["properties"]["evidence"] = evidence_json(c.evidence)
         if c.waiver is not None:
             item["suppressions"] = [{"kind": "external", "justification": c.waiver.reason}]
         results.append(item)
@@ -259,7 +412,9 @@ def render_sarif(result: DiffResult, fail_on: str = "breaking") -> str:
         "version": "2.1.0",
         "runs": [
             {
-                "tool": {"driver": {"name": TOOL_NAME, "rules": [_sarif_rule(r) for r in CATALOG]}},
+                "tool": {
+                    "driver": {"name": TOOL_NAME, "rules": [_sarif_rule(r, rules_url) for r in CATALOG]}
+                },
                 "automationDetails": {"id": f"acp-diff/{result.old}..{result.new}"},
                 "results": results,
             }
@@ -268,17 +423,17 @@ def render_sarif(result: DiffResult, fail_on: str = "breaking") -> str:
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
-RENDERERS: dict[str, Callable[[DiffResult, str], str]] = {
-    "text": render_text,
-    "markdown": lambda result, _fail_on: render_markdown(result),
-    "json": render_json,
-    "github": render_github,
-    "sarif": render_sarif,
+RENDERERS: dict[str, Callable[[DiffResult, Options], str]] = {
+    "text": lambda result, o: render_text(result, o.fail_on),
+    "markdown": lambda result, o: render_markdown(result, o.rules_url),
+    "json": lambda result, o: render_json(result, o.fail_on, o.rules_url),
+    "github": lambda result, o: render_github(result, o.fail_on, o.rules_url),
+    "sarif": lambda result, o: render_sarif(result, o.fail_on, o.rules_url),
 }
 
 
-def render(result: DiffResult, fmt: str, fail_on: str = "breaking") -> str:
-    return RENDERERS[fmt](result, fail_on)
+def render(result: DiffResult, fmt: str, fail_on: str = "breaking", rules_url: str | None = None) -> str:
+    return RENDERERS[fmt](result, Options(fail_on, rules_url))
 
 
 # --- the rule catalog ------------------------------------------------------------------
@@ -336,15 +491,38 @@ def release_pairs(releases: list[str]) -> list[tuple[str, str]]:
     ]
 
 
-def report_files(source: SchemaSource, releases: list[str]) -> dict[str, str]:
-    """``<old>..<new>.md`` and ``.json`` for every pair of :func:`release_pairs`, both stability levels."""
+def report_files(source: SchemaSource, releases: list[str], root: Path | None = None) -> dict[str, str]:
+    """``<old>..<new>.md`` and ``.json`` for every pair of :func:`release_pairs`, both stability levels.
+
+    Schema files are named relative to ``root`` (default: the project), so the
+    reports read the same wherever they are written from; they carry no
+    evidence (``acp-codegen diff`` searches for it) and link rules to the
+    published catalog only if one is configured.
+    """
+    from .. import resources
+
+    base = root or resources.SCHEMAS.parent
     files: dict[str, str] = {}
     for old, new in release_pairs(releases):
-        result = diff_releases(source.load(old), source.load(new), ("stable", "unstable"))
-        command = f"acp-codegen diff {old} {new} --format markdown"
-        files[f"{old}..{new}.md"] = render_markdown(result, command=command)
-        files[f"{old}..{new}.json"] = render_json(result)
+        result = _relative(diff_releases(source.load(old), source.load(new), ("stable", "unstable")), base)
+        command = f"acp-codegen diff {old} {new} --no-evidence --format markdown"
+        files[f"{old}..{new}.md"] = render_markdown(result, rules_url(), command=command)
+        files[f"{old}..{new}.json"] = render_json(result, rules_url=rules_url())
     return files
+
+
+def _relative(result: DiffResult, root: Path) -> DiffResult:
+    import dataclasses
+
+    def named(change: Change) -> Change:
+        return (
+            dataclasses.replace(change, file=display_path(Path(change.file), root)) if change.file else change
+        )
+
+    surfaces = tuple(
+        dataclasses.replace(s, changes=tuple(named(c) for c in s.changes)) for s in result.surfaces
+    )
+    return dataclasses.replace(result, surfaces=surfaces)
 
 
 def _is_report(path: Path) -> bool:
@@ -371,10 +549,6 @@ def stale_reports(folder: Path, files: dict[str, str]) -> list[str]:
 
 
 def write_reports(folder: Path, files: dict[str, str]) -> None:
-    """Write the reports and remove ones no longer produced."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in folder.iterdir():
-        if _is_report(path) and path.name not in files:
-            path.unlink()
-    for name, content in files.items():
-        write_atomic(folder / name, content.encode("utf-8"))
+    """Write the reports and remove ones no longer produced: all or nothing (see ``write_files``)."""
+    listed = folder.iterdir() if folder.is_dir() else ()
+    write_files(folder, files, remove=[p.name for p in listed if _is_report(p) and p.name not in files])

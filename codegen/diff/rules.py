@@ -8,31 +8,56 @@ data flow it hurts: the *senders* of the data (an old sender keeps sending
 what the new release no longer accepts), the *receivers* (a new sender sends
 what an old receiver cannot read), *both*, or *nobody*.
 
-Which peer that is, an old agent or an old client, depends on who sends the
-type where the change happened.  :func:`impact` turns the flow into roles, and
-it is the only place that does: no rule knows about agents or clients.
+Which peer that is, an old agent or an old client (or any other side the
+schema has, such as a proxy), depends on who sends and who receives the type
+where the change happened (a :class:`Flow`, read from the IR by
+:mod:`.senders`).  :func:`impact` turns the flow into roles, and it is the
+only place that does: no rule knows about agents or clients.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal, assert_never
 
 Severity = Literal["breaking", "warning", "info"]
 Layer = Literal["wire", "python"]
-Peer = Literal["agent", "client"]
-Role = Literal["old agent", "old client", "python callers"]
+Peer = str
+"""A side that sends and receives messages (``agent``, ``client``, ``proxy``...), as the IR names it."""
+Role = str
+"""Whom a change breaks: ``old <peer>`` (``old agent``), or :data:`PYTHON_CALLERS`."""
 Breaks = Literal["senders", "receivers", "both", "python", "nobody"]
 ExplanationStyle = Literal["text", "markdown", "json"]
 
 SEVERITIES: tuple[Severity, ...] = ("breaking", "warning", "info")
-PEERS: tuple[Peer, ...] = ("agent", "client")
-OTHER_PEER: dict[Peer, Peer] = {"agent": "client", "client": "agent"}
-ROLE_OF_PEER: dict[Peer, Role] = {"agent": "old agent", "client": "old client"}
+PYTHON_CALLERS: Role = "python callers"
+
+
+def role_of(peer: Peer) -> Role:
+    return f"old {peer}"
+
+
+@dataclass(frozen=True)
+class Flow:
+    """Who sends the data a change is in, and who receives it."""
+
+    senders: frozenset[Peer] = field(default_factory=frozenset)
+    receivers: frozenset[Peer] = field(default_factory=frozenset)
+
+    def __or__(self, other: Flow) -> Flow:
+        return Flow(self.senders | other.senders, self.receivers | other.receivers)
+
+    @property
+    def reversed(self) -> Flow:
+        """The flow of the answer: a result goes from the handler back to the caller."""
+        return Flow(self.receivers, self.senders)
+
+
+NO_FLOW = Flow()
 BREAKS_TEXT: dict[Breaks, str] = {
     "senders": "old senders of the data",
     "receivers": "old receivers of the data",
@@ -82,6 +107,8 @@ class RuleId(StrEnum):
     UNION_TAG_CHANGED = "union-tag-changed"
     UNION_BECAME_CLOSED = "union-became-closed"
     UNION_BECAME_OPEN = "union-became-open"
+    UNION_BECAME_EXCLUSIVE = "union-became-exclusive"
+    UNION_BECAME_INCLUSIVE = "union-became-inclusive"
     OBJECT_BECAME_UNION = "object-became-union"
     UNION_BECAME_OBJECT = "union-became-object"
     # methods
@@ -94,6 +121,11 @@ class RuleId(StrEnum):
     TYPE_BECAME_STABLE = "type-became-stable"
     VARIANT_BECAME_UNSTABLE = "variant-became-unstable"
     VARIANT_BECAME_STABLE = "variant-became-stable"
+    # sides and root message kinds
+    SIDE_ADDED = "side-added"
+    SIDE_REMOVED = "side-removed"
+    ENVELOPE_ADDED = "envelope-added"
+    ENVELOPE_REMOVED = "envelope-removed"
     # lenient deserialisation
     LENIENT_ANNOTATION_ADDED = "lenient-annotation-added"
     LENIENT_ANNOTATION_REMOVED = "lenient-annotation-removed"
@@ -162,27 +194,26 @@ class Rule:
                 assert_never(style)
 
 
-def impact(rule: Rule, senders: Iterable[Peer]) -> tuple[Severity, tuple[Role, ...]]:
+def impact(rule: Rule, flow: Flow) -> tuple[Severity, tuple[Role, ...]]:
     """The severity of one change and the roles it breaks.
 
-    ``senders`` are the peers that send the data the change is in: for a
-    type, whoever sends a message that can contain it; for a method, the
-    callers.  A wire change in data that no method carries breaks no peer and
-    is reported as ``info``.
+    ``flow`` says who sends the data the change is in and who receives it:
+    for a type, whoever sends or receives a message that can contain it; for
+    a method, its callers and its handlers.  A wire change in data that no
+    message carries breaks no peer and is reported as ``info``.
     """
     if rule.breaks == "python":
-        return rule.severity, ("python callers",)
+        return rule.severity, (PYTHON_CALLERS,)
     if rule.breaks == "nobody":
         return rule.severity, ()
-    sending = set(senders)
     peers: set[Peer] = set()
     if rule.breaks in ("senders", "both"):
-        peers |= sending
+        peers |= flow.senders
     if rule.breaks in ("receivers", "both"):
-        peers |= {OTHER_PEER[p] for p in sending}
+        peers |= flow.receivers
     if not peers:
         return "info", ()
-    return rule.severity, tuple(ROLE_OF_PEER[p] for p in PEERS if p in peers)
+    return rule.severity, tuple(role_of(p) for p in sorted(peers))
 
 
 CATALOG: tuple[Rule, ...] = (
@@ -405,7 +436,26 @@ CATALOG: tuple[Rule, ...] = (
         "union",
         "breaking",
         "receivers",
-        "A union gained a catch-all: new senders may send variants old receivers reject.",
+        "A union gained a catch-all (a member for any other tag, or one that takes any value): new senders "
+        "may send values old receivers reject.",
+    ),
+    Rule(
+        RuleId.UNION_BECAME_EXCLUSIVE,
+        "wire",
+        "union",
+        "warning",
+        "senders",
+        "A union's members went from anyOf to oneOf: a value that several members accept, which old senders "
+        "may send, is refused by new receivers.",
+    ),
+    Rule(
+        RuleId.UNION_BECAME_INCLUSIVE,
+        "wire",
+        "union",
+        "warning",
+        "receivers",
+        "A union's members went from oneOf to anyOf: new senders may send a value that several members "
+        "accept, which old receivers refuse.",
     ),
     Rule(
         RuleId.OBJECT_BECAME_UNION,
@@ -492,6 +542,41 @@ CATALOG: tuple[Rule, ...] = (
         "nobody",
         "An unstable union member is now part of the stable protocol.",
     ),
+    # sides and root message kinds (envelopes and JSON-RPC batches)
+    Rule(
+        RuleId.SIDE_ADDED,
+        "wire",
+        "side",
+        "info",
+        "nobody",
+        "A new side (a role a peer can take): its methods are new too, and old peers never meet it.",
+    ),
+    Rule(
+        RuleId.SIDE_REMOVED,
+        "wire",
+        "side",
+        "breaking",
+        "both",
+        "A side is gone: old peers in that role and old peers that call it find no one to talk to.",
+    ),
+    Rule(
+        RuleId.ENVELOPE_ADDED,
+        "wire",
+        "side",
+        "warning",
+        "receivers",
+        "A new root message kind (an envelope or a JSON-RPC batch): new senders may send it and old "
+        "receivers refuse it.",
+    ),
+    Rule(
+        RuleId.ENVELOPE_REMOVED,
+        "wire",
+        "side",
+        "breaking",
+        "senders",
+        "A root message kind (an envelope or a JSON-RPC batch) is gone: old senders may still send it, and "
+        "new receivers refuse it.",
+    ),
     # lenient deserialisation
     Rule(
         RuleId.LENIENT_ANNOTATION_ADDED,
@@ -499,7 +584,8 @@ CATALOG: tuple[Rule, ...] = (
         "lenient",
         "info",
         "nobody",
-        "A field became lenient: new receivers drop an invalid value or item instead of failing.",
+        "A field became lenient: new receivers drop an invalid value or item, or read null as the default, "
+        "instead of failing.",
     ),
     Rule(
         RuleId.LENIENT_ANNOTATION_REMOVED,
@@ -507,7 +593,8 @@ CATALOG: tuple[Rule, ...] = (
         "lenient",
         "warning",
         "senders",
-        "A field is no longer lenient: an invalid value from an old sender now fails the whole message.",
+        "A field is no longer lenient: an invalid value (or a null) from an old sender now fails the whole "
+        "message.",
     ),
     # defaults
     Rule(
@@ -599,7 +686,8 @@ CATALOG: tuple[Rule, ...] = (
         "warning",
         "python",
         "A type annotation changed while the values it takes on the wire did not (an open enum became "
-        "its base type): type checkers may flag code written against the old annotation.",
+        "its base type, any value became a union with a member that takes any value): type checkers may "
+        "flag code written against the old annotation.",
     ),
     Rule(
         RuleId.PYTHON_METHOD_REMOVED,

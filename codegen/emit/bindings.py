@@ -9,10 +9,11 @@ code out.
 from __future__ import annotations
 
 import ast
+import textwrap
 
 from .. import pysource
-from ..api.methods import specs
-from ..api.protocol import batch_kinds, gates, prompt_echo, protocol_names
+from ..api.connections import article
+from ..api.ends import Bindings, bindings
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
 from .output import TEMPLATES, Module, format_source, header, runtime_module, template_environment
@@ -21,37 +22,41 @@ BINDING_TEMPLATES = TEMPLATES / "bindings"
 
 
 def render_bindings(surface: ApiSurface) -> str:
-    protocol = protocol_names(surface)
-    echo = prompt_echo(surface)
-    context = {
-        "surface": surface,
-        "agent_methods": specs(surface, "agent"),
-        "client_methods": specs(surface, "client"),
-        "agent_gates": gates(surface, "agent"),
-        "client_gates": gates(surface, "client"),
-        "agent_batches": batch_kinds(surface, "agent"),
-        "client_batches": batch_kinds(surface, "client"),
-        "protocol": protocol,
-        "echo": echo,
-    }
-    body = template_environment(BINDING_TEMPLATES).get_template("bindings.py.jinja2").render(**context)
+    return _render(surface, bindings(surface))
+
+
+def _render(surface: ApiSurface, spec: Bindings) -> str:
+    environment = template_environment(BINDING_TEMPLATES)
+    environment.filters["article"] = article
+    body = environment.get_template("bindings.py.jinja2").render(surface=surface, bindings=spec)
     _check_members(surface, body)
     imports = pysource.import_block(pysource.used_names(body), _IMPORTS)
-    source = header(surface, "Typed method bindings.") + module_doc(surface) + "\n\n" + imports + body
+    source = header(surface, "Typed method bindings.") + module_doc(surface, spec) + "\n\n" + imports + body
     return format_source(source)
 
 
-def module_doc(surface: ApiSurface) -> str:
+def _listing(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
+    spec = spec if spec is not None else bindings(surface)
+    handlers = _listing([f":class:`{e.role.handler}`" for e in spec.handlers])
+    first, *rest = spec.ends
+    calls = [f":class:`{first.role.connection}` calls the {first.role.peer}'s methods"]
+    calls += [f":class:`{e.role.connection}` the {e.role.peer}'s" for e in rest]
     return pysource.docstring(
         f"ACP {surface.release} ({surface.stability} schema): typed method bindings.\n\n"
-        ":class:`Agent` and :class:`Client` describe the handlers of each side: every method takes\n"
+        f"{handlers} describe the handlers of each role: every method takes\n"
         "the fields of its params as keyword-only, snake_case parameters and returns its response\n"
         "model (``None`` for a notification).  Subclassing them is optional; a method left out\n"
         "answers method-not-found (a notification is ignored).  Extra keyword arguments carry the\n"
         'message\'s ``_meta`` keys; ``kwargs["_meta"]`` is the whole ``_meta`` when the message had one.\n\n'
-        ":class:`ClientSideConnection` calls the agent's methods and :class:`AgentSideConnection`\n"
-        "the client's, with the same signatures; extra keyword arguments become ``_meta`` keys\n"
-        "(``_meta=...`` sets it whole)."
+        + textwrap.fill(
+            _listing(calls) + ", with the same signatures; extra keyword arguments become ``_meta`` keys "
+            "(``_meta=...`` sets it whole).",
+            width=89,
+        )
     )
 
 
@@ -84,6 +89,15 @@ _IMPORTS: dict[str, str] = {
     "Callable": "collections.abc",
     "Mapping": "collections.abc",
     "Sequence": "collections.abc",
+    "Iterable": "collections.abc",
+    "sys": "",
+    "AcpAsgiApp": "._asgi",
+    "RequestInfo": "._asgi",
+    "ServerLimits": "._asgi",
+    "AgentProtocolRouter": "._router",
+    "NegotiatedConnection": "._router",
+    "AcpModel": "._base",
+    "ModuleType": "types",
     "Any": "typing",
     "Final": "typing",
     "Literal": "typing",
@@ -97,6 +111,7 @@ _IMPORTS: dict[str, str] = {
     "build": "._params",
     "omit": "._params",
     "DEFAULT_MAX_MESSAGE_BYTES": "._rpc",
+    "Channel": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
     "ProtocolNames": "._rpc",
@@ -108,6 +123,18 @@ _IMPORTS: dict[str, str] = {
 }
 
 
+REMOTE = ("asgi_app", "connect_http", "connect_websocket")
+"""What the bindings add for a client and an agent end: the remote transports (_asgi, _http, _ws)."""
+
+
+def _exports(spec: Bindings) -> tuple[str, ...]:
+    connections = {end.role.connection for end in spec.ends}
+    extra: tuple[str, ...] = ()
+    if {"ClientSideConnection", "AgentSideConnection"} <= connections:
+        extra = REMOTE + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
+    return tuple(sorted({*spec.exports, *extra}))
+
+
 def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     """The emitter (see :data:`codegen.emit.package.EMITTERS`): the bindings and the runtime they run on.
 
@@ -115,23 +142,21 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     """
     if not surface.methods:
         return {}
+    spec = bindings(surface)
+    if not spec.ends:
+        return {}
     return {
-        "bindings.py": Module(
-            render_bindings(surface),
-            exports=(
-                "Agent",
-                "AgentSideConnection",
-                "Client",
-                "ClientSideConnection",
-                "connect_to_agent",
-                "connect_to_client",
-                "run_agent",
-            ),
-            expose=True,
-        ),
+        "bindings.py": Module(_render(surface, spec), exports=_exports(spec), expose=True),
         "_rpc.py": runtime_module(
-            surface, "_rpc.py", exports=("CapabilityError", "RequestError", "current_request_id")
+            surface,
+            "_rpc.py",
+            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
         ),
+        "_asgi.py": runtime_module(
+            surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
+        ),
+        "_http.py": runtime_module(surface, "_http.py", exports=("HttpChannel", "HttpStatusError")),
+        "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(
             surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
@@ -144,7 +169,6 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
                 "NegotiatedConnection",
                 "ReconnectRequiredError",
                 "RoutedConnection",
-                "connect_with_fallback",
             ),
         ),
     }

@@ -113,6 +113,63 @@ STANDALONE: Mapping[str, str] = {
 }
 
 
+def _has_constraints(expr: TypeExpr) -> bool:
+    return isinstance(expr, (Scalar, ArrayOf)) and constraint_field(expr) is not None
+
+
+def nested_constraints(expr: TypeExpr, top: bool = True) -> bool:
+    """Whether constraints sit below the top of ``expr`` (the top's own go in ``Field(...)`` beside it).
+
+    The engine's type hints carry no constraints, so such an expression is annotated from the IR
+    (:func:`constrained_hint`): a union member's, an array item's or a map value's constraints.
+    """
+    match expr:
+        case Scalar():
+            return not top and _has_constraints(expr)
+        case ArrayOf():
+            return (not top and _has_constraints(expr)) or nested_constraints(expr.item, False)
+        case MapOf():
+            return nested_constraints(expr.value, False)
+        case Nullable():
+            return nested_constraints(expr.inner, top)
+        case AnyOf():
+            return any(nested_constraints(m, False) for m in expr.members)
+        case Ref() | Const():
+            return False
+        case _:
+            assert_never(expr)
+
+
+def constrained_hint(expr: TypeExpr, top: bool = True, scalars: Mapping[str, str] | None = None) -> str:
+    """``expr`` as an annotation whose nested scalars and arrays carry their constraints.
+
+    ``Annotated[list[X], Field(min_length=1)]`` wherever a member, item or value is
+    constrained; the top's own constraints are left to the ``Field(...)`` beside it.
+    Scalars are written as :func:`type_schema` names them (``scalars``, default
+    :data:`IN_MODELS`).
+    """
+    scalars = IN_MODELS if scalars is None else scalars
+    match expr:
+        case Scalar() | ArrayOf():
+            inner = (
+                scalars.get(expr.type) or pysource.annotation(expr)
+                if isinstance(expr, Scalar)
+                else f"list[{constrained_hint(expr.item, False, scalars)}]"
+            )
+            field = None if top else constraint_field(expr)
+            return f"Annotated[{inner}, {field}]" if field else inner
+        case MapOf():
+            return f"dict[str, {constrained_hint(expr.value, False, scalars)}]"
+        case Nullable():
+            return f"{constrained_hint(expr.inner, top, scalars)} | None"
+        case AnyOf():
+            return " | ".join(dict.fromkeys(constrained_hint(m, False, scalars) for m in expr.members))
+        case Ref() | Const():
+            return pysource.annotation(expr)
+        case _:
+            assert_never(expr)
+
+
 def type_schema(expr: TypeExpr, scalars: Mapping[str, str] = IN_MODELS) -> dict[str, Any]:
     """JSON Schema for a type expression, in the terms datamodel-code-generator maps best.
 
@@ -229,10 +286,14 @@ def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
         case ObjectType():
             return _object_data(surface, type_, _doc_text(type_, type_.doc))
         case UnionType():
+            members = AnyOf(tuple(v.type for v in type_.members))
             return {
                 "kind": "union",
                 "doc": pysource.docstring(_doc_text(type_, type_.doc)),
                 "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
+                "hint": (
+                    constrained_hint(members, scalars=STANDALONE) if nested_constraints(members) else None
+                ),
             }
         case EnumType():
             return {
@@ -245,6 +306,11 @@ def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
                 "kind": "alias",
                 "doc": pysource.docstring(_doc_text(type_, type_.doc)),
                 "constraints": constraint_field(type_.target),
+                "hint": (
+                    constrained_hint(type_.target, scalars=STANDALONE)
+                    if nested_constraints(type_.target)
+                    else None
+                ),
             }
         case _:
             assert_never(type_)
@@ -277,6 +343,8 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
         meta.append("SkipInvalidItems")
     if field.default_on_error:
         meta.append("DefaultOnError")
+    if field.default_on_null:  # outermost: a null never reaches the type's own checks
+        meta.append("DefaultOnNull")
     if owner.reserved is not None and field.wire_name == owner.reserved.wire_name:
         values = ", ".join(pysource.literal(v) for v in owner.reserved.values)
         meta.append(f"Reserved({values})")
@@ -303,6 +371,7 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
     doc = _doc_text(field, field.doc)
     return {
         "name": field.py_name,
+        "hint": constrained_hint(field.type) if nested_constraints(field.type) else None,
         "meta": meta,
         "optional": optional and not field.nullable,
         "default": f" = {default}" if default else "",

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import jinja2
 
-from .. import pysource
+from .. import pysource, resources
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
 
-RUNTIME = Path(__file__).resolve().parent.parent / "runtime"
+RUNTIME = resources.RUNTIME
 """The hand-written runtime, copied verbatim into every package."""
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates"
+TEMPLATES = resources.TEMPLATES
 """Everything that is rendered: one folder per emitter."""
 
 

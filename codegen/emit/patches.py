@@ -208,6 +208,12 @@ class SessionPlan:
         return tuple(r for r in self.rules if r.role == role)
 
     @property
+    def completion_type(self) -> str:
+        """What ``Change.completion`` holds: the classes the states that end work are stored as."""
+        done = dict.fromkeys(s.entity for s in self.states if s.activity == "done")
+        return " | ".join(done) if done else "AcpModel"
+
+    @property
     def entities(self) -> dict[str, tuple[str, ...]]:
         """Entity class -> the update classes ``apply_patch`` accepts for it (upserts, then chunks)."""
         out: dict[str, list[str]] = {}
@@ -436,7 +442,7 @@ class _Planner:
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
         for candidate in notification.fields:
-            target = self.surface.types.get(candidate.type.name) if isinstance(candidate.type, Ref) else None
+            target = self.surface.resolve(candidate.type)
             if isinstance(target, UnionType) and target.tagged:
                 return candidate, target
         raise self.schema_error(f"{notification.name} has no tagged union of updates", notification.pointer)
@@ -447,12 +453,20 @@ class _Planner:
         fields = self.surface.all_fields(entity)
         meta = next((f for f in fields if f.wire_name == self.known.metadata), None)
         patch_fields = tuple(f for f in fields if not f.required)
-        not_nullable = [f.wire_name for f in patch_fields if not f.nullable]
+        # a field whose null is read as its default is cleared to that default
+        not_nullable = [f.wire_name for f in patch_fields if not f.nullable and not f.default_on_null]
         if not_nullable:
             raise self.schema_error(f"patch fields {', '.join(not_nullable)} of {entity} cannot be cleared")
         keep = tuple(self.field(tag, entity, wire) for wire in entry.get("keep_on_null", ()))
         if any(f not in patch_fields for f in keep):
             raise self.table_error(tag, "keep_on_null names a field that is not a patch field")
+        defaulted = [f.wire_name for f in keep if f.default_on_null]
+        if defaulted:
+            raise self.table_error(
+                tag,
+                f"keep_on_null names {', '.join(defaulted)}, whose null the schema reads as the field's "
+                "default (x-deserialize-default-on-null): it resets the stored value, it cannot keep it",
+            )
         return UpsertPlan(tag, variant, entry["collection"], entity, key, meta, patch_fields, keep)
 
     def chunk(
@@ -608,7 +622,9 @@ def describe(rule: RulePlan) -> str:
         fields = ", ".join(f"``{f.wire_name}``" for f in rule.patch_fields) or "none"
         keep = ", ".join(f"``{f.wire_name}``" for f in rule.keep_on_null)
         keep = f"; ``null`` keeps {keep}" if keep else ""
-        return f"creates or patches {where} (:class:`{rule.entity}`), patch fields {fields}{keep}"
+        reset = ", ".join(f"``{f.wire_name}``" for f in rule.patch_fields if f.default_on_null)
+        reset = f"; ``null`` resets {reset} to its default" if reset else ""
+        return f"creates or patches {where} (:class:`{rule.entity}`), patch fields {fields}{keep}{reset}"
     if isinstance(rule, ChunkPlan):
         into = ".".join(f.wire_name for f in rule.into)
         what = f"the bytes of ``{rule.append.wire_name}``" if rule.base64 else f"``{rule.append.wire_name}``"
@@ -661,6 +677,7 @@ _IMPORTED = {
     "Final": "typing",
     "Literal": "typing",
     "overload": "typing",
+    "TypeAlias": "typing",
     "AcpModel": "._base",
 }
 """Where the names the body may use come from, besides the runtime and the schema."""

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, assert_never
 
 JsonScalar: TypeAlias = str | int | float | bool | None
-Side = Literal["agent", "client", "protocol"]
+Side: TypeAlias = str
+"""A side of the protocol: the ``x-side`` of the methods it handles (``agent``, ``client``, ``protocol``,
+``proxy``...).  Which sides there are is ``[sides]`` of ``codegen/knowledge.toml``, never a list in code."""
 MethodKind = Literal["request", "notification"]
 Stability = Literal["stable", "unstable"]
 ScalarKind = Literal["string", "integer", "number", "boolean", "any", "null"]
@@ -155,6 +157,11 @@ def strip_nullable(expr: TypeExpr) -> TypeExpr:
     return expr.inner if isinstance(expr, Nullable) else expr
 
 
+def resolve(types: Mapping[str, NamedType], expr: TypeExpr) -> NamedType | None:
+    """The named type ``expr`` refers to; ``None`` when it is not a :class:`Ref` (or names no type)."""
+    return types.get(expr.name) if isinstance(expr, Ref) else None
+
+
 # --- named types --------------------------------------------------------------
 
 
@@ -170,7 +177,11 @@ class Field:
     doc: str = ""
     default: Any = MISSING
     default_on_error: bool = False
+    """``x-deserialize-default-on-error``: an invalid value is read as if the field were omitted."""
     skip_invalid_items: bool = False
+    """``x-deserialize-skip-invalid-items``: invalid items of the list are dropped."""
+    default_on_null: bool = False
+    """``x-deserialize-default-on-null``: ``null`` is read as the default; the field counts as given."""
     unstable: bool = False
 
     @property
@@ -179,7 +190,8 @@ class Field:
 
     @property
     def lenient(self) -> bool:
-        return self.default_on_error or self.skip_invalid_items
+        """Whether a leniency keyword lets the field take values its schema refuses."""
+        return self.default_on_error or self.skip_invalid_items or self.default_on_null
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,8 @@ class UnionType:
     fields: tuple[Field, ...] = ()
     """Properties every member has, written next to the ``anyOf`` (each member class has them too)."""
     origin: Origin | None = None
+    exclusive: bool = False
+    """Written as ``oneOf``: a value that more than one member accepts is refused (``anyOf`` takes it)."""
     kind: Literal["union"] = "union"
 
     @property
@@ -272,7 +286,8 @@ class UnionType:
 
     @property
     def open(self) -> bool:
-        return self.catch_all is not None
+        """Whether the union takes values no member names: a catch-all, or a member of any JSON value."""
+        return self.catch_all is not None or any(v.type == Scalar("any") for v in self.variants)
 
     @property
     def known_tags(self) -> tuple[JsonScalar, ...]:
@@ -368,6 +383,24 @@ class ApiSurface:
     def type(self, name: str) -> NamedType:
         return self.types[name]
 
+    def resolve(self, expr: TypeExpr) -> NamedType | None:
+        """The named type ``expr`` refers to, or ``None`` when it is not a reference."""
+        return resolve(self.types, expr)
+
+    def unaliased(self, name: str) -> NamedType:
+        """The named type ``name`` stands for: an alias of another named type is looked through.
+
+        ``InitializeProxyRequest`` (an ``allOf`` of ``InitializeRequest`` alone) is ``InitializeRequest``.
+        """
+        found = self.types[name]
+        seen = {name}
+        while isinstance(found, AliasType) and isinstance(found.target, Ref):
+            if found.target.name in seen:
+                break
+            seen.add(found.target.name)
+            found = self.types[found.target.name]
+        return found
+
     def object(self, name: str) -> ObjectType:
         found = self.types[name]
         assert isinstance(found, ObjectType), name
@@ -414,7 +447,7 @@ class ApiSurface:
             case AnyOf():
                 return tuple(name for member in expr.members for name in self.classes_of(member))
             case Ref():
-                found = self.types[expr.name]
+                found = self.unaliased(expr.name)
                 match found:
                     case ObjectType():
                         return (found.name,)

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import tomllib
 import urllib.error
 import urllib.request
@@ -26,17 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import resources
 from ..errors import CodegenError
+from ..files import write_atomic
 
 RELEASE_FILES = ("schema.json", "schema.unstable.json", "meta.json", "meta.unstable.json")
 SCHEMA_FILES = RELEASE_FILES[:2]
 META_OF = {"schema.json": "meta.json", "schema.unstable.json": "meta.unstable.json"}
-PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
-BUNDLED_SCHEMAS = PROJECT_ROOT / "schemas"
+BUNDLED_SCHEMAS = resources.SCHEMAS
 """The project's own schema store: the lock and the files of every locked release."""
 DEFAULT_LOCK = BUNDLED_SCHEMAS / "lock.json"
-SHARED_SCHEMAS = PROJECT_ROOT.parent / "shared" / "schemas"
-"""A folder of upstream files that a checkout may have beside it: a place to import releases from."""
+SHARED_SCHEMAS = resources.SHARED_SCHEMAS
+"""A folder of upstream files that a checkout may have beside it (``None`` when installed)."""
 UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
 UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/{major}/{file}"
 DOWNLOAD_TIMEOUT = 30.0
@@ -278,25 +278,6 @@ def write_lock_entries(path: Path, entries: Mapping[str, dict[str, Any]]) -> Non
 def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
     """Record the tag release ``release`` (read from ``folder``) in the lock file, atomically."""
     write_lock_entries(path, {release: lock_entry(release, folder)})
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step, keeping an existing file's mode."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.acp-codegen-")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        try:
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _read_bytes(path: Path) -> bytes:

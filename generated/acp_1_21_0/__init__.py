@@ -16,45 +16,69 @@ from . import schema
 
 if TYPE_CHECKING:
     from . import bindings
+    from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
+    from ._http import HttpChannel, HttpStatusError
     from ._params import UNSET, Unset
     from ._router import (
         AgentProtocolRouter,
         NegotiatedConnection,
         ReconnectRequiredError,
         RoutedConnection,
-        connect_with_fallback,
     )
-    from ._rpc import CapabilityError, RequestError, current_request_id
+    from ._rpc import (
+        CapabilityError,
+        Channel,
+        RequestError,
+        StreamChannel,
+        current_request_id,
+    )
     from ._streams import memory_pipe, spawn, stdio_streams
+    from ._ws import WebSocketChannel
     from .bindings import (
         Agent,
         AgentSideConnection,
         Client,
         ClientSideConnection,
+        asgi_app,
+        connect_http,
         connect_to_agent,
         connect_to_client,
+        connect_websocket,
+        connect_with_fallback,
         run_agent,
     )
 else:
     import importlib
 
     _LAZY = {
+        "AcpAsgiApp": "_asgi",
         "Agent": "bindings",
         "AgentProtocolRouter": "_router",
         "AgentSideConnection": "bindings",
+        "AuthError": "_asgi",
         "CapabilityError": "_rpc",
+        "Channel": "_rpc",
         "Client": "bindings",
         "ClientSideConnection": "bindings",
+        "HttpChannel": "_http",
+        "HttpStatusError": "_http",
         "NegotiatedConnection": "_router",
         "ReconnectRequiredError": "_router",
         "RequestError": "_rpc",
+        "RequestInfo": "_asgi",
         "RoutedConnection": "_router",
+        "ServerLimits": "_asgi",
+        "StreamChannel": "_rpc",
         "UNSET": "_params",
         "Unset": "_params",
+        "WebSocketChannel": "_ws",
+        "asgi_app": "bindings",
         "bindings": "bindings",
+        "connect_http": "bindings",
         "connect_to_agent": "bindings",
         "connect_to_client": "bindings",
-        "connect_with_fallback": "_router",
+        "connect_websocket": "bindings",
+        "connect_with_fallback": "bindings",
         "current_request_id": "_rpc",
         "memory_pipe": "_streams",
         "run_agent": "bindings",
@@ -83,20 +107,32 @@ __all__ = [
     "SCHEMA_SHA256",
     "STABILITY",
     "UNSET",
+    "AcpAsgiApp",
     "Agent",
     "AgentProtocolRouter",
     "AgentSideConnection",
+    "AuthError",
     "CapabilityError",
+    "Channel",
     "Client",
     "ClientSideConnection",
+    "HttpChannel",
+    "HttpStatusError",
     "NegotiatedConnection",
     "ReconnectRequiredError",
     "RequestError",
+    "RequestInfo",
     "RoutedConnection",
+    "ServerLimits",
+    "StreamChannel",
     "Unset",
+    "WebSocketChannel",
+    "asgi_app",
     "bindings",
+    "connect_http",
     "connect_to_agent",
     "connect_to_client",
+    "connect_websocket",
     "connect_with_fallback",
     "current_request_id",
     "memory_pipe",

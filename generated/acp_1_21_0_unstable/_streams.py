@@ -11,22 +11,89 @@ from __future__ import annotations
 
 import asyncio
 import os
+import stat
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-__all__ = ["MemoryWriter", "memory_pipe", "spawn", "stdio_streams"]
+__all__ = ["FileWriter", "MemoryWriter", "memory_pipe", "spawn", "stdio_streams"]
 
 
-async def stdio_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    """Streams over this process's standard input and output."""
+def _is_pollable(fd: int) -> bool:
+    """Whether the event loop can watch ``fd`` (a pipe, socket or terminal); a regular file it cannot."""
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+async def stdio_streams() -> tuple[asyncio.StreamReader, Any]:
+    """Streams over this process's standard input and output.
+
+    Pipes, sockets and terminals go through the event loop.  A regular file
+    (``agent < input.jsonl``, ``agent > log``) cannot: it is read by a thread
+    and written with plain blocking writes (:class:`FileWriter`).
+    """
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    stdout = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    stdin = sys.stdin.fileno()
+    if _is_pollable(stdin):
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    else:
+        _read_in_thread(loop, os.dup(stdin), reader)
+    fd = os.dup(sys.stdout.fileno())
+    if not _is_pollable(fd):
+        return reader, FileWriter(fd)
+    stdout = os.fdopen(fd, "wb")
     transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     return reader, writer
+
+
+def _read_in_thread(loop: asyncio.AbstractEventLoop, fd: int, reader: asyncio.StreamReader) -> None:
+    """Feed ``reader`` from ``fd`` on a daemon thread, then its end."""
+
+    def feed(data: bytes) -> None:
+        if data:
+            reader.feed_data(data)
+        elif not reader.at_eof():
+            reader.feed_eof()
+
+    def pump() -> None:
+        try:
+            while data := os.read(fd, 1 << 16):
+                loop.call_soon_threadsafe(feed, data)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(feed, b"")
+
+    threading.Thread(target=pump, name="acp-stdin", daemon=True).start()
+
+
+class FileWriter:
+    """Writes to a file descriptor that is a regular file (``agent > log``): each write completes at once."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._closed = False
+
+    def write(self, data: bytes) -> None:
+        if self._closed:
+            raise ConnectionError("the output is closed")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def drain(self) -> None:
+        return None
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self._fd)
 
 
 @asynccontextmanager

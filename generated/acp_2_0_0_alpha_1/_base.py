@@ -20,7 +20,9 @@ It gives the generated classes four behaviours that plain pydantic lacks:
 * **lenient fields** - fields annotated with :data:`DefaultOnError` fall back
   to their default when their value is invalid, exactly as if the key had been
   omitted (so a bad patch value never turns into an explicit ``null``);
-  :data:`SkipInvalidItems` drops invalid items from a list.
+  :data:`SkipInvalidItems` drops invalid items from a list;
+  :data:`DefaultOnNull` reads ``null`` as the field's default, and the field
+  still counts as given (so a dump writes the default, not nothing).
 * **tagged unions** - :class:`TaggedUnion` dispatches on the tag in one step.
   An unknown tag goes to the union's catch-all variant, whose tag field is
   annotated with :class:`Reserved` so that it refuses the known tags.
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AcpModel",
     "DefaultOnError",
+    "DefaultOnNull",
     "JsonInt",
     "NotNull",
     "Reserved",
@@ -71,6 +74,18 @@ class _Dropped:
 _DROPPED: Final = _Dropped()
 
 
+class _Nulled:
+    """What a :data:`DefaultOnNull` field holds between validation and ``model_post_init``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<null, read as the default>"
+
+
+_NULLED: Final = _Nulled()
+
+
 class _DefaultOnError:
     """An invalid value is treated as if the field had been omitted."""
 
@@ -91,6 +106,25 @@ class _DefaultOnError:
                 return _DROPPED
 
         return core_schema.no_info_wrap_validator_function(lenient, handler(source))
+
+
+class _DefaultOnNull:
+    """``null`` is read as the field's default (the field counts as given)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DefaultOnNull"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
+        def default_on_null(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+            return _NULLED if value is None else validate(value)
+
+        return core_schema.no_info_wrap_validator_function(default_on_null, handler(source))
 
 
 class _SkipInvalidItems:
@@ -189,6 +223,10 @@ DefaultOnError: Final = _DefaultOnError()
 SkipInvalidItems: Final = _SkipInvalidItems()
 """Marks a lenient list: invalid items are dropped."""
 
+DefaultOnNull: Final = _DefaultOnNull()
+"""Marks a field whose ``null`` is read as its default (a required list or map becomes empty).
+Unlike :data:`DefaultOnError` the field stays given: ``null`` is a value, not an omission."""
+
 NotNull: Final = _NotNull()
 """Marks an optional field whose schema does not allow ``null``: its default ``None`` means
 omitted, and a ``null`` is an invalid value (with :data:`DefaultOnError`, treated as omitted)."""
@@ -265,7 +303,7 @@ class AcpModel(BaseModel):
     __acp_pins__ = {}
     # Tags a catch-all refuses, by wire name.
     __acp_reserved__ = {}
-    # Attribute names of the fields marked DefaultOnError.
+    # Attribute names of the fields marked DefaultOnError or DefaultOnNull.
     __acp_lenient__ = ()
 
     def __init__(self, /, **data: Any) -> None:
@@ -310,7 +348,7 @@ class AcpModel(BaseModel):
             if pinned is not _MISSING:
                 pins[wire] = (name, pinned)
             reserved.update((wire, meta.values) for meta in info.metadata if isinstance(meta, Reserved))
-            if DefaultOnError in info.metadata:
+            if DefaultOnError in info.metadata or DefaultOnNull in info.metadata:
                 lenient.append(name)
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
@@ -321,21 +359,30 @@ class AcpModel(BaseModel):
 
     def model_post_init(self, context: Any, /) -> None:
         for name in type(self).__acp_lenient__:
-            if self.__dict__.get(name) is _DROPPED:
-                _restore_default(self, name)
+            found = self.__dict__.get(name)
+            if found is _DROPPED:
+                _restore_default(self, name, given=False)
+            elif found is _NULLED:
+                _restore_default(self, name, given=True)
 
 
-def _restore_default(model: AcpModel, name: str) -> None:
-    """Undo an invalid lenient value: back to the default, or empty if the field is required."""
+def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
+    """Replace a lenient value: by the default, or empty if the field is required.
+
+    ``given``: whether the field still counts as set (a ``null`` read as the default)
+    or as omitted (an invalid value dropped).
+    """
     info = type(model).__pydantic_fields__[name]
     if info.is_required():
         empty = _empty_value(info)
         if empty is None:
-            raise ValueError(f"{type(model).__name__}.{name}: invalid value and no default to fall back to")
+            what = "null" if given else "invalid value"
+            raise ValueError(f"{type(model).__name__}.{name}: {what} and no default to fall back to")
         model.__dict__[name] = empty()
     else:
         model.__dict__[name] = info.get_default(call_default_factory=True, validated_data=model.__dict__)
-        model.__pydantic_fields_set__.discard(name)
+        if not given:
+            model.__pydantic_fields_set__.discard(name)
 
 
 def _wire_name(name: str, info: FieldInfo) -> str:
@@ -495,7 +542,7 @@ class _Discriminator:
             pin = value.__acp_pins__.get(self.wire)
             tag = getattr(value, pin[0]) if pin else _wire_attribute(value, self.wire)
         else:
-            return None
+            return self.untagged  # not an object: only a member without the tag may take it
         if (tag is _MISSING or tag is None) and self.null is not None:
             return self.null
         if tag is _MISSING:

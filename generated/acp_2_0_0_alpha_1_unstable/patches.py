@@ -50,7 +50,7 @@ Updates with any other tag (:class:`OtherSessionUpdate`) are returned, never sto
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, overload
+from typing import Final, TypeAlias, overload
 
 from ._base import AcpModel
 from ._patch import (
@@ -319,7 +319,11 @@ def apply_patch(current: AcpModel | None, update: AcpModel) -> AcpModel:
     return RULES.apply_patch(current, update)
 
 
-class SessionState(SessionStore):
+Completion: TypeAlias = IdleStateUpdateVariant
+"""What ``Change.completion`` holds: the idle state that ended foreground work."""
+
+
+class SessionState(SessionStore[Completion]):
     """Client-side state of one ACP session, kept from its ``session/update`` notifications.
 
     Pure: it does no I/O.  Feed it every notification of its session with

@@ -12,7 +12,9 @@ them typed entry points; this module holds the behaviour:
   value unchanged, an explicit ``null`` clears it, any other value replaces
   it whole.  The update's top-level ``_meta`` is patched by key
   (:func:`merge_meta`).  Fields the schema says keep their value on ``null``
-  treat ``null`` like omission.
+  treat ``null`` like omission.  A field whose ``null`` the schema reads as
+  its default (``x-deserialize-default-on-null``) arrives holding that default
+  and still given, so ``null`` resets it to the default and omission keeps it.
 * **chunks** append one item to a field of their entity (or, for base64
   text, the decoded bytes).  Their own ``_meta`` is chunk-scoped and never
   touches the entity.
@@ -35,11 +37,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Final, Literal, TypeVar, cast
+from typing import Any, ClassVar, Final, Generic, Literal, TypeVar, cast
 
 from pydantic import TypeAdapter, ValidationError
 
-from ._base import AcpModel
+from ._base import AcpModel, wire_name
 
 __all__ = [
     "UNCHANGED",
@@ -62,6 +64,8 @@ __all__ = [
 Activity = Literal["working", "done", "unconfirmed"]
 Role = Literal["upsert", "chunk", "snapshot", "removal", "state", "live", "other"]
 M = TypeVar("M", bound=AcpModel)
+C = TypeVar("C", bound=AcpModel)
+"""What a completion is in a release: the union of its idle-state classes (see ``SessionState``)."""
 
 
 class _Marker:
@@ -404,15 +408,15 @@ def _decode(text: Any, what: str) -> bytes:
 
 
 @dataclass(frozen=True)
-class Change:
+class Change(Generic[C]):
     """What one update did to a :class:`SessionStore`."""
 
     update: AcpModel
     role: Role
     collection: str | None = None
     key: Any = None
-    completion: AcpModel | None = None
-    """The idle state that ended foreground work, if this update ended it."""
+    completion: C | None = None
+    """The idle state that ended foreground work, if this update ended it (typed per release)."""
 
 
 @dataclass
@@ -421,8 +425,8 @@ class _Replay:
     state: tuple[State, AcpModel] | None = None
 
 
-class SessionStore:
-    """Base class of each package's ``SessionState``: see there."""
+class SessionStore(Generic[C]):
+    """Base class of each package's ``SessionState``: see there (``C``: its completions' type)."""
 
     rules: ClassVar[Rules]
 
@@ -451,9 +455,31 @@ class SessionStore:
 
     # -- applying updates
 
-    def apply(self, notification: AcpModel | Mapping[str, Any]) -> Change:
-        """Apply one ``session/update`` notification (its model or its JSON ``params``)."""
+    def apply(
+        self,
+        notification: AcpModel | Mapping[str, Any] | None = None,
+        /,
+        *,
+        session_id: str | None = None,
+        update: AcpModel | Mapping[str, Any] | None = None,
+        **meta: Any,
+    ) -> Change[C]:
+        """Apply one ``session/update`` notification.
+
+        Pass the notification (its model or its JSON ``params``), or what a
+        ``Client.session_update`` handler receives, as it receives it:
+        ``state.apply(session_id=session_id, update=update, **kwargs)`` (the
+        ``_meta`` keywords are accepted and ignored).
+        """
         rules = self.rules
+        if notification is None:
+            if session_id is None or update is None:
+                raise TypeError("apply() takes a notification, or session_id=... and update=...")
+            if session_id != self.session_id:
+                raise InvalidUpdateError(f"update for session {session_id!r}, not {self.session_id!r}")
+            return self.apply_update(update)
+        if session_id is not None or update is not None:
+            raise TypeError("apply() takes a notification or session_id and update, not both")
         if not isinstance(notification, rules.notification):
             if not isinstance(notification, Mapping):
                 raise TypeError(f"expected a {rules.notification.__name__} or its JSON object")
@@ -461,13 +487,13 @@ class SessionStore:
                 notification = rules.notification.model_validate(dict(notification))
             except ValidationError as error:
                 raise InvalidUpdateError(f"not a valid session/update notification: {error}") from error
-        session_id = getattr(notification, rules.session_field)
-        if session_id != self.session_id:
-            raise InvalidUpdateError(f"update for session {session_id!r}, not {self.session_id!r}")
-        update: AcpModel = getattr(notification, rules.update_field)
-        return self.apply_update(update)
+        found = getattr(notification, rules.session_field)
+        if found != self.session_id:
+            raise InvalidUpdateError(f"update for session {found!r}, not {self.session_id!r}")
+        parsed: AcpModel = getattr(notification, rules.update_field)
+        return self.apply_update(parsed)
 
-    def apply_update(self, update: AcpModel | Mapping[str, Any]) -> Change:
+    def apply_update(self, update: AcpModel | Mapping[str, Any]) -> Change[C]:
         """Apply one session update (the ``update`` of a notification)."""
         update = self.rules.parse(update)
         rule = self.rules.rule_for(update)
@@ -519,14 +545,14 @@ class SessionStore:
         if self._replay is not None:
             self._replay.touched.add((collection, key))
 
-    def _set_state(self, rule: State, update: AcpModel) -> Change:
+    def _set_state(self, rule: State, update: AcpModel) -> Change[C]:
         self.state = as_entity(rule.entity, update)
-        completion = None
+        completion: C | None = None
         if rule.activity == "working":
             self.work_in_progress = True
         elif rule.activity == "done":
             if self.work_in_progress:
-                completion = self.state
+                completion = cast(C, self.state)
                 self.completions += 1
             self.work_in_progress = False
         return Change(update, rule.role, completion=completion)
@@ -551,7 +577,7 @@ class SessionStore:
             raise RuntimeError("begin_replay() called twice")
         self._replay = _Replay(set())
 
-    def end_replay(self) -> Change | None:
+    def end_replay(self) -> Change[C] | None:
         """Finish a replay (call when ``session/resume`` has answered).
 
         Applies the last state snapshot received since :meth:`begin_replay`,
@@ -581,12 +607,12 @@ class SessionStore:
     # -- reading
 
     def dump(self) -> dict[str, Any]:
-        """Everything the store holds as JSON, with wire names; unset fields stay omitted."""
+        """Everything the store holds as JSON with wire names (``toolCalls``); unset fields stay omitted."""
         out: dict[str, Any] = {"sessionId": self.session_id}
         for name in self.rules.keyed:
-            out[name] = {key: _jsonable(value) for key, value in self._keyed[name].items()}
+            out[wire_name(name)] = {key: _jsonable(value) for key, value in self._keyed[name].items()}
         for name in self.rules.single:
-            out[name] = _jsonable(getattr(self, name))
+            out[wire_name(name)] = _jsonable(getattr(self, name))
         out["state"] = _jsonable(self.state)
         return out
 

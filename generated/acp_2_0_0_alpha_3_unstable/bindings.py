@@ -3,7 +3,7 @@
 # Typed method bindings. Do not edit: regenerate with `make generate`.
 """ACP 2.0.0-alpha.3 (unstable schema): typed method bindings.
 
-:class:`Agent` and :class:`Client` describe the handlers of each side: every method takes
+:class:`Agent` and :class:`Client` describe the handlers of each role: every method takes
 the fields of its params as keyword-only, snake_case parameters and returns its response
 model (``None`` for a notification).  Subclassing them is optional; a method left out
 answers method-not-found (a notification is ignored).  Extra keyword arguments carry the
@@ -17,13 +17,19 @@ the client's, with the same signatures; extra keyword arguments become ``_meta``
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from types import ModuleType
 from typing import Any, Final, Literal, Protocol, overload
 
 from . import schema
+from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
+from ._base import AcpModel
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
+from ._router import AgentProtocolRouter, NegotiatedConnection
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
+    Channel,
     Connection,
     Gate,
     ProtocolNames,
@@ -856,6 +862,9 @@ PROTOCOL: Final = ProtocolNames(
     cancel_request="$/cancel_request",
     request_id="requestId",
     capabilities="capabilities",
+    protocol_version="protocolVersion",
+    repeat_initialize="before-other-requests",
+    version=2,
 )
 """The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
 
@@ -890,18 +899,24 @@ CLIENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
 
 
 class ClientSideConnection:
-    """The client's end of a connection: it calls the agent's methods and serves ``client``."""
+    """The client's end of a connection: it calls the agent's methods and serves the client.
+
+    A client (an editor) starts an agent and drives its sessions.
+
+    ``client`` is the handler object, or a factory that is given this connection
+    and returns it (so that the client can call the agent).
+    """
 
     def __init__(
         self,
-        client: Client,
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        client: Client | Callable[[ClientSideConnection], Client],
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.connection = Connection(
-            client,
+            handler_of(client, self),
             reader,
             writer,
             requests=CLIENT_REQUESTS,
@@ -914,7 +929,7 @@ class ClientSideConnection:
 
     @property
     def initialized(self) -> bool:
-        """Whether the ``initialize`` handshake has succeeded."""
+        """Whether the handshake that opens the connection has succeeded."""
         return self.connection.initialized
 
     @property
@@ -1634,6 +1649,8 @@ class ClientSideConnection:
 class AgentSideConnection:
     """The agent's end of a connection: it calls the client's methods and serves the agent.
 
+    An agent serves the sessions a client opens.
+
     ``agent`` is the handler object, or a factory that is given this connection
     and returns it (so that the agent can call the client).
     """
@@ -1641,8 +1658,8 @@ class AgentSideConnection:
     def __init__(
         self,
         agent: Agent | Callable[[AgentSideConnection], Agent],
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
@@ -1660,7 +1677,7 @@ class AgentSideConnection:
 
     @property
     def initialized(self) -> bool:
-        """Whether the ``initialize`` handshake has succeeded."""
+        """Whether the handshake that opens the connection has succeeded."""
         return self.connection.initialized
 
     @property
@@ -1969,16 +1986,16 @@ class AgentSideConnection:
 
 
 def connect_to_agent(
-    client: Client,
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    client: Client | Callable[[ClientSideConnection], Client],
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> ClientSideConnection:
-    """Serve ``client`` on a stream pair to an agent; call the agent through the result.
+    """Serve ``client`` (or the client a factory makes for the connection) on a stream pair to an agent.
 
-    ``reader`` carries what the agent writes (its stdout), ``writer`` goes to the
-    agent (its stdin).  Call ``initialize`` first.
+    Call the agent through the result, ``initialize`` first.  ``reader`` carries what the
+    agent writes (its stdout), ``writer`` goes to the agent (its stdin).
     """
     return ClientSideConnection(
         client, reader, writer, max_message_bytes=max_message_bytes
@@ -1987,12 +2004,15 @@ def connect_to_agent(
 
 def connect_to_client(
     agent: Agent | Callable[[AgentSideConnection], Agent],
-    reader: asyncio.StreamReader,
-    writer: Writer,
+    reader: asyncio.StreamReader | Channel,
+    writer: Writer | None = None,
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AgentSideConnection:
-    """Serve ``agent`` (or the agent a factory makes for the connection) on a stream pair to a client."""
+    """Serve ``agent`` (or the agent a factory makes for the connection) on a stream pair to a client.
+
+    Call the client through the result.
+    """
     return AgentSideConnection(
         agent, reader, writer, max_message_bytes=max_message_bytes
     )
@@ -2009,3 +2029,127 @@ async def run_agent(
         agent, reader, writer, max_message_bytes=max_message_bytes
     )
     await connection.wait_closed()
+
+
+async def connect_http(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cookies: Any = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    http_client: Any = None,
+    timeout: float = 30.0,
+) -> ClientSideConnection:
+    """Serve ``client`` on a Streamable HTTP connection to the agent at ``url``; call the agent through the result.
+
+    The same connection as :func:`connect_to_agent` gives over stdio: call ``initialize``
+    first.  ``headers`` go with every request (an ``Authorization``, say); ``cookies``
+    (a mapping or ``httpx.Cookies``) start the cookie jar, which keeps what the server
+    sets; ``http_client`` is an ``httpx.AsyncClient`` of your own (not closed with the
+    connection).  Needs httpx (``pip install 'httpx>=0.28,<1'``); the wire is in ``_http``.
+    """
+    from ._http import HttpChannel
+
+    channel = HttpChannel(
+        url,
+        headers=headers,
+        cookies=cookies,
+        max_message_bytes=max_message_bytes,
+        client=http_client,
+        timeout=timeout,
+    )
+    return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
+
+
+async def connect_websocket(
+    client: Client,
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cookies: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    open_timeout: float = 10.0,
+) -> ClientSideConnection:
+    """Serve ``client`` on a WebSocket connection to the agent at ``url`` (``ws://`` or ``wss://``).
+
+    The same connection as :func:`connect_to_agent` gives over stdio: call ``initialize``
+    first.  ``headers`` and ``cookies`` go in the handshake.  Needs websockets
+    (``pip install 'websockets>=15,<17'``); the wire is in ``_ws``.
+    """
+    from ._ws import open_websocket
+
+    channel = await open_websocket(
+        url,
+        headers=headers,
+        cookies=cookies,
+        max_message_bytes=max_message_bytes,
+        open_timeout=open_timeout,
+    )
+    return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
+
+
+def asgi_app(
+    agent: Agent | Callable[[AgentSideConnection], Agent] | AgentProtocolRouter,
+    *,
+    authenticate: Callable[[RequestInfo], Any] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    limits: ServerLimits | None = None,
+    path: str | None = None,
+) -> AcpAsgiApp:
+    """An ASGI application serving ``agent`` over Streamable HTTP and WebSocket at one path.
+
+    ``agent`` is an agent factory as for :func:`run_agent` (called once per
+    connection), or an ``AgentProtocolRouter`` serving v1 and v2 clients.  Run it
+    with any ASGI server (``uvicorn.run(app, host=..., port=...)``) or mount it in
+    Starlette or FastAPI.  ``authenticate`` sees each request's headers first and
+    may refuse it (raise ``AuthError(401 or 403)``); what it returns is the
+    connection's principal.  ``allowed_origins`` refuses browsers of other origins;
+    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.  The wire
+    and the limits are in ``_asgi``.
+    """
+    from ._asgi import asgi_app as make
+
+    return make(
+        agent,
+        authenticate=authenticate,
+        allowed_origins=allowed_origins,
+        limits=limits or ServerLimits(),
+        path=path,
+        package=sys.modules[__package__ or ""],
+    )
+
+
+async def connect_with_fallback(
+    reader: asyncio.StreamReader,
+    writer: Writer,
+    *,
+    v2: Client,
+    v1: object = None,
+    info: schema.Implementation | Mapping[str, Any],
+    capabilities: schema.ClientCapabilities | Mapping[str, Any] | None = None,
+    v1_capabilities: AcpModel | Mapping[str, Any] | None = None,
+    v1_package: ModuleType | None = None,
+    v2_package: ModuleType | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> NegotiatedConnection:
+    """Initialize a connection to an agent offering ACP v2, and fall back to v1 on the same transport.
+
+    ``v2`` is this package's ``Client`` and ``info``/``capabilities`` its
+    models; the other version's handler and capabilities belong to the package passed as
+    ``v1_package``.  The negotiation is the one of ``_router.connect_with_fallback``.
+    """
+    from ._router import connect_with_fallback as negotiate
+
+    return await negotiate(
+        reader,
+        writer,
+        v2=v2,
+        v1=v1,
+        info=info,
+        capabilities=capabilities,
+        v1_capabilities=v1_capabilities,
+        v1_package=v1_package,
+        v2_package=v2_package,
+        max_message_bytes=max_message_bytes,
+    )

@@ -168,15 +168,29 @@ def wire_params(value: Any) -> Any:
     return value
 
 
+_ARGUMENTS: dict[type[BaseModel], tuple[tuple[str, ...], str | None]] = {}
+"""Per params model: the fields that become keyword arguments, and the ``_meta`` field (a cache)."""
+
+
+def _arguments_of(model: type[BaseModel]) -> tuple[tuple[str, ...], str | None]:
+    found = _ARGUMENTS.get(model)
+    if found is None:
+        meta_name = _meta_field(model)
+        found = _ARGUMENTS[model] = (tuple(n for n in model.model_fields if n != meta_name), meta_name)
+    return found
+
+
 def expand(value: Any) -> dict[str, Any]:
     """Handler keyword arguments for a validated params model."""
     if not isinstance(value, BaseModel):
         return {}
-    model = type(value)
-    meta_name = _meta_field(model)
-    arguments = {name: getattr(value, name) for name in model.model_fields if name != meta_name}
-    for key, item in (value.model_extra or {}).items():
-        arguments.setdefault(key, item)
+    names, meta_name = _arguments_of(type(value))
+    fields = value.__dict__
+    arguments = {name: fields[name] for name in names}
+    extra = value.model_extra
+    if extra:
+        for key, item in extra.items():
+            arguments.setdefault(key, item)
     if meta_name is not None and meta_name in value.model_fields_set:
         meta = getattr(value, meta_name)
         arguments.setdefault(META, meta)

@@ -15,11 +15,18 @@ gates of the release; everything here is release-independent:
 * strict validation in both directions: bad params are answered with
   ``-32602`` and the validation details, an unimplemented request with
   ``-32601``; unimplemented notifications are ignored;
-* no traffic but ``initialize`` until the handshake succeeded;
+* no traffic but the handshake (``initialize``, or the one the end names) until
+  it succeeded, except the methods the release lets both ends exchange during it;
 * batches only where the release's schema defines them, otherwise a JSON
   array gets one ``-32600`` with ``id: null``;
 * ``$/cancel_request`` both ways, a maximum message size, and a clean stop
   when the peer closes the stream.
+
+A connection talks through a :class:`Channel`, one decoded JSON-RPC message
+at a time: :class:`StreamChannel` is newline-delimited JSON over a byte stream
+pair (stdio, a child process, memory); the HTTP and WebSocket transports
+(``_http``, ``_ws``, ``_asgi``) are channels too, so everything above the
+transport is the same on all of them.
 """
 
 from __future__ import annotations
@@ -30,9 +37,10 @@ import contextvars
 import inspect
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -41,11 +49,14 @@ from ._params import expand, wire_params
 __all__ = [
     "DEFAULT_MAX_MESSAGE_BYTES",
     "CapabilityError",
+    "Channel",
     "Connection",
     "ProtocolNames",
     "RequestError",
     "Route",
+    "StreamChannel",
     "current_request_id",
+    "encode",
 ]
 
 logger = logging.getLogger("acp")
@@ -54,6 +65,9 @@ DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 """The default limit on one message, the same as the official TypeScript SDK's."""
 
 JsonId = int | str | None
+
+encode: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+"""One message as compact JSON text (a cached encoder: ``json.dumps`` with options builds one per call)."""
 
 
 class Writer(Protocol):
@@ -64,6 +78,26 @@ class Writer(Protocol):
     async def drain(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+class Channel(Protocol):
+    """A message transport: what a :class:`Connection` reads from and writes to.
+
+    ``receive`` returns the next decoded message (any JSON value but ``null``;
+    the connection validates it), an exception with ``to_json()`` (a
+    :class:`RequestError`) for input that could not be decoded, which the
+    connection answers with ``id: null``, or ``None`` once the peer is gone.
+    Only plain values cross it, so a channel of one generated package serves a
+    connection of another (the router hands its channel to the v1 package).
+    ``send`` delivers one message (a JSON-able value) and may wait while the
+    peer is behind; it raises ``ConnectionError`` once the transport is gone.
+    """
+
+    async def receive(self) -> Any: ...
+
+    async def send(self, message: Any) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class RequestError(Exception):
@@ -105,6 +139,24 @@ class RequestError(Exception):
     def request_cancelled(cls, data: Any = None) -> RequestError:
         return cls(-32800, "Request cancelled", data)
 
+    @classmethod
+    def unsupported_protocol_version(
+        cls, requested: int, supported: Sequence[int], data_type: Any = None
+    ) -> RequestError:
+        """``-32022``, as the TypeScript SDK 2.4.0 answers an ``initialize`` it cannot serve.
+
+        The data lists the version asked for and the versions served; ``data_type`` is the
+        release's ``UnsupportedProtocolVersionErrorData`` model, when its schema has one.
+        """
+        data: dict[str, Any] = {"requested": requested, "supported": list(supported)}
+        if data_type is not None:
+            data = wire_params(data_type.model_validate(data))
+        return cls(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
+
+
+UNSUPPORTED_PROTOCOL_VERSION: Final = -32022
+"""The code of the unsupported-version error (the schema's ``ErrorCode`` from ACP v2 of TS SDK 2.4.0 on)."""
+
 
 _current_request: contextvars.ContextVar[JsonId] = contextvars.ContextVar("acp_current_request")
 
@@ -136,13 +188,31 @@ class ProtocolNames:
     """The wire names the connection itself relies on."""
 
     initialize: str
-    """The handshake method: handled by the agent; nothing else may be sent before it succeeds."""
+    """The handshake method (``initialize``, or another an end opens with); nothing else may be sent
+    before it succeeds but ``during_handshake``."""
     cancel_request: str
     """The notification either side sends to cancel one of its requests."""
     request_id: str
     """The field of ``cancel_request`` params naming the request."""
     capabilities: str
     """The field advertising capabilities: in the handshake's params (client) and result (agent)."""
+    protocol_version: str = "protocolVersion"
+    """The field of the handshake's params and result naming the protocol version."""
+    client_info: str = "info"
+    """The field of the handshake's params naming the client."""
+    repeat_initialize: str = "before-other-requests"
+    """When the agent takes the handshake again: ``always``, or ``before-other-requests`` (and
+    only for a version at or above its own), as the TypeScript SDK 2.4.0 does for each version."""
+    version: int = 0
+    """The protocol version of the package (``PROTOCOL_VERSION``): an older one is refused."""
+    unsupported_version_data: Any = None
+    """The release's model of the unsupported-version error's data, if its schema has one."""
+    during_handshake: frozenset[str] = frozenset()
+    """Methods both ends may send before the handshake has succeeded (a proxy reaches its successor)."""
+
+    def allows(self, method: str) -> bool:
+        """Whether ``method`` may be exchanged before the handshake has succeeded."""
+        return method == self.initialize or method in self.during_handshake
 
 
 @dataclass(frozen=True)
@@ -186,7 +256,125 @@ def _error_details(error: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
-_TOO_LARGE: Final = object()
+_NOT_JSON_RPC: Final = RequestError.invalid_request({"reason": "not a JSON-RPC 2.0 message"})
+
+
+class StreamChannel:
+    """Newline-delimited JSON over a byte stream pair: the stdio transport.
+
+    A line over ``max_message_bytes`` is skipped and answered ``-32600``; a line
+    that is not UTF-8 JSON is answered ``-32700``.
+    """
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: Writer, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.max_message_bytes = max_message_bytes
+        self._ready: deque[Any] = deque()
+        self._buffer = bytearray()
+        self._skipping = False
+        self._ended = False
+
+    async def receive(self) -> Any:
+        ready = self._ready
+        while not ready:
+            if self._ended:
+                return None
+            chunk = await self.reader.read(1 << 16)
+            if chunk:
+                self._split(chunk)
+            else:
+                self._ended = True
+                if self._buffer and not self._skipping:
+                    self._decode(bytes(self._buffer))
+                self._buffer.clear()
+        return ready.popleft()
+
+    def _split(self, chunk: bytes) -> None:
+        buffer = self._buffer
+        limit = self.max_message_bytes
+        start = 0
+        while (end := chunk.find(b"\n", start)) != -1:
+            piece = chunk[start:end]
+            start = end + 1
+            if self._skipping:
+                self._skipping = False
+            elif len(buffer) + len(piece) > limit:
+                self._ready.append(self._too_large())
+            elif buffer:
+                buffer += piece
+                self._decode(bytes(buffer))
+            else:
+                self._decode(piece)
+            buffer.clear()
+        if not self._skipping:
+            buffer += chunk[start:]
+            if len(buffer) > limit:
+                buffer.clear()
+                self._skipping = True
+                self._ready.append(self._too_large())
+
+    def _too_large(self) -> RequestError:
+        return RequestError.invalid_request(
+            {"reason": "message too large", "maxMessageBytes": self.max_message_bytes}
+        )
+
+    def _decode(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        try:
+            message = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            self._ready.append(RequestError.parse_error({"reason": "the message is not valid UTF-8"}))
+        except ValueError as error:
+            self._ready.append(RequestError.parse_error({"reason": str(error)}))
+        else:
+            self._ready.append(message if message is not None else _NOT_JSON_RPC)
+
+    async def send(self, message: Any) -> None:
+        writer = self.writer
+        writer.write((encode(message) + "\n").encode())
+        await writer.drain()
+
+    async def close(self) -> None:
+        self.writer.close()
+
+
+class Prepended:
+    """``head`` (one message), then what ``channel`` receives: how a router hands a channel over.
+
+    Once ``head`` is taken, ``receive`` is the channel's own, so the connection
+    reads through no extra layer.
+    """
+
+    def __init__(self, head: Any, channel: Channel) -> None:
+        self._head = head
+        self.channel = channel
+        self.send: Callable[[Any], Awaitable[None]] = channel.send
+        self.close: Callable[[], Awaitable[None]] = channel.close
+        self.receive: Callable[[], Awaitable[Any]] = self._receive_head
+
+    async def _receive_head(self) -> Any:
+        self.receive = self.channel.receive
+        head, self._head = self._head, None
+        return head
+
+    def as_channel(self) -> Channel:
+        """This object as the :class:`Channel` it behaves as (its methods are attributes, for speed)."""
+        return cast(Channel, self)
+
+
+def as_channel(
+    reader: asyncio.StreamReader | Channel, writer: Writer | None, max_message_bytes: int
+) -> Channel:
+    """A channel over a byte stream pair, or ``reader`` itself if it is a channel (``writer`` ``None``)."""
+    if writer is None:
+        if not hasattr(reader, "receive") or not hasattr(reader, "send"):
+            raise TypeError("pass a reader and a writer, or a Channel alone")
+        return cast(Channel, reader)
+    return StreamChannel(cast(asyncio.StreamReader, reader), writer, max_message_bytes)
 
 
 class Connection:
@@ -202,8 +390,8 @@ class Connection:
     def __init__(
         self,
         handler: Any,
-        reader: asyncio.StreamReader,
-        writer: Writer,
+        reader: asyncio.StreamReader | Channel,
+        writer: Writer | None = None,
         *,
         requests: Mapping[str, Route],
         notifications: Mapping[str, Route],
@@ -213,8 +401,8 @@ class Connection:
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> None:
         self.handler = handler
-        self._reader = reader
-        self._writer = writer
+        self.channel: Channel = as_channel(reader, writer, max_message_bytes)
+        """The transport: a :class:`StreamChannel` over ``reader``/``writer``, or the channel given."""
         self._requests = requests
         self._notifications_routes = notifications
         self._protocol = protocol
@@ -231,7 +419,8 @@ class Connection:
         self._abandoned: set[JsonId] = set()
         """Ids of our requests cancelled locally: their late responses are dropped quietly."""
         self._notifications: asyncio.Queue[tuple[Route, Any] | None] = asyncio.Queue()
-        self._write_lock = asyncio.Lock()
+        self._initializing = False
+        self._other_request_seen = False
         self._closed = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
@@ -258,7 +447,7 @@ class Connection:
                 task.cancel()
         self._fail_pending()
         with contextlib.suppress(Exception):
-            self._writer.close()
+            await self.channel.close()
 
     def _fail_pending(self) -> None:
         for future, _method in self._pending.values():
@@ -275,17 +464,14 @@ class Connection:
     # -- sending ----------------------------------------------------------------------
 
     async def _write(self, message: Any) -> None:
-        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-        async with self._write_lock:
-            if self._closed.is_set():
-                raise ConnectionError("the connection is closed")
-            self._writer.write(data)
-            await self._writer.drain()
+        if self._closed.is_set():
+            raise ConnectionError("the connection is closed")
+        await self.channel.send(message)
 
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
             raise ConnectionError("the connection is closed")
-        if not self.initialized and method != self._protocol.initialize:
+        if not self.initialized and not self._protocol.allows(method):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
             advertised = _lookup(self.peer_capabilities, gate.capability)
@@ -353,52 +539,14 @@ class Connection:
 
     # -- receiving --------------------------------------------------------------------
 
-    async def _lines(self) -> AsyncIterator[bytes | object]:
-        """Lines of the input; an over-long line is skipped and reported as ``_TOO_LARGE``."""
-        buffer = bytearray()
-        skipping = False
-        limit = self.max_message_bytes
-        while True:
-            chunk = await self._reader.read(1 << 16)
-            if not chunk:
-                if buffer and not skipping:
-                    yield bytes(buffer)
-                return
-            start = 0
-            while (end := chunk.find(b"\n", start)) != -1:
-                piece = chunk[start:end]
-                start = end + 1
-                if skipping:
-                    skipping = False
-                elif len(buffer) + len(piece) > limit:
-                    yield _TOO_LARGE
-                elif buffer:
-                    buffer += piece
-                    yield bytes(buffer)
-                else:
-                    yield piece
-                buffer.clear()
-            if not skipping:
-                buffer += chunk[start:]
-                if len(buffer) > limit:
-                    buffer.clear()
-                    skipping = True
-                    yield _TOO_LARGE
-
     async def _read_loop(self) -> None:
+        channel = self.channel
         try:
-            async for line in self._lines():
-                if line is _TOO_LARGE:
-                    await self._reply_error(
-                        None,
-                        RequestError.invalid_request(
-                            {"reason": "message too large", "maxMessageBytes": self.max_message_bytes}
-                        ),
-                    )
-                    continue
-                assert isinstance(line, bytes)
-                if line.strip():
-                    await self._receive_line(line)
+            while (message := await channel.receive()) is not None:
+                if isinstance(message, Exception):  # undecodable input: a RequestError of any package
+                    await self._write({"jsonrpc": "2.0", "id": None, "error": message.to_json()})  # type: ignore[attr-defined]
+                else:
+                    await self._receive_message(message)
         except (ConnectionError, OSError) as error:
             logger.debug("connection lost: %s", error)
         finally:
@@ -413,17 +561,7 @@ class Connection:
             await self._worker_task
         await self.close()
 
-    async def _receive_line(self, line: bytes) -> None:
-        try:
-            message = json.loads(line.decode("utf-8"))
-        except UnicodeDecodeError:
-            await self._reply_error(
-                None, RequestError.parse_error({"reason": "the message is not valid UTF-8"})
-            )
-            return
-        except ValueError as error:
-            await self._reply_error(None, RequestError.parse_error({"reason": str(error)}))
-            return
+    async def _receive_message(self, message: Any) -> None:
         if not isinstance(message, list):
             reply = self._receive(message)
             if isinstance(reply, dict):
@@ -438,7 +576,7 @@ class Connection:
                 None, RequestError.invalid_request({"reason": "a batch is not accepted here"})
             )
             return
-        replies = [self._receive(m) for m in message]
+        replies = [self._receive(m, batch=True) for m in message]
         self._spawn(self._send_batch_reply(replies))
 
     async def _send_reply(self, reply: Awaitable[dict[str, Any] | None]) -> None:
@@ -454,8 +592,14 @@ class Connection:
         if found:
             await self._write(found)
 
-    def _receive(self, message: Any) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
-        """Handle one message: the reply, a reply still being computed, or ``None``."""
+    def _receive(
+        self, message: Any, batch: bool = False
+    ) -> Awaitable[dict[str, Any] | None] | dict[str, Any] | None:
+        """Handle one message: the reply, a reply still being computed, or ``None``.
+
+        A request outside a batch is answered by the task that runs its handler (``None``
+        here): one task per request, which ``$/cancel_request`` cancels.
+        """
         kind = message_kind(message)
         if kind == "response":
             self._resolve(message)
@@ -475,9 +619,39 @@ class Connection:
         request_id = message["id"]
         context = contextvars.copy_context()
         context.run(_current_request.set, request_id)
-        task = asyncio.get_running_loop().create_task(self._handle_request(method, params), context=context)
+        loop = asyncio.get_running_loop()
+        if not batch:
+            self._incoming[request_id] = loop.create_task(
+                self._serve_request(request_id, method, params), context=context
+            )
+            return None
+        task = loop.create_task(self._handle_request(method, params), context=context)
         self._incoming[request_id] = task
         return self._answer(request_id, method, task)
+
+    async def _serve_request(self, request_id: JsonId, method: str, params: Any) -> None:
+        """Run one request's handler and write its answer (``-32800`` if ``$/cancel_request`` cancels it)."""
+        task = asyncio.current_task()
+        try:
+            answer = {
+                "jsonrpc": "2.0",
+                "id": request_id,
+                "result": await self._handle_request(method, params),
+            }
+        except asyncio.CancelledError:
+            if self._closed.is_set():
+                raise
+            answer = _error_reply(request_id, RequestError.request_cancelled())
+        except RequestError as error:
+            answer = _error_reply(request_id, error)
+        except Exception:
+            logger.exception("handler of %r failed", method)
+            answer = _error_reply(request_id, RequestError.internal_error())
+        finally:
+            if self._incoming.get(request_id) is task:
+                del self._incoming[request_id]
+        with contextlib.suppress(ConnectionError, OSError):
+            await self._write(answer)
 
     async def _answer(
         self, request_id: JsonId, method: str, task: asyncio.Task[Any]
@@ -543,7 +717,7 @@ class Connection:
             if route is not None and self.initialized:
                 self._notifications.put_nowait((route, params))
             return
-        if not self.initialized:
+        if not self.initialized and method not in self._protocol.during_handshake:
             logger.warning("notification %r before initialize ignored", method)
             return
         route = self._notifications_routes.get(method)
@@ -570,10 +744,55 @@ class Connection:
                 logger.exception("notification handler of %r failed", route.method)
 
     async def _handle_request(self, method: str, params: Any) -> Any:
-        if method == self._protocol.initialize and self._handles_initialize and self.initialized:
-            raise RequestError.invalid_request(f"'{method}' may only be requested once per connection")
-        if not self.initialized and not (method == self._protocol.initialize and self._handles_initialize):
+        handshake = method == self._protocol.initialize and self._handles_initialize
+        if handshake:
+            self._check_initialize(params)
+        elif not self.initialized and method not in self._protocol.during_handshake:
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
+        elif self.initialized:
+            self._other_request_seen = True
+        if not handshake:
+            return await self._dispatch(method, params)
+        self._initializing = True
+        try:
+            return await self._dispatch(method, params)
+        finally:
+            self._initializing = False
+
+    def _check_initialize(self, params: Any) -> None:
+        """Refuse a handshake the agent cannot take now, as the TypeScript SDK 2.4.0 does.
+
+        A version below the package's own is answered with the unsupported-version
+        error.  Once initialized, ``always`` takes a repeat at any time (v1);
+        ``before-other-requests`` takes one only before any other request, for the
+        package's own version or a later one (v2).  A repeat that fails leaves the
+        first handshake in effect.
+        """
+        protocol = self._protocol
+        if self._initializing:
+            raise RequestError.invalid_request(f"'{protocol.initialize}' is already in progress")
+        found = params.get(protocol.protocol_version) if isinstance(params, dict) else None
+        valid = isinstance(found, int) and not isinstance(found, bool) and 0 <= found <= 0xFFFF
+        requested: int = found if valid and isinstance(found, int) else protocol.version
+        if not self.initialized:
+            if requested < protocol.version:
+                raise RequestError.unsupported_protocol_version(
+                    requested, [protocol.version], protocol.unsupported_version_data
+                )
+            return
+        if protocol.repeat_initialize == "always":
+            return
+        if self._other_request_seen:
+            raise RequestError.invalid_request(
+                f"'{protocol.initialize}' must not be repeated after other requests"
+            )
+        if requested < protocol.version:
+            raise RequestError.invalid_request(
+                f"a repeated '{protocol.initialize}' must request protocol version "
+                f"{protocol.version} or later"
+            )
+
+    async def _dispatch(self, method: str, params: Any) -> Any:
         route = self._requests.get(method)
         if route is None:
             if method.startswith("_") and hasattr(self.handler, "ext_method"):
@@ -587,8 +806,10 @@ class Connection:
         except ValidationError as error:
             raise RequestError.invalid_params(_error_details(error)) from None
         result = await function(**expand(value))
+        if result is None and route.result is not Any:
+            result = {}  # a handler of an empty result may return nothing
         try:
-            answer = wire_params(adapter(route.result).validate_python({} if result is None else result))
+            answer = wire_params(adapter(route.result).validate_python(result))
         except ValidationError as error:
             logger.error("handler of %r returned an invalid result: %s", method, error)
             raise RequestError.internal_error() from None

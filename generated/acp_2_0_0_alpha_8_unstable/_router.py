@@ -56,7 +56,16 @@ from typing import Any, Final, cast
 from pydantic import ValidationError
 
 from ._params import wire_params
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, Writer, message_kind
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    UNSUPPORTED_PROTOCOL_VERSION,
+    Channel,
+    Prepended,
+    RequestError,
+    StreamChannel,
+    Writer,
+    message_kind,
+)
 from ._streams import stdio_streams
 
 __all__ = [
@@ -223,8 +232,8 @@ async def _send(writer: Writer, message: Any) -> None:
     await writer.drain()
 
 
-async def _reply_error(writer: Writer, request_id: int | str | None, error: RequestError) -> None:
-    await _send(writer, {"jsonrpc": "2.0", "id": request_id, "error": error.to_json()})
+async def _reply_error(channel: Channel, request_id: int | str | None, error: RequestError) -> None:
+    await channel.send({"jsonrpc": "2.0", "id": request_id, "error": error.to_json()})
 
 
 def _answered_version(answer: Mapping[str, Any]) -> Any:
@@ -322,56 +331,56 @@ class AgentProtocolRouter:
             raise KeyError(version)
         return self._packages[version]
 
-    async def run(self, reader: asyncio.StreamReader | None = None, writer: Writer | None = None) -> None:
-        """Serve one connection until the client closes it: stdin/stdout, or ``reader``/``writer``."""
-        if (reader is None) != (writer is None):
-            raise ValueError("pass both reader and writer, or neither (stdin and stdout)")
-        if reader is None or writer is None:
+    async def run(
+        self, reader: asyncio.StreamReader | Channel | None = None, writer: Writer | None = None
+    ) -> None:
+        """Serve one connection until the client closes it: stdio, ``reader``/``writer`` or a channel."""
+        if reader is None:
+            if writer is not None:
+                raise ValueError("pass both reader and writer, or neither (stdin and stdout)")
             reader, writer = await stdio_streams()
         routed = await self.serve(reader, writer)
         if routed is not None:
             await routed.wait_closed()
 
-    async def serve(self, reader: asyncio.StreamReader, writer: Writer) -> RoutedConnection | None:
+    async def serve(
+        self, reader: asyncio.StreamReader | Channel, writer: Writer | None = None
+    ) -> RoutedConnection | None:
         """Wait for a valid ``initialize`` and hand the connection to its version; don't wait for the end.
 
-        Returns the routed connection (it is already answering ``initialize``),
-        or ``None`` when the client closed the stream first (the writer is then closed).
+        ``reader``/``writer`` are a byte stream pair, or ``reader`` is a :class:`Channel`
+        (the HTTP and WebSocket server use this).  Returns the routed connection (it is
+        already answering ``initialize``), or ``None`` when the client closed the stream
+        first (the transport is then closed).
         """
+        channel: Channel
+        if writer is None:
+            if not hasattr(reader, "receive"):
+                raise ValueError("pass both reader and writer, or a Channel alone")
+            channel = cast(Channel, reader)
+        else:
+            channel = StreamChannel(cast(asyncio.StreamReader, reader), writer, self.max_message_bytes)
         try:
-            return await self._serve(reader, writer)
+            return await self._serve(channel)
         except (ConnectionError, OSError) as exc:  # the client went away while it was answered
             logger.debug("connection lost before initialize: %s", exc)
             with contextlib.suppress(Exception):
-                writer.close()
+                await channel.close()
             return None
 
-    async def _serve(self, reader: asyncio.StreamReader, writer: Writer) -> RoutedConnection | None:
-        lines = _Lines(reader, self.max_message_bytes)
+    async def _serve(self, channel: Channel) -> RoutedConnection | None:
         while True:
-            line = await lines.next()
-            if line is None:
+            message = await channel.receive()
+            if message is None:
                 with contextlib.suppress(Exception):
-                    writer.close()
+                    await channel.close()
                 return None
-            if isinstance(line, _TooLarge):
-                too_large = {"reason": "message too large", "maxMessageBytes": self.max_message_bytes}
-                await _reply_error(writer, None, RequestError.invalid_request(too_large))
-                continue
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line.decode("utf-8"))
-            except UnicodeDecodeError:
-                reason = {"reason": "the message is not valid UTF-8"}
-                await _reply_error(writer, None, RequestError.parse_error(reason))
-                continue
-            except ValueError as exc:
-                await _reply_error(writer, None, RequestError.parse_error({"reason": str(exc)}))
+            if isinstance(message, Exception):  # not JSON, not UTF-8, or too large
+                await channel.send({"jsonrpc": "2.0", "id": None, "error": message.to_json()})  # type: ignore[attr-defined]
                 continue
             if isinstance(message, list):
                 reason = {"reason": "a batch is not accepted before initialize"}
-                await _reply_error(writer, None, RequestError.invalid_request(reason))
+                await _reply_error(channel, None, RequestError.invalid_request(reason))
                 continue
             kind = message_kind(message)
             if kind in ("notification", "response"):
@@ -379,30 +388,30 @@ class AgentProtocolRouter:
                 continue
             if kind == "invalid":
                 reason = {"reason": "not a JSON-RPC 2.0 message"}
-                await _reply_error(writer, _valid_id(message), RequestError.invalid_request(reason))
+                await _reply_error(channel, _valid_id(message), RequestError.invalid_request(reason))
                 continue
             request_id = message["id"]
             method = message["method"]
             if method != "initialize":
                 error = RequestError.invalid_request(f"the connection must be initialized before '{method}'")
-                await _reply_error(writer, request_id, error)
+                await _reply_error(channel, request_id, error)
                 continue
             try:
                 version, params = self._route(message.get("params"))
             except RequestError as exc:
-                await _reply_error(writer, request_id, exc)
+                await _reply_error(channel, request_id, exc)
                 continue
-            head = line if params is None else _encode({**message, "params": params})
-            return self._hand_over(version, lines.handover(head + b"\n"), writer)
+            head = message if params is None else {**message, "params": params}
+            return self._hand_over(version, Prepended(head, channel).as_channel())
 
-    def _hand_over(self, version: int, reader: asyncio.StreamReader, writer: Writer) -> RoutedConnection:
+    def _hand_over(self, version: int, channel: Channel) -> RoutedConnection:
         package = self._packages[version]
         factory = self._factories[version]
 
         def make(connection: Any) -> object:  # a function, so the bindings call it exactly once
             return factory(connection)
 
-        connection = package.connect_to_client(make, reader, writer, max_message_bytes=self.max_message_bytes)
+        connection = package.connect_to_client(make, channel, max_message_bytes=self.max_message_bytes)
         return RoutedConnection(version, package, connection)
 
     def _route(self, params: Any) -> tuple[int, dict[str, Any] | None]:
@@ -416,10 +425,9 @@ class AgentProtocolRouter:
             )
         selected = max((v for v in self._factories if v <= requested), default=None)
         if selected is None:
-            served = " and ".join(str(v) for v in self.versions)
-            raise RequestError.invalid_request(
-                f"unsupported ACP protocol version {requested}; "
-                f"this endpoint supports ACP protocol version {served}"
+            newest = self._packages[max(self._factories)].schema
+            raise RequestError.unsupported_protocol_version(
+                requested, self.versions, getattr(newest, "UnsupportedProtocolVersionErrorData", None)
             )
         if selected == V1:
             return V1, (self._downgrade(params) if requested >= V2 else None)
@@ -490,6 +498,8 @@ _VERSION_WORDS: Final = re.compile(r"protocol.?version|version", re.IGNORECASE)
 
 def _refuses_version(error: RequestError) -> bool:
     """Whether an error answering ``initialize`` says the agent does not speak the version offered."""
+    if error.code == UNSUPPORTED_PROTOCOL_VERSION:
+        return True
     text = f"{error.message} {json.dumps(error.data, default=str)}"
     return error.code in (-32600, -32602) and _VERSION_WORDS.search(text) is not None
 
@@ -527,7 +537,7 @@ async def connect_with_fallback(
       ``clientCapabilities`` were not in it (a router maps them; a plain v1
       agent assumes the v1 defaults);
     * it answers with an error that says it does not support the version
-      (code ``-32600`` or ``-32602`` mentioning the version): the connection is
+      (``-32022``, or ``-32600``/``-32602`` mentioning the version): the connection is
       not initialized, so the helper sends a v1 ``initialize`` (id 1, with
       ``clientInfo`` from ``info`` and ``v1_capabilities``) on the same
       transport and goes on with v1 if the agent accepts it.

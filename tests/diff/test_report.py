@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from codegen.diff.report import release_pairs, render_rules, report_files, stale_reports
-from codegen.diff.rules import CATALOG
+from codegen.diff.rules import CATALOG, RuleId
+from codegen.diff.rules import rule as rule_of
 from codegen.schema.load import SchemaSource, read_lock
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
 from tests.support.releases import ROOT
@@ -18,7 +19,7 @@ from tests.support.releases import ROOT
 
 
 def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "json")
     data = json.loads(out)
     assert data["old"] == A3 and data["new"] == A5 and data["failed"] is True
     assert data["summary"] == {"stable": {"breaking": 1, "warning": 0, "info": 1}}
@@ -29,25 +30,66 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
         and first["layer"] == "wire"
         and first["pointer"] == "/$defs/PromptResponse"
     )
+    # the typed fields the words come from, and the rule explained inline
+    assert first["path"] == [
+        {"kind": "type", "name": "PromptResponse"},
+        {"kind": "field", "name": "messageId"},
+    ]
+    assert first["new"] == "MessageId" and "old" not in first
+    assert first["flow"] == {"senders": ["agent"], "receivers": ["client"]}
+    assert first["explanation"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
+    assert "rule_url" not in first and first["file"] == f"schemas/v2/{A5}/schema.json"
 
 
-def test_markdown_has_a_summary_table_and_links_every_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "markdown")
+def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Read outside this repository, the report explains its rules itself: no link into the repository."""
+    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "markdown")
     assert "| stable | 1 | 0 | 1 |" in out
-    assert "[`field-added-required`](../docs/rules.md#field-added-required)" in out
+    assert "[`field-added-required`](#field-added-required)" in out
+    assert "\n## Rules\n\n### field-added-required\n\n" + rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in out
+    assert "### field-added-optional" in out and "### type-changed" not in out
+    assert "docs/rules.md" not in out
     assert "string \\| null" in out  # a union in a table cell is escaped
 
 
+def test_rule_links_go_to_the_configured_public_catalog(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = "https://example.org/acp-codegen/rules"
+    common = ("diff", A3, A5, "--stability", "stable", "--no-evidence", "--rules-url", url)
+    _, out, _ = run(capsys, *common, "--format", "markdown")
+    assert f"[`field-added-required`]({url}#field-added-required)" in out and "\n## Rules\n" not in out
+    change = json.loads(run(capsys, *common, "--format", "json")[1])["changes"][0]
+    assert change["rule_url"] == f"{url}#field-added-required"
+    sarif = json.loads(run(capsys, *common, "--format", "sarif")[1])
+    assert sarif["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] == f"{url}#field-added-required"
+    assert f"({url}#field-added-required)" in run(capsys, *common, "--format", "github")[1]
+    monkeypatch.setenv("ACP_CODEGEN_RULES_URL", url)
+    assert f"({url}#field-added-required)" in run(capsys, *common[:-2], "--format", "markdown")[1]
+
+
 def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "github")
+    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "github")
     lines = out.splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("::error file=schema.json,title=field-added-required (stable%2C wire)::")
+    schema = ROOT / "schemas" / "v2" / A5 / "schema.json"
+    line = _line_of_key(schema, '"messageId": {')  # the field, read from the file itself
+    assert lines[0].startswith(
+        f"::error file=schemas/v2/{A5}/schema.json,line={line},title=field-added-required (stable%2C wire)::"
+    )
+    assert rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in lines[0]
     assert lines[1].startswith("::notice ")
 
 
+def _line_of_key(path: Path, needle: str) -> int:
+    """The first line of ``path`` holding ``needle`` (the test reads the file independently)."""
+    return next(n for n, text in enumerate(path.read_text().splitlines(), 1) if needle in text)
+
+
 def test_sarif_is_a_2_1_0_log_with_the_catalog_as_rules(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "sarif")
+    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "sarif")
     log = json.loads(out)
     assert log["version"] == "2.1.0"
     run_ = log["runs"][0]
@@ -56,13 +98,25 @@ def test_sarif_is_a_2_1_0_log_with_the_catalog_as_rules(capsys: pytest.CaptureFi
     result = run_["results"][0]
     assert result["ruleId"] == "field-added-required" and result["level"] == "error"
     assert rules[result["ruleIndex"]]["id"] == "field-added-required"
-    assert result["partialFingerprints"] == {"acpChange/v1": MESSAGE_ID}
-    assert result["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == "PromptResponse.messageId"
+    assert result["partialFingerprints"] == {"acpChange/v2": MESSAGE_ID}
+    location = result["locations"][0]
+    assert location["logicalLocations"][0]["fullyQualifiedName"] == "PromptResponse.messageId"
+    schema = ROOT / "schemas" / "v2" / A5 / "schema.json"
+    assert location["physicalLocation"] == {
+        "artifactLocation": {"uri": f"schemas/v2/{A5}/schema.json"},
+        "region": {"startLine": _line_of_key(schema, '"messageId": {')},
+    }
+    assert all("helpUri" not in r for r in rules)  # no public catalog configured: explained inline
+    assert rules[result["ruleIndex"]]["help"]["text"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
 
 
 def test_output_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
-    first = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
-    second = run(capsys, "diff", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never")[1]
+    first = run(
+        capsys, "diff", "--no-evidence", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never"
+    )[1]
+    second = run(
+        capsys, "diff", "--no-evidence", "2.0.0-alpha.2", A3, "--format", "json", "--fail-on", "never"
+    )[1]
     assert first == second
 
 

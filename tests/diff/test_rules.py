@@ -18,6 +18,7 @@ from codegen.diff.rules import (
     MEMBER_ADDED,
     MEMBER_REMOVED,
     RULES,
+    Flow,
     RuleId,
     impact,
     openness,
@@ -27,25 +28,34 @@ from tests.support.diffkit import AGENT, BOTH, CLIENT, NOBODY, PYTHON
 # --- the direction rule ---------------------------------------------------------------------
 
 
+def flow(senders: list[str], receivers: list[str]) -> Flow:
+    return Flow(frozenset(senders), frozenset(receivers))
+
+
 @pytest.mark.parametrize(
-    ("breaks", "senders", "expected"),
+    ("breaks", "data", "expected"),
     [
-        ("senders", ["client"], ("breaking", CLIENT)),
-        ("senders", ["agent"], ("breaking", AGENT)),
-        ("receivers", ["client"], ("breaking", AGENT)),
-        ("receivers", ["agent"], ("breaking", CLIENT)),
-        ("both", ["agent"], ("breaking", BOTH)),
-        ("senders", ["agent", "client"], ("breaking", BOTH)),
-        ("senders", [], ("info", NOBODY)),
-        ("python", [], ("breaking", PYTHON)),
-        ("nobody", ["agent"], ("breaking", NOBODY)),
+        ("senders", flow(["client"], ["agent"]), ("breaking", CLIENT)),
+        ("senders", flow(["agent"], ["client"]), ("breaking", AGENT)),
+        ("receivers", flow(["client"], ["agent"]), ("breaking", AGENT)),
+        ("receivers", flow(["agent"], ["client"]), ("breaking", CLIENT)),
+        ("both", flow(["agent"], ["client"]), ("breaking", BOTH)),
+        ("senders", flow(["agent", "client"], ["agent", "client"]), ("breaking", BOTH)),
+        ("senders", flow([], []), ("info", NOBODY)),
+        ("python", flow([], []), ("breaking", PYTHON)),
+        ("nobody", flow(["agent"], ["client"]), ("breaking", NOBODY)),
+        # a third side: the roles come from the flow, not from a fixed pair of peers
+        ("receivers", flow(["client"], ["proxy"]), ("breaking", ("old proxy",))),
+        (
+            "both",
+            flow(["proxy"], ["agent", "client"]),
+            ("breaking", ("old agent", "old client", "old proxy")),
+        ),
     ],
 )
-def test_impact_resolves_the_flow_to_roles(
-    breaks: str, senders: list[str], expected: tuple[str, Any]
-) -> None:
+def test_impact_resolves_the_flow_to_roles(breaks: str, data: Flow, expected: tuple[str, Any]) -> None:
     rule = dataclasses.replace(CATALOG[0], breaks=breaks, severity="breaking")  # type: ignore[arg-type]
-    assert impact(rule, senders) == expected  # type: ignore[arg-type]
+    assert impact(rule, data) == expected
 
 
 def test_rule_ids_are_unique_kebab_case_and_explained_in_one_line() -> None:

@@ -45,20 +45,22 @@ DISPATCHES = {
     "renames.py": {"rename_refs": "TupleOf", "shape": "RecordType"},
     "compare.py": {
         "_members": "TupleOf",
-        "_without_constraints": "TupleOf",
+        "without_constraints": "TupleOf",
+        "accepts_any": "TupleOf",
         "_constraint_pairs": "TupleOf",
-        "describe": "TupleOf",
         "compare_type": "RecordType",
     },
+    "wording.py": {"describe": "TupleOf"},
 }
 """Every place in the differ that branches on the kind of an expression or a named type."""
 
 MISSPELT = """
 from codegen.diff.context import Context
+from codegen.diff.model import TypePart
 
 
 def misspelt(ctx: Context) -> None:
-    ctx.change("type-chaged", "X", "", ())
+    ctx.change("type-chaged", (TypePart("X"),))
 """
 
 ERROR = re.compile(r"^codegen/diff/(?P<file>\w+\.py):(?P<line>\d+): error: (?P<message>.*)$")
@@ -110,7 +112,7 @@ def test_a_new_ir_kind_fails_the_type_check_wherever_the_differ_dispatches_on_ki
 def test_a_rule_named_by_a_string_fails_the_type_check(errors: list[tuple[str, int, str]]) -> None:
     found = [(line, message) for file, line, message in errors if file == "misspelt.py"]
     assert found == [
-        (6, 'Argument 1 to "change" of "Context" has incompatible type "str"; expected "RuleId"  [arg-type]')
+        (7, 'Argument 1 to "change" of "Context" has incompatible type "str"; expected "RuleId"  [arg-type]')
     ]
 
 

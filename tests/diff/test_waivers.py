@@ -10,7 +10,7 @@ import pytest
 
 from codegen.diff import DiffResult, Waiver, apply_waivers, diff_surfaces, read_waivers
 from codegen.errors import CodegenError
-from tests.support.diffkit import A3, A5, MESSAGE_ID, one_error_line, run, waiver_file
+from tests.support.diffkit import A3, A5, MESSAGE_ID, one_error_line, only, run, waiver_file
 from tests.support.releases import surface_of
 
 # --- on the command line -----------------------------------------------------------------------
@@ -21,7 +21,7 @@ def test_a_waiver_silences_its_change(tmp_path: Path, capsys: pytest.CaptureFixt
         tmp_path,
         f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "shipped together"\nexpires = 2999-01-01\n',
     )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--format", "json")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path, "--format", "json")
     assert code == 0
     waived = [c for c in json.loads(out)["changes"] if c["fingerprint"] == MESSAGE_ID]
     assert len(waived) == 2  # the same change in the stable and the unstable schema
@@ -32,7 +32,7 @@ def test_an_expired_waiver_fails_the_run(tmp_path: Path, capsys: pytest.CaptureF
     path = waiver_file(
         tmp_path, f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "old"\nexpires = 2000-01-01\n'
     )
-    code, out, _ = run(capsys, "diff", A3, A5, "--waivers", path, "--fail-on", "never")
+    code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path, "--fail-on", "never")
     assert code == 1
     assert f"expired waiver {MESSAGE_ID} (expired 2000-01-01): old" in out
 
@@ -41,16 +41,26 @@ def test_an_unmatched_waiver_is_reported(tmp_path: Path, capsys: pytest.CaptureF
     path = waiver_file(
         tmp_path, '[[waiver]]\nfingerprint = "0000000000000000"\nreason = "stale"\nexpires = 2999-01-01\n'
     )
-    code, out, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path)
+    code, out, _ = run(capsys, "diff", "--no-evidence", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path)
     assert code == 0
     assert "unused waiver 0000000000000000: it matches no change (stale)" in out
-    _, gh, _ = run(capsys, "diff", "2.0.0-alpha.1", "2.0.0-alpha.2", "--waivers", path, "--format", "github")
+    _, gh, _ = run(
+        capsys,
+        "diff",
+        "--no-evidence",
+        "2.0.0-alpha.1",
+        "2.0.0-alpha.2",
+        "--waivers",
+        path,
+        "--format",
+        "github",
+    )
     assert "::warning title=unused waiver::waiver 0000000000000000 matches no change" in gh
 
 
 def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = waiver_file(tmp_path, '[[waiver]]\nfingerprint = "abc"\nreason = unquoted text\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "not valid TOML" in line and "line 3" in line
@@ -59,7 +69,7 @@ def test_a_malformed_waiver_file_names_the_line(tmp_path: Path, capsys: pytest.C
 def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "waivers.toml"
     path.write_bytes(b'[[waiver]]\nreason = "caf\xe9"\n')
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "not UTF-8 text (byte 24)" in line
@@ -67,7 +77,7 @@ def test_a_waiver_file_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_a_missing_waiver_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "nope.toml"
-    code, _, err = run(capsys, "diff", A3, A5, "--waivers", path)
+    code, _, err = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path)
     assert code == 2
     line = one_error_line(err)
     assert str(path) in line and "file not found" in line
@@ -163,3 +173,22 @@ def test_a_waiver_file_is_read_with_its_text_trimmed(tmp_path: Path) -> None:
 
 def test_an_empty_waiver_file_holds_no_waivers(tmp_path: Path) -> None:
     assert read_waivers(waiver_file(tmp_path, "")) == ()
+
+
+# --- rewording keeps waivers -----------------------------------------------------------------------
+
+
+def test_a_reworded_message_keeps_its_waiver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint hashes the rule and the path: new words for every message change no waiver."""
+    from codegen.diff import model
+
+    before = {c.rule.id: (c.fingerprint, c.message) for c in hand_made_result().changes}
+    monkeypatch.setattr(model, "path_words", lambda path: "reworded " + "/".join(p.kind for p in path))
+    monkeypatch.setattr(model, "detail", lambda rule_id, path, old, new: f"now said otherwise ({rule_id})")
+    waiver = Waiver(MESSAGE_ID, "shipped together", TODAY)
+    result = apply_waivers(hand_made_result(), [waiver], TODAY)
+    waived = only(result.changes, "field-added-required")
+    assert waived.message == "reworded type/field: now said otherwise (field-added-required)"
+    assert waived.message != before["field-added-required"][1]
+    assert waived.waiver == waiver and result.unmatched == ()
+    assert {c.rule.id: c.fingerprint for c in result.changes} == {r: f for r, (f, _) in before.items()}

@@ -14,11 +14,12 @@ import pytest
 from pydantic import ValidationError
 
 from codegen import naming
-from codegen.api.methods import handled_by, specs
+from codegen.api.ends import bindings as ends_of
+from codegen.api.methods import handled_by
 from codegen.api.protocol import protocol_names
 from codegen.emit.bindings import render_bindings
 from codegen.errors import CodegenError
-from codegen.schema.ir import ApiSurface, ObjectType, UnionType
+from codegen.schema.ir import ApiSurface, Method, ObjectType, UnionType
 from tests.support.releases import SURFACES, package_of, surface_id, surface_of
 from tests.support.wire import Wire, run
 
@@ -128,8 +129,9 @@ def test_the_reference_names_exist(bound: tuple[ApiSurface, ModuleType]) -> None
 
 
 def _params_fields(surface: ApiSurface, name: str) -> dict[str, bool]:
-    """Python name -> required, over every branch of a union."""
-    found = surface.types[name]
+    """Python name -> required, over every branch of a union (an alias of a class: that class's)."""
+    found = surface.unaliased(name)
+    name = found.name
     if isinstance(found, ObjectType):
         return {f.py_name: f.required for f in surface.all_fields(name) if f.wire_name != "_meta"}
     assert isinstance(found, UnionType)
@@ -140,17 +142,25 @@ def _params_fields(surface: ApiSurface, name: str) -> dict[str, bool]:
     return out
 
 
+def _handler_of(surface: ApiSurface, bindings: ModuleType, method: Method) -> type:
+    """The handler protocol of the first connection end that serves ``method``."""
+    end = next(e for e in ends_of(surface).handlers if method in e.role.served(surface))
+    return getattr(bindings, end.role.handler)  # type: ignore[no-any-return]
+
+
 def test_protocol_and_connection_signatures_agree_for_every_method(
     bound: tuple[ApiSurface, ModuleType],
 ) -> None:
+    """Each end's handler takes a method as the peer's connection calls it, for every end of every release."""
     surface, bindings = bound
-    pairs = [
-        ("agent", bindings.Agent, bindings.ClientSideConnection),
-        ("client", bindings.Client, bindings.AgentSideConnection),
-    ]
-    checked = 0
-    for side, protocol, connection in pairs:
-        for method in handled_by(surface, side):
+    spec = ends_of(surface)
+    checked: set[Method] = set()
+    for end in spec.handlers:
+        protocol = getattr(bindings, end.role.handler)
+        peer = next(e for e in spec.handlers if e.name == end.role.peer)
+        connection = getattr(bindings, peer.role.connection)
+        for method in end.role.served(surface):
+            assert method in peer.role.called(surface), (end.name, method.wire_name)
             name = naming.method_name(method.wire_name, method.kind, method.params)
             handler = inspect.signature(getattr(protocol, name))
             caller = inspect.signature(getattr(connection, name))
@@ -167,21 +177,17 @@ def test_protocol_and_connection_signatures_agree_for_every_method(
                     assert fields[p.name], (method.wire_name, p.name)
             expected_return = f"schema.{method.result}" if method.result else "None"
             assert handler.return_annotation == expected_return
-            checked += 1
-    assert checked == len([m for m in surface.methods if m.side != "protocol"]) + 2 * len(
-        [m for m in surface.methods if m.side == "protocol"]
-    )
+            checked.add(method)
+    assert checked == set(surface.methods), "every method is served by some end and called by its peer"
 
 
 def test_a_union_request_has_one_overload_per_branch_and_scope(bound: tuple[ApiSurface, ModuleType]) -> None:
     """Each known branch's tag is its Literal, the open branch's a str (or absent when it has no tag)."""
     surface, bindings = bound
     checked = 0
-    for side, connection in (
-        ("agent", bindings.ClientSideConnection),
-        ("client", bindings.AgentSideConnection),
-    ):
-        for spec in specs(surface, side):
+    for end in ends_of(surface).ends:
+        connection = getattr(bindings, end.role.connection)
+        for spec in end.called:
             implementation = getattr(connection, spec.name)
             overloads = typing.get_overloads(implementation)
             if spec.union is None:
@@ -205,19 +211,17 @@ def test_a_union_request_has_one_overload_per_branch_and_scope(bound: tuple[ApiS
             if spec.union.other is not None:  # the open branch comes last: any other tag, required
                 assert tags[-1] in (("str", True), None), (spec.wire, tags[-1])
             checked += 1
-    unions = [spec for side in ("agent", "client") for spec in specs(surface, side) if spec.union]
-    assert checked == len(unions)
+    assert checked == sum(1 for end in ends_of(surface).ends for spec in end.called if spec.union)
 
 
 def test_required_fields_have_no_default(bound: tuple[ApiSurface, ModuleType]) -> None:
     surface, bindings = bound
     for method in surface.methods:
-        params = surface.types[method.params]
+        params = surface.unaliased(method.params)
         if not isinstance(params, ObjectType):
             continue
         name = naming.method_name(method.wire_name, method.kind, method.params)
-        owner = bindings.Agent if method.side in ("agent", "protocol") else bindings.Client
-        signature = inspect.signature(getattr(owner, name))
+        signature = inspect.signature(getattr(_handler_of(surface, bindings, method), name))
         for f in surface.all_fields(params.name):
             if f.wire_name == "_meta":
                 continue
@@ -229,19 +233,21 @@ def test_docstrings_come_from_the_schema(bound: tuple[ApiSurface, ModuleType]) -
     surface, bindings = bound
     for method in surface.methods:
         name = naming.method_name(method.wire_name, method.kind, method.params)
-        owner = bindings.Agent if method.side in ("agent", "protocol") else bindings.Client
-        doc = inspect.getdoc(getattr(owner, name)) or ""
+        doc = inspect.getdoc(getattr(_handler_of(surface, bindings, method), name)) or ""
         if method.doc:
             assert doc.split("\n")[0] == inspect.cleandoc(method.doc).split("\n")[0]
 
 
 def test_route_tables_follow_the_ir(bound: tuple[ApiSurface, ModuleType]) -> None:
     surface, bindings = bound
-    for side, requests, notifications in (
-        ("agent", bindings.AGENT_REQUESTS, bindings.AGENT_NOTIFICATIONS),
-        ("client", bindings.CLIENT_REQUESTS, bindings.CLIENT_NOTIFICATIONS),
-    ):
-        methods = handled_by(surface, side)
+    ends = ends_of(surface).handlers
+    assert [e.name for e in ends][:2] == ["agent", "client"]
+    for end in ends:
+        requests = getattr(bindings, f"{end.role.constant}_REQUESTS")
+        notifications = getattr(bindings, f"{end.role.constant}_NOTIFICATIONS")
+        methods = end.role.served(surface)
+        if end.name in ("agent", "client"):
+            assert methods == handled_by(surface, end.name)
         assert set(requests) == {m.wire_name for m in methods if m.kind == "request"}
         assert set(notifications) == {m.wire_name for m in methods if m.kind == "notification"}
         for m in methods:

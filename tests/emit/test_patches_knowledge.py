@@ -29,6 +29,7 @@ from codegen.knowledge import section
 from codegen.schema.ir import ApiSurface, Ref, UnionType, Variant
 from tests.support.releases import (
     GENERATED,
+    RELEASES,
     SURFACES,
     knowledge_of,
     package_of,
@@ -283,11 +284,13 @@ def test_collections_of_each_release(release: str) -> None:
     unstable = session_plan(surface_of(release, True))
     base = ["messages", "tool_calls", "terminals", "plans", "available_commands", "config_options"]
     base += ["session_info", "usage"]
-    # compaction updates are unstable from alpha.3 and stable from alpha.8; subagents unstable from alpha.7
-    stable_extra = {"2.0.0-alpha.8": ["compactions"]}
+    # compaction updates are unstable from alpha.3 and stable from alpha.8; subagents unstable from alpha.7;
+    # the releases after it (the npm ones, in lock order) keep both as alpha.8 had them
+    later = RELEASES[RELEASES.index("2.0.0-alpha.8") :]
+    stable_extra = {r: ["compactions"] for r in later}
     assert [c.name for c in stable.collections] == base + stable_extra.get(release, [])
     extra = {"2.0.0-alpha.3": ["compactions"], "2.0.0-alpha.5": ["compactions"]}
-    extra["2.0.0-alpha.7"] = extra["2.0.0-alpha.8"] = ["compactions", "subagents"]
+    extra |= {r: ["compactions", "subagents"] for r in ["2.0.0-alpha.7", *later]}
     assert [c.name for c in unstable.collections] == base + extra.get(release, [])
     assert stable.state_type == unstable.state_type == "StateUpdate"
 

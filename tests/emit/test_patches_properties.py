@@ -1,7 +1,9 @@
 """Properties of the patch semantics on every release, checked with hypothesis.
 
 Each property runs once per release and stability with the ``acp-patches``
-profile: 500 examples, no deadline (the machine is shared and noisy).
+profile: 500 examples, no deadline (the machine is shared and noisy). ``make
+test`` runs them on the oldest and the newest release of each protocol major,
+``make test-all`` on every release (the ``sweep`` marker).
 
 * a random stream of updates gives the same state as :mod:`tests.support.patch_reference`,
   a reference model written with plain dicts, and bad updates raise the error it
@@ -26,12 +28,13 @@ from codegen.emit.patches import UpsertPlan, session_plan
 from tests.support.patch_reference import (
     PredictedError,
     Reference,
+    camel,
     spec_of,
     update_strategy,
     upsert_strategy,
     variant_strategies,
 )
-from tests.support.releases import package_of, surface_id, surface_of, surfaces_with
+from tests.support.releases import package_of, surface_of, surfaces_with, sweep
 
 settings.register_profile(
     "acp-patches",
@@ -43,7 +46,7 @@ settings.register_profile(
 PROFILE = settings.get_profile("acp-patches")
 
 PATCHED = surfaces_with("patches")
-every_surface = pytest.mark.parametrize("release, unstable", PATCHED, ids=[surface_id(s) for s in PATCHED])
+every_surface = pytest.mark.parametrize("release, unstable", sweep(PATCHED))
 
 
 def streams(release: str, unstable: bool) -> st.SearchStrategy[list[dict[str, Any]]]:
@@ -63,7 +66,7 @@ def state_json(state: Any) -> dict[str, Any]:
 def assert_matches(state: Any, reference: Reference) -> None:
     got, expected = state_json(state), reference.dump()
     assert got == expected
-    for name in reference.keyed:
+    for name in map(camel, reference.keyed):
         assert list(got[name]) == list(expected[name]), f"order of {name}"
     assert (state.completions, state.work_in_progress) == (reference.completions, reference.working)
 

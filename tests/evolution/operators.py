@@ -142,32 +142,33 @@ def add_null_tag_variant(docs: Documents) -> Expected:
 def add_side(docs: Documents) -> Expected:
     """A new role joins the protocol, with its own root envelope and methods.
 
-    Models a proxy between client and agent that announces itself: nothing
-    in the generator knows the side, so its types get models and its method
-    gets no bindings, with a warning that names it.
+    Models an observer that announces itself to the client: nothing in the
+    generator knows the side (``[sides]`` of knowledge.toml lists agent, client,
+    protocol and proxy), so its types get models and its method gets no
+    bindings, with a warning that names it.
     """
     for schema, meta in (
         (docs["schema.json"], docs["meta.json"]),
         (docs["schema.unstable.json"], docs["meta.unstable.json"]),
     ):
         defs = schema["$defs"]
-        defs["AnnounceProxyNotification"] = {
-            "description": "A proxy announces itself to the client.",
+        defs["AnnounceObserverNotification"] = {
+            "description": "An observer announces itself to the client.",
             "type": "object",
-            "properties": {"proxyName": {"type": "string"}, "hops": {"type": "integer", "minimum": 0}},
-            "required": ["proxyName"],
-            "x-method": "proxy/announce",
+            "properties": {"observerName": {"type": "string"}, "hops": {"type": "integer", "minimum": 0}},
+            "required": ["observerName"],
+            "x-method": "observer/announce",
             "x-side": "client",
         }
-        defs["ProxyNotification"] = {
+        defs["ObserverNotification"] = {
             "type": "object",
             "properties": {
                 "method": {"type": "string"},
                 "params": {
                     "anyOf": [
                         {
-                            "title": "AnnounceProxyNotification",
-                            "allOf": [{"$ref": "#/$defs/AnnounceProxyNotification"}],
+                            "title": "AnnounceObserverNotification",
+                            "allOf": [{"$ref": "#/$defs/AnnounceObserverNotification"}],
                         },
                         {"type": "null"},
                     ]
@@ -178,18 +179,18 @@ def add_side(docs: Documents) -> Expected:
         }
         schema["anyOf"].append(
             {
-                "title": "Proxy",
+                "title": "Observer",
                 "type": "object",
                 "properties": {"jsonrpc": {"type": "string", "enum": ["2.0"]}},
                 "required": ["jsonrpc"],
-                "anyOf": [{"title": "Notification", "allOf": [{"$ref": "#/$defs/ProxyNotification"}]}],
+                "anyOf": [{"title": "Notification", "allOf": [{"$ref": "#/$defs/ObserverNotification"}]}],
             }
         )
-        meta["proxyMethods"] = {"proxy_announce": "proxy/announce"}
+        meta["observerMethods"] = {"observer_announce": "observer/announce"}
     return Expected(
-        changes=(("python-class-added", "AnnounceProxyNotification", "stable"),),
-        gaps=(None,),
-        types=("AnnounceProxyNotification",),
+        changes=(("python-class-added", "AnnounceObserverNotification", "stable"),),
+        gaps=("[sides]",),
+        types=("AnnounceObserverNotification",),
     )
 
 

@@ -83,6 +83,10 @@ def mutate(name: str, work: Path) -> Outcome:
     return Outcome(name, expected, docs[schema_file], surface, files, found.gaps, diff, folder, package)
 
 
+# every mutated release is generated once, by the one pytest-xdist worker that runs this module
+pytestmark = pytest.mark.xdist_group("test_corpus-outcomes")
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
     work = tmp_path_factory.mktemp("evolution")
@@ -213,7 +217,7 @@ def test_a_new_side_gets_models_and_a_warning_naming_its_methods(
 ) -> None:
     outcome = outcomes["add_side"]
     (gap,) = [g for g in outcome.gaps if str(g.file).endswith("/schema.json")]
-    assert "'proxy'" in gap.message and "proxy/announce" in gap.message
+    assert "'observer'" in gap.message and "observer/announce" in gap.message
     schema = imported(outcome, packages).schema
-    assert schema.AnnounceProxyNotification.model_validate({"proxyName": "p"}).proxy_name == "p"
-    assert "proxy/announce" not in {m.wire_name for m in outcome.surface.methods}
+    assert schema.AnnounceObserverNotification.model_validate({"observerName": "o"}).observer_name == "o"
+    assert "observer/announce" not in {m.wire_name for m in outcome.surface.methods}

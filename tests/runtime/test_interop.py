@@ -1,11 +1,16 @@
 """The generated bindings against the official TypeScript SDK, over real stdio subprocesses.
 
 tests/interop/package.json pins ``@agentclientprotocol/sdk`` 1.5.1 (it speaks the
-alpha.5 schema), 1.7.0 (alpha.7) and 1.8.0 (alpha.8) side by side under npm
-aliases; their ``experimental/v2`` entry points are the peers.  On alpha.8 both
-directions also stream the nested idle states: a stop reason of ``error`` with
-its error, a custom one, and none at all.  ``make interop-deps`` (part of
-``make test``) installs them with ``npm ci``.
+alpha.5 schema), 1.7.0 (alpha.7), 1.8.0 (alpha.8) and 2.4.0 (the newest locked v2
+release, v2-sdk-2.3.0) side by side under npm aliases; their ``experimental/v2``
+entry points are the peers (2.4.0's ``experimental/v2`` for the stable package and
+``experimental/v2/unstable`` for the unstable one).  On alpha.8 both directions also
+stream the nested idle states: a stop reason of ``error`` with its error, a custom
+one, and none at all.  With the newest release both directions stream every
+session update kind of the schema and an idle error whose ``error.data`` is a
+string, the TypeScript client opens a session with ``mcpServers: null`` and the
+TypeScript agent advertises a terminal auth method with ``args: null``.  ``make
+interop-deps`` (part of ``make test``) installs them with ``npm ci``.
 """
 
 from __future__ import annotations
@@ -21,12 +26,39 @@ from typing import Any
 
 import pytest
 
-from tests.support.releases import ROOT, package_of
+from tests.support.instances import object_example
+from tests.support.releases import ROOT, newest, package_of, surface_of
 
 INTEROP = ROOT / "tests" / "interop"
+NEWEST = newest(2)
+"""The newest locked v2 release: the one the newest pinned SDK speaks."""
+NEWEST_SDK = "acp-sdk-2-4"
 PEERS = {"2.0.0-alpha.5": "acp-sdk-alpha5", "2.0.0-alpha.7": "acp-sdk-alpha7", "2.0.0-alpha.8": "acp-sdk-1-8"}
+"""Older releases and the SDK alias whose unstable v2 entry point speaks each."""
 NESTED = "2.0.0-alpha.8"
 """The release whose idle states are a union on their stop reason."""
+CASES: list[tuple[str, bool, str]] = [(release, True, alias) for release, alias in sorted(PEERS.items())] + [
+    (NEWEST, False, f"{NEWEST_SDK}/experimental/v2"),
+    (NEWEST, True, f"{NEWEST_SDK}/experimental/v2/unstable"),
+]
+"""(release, unstable, the SDK entry point that speaks that schema file)."""
+
+
+def case_id(case: tuple[str, bool, str]) -> str:
+    release, unstable, _entry = case
+    return release + ("-unstable" if unstable else "")
+
+
+def update_examples(release: str, unstable: bool) -> list[tuple[str, dict[str, Any]]]:
+    """(class, wire JSON) of one schema-valid session update per class of the release's SessionUpdate."""
+    surface = surface_of(release, unstable)
+    union = surface.types["SessionUpdate"]
+    return [
+        (cls, object_example(surface, cls, full=False))
+        for variant in union.variants  # type: ignore[union-attr]
+        for cls in surface.classes_of(variant.type)
+    ]
+
 
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not (INTEROP / "node_modules" / "acp-sdk-alpha7").is_dir(),
@@ -35,10 +67,16 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_the_pinned_sdks_speak_these_releases() -> None:
-    """Each aliased SDK ships exactly the unstable schema of the release it is paired with."""
-    for release, alias in PEERS.items():
-        shipped = (INTEROP / "node_modules" / alias / "schema" / "v2" / "schema.unstable.json").read_bytes()
-        assert hashlib.sha256(shipped).hexdigest() == package_of(release, True).SCHEMA_SHA256
+    """Each aliased SDK ships exactly the schema of the release it is paired with (unstable; 2.4.0: both)."""
+    pairs = [(release, alias, True) for release, alias in PEERS.items()]
+    pairs += [(NEWEST, NEWEST_SDK, False), (NEWEST, NEWEST_SDK, True)]
+    for release, alias, unstable in pairs:
+        name = "schema.unstable.json" if unstable else "schema.json"
+        shipped = (INTEROP / "node_modules" / alias / "schema" / "v2" / name).read_bytes()
+        assert hashlib.sha256(shipped).hexdigest() == package_of(release, unstable).SCHEMA_SHA256, (
+            alias,
+            name,
+        )
 
 
 class RecordingClient:
@@ -49,16 +87,22 @@ class RecordingClient:
         self.updates.append(update)
 
 
-async def _drive_typescript_agent(release: str) -> dict[str, Any]:
-    acp = package_of(release, True)
+async def _drive_typescript_agent(
+    release: str, unstable: bool = True, entry: str | None = None, updates: Path | None = None
+) -> dict[str, Any]:
+    acp = package_of(release, unstable)
     schema = acp.schema
     client = RecordingClient()
     out: dict[str, Any] = {}
-    async with acp.spawn("node", str(INTEROP / "agent.mjs"), PEERS[release]) as (reader, writer):
+    sdk = entry or PEERS[release]
+    flags = [f"--updates={updates}"] if updates else []
+    async with acp.spawn("node", str(INTEROP / "agent.mjs"), sdk, *flags) as (reader, writer):
         connection = acp.connect_to_agent(client, reader, writer)
+        capabilities = {"capabilities": schema.ClientCapabilities(auth={"terminal": {}})} if updates else {}
         out["initialize"] = await connection.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
             info=schema.Implementation(name="py-client", version="1.0.0"),
+            **capabilities,
         )
         session = await connection.new_session(cwd="/workspace")
         out["session"] = session
@@ -70,6 +114,12 @@ async def _drive_typescript_agent(release: str) -> dict[str, Any]:
             await connection.set_config_option(config_id="opt", session_id=session.session_id, **arguments)
             for arguments in ({"value": True}, {"value": "fast"}, {"value": 10, "type": "vendor/number"})
         ]
+        if updates:
+            client.updates.clear()
+            out["updates_prompt"] = await connection.prompt(
+                session_id=session.session_id, prompt=[schema.TextContentBlock(text="updates")]
+            )
+            out["streamed"] = list(client.updates)
         waiting = asyncio.ensure_future(
             connection.prompt(session_id=session.session_id, prompt=[schema.TextContentBlock(text="wait")])
         )
@@ -88,9 +138,7 @@ async def _drive_typescript_agent(release: str) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("release", sorted(PEERS))
-def test_python_client_against_typescript_agent(release: str) -> None:
-    out = asyncio.run(asyncio.wait_for(_drive_typescript_agent(release), 60))
+def _check_basic_flow(out: dict[str, Any], sdk: str) -> None:
     assert out["initialize"].info.name == "ts-interop-agent"
     assert out["session"].session_id == "session-for-/workspace"
     # the user message comes back with the id the prompt response carries
@@ -120,7 +168,40 @@ def test_python_client_against_typescript_agent(release: str) -> None:
         ("vendor/number", 10),
     ]
     # the cancelled prompt reached the agent as $/cancel_request, and the connection stayed usable
-    assert out["extension"] == {"echoed": {"value": 1}, "sdk": PEERS[release], "cancelledPrompts": 1}
+    assert out["extension"] == {"echoed": {"value": 1}, "sdk": sdk, "cancelledPrompts": 1}
+
+
+@pytest.mark.parametrize("release", sorted(PEERS))
+def test_python_client_against_typescript_agent(release: str) -> None:
+    out = asyncio.run(asyncio.wait_for(_drive_typescript_agent(release), 60))
+    _check_basic_flow(out, PEERS[release])
+
+
+def _streamed_as_sent(streamed: list[Any], examples: list[tuple[str, dict[str, Any]]]) -> None:
+    """Every update kind arrived as its class with its wire JSON, then the idle error with string data."""
+    *kinds, idle = streamed
+    assert [type(u).__name__ for u in kinds] == [cls for cls, _ in examples]
+    for update, (_cls, wire) in zip(kinds, examples, strict=True):
+        assert update.model_dump(by_alias=True, exclude_unset=True, mode="json") == wire
+    assert type(idle).__name__ == "ErrorIdleStateSessionUpdate"
+    assert (idle.error.message, idle.error.data) == ("model unavailable", "quota exceeded")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] == NEWEST], ids=case_id)
+def test_python_client_against_the_newest_typescript_agent(
+    case: tuple[str, bool, str], tmp_path: Path
+) -> None:
+    release, unstable, entry = case
+    examples = update_examples(release, unstable)
+    updates = tmp_path / "updates.json"
+    updates.write_text(json.dumps([wire for _cls, wire in examples]))
+    out = asyncio.run(asyncio.wait_for(_drive_typescript_agent(release, unstable, entry, updates), 90))
+    _check_basic_flow(out, entry)
+    # the TypeScript agent wrote `args: null` for its terminal auth method: read as [], the method is kept
+    [method] = out["initialize"].auth_methods
+    assert (type(method).__name__, method.method_id, method.args) == ("TerminalAuthMethod", "login", [])
+    _streamed_as_sent(out["streamed"], examples)
+    assert len(examples) >= 29
 
 
 IDLE_STATES = [
@@ -159,26 +240,31 @@ def test_nested_idle_states_from_typescript_dispatch_and_complete() -> None:
     assert done[0].error.message == "model unavailable" and state.completions == 3
 
 
-@pytest.mark.parametrize("release", sorted(PEERS))
-def test_typescript_client_against_python_agent(release: str) -> None:
-    package = package_of(release, True).__name__
+def _run_typescript_client(
+    release: str, unstable: bool, sdk: str, flags: list[str], timeout: float = 90
+) -> dict[str, Any]:
+    package = package_of(release, unstable).__name__
     run = subprocess.run(
         [
             "node",
             str(INTEROP / "client.mjs"),
-            PEERS[release],
+            sdk,
             sys.executable,
             str(INTEROP / "py_agent.py"),
             package,
-            *(["states"] if release == NESTED else []),
+            *flags,
         ],
         capture_output=True,
         text=True,
-        timeout=90,
+        timeout=timeout,
         check=True,
     )
-    report = json.loads(run.stdout.strip().splitlines()[-1])
+    report: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     assert "error" not in report, report.get("error")
+    return report
+
+
+def _check_typescript_report(report: dict[str, Any]) -> None:
     assert report["initialize"]["info"]["name"] == "py-interop-agent"
     message_id = report["prompt"]["messageId"]
     echo = [u for u in report["updates"] if u["sessionUpdate"] == "user_message_chunk"]
@@ -218,7 +304,13 @@ def test_typescript_client_against_python_agent(release: str) -> None:
     }
     # $/cancel_request from the TypeScript client cancelled the Python handler, which answered -32800
     assert report["cancelled"] == {"code": -32800, "message": "Request cancelled"}
-    assert report["afterCancel"] == {"sessionId": "py-session-/again"}
+    assert report["afterCancel"]["sessionId"] == "py-session-/again"
+
+
+@pytest.mark.parametrize("release", sorted(PEERS))
+def test_typescript_client_against_python_agent(release: str) -> None:
+    report = _run_typescript_client(release, True, PEERS[release], ["states"] if release == NESTED else [])
+    _check_typescript_report(report)
     if release == NESTED:
         # what the TypeScript client validated and received, in order
         streamed = [u for u in report["updates"] if u["sessionUpdate"] == "state_update"]
@@ -226,7 +318,49 @@ def test_typescript_client_against_python_agent(release: str) -> None:
         assert report["states"]["messageId"]
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c[0] == NEWEST], ids=case_id)
+def test_the_newest_typescript_client_against_python_agent(
+    case: tuple[str, bool, str], tmp_path: Path
+) -> None:
+    release, unstable, entry = case
+    examples = update_examples(release, unstable)
+    updates = tmp_path / "updates.json"
+    updates.write_text(json.dumps([wire for _cls, wire in examples]))
+    report = _run_typescript_client(release, unstable, entry, [f"--updates={updates}"])
+    _check_typescript_report(report)
+    # the TypeScript client wrote `mcpServers: null`: the Python agent read it as no servers
+    assert report["nullServers"] == {
+        "sessionId": "py-session-/null",
+        "_meta": {"received": {"mcpServers": []}},
+    }
+    # after the echo of the prompt: every update kind, as the TypeScript client validated it, then the
+    # idle error with string data
+    # (notifications may reach the client's handler after the response of their prompt: find the echo)
+    updates = report["updates"]
+    start = next(
+        i
+        for i, u in enumerate(updates)
+        if u["sessionUpdate"] == "user_message_chunk" and u["content"]["text"] == "updates"
+    )
+    kinds, idle = updates[start + 1 : start + 1 + len(examples)], updates[start + 1 + len(examples)]
+    assert kinds == [wire for _cls, wire in examples]
+    assert idle == {
+        "sessionUpdate": "state_update",
+        "state": "idle",
+        "stopReason": "error",
+        "error": {"code": -32603, "message": "model unavailable", "data": "quota exceeded"},
+    }
+    assert report["updatesPrompt"]["messageId"]
+
+
 def test_interop_files_exist() -> None:
     for name in ("package.json", "package-lock.json", "agent.mjs", "client.mjs", "py_agent.py"):
         assert (INTEROP / name).is_file(), name
-    assert Path(INTEROP / "package.json").read_text().count("@agentclientprotocol/sdk@") == 3
+    pinned = json.loads((INTEROP / "package.json").read_text())["dependencies"]
+    assert pinned == {
+        "acp-sdk-1-8": "npm:@agentclientprotocol/sdk@1.8.0",
+        "acp-sdk-2-4": "npm:@agentclientprotocol/sdk@2.4.0",
+        "acp-sdk-alpha5": "npm:@agentclientprotocol/sdk@1.5.1",
+        "acp-sdk-alpha7": "npm:@agentclientprotocol/sdk@1.7.0",
+        "ws": "8.23.0",
+    }

@@ -392,10 +392,9 @@ def test_a_failed_initialize_is_answered_and_can_be_retried_on_the_same_connecti
             )
         # a version no configured agent serves
         reply = await peer.request(5, "initialize", V1_INIT)
-        assert error_of(reply) == (5, -32600)
-        assert reply["error"]["data"] == (
-            "unsupported ACP protocol version 1; this endpoint supports ACP protocol version 2"
-        )
+        assert error_of(reply) == (5, -32022)  # as TS SDK 2.4.0's router answers
+        assert reply["error"]["message"] == "Unsupported protocol version"
+        assert reply["error"]["data"] == {"requested": 1, "supported": [2]}
         assert not peer.served.done() and made.agents == []
         reply = await peer.request(6, "initialize", V2_INIT)
         assert reply["id"] == 6 and "result" in reply
@@ -461,7 +460,8 @@ def test_a_v1_message_on_a_v2_connection_gets_the_v2_runtimes_error_and_the_conn
         assert (await peer.request(3, "session/new", {"cwd": "/w"}))["result"] == {"sessionId": "v2:/w"}
         # a repeated initialize, even a v1 one, is the v2 runtime's to answer: never re-routed
         reply = await peer.request(4, "initialize", V1_INIT)
-        assert error_of(reply) == (4, -32600) and "only be requested once" in reply["error"]["data"]
+        assert error_of(reply) == (4, -32600)
+        assert "must not be repeated after other requests" in reply["error"]["data"]
         assert len(made.agents) == 1 and isinstance(made.agents[0], V2Agent)
         peer.close()
 
@@ -473,8 +473,15 @@ def test_a_repeated_initialize_is_handled_by_the_selected_runtime() -> None:
         made = Made()
         peer = Peer(acp.AgentProtocolRouter(v2=made.v2))
         assert "result" in await peer.request(0, "initialize", V2_INIT)
-        reply = await peer.request(1, "initialize", V2_INIT)
-        assert error_of(reply) == (1, -32600) and "only be requested once" in reply["error"]["data"]
+        # as in TS SDK 2.4.0: a v2 repeat before any other request is taken again, by the same agent
+        assert "result" in await peer.request(1, "initialize", V2_INIT)
+        reply = await peer.request(2, "initialize", V1_INIT)
+        assert error_of(reply) == (2, -32600)
+        assert "must request protocol version 2 or later" in reply["error"]["data"]
+        assert (await peer.request(3, "session/new", {"cwd": "/w"}))["result"] == {"sessionId": "v2:/w"}
+        reply = await peer.request(4, "initialize", V2_INIT)
+        assert error_of(reply) == (4, -32600)
+        assert "must not be repeated after other requests" in reply["error"]["data"]
         assert len(made.agents) == 1
         peer.close()
 

@@ -30,6 +30,22 @@ DEFS: dict[str, Any] = {
         },
         ["mode"],
     ),
+    # a union member's own constraints, as the models enforce them
+    "ShortOrAuto": {"oneOf": [{"const": "auto"}, {"type": "string", "maxLength": 3}]},
+    "Options": {
+        "anyOf": [
+            {"title": "Flat", "type": "array", "items": {"type": "string"}, "minItems": 1},
+            {
+                "title": "Pairs",
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0},
+                "minItems": 1,
+                "maxItems": 2,
+            },
+        ]
+    },
+    "SmallOrWord": obj({"v": {"type": ["integer", "string"], "minimum": 1, "maxLength": 4}}, ["v"]),
+    "Codes": obj({"c": {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+$"}}}, ["c"]),
 }
 
 CASES: list[tuple[str, Any, bool]] = [
@@ -45,20 +61,35 @@ CASES: list[tuple[str, Any, bool]] = [
     ("Holder", {"mode": "c"}, False),
     ("Holder", {"mode": "a", "nothing": {}}, True),
     ("Holder", {"mode": "a", "nothing": {"x": 1}}, False),
+    ("ShortOrAuto", "abc", True),
+    ("ShortOrAuto", "auto", True),
+    ("ShortOrAuto", "abcd", False),
+    ("Options", ["a"], True),
+    ("Options", [], False),
+    ("Options", [1, 2], True),
+    ("Options", [1, 2, 3], False),
+    ("Options", [-1], False),
+    ("SmallOrWord", {"v": 1}, True),
+    ("SmallOrWord", {"v": 0}, False),
+    ("SmallOrWord", {"v": "word"}, True),
+    ("SmallOrWord", {"v": "words"}, False),
+    ("Codes", {"c": ["AB", "C"]}, True),
+    ("Codes", {"c": ["AB", "c"]}, False),
 ]
 
 
 LOOSE: dict[str, Any] = {
     "Flag": {"enum": [True, False]},
-    "ShortOrAuto": {"oneOf": [{"const": "auto"}, {"type": "string", "maxLength": 3}]},
+    "Name": {"type": "string"},
+    "Named": obj({"n": {"$ref": "#/$defs/Name", "maxLength": 3}}, ["n"]),
 }
 LOOSE_CASES: list[tuple[str, Any, bool, bool]] = [
     # name, value, JSON Schema accepts it, the model accepts it
     ("Flag", True, True, True),
     ("Flag", "true", False, False),
     ("Flag", 1, False, True),
-    ("ShortOrAuto", "abc", True, True),
-    ("ShortOrAuto", "abcd", False, True),
+    ("Named", {"n": "abc"}, True, True),
+    ("Named", {"n": "abcd"}, False, True),
 ]
 
 
@@ -92,7 +123,7 @@ def test_loose_shapes_generate_with_one_warning_each_and_accept_what_they_say(tm
     assert sorted((g.pointer, g.default) for g in found.gaps) == [
         ("/$defs/Flag/enum", "0 and 0.0 are accepted for it too"),
         ("/$defs/Flag/enum", "1 and 1.0 are accepted for it too"),
-        ("/$defs/ShortOrAuto/oneOf/1", "the member accepts any string"),
+        ("/$defs/Named/properties/n", "the value is checked against the referenced type only"),
     ]
     for name, value, schema_accepts, model_accepts in LOOSE_CASES:
         schema = {"$defs": LOOSE, "$ref": f"#/$defs/{name}"}

@@ -75,7 +75,7 @@ COMMON_STATE = {
         "u1": {"messageId": "u1", "content": [text("Fix it")]},
         "a1": {"messageId": "a1", "content": [text("On "), text("it.")], "_meta": {"k": "v"}},
     },
-    "tool_calls": {
+    "toolCalls": {
         "t1": {
             "toolCallId": "t1",
             "title": "Read",
@@ -86,9 +86,9 @@ COMMON_STATE = {
     },
     "terminals": {"term": {"terminalId": "term", "command": "ls", "output": {"data": "aGk="}}},
     "plans": {"p1": {"type": "items", "planId": "p1", "entries": []}},
-    "available_commands": [],
-    "config_options": None,
-    "session_info": {"title": "Bug"},
+    "availableCommands": [],
+    "configOptions": None,
+    "sessionInfo": {"title": "Bug"},
     "usage": {"used": 10, "size": 100},
     "state": {"state": "idle", "stopReason": "end_turn"},
 }
@@ -419,7 +419,7 @@ def test_a_wrong_typed_patch_value_never_clears() -> None:
     state = acp.SessionState("s")
     feed(state, {"sessionUpdate": "session_info_update", "title": "Bug", "updatedAt": "2026-01-01T00:00:00Z"})
     feed(state, {"sessionUpdate": "session_info_update", "title": 42, "updatedAt": None})
-    assert state.dump()["session_info"] == {"title": "Bug", "updatedAt": None}
+    assert state.dump()["sessionInfo"] == {"title": "Bug", "updatedAt": None}
 
 
 def test_the_state_accepts_models_too() -> None:
@@ -428,7 +428,7 @@ def test_the_state_accepts_models_too() -> None:
     update = schema.ToolCallSessionUpdate(tool_call_id="t1", title="Read")
     state.apply(schema.UpdateSessionNotification(session_id="s", update=update))
     state.apply_update(schema.ToolCallSessionUpdate(tool_call_id="t1", title=None))
-    assert state.dump()["tool_calls"] == {"t1": {"toolCallId": "t1", "title": None}}
+    assert state.dump()["toolCalls"] == {"t1": {"toolCallId": "t1", "title": None}}
 
 
 # --- 2.0.0-alpha.8: the idle state is a union on its stop reason ----------------------------------

@@ -24,7 +24,7 @@ schema = acp.schema
 
 
 def test_the_locked_releases_include_protocol_v1() -> None:
-    assert {release for release, _ in V1} == {"1.20.0", "1.21.0"}
+    assert {release for release, _ in V1} == {"1.20.0", "1.21.0", "v1-sdk-2.3.0"}
 
 
 @pytest.mark.parametrize("which", V1, ids=surface_id)

@@ -160,7 +160,8 @@ def test_unlocked_release_on_disk_says_how_to_lock_it(tmp_path: Path) -> None:
 
 
 def test_unknown_release_lists_the_known_ones(tmp_path: Path) -> None:
-    known = r"known releases: 1\.20\.0, 1\.21\.0, 2\.0\.0-alpha\.1, 2\.0\.0-alpha\.2"
+    # by protocol major, tag releases first, then npm ones (schemas/README.md)
+    known = r"known releases: 1\.20\.0, 1\.21\.0, v1-sdk-2\.3\.0, 2\.0\.0-alpha\.1, 2\.0\.0-alpha\.2"
     with pytest.raises(CodegenError, match=known):
         SchemaSource(read_lock(), tmp_path, tmp_path / "cache").load("9.9.9")
 
@@ -205,7 +206,8 @@ def test_lock_adds_a_new_release_without_code_changes(tmp_path: Path) -> None:
     shutil.copy(DEFAULT_LOCK, lock_path)
     add_to_lock("2.0.0-alpha.8", source / "v2" / "2.0.0-alpha.8", lock_path)
     lock = read_lock(lock_path)
-    assert list(lock.releases)[-1] == "2.0.0-alpha.8"
+    names = list(lock.releases)
+    assert names.index("2.0.0-alpha.8") == names.index("2.0.0-alpha.7") + 1  # the last tag release of v2
     assert lock.release("2.0.0-alpha.8").tag == "schema-v2.0.0-alpha.8"
     files = SchemaSource(lock, source, tmp_path / "cache").load("2.0.0-alpha.8")
     assert files.release == "2.0.0-alpha.8"

@@ -22,7 +22,7 @@ from tests.support.releases import release_files
 
 BASE = "2.0.0-alpha.7"
 A3, A5, A7 = "2.0.0-alpha.3", "2.0.0-alpha.5", "2.0.0-alpha.7"
-MESSAGE_ID = "ef11d1653702bc7a"  # field-added-required PromptResponse.messageId (alpha.3 -> alpha.5)
+MESSAGE_ID = "6b53a23146a9d24d"  # field-added-required PromptResponse.messageId (alpha.3 -> alpha.5)
 
 # the roles a change breaks, as Change.roles has them
 CLIENT = ("old client",)
@@ -164,6 +164,10 @@ def one_error_line(err: str) -> str:
 # --- hand-made surfaces ------------------------------------------------------------------
 
 
+PEER_ENVELOPES = {"AgentMessage": "agent", "ClientMessage": "client"}
+"""The root message kinds of a hand-made surface: its peers are an agent and a client (no type is one)."""
+
+
 def tiny(*types: NamedType, methods: tuple[Method, ...] = ()) -> ApiSurface:
     """A stable surface of only ``types`` and ``methods`` (no message carries a type unless a method does)."""
     return ApiSurface(
@@ -176,9 +180,148 @@ def tiny(*types: NamedType, methods: tuple[Method, ...] = ()) -> ApiSurface:
         protocol_version=2,
         types={t.name: t for t in types},
         methods=methods,
+        envelopes=PEER_ENVELOPES,
     )
 
 
 def obj(name: str, *fields: tuple[str, TypeExpr], base: str | None = None) -> ObjectType:
     """An object type of required, non-nullable fields named the same on the wire and in Python."""
     return ObjectType(name, tuple(Field(wire, wire, expr, True, False) for wire, expr in fields), base=base)
+
+
+# --- a small hand-written protocol ---------------------------------------------------------
+
+
+def _ref(name: str) -> dict[str, Any]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _payloads(*names: str) -> dict[str, Any]:
+    return {"anyOf": [{"title": n, "allOf": [_ref(n)]} for n in names]}
+
+
+def _call(*payloads: str) -> dict[str, Any]:
+    params = {"anyOf": [_payloads(*payloads), {"type": "null"}]}
+    return {
+        "type": "object",
+        "properties": {"method": {"type": "string"}, "params": params},
+        "required": ["method"],
+        "x-docs-ignore": True,
+    }
+
+
+def _response(*payloads: str) -> dict[str, Any]:
+    result = {
+        "title": "Result",
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "result": _payloads(*payloads)},
+        "required": ["id", "result"],
+    }
+    error = {
+        "title": "Error",
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "error": {"type": "string"}},
+        "required": ["id", "error"],
+    }
+    return {"anyOf": [result, error], "x-docs-ignore": True}
+
+
+def _kind(sender: str) -> dict[str, Any]:
+    roles = ("Request", "Response", "Notification")
+    return {
+        "title": sender,
+        "type": "object",
+        "anyOf": [{"title": r, "allOf": [_ref(sender + r)]} for r in roles],
+    }
+
+
+def batch(sender: str) -> dict[str, Any]:
+    """The root member of a JSON-RPC batch ``sender`` may send (``AgentBatchCall``)."""
+    items = {"anyOf": [{"title": r, "allOf": [_ref(sender + r)]} for r in ("Request", "Notification")]}
+    return {"title": f"{sender}BatchCall", "type": "array", "items": items, "minItems": 1}
+
+
+@dataclasses.dataclass
+class Mini:
+    """A small hand-written release: clients call ``session/prompt``, agents send ``session/update``.
+
+    ``PromptRequest`` (sent by clients) has a ``value``, an untagged union of a
+    string and a list of strings, and ``data`` of any value;
+    ``UpdateNotification`` (sent by agents) an ``update`` tagged on ``kind``.
+    Tests edit ``defs`` and ``roots``, then :meth:`surface` builds it.
+    """
+
+    defs: Defs
+    roots: list[Any]
+    meta: dict[str, Any]
+
+    def surface(self) -> ApiSurface:
+        """The IR of the release (a shape the models cannot enforce yet is a warning, not an error)."""
+        from codegen.diagnostics import collecting
+        from tests.support.schemas import surface
+
+        with collecting(strict=False):
+            return surface(self.defs, roots=self.roots, meta=self.meta)
+
+
+def mini() -> Mini:
+    method = {"x-method": "session/prompt", "x-side": "agent"}
+    defs: Defs = {
+        "PromptRequest": {
+            "type": "object",
+            "properties": {
+                "sessionId": {"type": "string"},
+                "value": _ref("Value"),
+                "data": {"description": "Anything."},
+            },
+            "required": ["sessionId", "value"],
+            **method,
+        },
+        "PromptResponse": {"type": "object", "properties": {"stopReason": {"type": "string"}}, **method},
+        "Value": {
+            "anyOf": [
+                {"title": "Text", "type": "string"},
+                {"title": "Lines", "type": "array", "items": {"type": "string"}},
+            ]
+        },
+        "UpdateNotification": {
+            "type": "object",
+            "properties": {"update": _ref("Update")},
+            "required": ["update"],
+            "x-method": "session/update",
+            "x-side": "client",
+        },
+        "Update": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"type": "string", "const": "message"},
+                        "text": {"type": "string"},
+                    },
+                    "required": ["kind"],
+                },
+                {
+                    "type": "object",
+                    "properties": {"kind": {"type": "string", "const": "plan"}},
+                    "required": ["kind"],
+                },
+            ]
+        },
+        "ExtRequest": {"description": "Any extension request."},
+        "ExtResponse": {"description": "Any extension response."},
+        "ExtNotification": {"description": "Any extension notification."},
+        "ClientRequest": _call("PromptRequest", "ExtRequest"),
+        "ClientResponse": _response("ExtResponse"),
+        "ClientNotification": _call("ExtNotification"),
+        "AgentRequest": _call("ExtRequest"),
+        "AgentResponse": _response("PromptResponse", "ExtResponse"),
+        "AgentNotification": _call("UpdateNotification", "ExtNotification"),
+    }
+    meta = {
+        "version": 2,
+        "agentMethods": {"session_prompt": "session/prompt"},
+        "clientMethods": {"session_update": "session/update"},
+        "protocolMethods": {},
+    }
+    return Mini(defs, [_kind("Agent"), _kind("Client")], meta)

@@ -290,11 +290,17 @@ class Reference:
 
         out: dict[str, Any] = {}
         for name, entries in self.keyed.items():
-            out[name] = {key: plain(value) for key, value in entries.items()}
+            out[camel(name)] = {key: plain(value) for key, value in entries.items()}
         for name, value in self.single.items():
-            out[name] = plain(value)
+            out[camel(name)] = plain(value)
         out["state"] = self.state
         return out
+
+
+def camel(name: str) -> str:
+    """``tool_calls`` -> ``toolCalls``: a collection's key in ``SessionState.dump()`` (wire JSON)."""
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
 
 
 def _path(data: dict[str, Any], path: tuple[str, ...]) -> Any:

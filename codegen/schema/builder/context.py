@@ -9,7 +9,8 @@ that tells what is unstable.  The part builders (:mod:`.types`, :mod:`.unions`,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypedDict
 
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
@@ -25,6 +26,7 @@ INTERPRETED_EXTENSIONS = frozenset(
         "x-side",
         "x-deserialize-default-on-error",
         "x-deserialize-skip-invalid-items",
+        "x-deserialize-default-on-null",
         "x-docs-ignore",
     }
 )
@@ -104,6 +106,46 @@ def without_extensions(node: Any, pointer: str, seen: dict[str, str], unenforced
         else:
             out[key] = without_extensions(value, where, seen, unenforced)
     return out
+
+
+class TypeInfoFields(TypedDict):
+    """The keyword arguments :meth:`TypeInfo.fields` gives every named type of the IR."""
+
+    doc: str
+    schema_name: str | None
+    pointer: str
+    unstable: bool
+    internal: bool
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """What a named type records of where it comes from, the same for every kind of type.
+
+    The builder works it out once per ``$defs`` entry or inline schema and hands
+    it to whatever builds the type (an object, enum, alias or union, and the
+    variant classes of a union).
+    """
+
+    doc: str
+    schema_name: str | None
+    pointer: str
+    unstable: bool
+    internal: bool = False
+
+    def fields(self) -> TypeInfoFields:
+        """The keyword arguments of a named type's constructor (``ObjectType(name=..., **info.fields())``)."""
+        return TypeInfoFields(
+            doc=self.doc,
+            schema_name=self.schema_name,
+            pointer=self.pointer,
+            unstable=self.unstable,
+            internal=self.internal,
+        )
+
+    def marked_unstable(self, unstable: bool) -> TypeInfo:
+        """This info, unstable also when ``unstable`` (a union member marked on its own)."""
+        return replace(self, unstable=self.unstable or unstable)
 
 
 def doc_of(node: Mapping[str, Any]) -> str:
@@ -198,6 +240,18 @@ class BuildContext:
         return name
 
     # -- stability --------------------------------------------------------------
+
+    def type_info(
+        self, schema_name: str | None, node: Mapping[str, Any], pointer: str, *, internal: bool = False
+    ) -> TypeInfo:
+        """The :class:`TypeInfo` of a type written at ``pointer`` (``schema_name``: its ``$defs`` name)."""
+        return TypeInfo(
+            doc=doc_of(node),
+            schema_name=schema_name,
+            pointer=pointer,
+            unstable=self.type_is_unstable(schema_name, node),
+            internal=internal,
+        )
 
     def type_is_unstable(self, schema_name: str | None, node: Mapping[str, Any]) -> bool:
         if self.stability == "stable":

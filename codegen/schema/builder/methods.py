@@ -2,7 +2,9 @@
 
 They come from the message envelopes at the root of the schema (who sends
 which request, response and notification), cross-checked with ``x-method``,
-``x-side`` and the meta table.
+``x-side`` and the meta table.  Which sides there are, and which side handles
+what each one sends, is ``[sides]`` of ``codegen/knowledge.toml``: nothing here
+names a side.
 """
 
 from __future__ import annotations
@@ -14,16 +16,19 @@ from typing import Any, cast
 from ... import naming
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
+from ...knowledge import section as knowledge_section
 from ..ir import Batch, Method, MethodKind, Side
 from .context import BuildContext, doc_of, list_of, properties_of
 
-_SIDES: dict[str, Side] = {"agent": "agent", "client": "client", "protocol": "protocol"}
-_OTHER_SIDE: dict[Side, Side] = {"agent": "client", "client": "agent", "protocol": "protocol"}
-_META_TABLES: dict[Side, str] = {
-    "agent": "agentMethods",
-    "client": "clientMethods",
-    "protocol": "protocolMethods",
-}
+BOTH = "both"
+"""The ``x-side`` of a method the agent and the client each handle (the schema's own word)."""
+META_TABLE_SUFFIX = "Methods"
+"""A meta table lists the methods of side ``s`` as ``<s>Methods``."""
+
+
+def handlers() -> dict[str, Side]:
+    """Each side of ``[sides]`` -> the side that handles what it sends."""
+    return {side: str(entry["handler"]) for side, entry in knowledge_section("sides").items()}
 
 
 class MethodBuilder:
@@ -117,11 +122,12 @@ class MethodBuilder:
                     responses[(sender, wire)] = def_name
                 else:
                     extensions.setdefault("response", self.ctx.class_of[def_name])
-        unbound: dict[str, list[str]] = {}
-        """Side -> the methods of a side the bindings do not know (they get models only)."""
+        unbound: dict[str, set[str]] = {}
+        """Side -> the methods of a side the knowledge does not know (they get models only)."""
+        sides = handlers()
         for sender in sorted(sent):
             roles = sent[sender]
-            handler = _OTHER_SIDE[_SIDES[sender]] if sender in _SIDES else None
+            handler = sides.get(sender)
             for role, kind in (("Request", "request"), ("Notification", "notification")):
                 for def_name, _title, doc, _carrier in roles.get(role, []):
                     node = self.ctx.defs[def_name]
@@ -135,10 +141,10 @@ class MethodBuilder:
                             "'x-method' must be a string", pointer_join(def_pointer, "x-method")
                         )
                     side = node.get("x-side")
-                    if handler is None or (isinstance(side, str) and side not in (*_SIDES, "both")):
-                        unbound.setdefault(sender if handler is None else side, []).append(wire)
+                    if handler is None or (isinstance(side, str) and side not in sides and side != BOTH):
+                        unbound.setdefault(sender if handler is None else side, set()).add(wire)
                         continue
-                    if side not in (handler, "both") and not (sender == "protocol" and side == "protocol"):
+                    if side not in (handler, BOTH):
                         said = "is missing" if side is None else f"is {side!r}"
                         raise self.ctx.error(
                             f"'x-side' {said}, but the schema routes this {kind} "
@@ -170,9 +176,10 @@ class MethodBuilder:
         methods = self.attach_meta_keys(methods)
         for side, wires in sorted(unbound.items()):
             gap(
-                f"the schema has methods of a side the bindings do not know, {side!r}: "
+                f"the schema has methods of a side the knowledge does not know, {side!r}: "
                 + ", ".join(sorted(wires)),
                 default="their types get models, the methods get no bindings",
+                section="[sides]",
                 file=self.ctx.doc.path,
             )
         unbound_wires = {wire for wires in unbound.values() for wire in wires}
@@ -198,11 +205,12 @@ class MethodBuilder:
     def envelope_senders(self) -> dict[str, str]:
         """Class name of each envelope a root message kind refers to -> the side sending it."""
         found: dict[str, str] = {}
+        sides = handlers()
         for index, member in enumerate(self.ctx.root.get("anyOf", [])):
             if not isinstance(member, dict) or member.get("type") == "array":
                 continue
             sender = naming.snake(str(member.get("title", ""))).split("_")[0]
-            if sender not in _SIDES:
+            if sender not in sides:
                 continue
             for role_index, role in enumerate(member.get("anyOf", [])):
                 items = role.get("allOf", []) if isinstance(role, dict) else []
@@ -224,7 +232,10 @@ class MethodBuilder:
         if not isinstance(meta, dict):
             raise CodegenError("the meta table must be a JSON object", file=self.ctx.meta.path, pointer="")
         keyed: list[Method] = []
-        for side, table_name in _META_TABLES.items():
+        known = handlers()
+        listed = {key.removesuffix(META_TABLE_SUFFIX) for key in meta if key.endswith(META_TABLE_SUFFIX)}
+        for side in [s for s in known if s in listed or any(m.side == s for m in methods)]:
+            table_name = side + META_TABLE_SUFFIX
             table = meta.get(table_name, {})
             if not isinstance(table, dict):
                 raise CodegenError(

@@ -41,7 +41,7 @@ from ..ir import (
     Variant,
     strip_nullable,
 )
-from .context import BuildContext, doc_of
+from .context import BuildContext, TypeInfo, doc_of
 
 MAX_NESTING = 40
 """How many JSON pointer tokens deep a type may be written (upstream needs 12)."""
@@ -109,6 +109,7 @@ def merge_fields(earlier: Field, later: Field) -> Field:
         doc=later.doc or earlier.doc,
         default_on_error=later.default_on_error or (earlier.default_on_error and fallback),
         skip_invalid_items=later.skip_invalid_items or (earlier.skip_invalid_items and fallback),
+        default_on_null=later.default_on_null or (earlier.default_on_null and fallback),
     )
 
 
@@ -134,7 +135,7 @@ class ObjectUnions(Protocol):
         key: str,
         members: list[dict[str, Any]],
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         skip: frozenset[int] = frozenset(),
     ) -> UnionType: ...
 
@@ -186,33 +187,25 @@ class TypeBuilder:
 
     def build_def(self, def_name: str, node: dict[str, Any], pointer: str) -> NamedType:
         name = self.ctx.class_of[def_name]
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": def_name,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(def_name, node),
-            "internal": bool(node.get("x-docs-ignore")),
-        }
+        info = self.ctx.type_info(def_name, node, pointer, internal=bool(node.get("x-docs-ignore")))
         found = self.ctx.members(node, pointer)
         if found is not None:
             key, members = found
             shapes = [self.ctx.enum_member(m) for m in members]
             if all(shapes) and "const" in shapes and shapes.count("open") <= 1 and _enum_base(members):
-                return self.build_enum(name, members, pointer_join(pointer, key), common)
+                return self.build_enum(name, members, pointer_join(pointer, key), info)
             if "properties" in node or any(self.ctx.is_objectish(m) for m in members):
-                return self.unions.build_object_union(name, def_name, node, key, members, pointer, common)
+                return self.unions.build_object_union(name, def_name, node, key, members, pointer, info)
             variants = tuple(
                 Variant(
                     tag=None,
-                    type=self.union_member(
-                        self.type_expr(m, pointer_join(pointer, key, i), name), pointer_join(pointer, key, i)
-                    ),
+                    type=self.type_expr(m, pointer_join(pointer, key, i), name),
                     title=str(m.get("title", "")),
                     doc=doc_of(m),
                 )
                 for i, m in enumerate(members)
             )
-            return UnionType(name=name, variants=variants, **common)
+            return UnionType(name=name, variants=variants, exclusive=key == "oneOf", **info.fields())
         if isinstance(node.get("enum"), list) and node["enum"]:
             values = node["enum"]
             if all(isinstance(v, str) for v in values) or all(
@@ -224,17 +217,15 @@ class TypeBuilder:
                     base=base,
                     values=tuple(EnumValue(v) for v in values),
                     open=False,
-                    **common,
+                    **info.fields(),
                 )
         if node.get("type") == "object" or "properties" in node:
-            return self.build_object(name, def_name, node, pointer, common)
-        return AliasType(name=name, target=self.type_expr(node, pointer, name), **common)
+            return self.build_object(name, def_name, node, pointer, info)
+        return AliasType(name=name, target=self.type_expr(node, pointer, name), **info.fields())
 
     # -- enums ------------------------------------------------------------------
 
-    def build_enum(
-        self, name: str, members: list[dict[str, Any]], pointer: str, common: dict[str, Any]
-    ) -> EnumType:
+    def build_enum(self, name: str, members: list[dict[str, Any]], pointer: str, info: TypeInfo) -> EnumType:
         """An enum of ``const`` members of one JSON type, open if one more member is any value of it."""
         base = _enum_base(members)
         assert base is not None, "build_def checks the members first"
@@ -252,12 +243,14 @@ class TypeBuilder:
             else:
                 is_open = True
                 open_doc = doc_of(member)
-        return EnumType(name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **common)
+        return EnumType(
+            name=name, base=base, values=tuple(values), open=is_open, open_doc=open_doc, **info.fields()
+        )
 
     # -- objects ----------------------------------------------------------------
 
     def build_object(
-        self, name: str, def_name: str | None, node: Mapping[str, Any], pointer: str, common: dict[str, Any]
+        self, name: str, def_name: str | None, node: Mapping[str, Any], pointer: str, info: TypeInfo
     ) -> ObjectType:
         parts = [self.inline_part(node, pointer)]
         extends: str | None = None
@@ -273,7 +266,7 @@ class TypeBuilder:
                 elif isinstance(item, dict):
                     parts.append(self.inline_part(item, item_pointer))
         fields, extends = self.combine(parts, name, def_name)
-        return ObjectType(name=name, fields=fields, base=extends, extra=self.extra_of(parts), **common)
+        return ObjectType(name=name, fields=fields, base=extends, extra=self.extra_of(parts), **info.fields())
 
     def inline_part(self, node: Mapping[str, Any], pointer: str) -> Part:
         properties = node.get("properties", {})
@@ -376,6 +369,7 @@ class TypeBuilder:
             default=default,
             default_on_error=bool(prop.get("x-deserialize-default-on-error")),
             skip_invalid_items=bool(prop.get("x-deserialize-skip-invalid-items")),
+            default_on_null=bool(prop.get("x-deserialize-default-on-null")),
             unstable=self.ctx.field_is_unstable(owner_schema_name, wire, prop),
         )
 
@@ -396,7 +390,10 @@ class TypeBuilder:
         return Constraints(**values)
 
     def type_expr(self, node: Any, pointer: str, context: str) -> TypeExpr:
-        """The type of a property, array item or alias."""
+        """The type of a property, array item or alias: one method per schema shape.
+
+        ``context`` names the class an object or union written in place becomes.
+        """
         if pointer.count("/") > MAX_NESTING:
             raise self.ctx.error(f"the schema nests more than {MAX_NESTING} levels deep here", pointer)
         if node is True or node == {}:
@@ -404,106 +401,131 @@ class TypeBuilder:
         if not isinstance(node, dict):
             raise self.ctx.error("a schema must be an object or a boolean", pointer)
         if "$ref" in node:
-            target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
-            return Ref(self.ctx.class_of[target])
+            return self.ref_expr(node, pointer)
         if "const" in node:
-            value = node["const"]
-            if isinstance(value, (dict, list)):
-                raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
-            return self.const(value, pointer_join(pointer, "const"))
+            return self.const_expr(node, pointer)
         found = self.ctx.members(node, pointer)
         if found is not None:
-            key, members = found
-            nulls = [
-                m
-                for m in members
-                if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
-            ]
-            rest = [m for m in members if m not in nulls]
-            if rest and (
-                "properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))
-            ):
-                union = Ref(
-                    self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context)
-                )
-                return Nullable(union) if nulls else union
-            flat: list[tuple[TypeExpr, str]] = []
-            for m in rest:
-                where = pointer_join(pointer, key, members.index(m))
-                expr = self.type_expr(m, where, context)
-                flat.extend((e, where) for e in (expr.members if isinstance(expr, AnyOf) else (expr,)))
-            if len(flat) > 1:
-                for expr, where in flat:
-                    self.union_member(expr, where)
-            inner: TypeExpr = flat[0][0] if len(flat) == 1 else AnyOf(tuple(e for e, _ in flat))
-            if not rest:
-                return Scalar("null")
-            return Nullable(inner) if nulls else inner
+            return self.union_expr(node, found, pointer, context)
         all_of = node.get("allOf")
         if isinstance(all_of, list) and len(all_of) == 1 and "properties" not in node:
+            self.beside_reference(node, pointer)
             return self.type_expr(all_of[0], pointer_join(pointer, "allOf", 0), context)
         if isinstance(node.get("enum"), list) and node["enum"]:
-            values = node["enum"]
-            if not all(v is None or isinstance(v, (str, int)) for v in values):  # bool is an int
-                raise self.ctx.error(
-                    "only string, integer, boolean or null enum values are supported",
-                    pointer_join(pointer, "enum"),
-                )
-            consts = tuple(self.const(v, pointer_join(pointer, "enum")) for v in values if v is not None)
-            if not consts:
-                return Scalar("null")
-            inner = consts[0] if len(consts) == 1 else AnyOf(consts)
-            return Nullable(inner) if None in values else inner
+            return self.enum_expr(node["enum"], pointer)
         kind = node.get("type")
         if isinstance(kind, list):
-            kinds = [k for k in kind if k != "null"]
-            if not all(isinstance(k, str) for k in kind):
-                raise self.ctx.error("'type' must name JSON types", pointer_join(pointer, "type"))
-            if not kinds:
-                return Scalar("null")
-            exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in kinds]
-            if len(exprs) > 1:
-                for expr in exprs:
-                    self.union_member(expr, pointer_join(pointer, "type"))
-            inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
-            return Nullable(inner) if "null" in kind else inner
+            return self.type_list_expr(node, kind, pointer, context)
         if kind == "array":
-            items = node.get("items", True)
-            return ArrayOf(
-                self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
-                self.constraints(node, "array"),
-            )
+            return self.array_expr(node, pointer, context)
         if kind == "object" or "properties" in node or "additionalProperties" in node:
-            closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
-            if node.get("properties") or closed:  # a closed object without properties is {} only
-                return Ref(self.inline_object(node, pointer, context))
-            additional = node.get("additionalProperties", True)
-            return MapOf(
-                self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+            return self.object_expr(node, pointer, context)
+        return self.scalar_expr(node, kind, pointer)
+
+    def ref_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
+        """``{"$ref": "#/$defs/X"}``: the class ``X`` was given."""
+        target = self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref"))
+        self.beside_reference(node, pointer)
+        return Ref(self.ctx.class_of[target])
+
+    def beside_reference(self, node: Mapping[str, Any], pointer: str) -> None:
+        """A gap for constraints next to a ``$ref`` (or a single ``allOf``): the IR keeps none there."""
+        found = [key for key in _CONSTRAINT_KEYS if key != "format" and key in node]
+        if found:
+            gap(
+                "constraints beside a reference are not enforced by the generated models: "
+                + ", ".join(found),
+                default="the value is checked against the referenced type only",
+                file=self.ctx.doc.path,
+                pointer=pointer,
             )
+
+    def const_expr(self, node: Mapping[str, Any], pointer: str) -> TypeExpr:
+        """``{"const": value}``: a scalar constant."""
+        value = node["const"]
+        if isinstance(value, (dict, list)):
+            raise self.ctx.error("only scalar const values are supported", pointer_join(pointer, "const"))
+        return self.const(value, pointer_join(pointer, "const"))
+
+    def union_expr(
+        self, node: Mapping[str, Any], found: tuple[str, list[dict[str, Any]]], pointer: str, context: str
+    ) -> TypeExpr:
+        """An ``anyOf``/``oneOf`` in place.
+
+        Of objects written inline (or with properties beside it), it becomes a named
+        union (:meth:`inline_union`); otherwise a choice between its members, nested
+        choices flattened.  Bare ``null`` members make it nullable.
+        """
+        key, members = found
+        nulls = [
+            m for m in members if m.get("type") == "null" and len(m.keys() - {"description", "title"}) == 1
+        ]
+        rest = [m for m in members if m not in nulls]
+        if rest and (
+            "properties" in node or (len(rest) > 1 and any(self.inline_object_schema(m) for m in rest))
+        ):
+            union = Ref(self.inline_union(node, key, members, frozenset(map(id, nulls)), pointer, context))
+            return Nullable(union) if nulls else union
+        flat: list[TypeExpr] = []
+        for m in rest:
+            expr = self.type_expr(m, pointer_join(pointer, key, members.index(m)), context)
+            flat.extend(expr.members if isinstance(expr, AnyOf) else (expr,))
+        inner: TypeExpr = flat[0] if len(flat) == 1 else AnyOf(tuple(flat))
+        if not rest:
+            return Scalar("null")
+        return Nullable(inner) if nulls else inner
+
+    def enum_expr(self, values: list[Any], pointer: str) -> TypeExpr:
+        """``{"enum": [...]}`` in place: a constant or a choice of constants, nullable if ``null`` is one."""
+        if not all(v is None or isinstance(v, (str, int)) for v in values):  # bool is an int
+            raise self.ctx.error(
+                "only string, integer, boolean or null enum values are supported",
+                pointer_join(pointer, "enum"),
+            )
+        consts = tuple(self.const(v, pointer_join(pointer, "enum")) for v in values if v is not None)
+        if not consts:
+            return Scalar("null")
+        inner: TypeExpr = consts[0] if len(consts) == 1 else AnyOf(consts)
+        return Nullable(inner) if None in values else inner
+
+    def type_list_expr(
+        self, node: Mapping[str, Any], kinds: list[Any], pointer: str, context: str
+    ) -> TypeExpr:
+        """``{"type": [...]}``: a choice of one schema per JSON type, nullable if ``"null"`` is one."""
+        named = [k for k in kinds if k != "null"]
+        if not all(isinstance(k, str) for k in kinds):
+            raise self.ctx.error("'type' must name JSON types", pointer_join(pointer, "type"))
+        if not named:
+            return Scalar("null")
+        exprs = [self.type_expr({**node, "type": k}, pointer, context) for k in named]
+        inner = exprs[0] if len(exprs) == 1 else AnyOf(tuple(exprs))
+        return Nullable(inner) if "null" in kinds else inner
+
+    def array_expr(self, node: Mapping[str, Any], pointer: str, context: str) -> TypeExpr:
+        """``{"type": "array"}``: its items (any value when it has none) and its own constraints."""
+        items = node.get("items", True)
+        return ArrayOf(
+            self.type_expr(items, pointer_join(pointer, "items"), context + "Item"),
+            self.constraints(node, "array"),
+        )
+
+    def object_expr(self, node: Mapping[str, Any], pointer: str, context: str) -> TypeExpr:
+        """An object in place: a named class if it has properties or is closed, else a map."""
+        closed = node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
+        if node.get("properties") or closed:  # a closed object without properties is {} only
+            return Ref(self.inline_object(node, pointer, context))
+        additional = node.get("additionalProperties", True)
+        return MapOf(
+            self.type_expr(additional, pointer_join(pointer, "additionalProperties"), context + "Value")
+        )
+
+    def scalar_expr(self, node: Mapping[str, Any], kind: Any, pointer: str) -> TypeExpr:
+        """A JSON scalar type with its constraints, or any value when the schema names no type."""
         if isinstance(kind, str) and kind in SCALAR_TYPES:
             return Scalar(cast(ScalarKind, kind), self.constraints(node, kind))
         if kind is None:
             return Scalar("any")
         raise self.ctx.error(f"unknown JSON type {kind!r}", pointer_join(pointer, "type"))
-
-    def union_member(self, expr: TypeExpr, pointer: str) -> TypeExpr:
-        """``expr`` as a member of a union: a gap if it carries constraints.
-
-        The models write a union member as a bare annotation, so the
-        constraints of a scalar or array member are not checked there.
-        """
-        inner = strip_nullable(expr)
-        if isinstance(inner, (Scalar, ArrayOf)) and any(
-            key != "format" for key, _ in inner.constraints.items()
-        ):
-            gap(
-                "the constraints of a union member are not enforced by the generated models",
-                default=f"the member accepts any {inner.type if isinstance(inner, Scalar) else 'array'}",
-                file=self.ctx.doc.path,
-                pointer=pointer,
-            )
-        return expr
 
     def const(self, value: JsonScalar, pointer: str) -> Const:
         """A constant; a boolean one is a gap, as pydantic matches it by equality (``1`` is ``True``)."""
@@ -537,25 +559,15 @@ class TypeBuilder:
         property nullable instead.
         """
         name = self.ctx.claim(naming.class_name(context), pointer)
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": None,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(None, node),
-            "internal": False,
-        }
-        union = self.unions.build_object_union(name, None, dict(node), key, members, pointer, common, nulls)
+        info = self.ctx.type_info(None, node, pointer)
+        union = self.unions.build_object_union(name, None, dict(node), key, members, pointer, info, nulls)
         self.ctx.types[name] = union
         return name
 
     def inline_object(self, node: Mapping[str, Any], pointer: str, context: str) -> str:
         """An object schema written inline in a property: it becomes a named class."""
         name = self.ctx.claim(naming.class_name(context), pointer)
-        common: dict[str, Any] = {
-            "doc": doc_of(node),
-            "schema_name": None,
-            "pointer": pointer,
-            "unstable": self.ctx.type_is_unstable(None, node),
-        }
-        self.ctx.types[name] = self.build_object(name, None, node, pointer, common)
+        self.ctx.types[name] = self.build_object(
+            name, None, node, pointer, self.ctx.type_info(None, node, pointer)
+        )
         return name

@@ -11,7 +11,10 @@
   union, at any depth: every level keeps its own tag, so each dispatches in
   one step;
 * a member whose tag property is ``{"type": "null"}`` is selected when the tag
-  is null or absent.
+  is null or absent;
+* a member that is not an object (a scalar or array schema, or one without a
+  type, which accepts any JSON value) is a plain member of that type: the union
+  takes such values as they are (an untyped member makes it open to any value).
 
 Derived classes and unions record where they come from (:class:`Origin`), so
 that their docstrings can say which member of which union they are.
@@ -37,12 +40,18 @@ from ..ir import (
     TypeExpr,
     UnionType,
     Variant,
+    resolve,
 )
-from .context import BuildContext, doc_of, is_marked_unstable, properties_of
+from .context import BuildContext, TypeInfo, doc_of, is_marked_unstable, properties_of
 from .types import Part
 
 if TYPE_CHECKING:
     from .types import TypeBuilder
+
+_OBJECT_KEYWORDS = frozenset(
+    {"properties", "required", "additionalProperties", "$ref", "allOf", "anyOf", "oneOf", "not"}
+)
+"""Keywords that make a union member an object (or build it on others): the rest are values."""
 
 
 @dataclass
@@ -64,6 +73,7 @@ class Branch:
     options: list[Option]
     tag_wire: str | None = None
     tag_py: str | None = None
+    exclusive: bool = False
 
 
 class UnionBuilder:
@@ -112,6 +122,11 @@ class UnionBuilder:
         walk(member.get("not"))
         return tuple(dict.fromkeys(v for v in found if v is None or isinstance(v, (str, int, float))))
 
+    @staticmethod
+    def is_value_member(member: Mapping[str, Any]) -> bool:
+        """Whether a union member is not an object: a scalar or array schema, or an untyped one."""
+        return not (_OBJECT_KEYWORDS & member.keys()) and member.get("type") != "object"
+
     def member_parts(self, member: Mapping[str, Any], pointer: str) -> tuple[list[Part], list[Branch]]:
         """The field sources of one union member, and the inner unions it builds on."""
         parts: list[Part] = []
@@ -157,7 +172,7 @@ class UnionBuilder:
             if not label:
                 raise self.ctx.error("a nested union member needs a title to be named", item_pointer)
             options.append(Option(label, selector[1], item_parts, item_branches, doc_of(item), selector[0]))
-        return Branch(options, tag, tag_py)
+        return Branch(options, tag, tag_py, exclusive=key == "oneOf")
 
     def branch_of_union(self, target: UnionType, pointer: str) -> Branch:
         """A variant builds on the union ``target``: each of its members is an option, at any depth."""
@@ -165,7 +180,7 @@ class UnionBuilder:
         for variant in target.members:
             kind = self.kind_of(target, variant)
             label = variant.title or ("other" if kind == "other" else str(variant.tag))
-            found = self.ctx.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+            found = resolve(self.ctx.types, variant.type)
             if isinstance(found, ObjectType):
                 parts, branches = [Part(class_name=found.name, pointer=pointer)], []
             elif isinstance(found, UnionType):
@@ -176,7 +191,7 @@ class UnionBuilder:
                     pointer,
                 )
             options.append(Option(label, kind, parts, branches, variant.doc, variant.tag))
-        return Branch(options, target.tag_wire_name, target.tag_py_name)
+        return Branch(options, target.tag_wire_name, target.tag_py_name, exclusive=target.exclusive)
 
     def kind_of(self, union: UnionType, variant: Variant) -> OriginKind:
         """How ``variant`` of the built ``union`` is selected (see :meth:`selector`)."""
@@ -184,7 +199,7 @@ class UnionBuilder:
             return "other"
         if variant.tag is not None:
             return "tag"
-        found = self.ctx.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        found = resolve(self.ctx.types, variant.type)
         if isinstance(found, ObjectType) and union.tag_wire_name is not None:
             tag_field = next(
                 (f for f in self.ctx.all_fields(found.name) if f.wire_name == union.tag_wire_name), None
@@ -214,7 +229,7 @@ class UnionBuilder:
         parts: list[Part],
         doc: str,
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
         origin: Origin | None,
@@ -229,8 +244,8 @@ class UnionBuilder:
             fields=fields,
             doc=doc,
             pointer=pointer,
-            unstable=common["unstable"],
-            internal=common["internal"],
+            unstable=info.unstable,
+            internal=info.internal,
             base=base,
             extra=self.type_builder.extra_of(parts),
             tag=tag,
@@ -247,7 +262,7 @@ class UnionBuilder:
         key: str,
         members: list[dict[str, Any]],
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         skip: frozenset[int] = frozenset(),
     ) -> UnionType:
         """A union of objects, written as a ``$defs`` entry or inline (``def_name`` is then ``None``).
@@ -270,8 +285,13 @@ class UnionBuilder:
             tag_value, kind = self.selector(member, tag)
             title = str(member.get("title", ""))
             doc = doc_of(member)
+            if self.is_value_member(member):
+                context = name + naming.pascal(title or "member")
+                value = self.type_builder.type_expr(member, member_pointer, context)
+                variants.append(Variant(tag=None, type=value, title=title, doc=doc))
+                continue
             parts, branches = self.member_parts(member, member_pointer)
-            member_common = {**common, "unstable": common["unstable"] or is_marked_unstable(member)}
+            member_info = info.marked_unstable(is_marked_unstable(member))
             tag_info = (
                 TagValue(tag, tag_py, tag_value) if tag is not None and tag_py and kind == "tag" else None
             )
@@ -293,7 +313,7 @@ class UnionBuilder:
                     branches,
                     doc,
                     member_pointer,
-                    member_common,
+                    member_info,
                     tag_info,
                     reserved,
                     origin,
@@ -315,7 +335,8 @@ class UnionBuilder:
             tag_py_name=tag_py,
             catch_all=catch_all,
             fields=common_fields,
-            **common,
+            exclusive=key == "oneOf",
+            **info.fields(),
         )
 
     def member_label(
@@ -339,7 +360,7 @@ class UnionBuilder:
         branches: list[Branch],
         doc: str,
         pointer: str,
-        common: dict[str, Any],
+        info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
         origin: Origin | None,
@@ -353,7 +374,7 @@ class UnionBuilder:
         every class at the bottom.
         """
         if not branches:
-            return Ref(self.variant_class(name, parts, doc, pointer, common, tag, reserved, origin))
+            return Ref(self.variant_class(name, parts, doc, pointer, info, tag, reserved, origin))
         first, rest = branches[0], branches[1:]
         variants: list[Variant] = []
         catch_all: Variant | None = None
@@ -366,7 +387,7 @@ class UnionBuilder:
                 option.branches + rest,
                 option.doc,
                 pointer,
-                common,
+                info,
                 tag,
                 reserved,
                 child_origin,
@@ -381,11 +402,12 @@ class UnionBuilder:
             variants=tuple(variants),
             doc=doc,
             pointer=pointer,
-            unstable=common["unstable"],
-            internal=common["internal"],
+            unstable=info.unstable,
+            internal=info.internal,
             tag_wire_name=first.tag_wire,
             tag_py_name=first.tag_py,
             catch_all=catch_all,
             origin=origin,
+            exclusive=first.exclusive,
         )
         return Ref(name)

@@ -283,7 +283,7 @@ def test_unstable_methods_are_marked_or_missing_from_the_stable_baseline() -> No
 
 
 def with_editor_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
-    """The client also sends ``editor/open``, handled by an ``editor`` side the bindings do not know."""
+    """The client also sends ``editor/open``, handled by an ``editor`` side ``[sides]`` does not know."""
     defs, roots, meta = schema()
     defs["OpenRequest"] = method("editor/open", "editor")
     params_of(defs["ClientRequest"]).append(payload("OpenRequest"))
@@ -291,8 +291,9 @@ def with_editor_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
 
 
 EDITOR_GAP = Gap(
-    "the schema has methods of a side the bindings do not know, 'editor': editor/open",
+    "the schema has methods of a side the knowledge does not know, 'editor': editor/open",
     default="their types get models, the methods get no bindings",
+    section="[sides]",
     file="schema.json",
 )
 
@@ -333,10 +334,84 @@ def test_an_unknown_side_is_an_error_outside_a_lenient_collector(strict: bool | 
             with collecting(strict=True):
                 build(defs, roots, meta)
     assert (raised.value.message, raised.value.file, raised.value.pointer) == (
-        EDITOR_GAP.message,
+        EDITOR_GAP.message + " (extend [sides] in codegen/knowledge.toml)",
         "schema.json",
         None,
     )
+
+
+# -- a side that handles its own messages: the proxy side --------------------------------------
+
+
+def with_proxy_side() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
+    """v2-sdk-2.3.0's shape: a ``Proxy`` message kind whose payloads carry ``x-side: proxy``."""
+    defs, roots, meta = schema()
+    defs["ProxyInitializeRequest"] = method(
+        "proxy/initialize", "proxy", "Initializes a component as a proxy."
+    )
+    defs["ProxyInitializeResponse"] = method("proxy/initialize", "proxy")
+    defs["SuccessorRequest"] = method("proxy/successor", "proxy")
+    defs["SuccessorResponse"] = method("proxy/successor", "proxy")
+    defs["SuccessorNotification"] = method("proxy/successor", "proxy")
+    defs["ProxyRequest"] = call_envelope("ProxyInitializeRequest", "SuccessorRequest")
+    defs["ProxyResponse"] = response_envelope("ProxyInitializeResponse", "SuccessorResponse")
+    defs["ProxyNotification"] = call_envelope("SuccessorNotification")
+    roots.append(message_kind("Proxy"))
+    meta["proxyMethods"] = {"proxy_initialize": "proxy/initialize", "proxy_successor": "proxy/successor"}
+    return defs, roots, meta
+
+
+def test_the_proxy_side_handles_what_its_message_kind_sends() -> None:
+    """[sides] of knowledge.toml: what the proxy kind sends, the proxy side handles (both ways)."""
+    defs, roots, meta = with_proxy_side()
+    with collecting(strict=True):
+        built = build(defs, roots, meta)
+    proxy = [(m.wire_name, m.kind, m.key, m.params, m.result) for m in built.methods if m.side == "proxy"]
+    assert proxy == [
+        (
+            "proxy/initialize",
+            "request",
+            "proxy_initialize",
+            "ProxyInitializeRequest",
+            "ProxyInitializeResponse",
+        ),
+        ("proxy/successor", "notification", "proxy_successor", "SuccessorNotification", None),
+        ("proxy/successor", "request", "proxy_successor", "SuccessorRequest", "SuccessorResponse"),
+    ]
+    assert {name: side for name, side in built.envelopes.items() if side == "proxy"} == {
+        "ProxyNotification": "proxy",
+        "ProxyRequest": "proxy",
+        "ProxyResponse": "proxy",
+    }
+
+
+def test_the_proxy_meta_table_is_checked_like_the_others() -> None:
+    defs, roots, meta = with_proxy_side()
+    del meta["proxyMethods"]["proxy_successor"]
+    error = refused(defs, roots, meta)
+    assert "'proxyMethods' does not list it" in error.message and "proxy/successor" in error.message
+    defs, roots, meta = with_proxy_side()
+    meta["proxyMethods"]["proxy_teleport"] = "proxy/teleport"
+    error = refused(defs, roots, meta)
+    assert (
+        error.message == "meta names method 'proxy/teleport' for the proxy but the schema has no type for it"
+    )
+
+
+def test_a_side_the_knowledge_lacks_is_listed_once_per_method(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without [sides].proxy the proxy methods are a gap, proxy/successor named once for its two kinds."""
+    from codegen.knowledge import section
+
+    sides = {k: v for k, v in section("sides").items() if k != "proxy"}
+    monkeypatch.setattr("codegen.schema.builder.methods.knowledge_section", lambda name: sides)
+    defs, roots, meta = with_proxy_side()
+    with collecting(strict=False) as found:
+        built = build(defs, roots, meta)
+    assert [g.message for g in found.gaps] == [
+        "the schema has methods of a side the knowledge does not know, 'proxy': "
+        "proxy/initialize, proxy/successor"
+    ]
+    assert not any(m.side == "proxy" for m in built.methods)
 
 
 # -- refusals -----------------------------------------------------------------------

@@ -380,17 +380,56 @@ def test_consts_that_do_not_share_one_plain_type_are_an_untagged_union(
     assert value.variants == variants
 
 
-def test_a_constrained_union_member_is_a_gap() -> None:
-    """The models write a union member as a bare annotation: its constraints are not checked there."""
+def test_a_constrained_union_member_keeps_its_constraints_on_the_member() -> None:
+    """The models enforce a member's own constraints (tests/runtime/test_scalar_shapes.py): no gap."""
     defs = {"Value": {"oneOf": [{"const": "a"}, {"type": "string", "minLength": 3}]}}
+    with collecting(strict=True):
+        built = surface(defs)
+    value = built.types["Value"]
+    assert isinstance(value, UnionType)
+    assert [v.type for v in value.variants] == [Const("a"), Scalar("string", Constraints(min_length=3))]
+
+
+def test_an_array_member_keeps_its_min_items() -> None:
+    """2.2.0's SessionConfigSelectOptions: two arrays, each with ``minItems: 1``."""
+    defs = {
+        "Option": obj({"value": {"type": "string"}}, ["value"]),
+        "Options": {
+            "anyOf": [
+                {"title": "Flat", "type": "array", "items": {"$ref": "#/$defs/Option"}, "minItems": 1},
+                {"title": "Pairs", "type": "array", "items": {"type": "string"}, "maxItems": 2},
+            ]
+        },
+    }
+    with collecting(strict=True):
+        built = surface(defs)
+    options = built.types["Options"]
+    assert isinstance(options, UnionType)
+    assert [v.type for v in options.variants] == [
+        ArrayOf(Ref("Option"), Constraints(min_items=1)),
+        ArrayOf(Scalar("string"), Constraints(max_items=2)),
+    ]
+    assert [v.title for v in options.variants] == ["Flat", "Pairs"]
+
+
+@pytest.mark.parametrize(
+    "node",
+    [
+        {"$ref": "#/$defs/Name", "maxLength": 3},
+        {"allOf": [{"$ref": "#/$defs/Name"}], "minLength": 1},
+    ],
+    ids=["ref", "single-allOf"],
+)
+def test_constraints_beside_a_reference_are_a_gap(node: dict[str, Any]) -> None:
+    defs = {"Name": {"type": "string"}, "T": obj({"n": node})}
     with collecting(strict=False) as found:
-        surface(defs)
-    assert found.gaps == [
-        Gap(
-            "the constraints of a union member are not enforced by the generated models",
-            default="the member accepts any string",
-            file="schema.json",
-            pointer="/$defs/Value/oneOf/1",
+        built = surface(defs)
+    assert fields_of(built, "T")["n"].type == Ref("Name")
+    assert [(g.message.split(":")[0], g.default, g.pointer) for g in found.gaps] == [
+        (
+            "constraints beside a reference are not enforced by the generated models",
+            "the value is checked against the referenced type only",
+            "/$defs/T/properties/n",
         )
     ]
 
@@ -407,10 +446,7 @@ def test_each_type_of_a_type_list_keeps_the_constraints_that_apply_to_it() -> No
             )
         )
     )
-    assert [(g.default, g.pointer) for g in found.gaps] == [
-        ("the member accepts any integer", "/$defs/T/properties/v/type"),
-        ("the member accepts any string", "/$defs/T/properties/v/type"),
-    ]
+    assert found.gaps == [], "each member's constraints are enforced (tests/runtime/test_scalar_shapes.py)"
 
 
 def test_a_constrained_nullable_property_is_not_a_union_member() -> None:
@@ -492,18 +528,59 @@ def test_lenient_flags_are_read_from_the_property() -> None:
                             "x-deserialize-skip-invalid-items": True,
                         },
                         "strict": {"type": "string"},
+                        "servers": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "x-deserialize-default-on-null": True,
+                        },
                     }
                 )
             }
         ),
         "Holder",
     )
-    assert {wire: (f.default_on_error, f.skip_invalid_items, f.lenient) for wire, f in fields.items()} == {
-        "caps": (True, False, True),
-        "items": (False, True, True),
-        "strict": (False, False, False),
+    flags = {
+        wire: (f.default_on_error, f.skip_invalid_items, f.default_on_null) for wire, f in fields.items()
     }
+    assert flags == {
+        "caps": (True, False, False),
+        "items": (False, True, False),
+        "strict": (False, False, False),
+        "servers": (False, False, True),
+    }
+    assert {wire for wire, f in fields.items() if f.lenient} == {"caps", "items", "servers"}
     assert fields["caps"].default == {}
+    # default-on-null leaves the type as the schema writes it: a list, not a nullable one
+    assert fields["servers"].type == ArrayOf(Scalar("string")) and not fields["servers"].nullable
+
+
+@pytest.mark.parametrize(
+    "node",
+    [{}, True, {"title": "Anything"}, {"description": "Any value."}],
+    ids=["empty", "true", "title-only", "description-only"],
+)
+def test_an_untyped_schema_is_any_value_at_every_position(node: Any) -> None:
+    built = surface(
+        {
+            "Holder": obj(
+                {
+                    "field": node,
+                    "items": {"type": "array", "items": node},
+                    "values": {"type": "object", "additionalProperties": node},
+                    # a boolean union member is refused outright ("a union member must be an object")
+                    "choice": {"anyOf": [{"type": "integer"}, node if isinstance(node, dict) else {}]},
+                }
+            ),
+            "Alias": node if isinstance(node, dict) else {"allOf": [True]},
+        }
+    )
+    fields = fields_of(built, "Holder")
+    assert fields["field"].type == Scalar("any") and fields["field"].nullable
+    assert fields["items"].type == ArrayOf(Scalar("any"))
+    assert fields["values"].type == MapOf(Scalar("any"))
+    assert fields["choice"].type == AnyOf((Scalar("integer"), Scalar("any")))
+    alias = built.types["Alias"]
+    assert isinstance(alias, AliasType) and alias.target == Scalar("any")
 
 
 def test_meta_field_is_an_optional_nullable_lenient_map() -> None:

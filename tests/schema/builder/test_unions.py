@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from codegen.schema.ir import ApiSurface, Const, Nullable, Origin, Ref, Scalar, UnionType
+from codegen.schema.ir import (
+    ApiSurface,
+    ArrayOf,
+    Const,
+    Constraints,
+    Nullable,
+    Origin,
+    Ref,
+    Scalar,
+    UnionType,
+)
 from tests.support.schemas import nested_defs, obj, surface, tagged
 
 
@@ -25,6 +35,57 @@ def member_types(found: UnionType) -> dict[object, str]:
         for v in found.members
         if isinstance(v.type, Ref)
     }
+
+
+def test_an_untyped_member_of_a_union_of_objects_is_any_value_and_opens_it() -> None:
+    """2.2.0's ErrorData: two object shapes and ``{"title": "Other"}``, which is no object class."""
+    built = surface(
+        {
+            "NotFound": obj({"sessionId": {"type": "string"}}, ["sessionId"]),
+            "Data": {
+                "anyOf": [
+                    {"title": "NotFound", "allOf": [{"$ref": "#/$defs/NotFound"}]},
+                    {"title": "Other", "description": "Any other value."},
+                ]
+            },
+        }
+    )
+    data = union(built, "Data")
+    assert [(v.title, v.type) for v in data.variants] == [
+        ("NotFound", Ref("NotFound")),
+        ("Other", Scalar("any")),
+    ]
+    assert data.variants[1].doc == "Any other value."
+    assert data.open and not data.tagged and data.catch_all is None
+    assert set(built.types) == {"NotFound", "Data"}, "no empty class for the untyped member"
+
+
+def test_a_scalar_or_array_member_of_a_union_of_objects_keeps_its_type() -> None:
+    built = surface(
+        {
+            "Either": {
+                "anyOf": [
+                    tagged("kind", "a"),
+                    {"title": "Name", "type": "string", "maxLength": 3},
+                    {"title": "Names", "type": "array", "items": {"type": "string"}, "minItems": 1},
+                ]
+            }
+        }
+    )
+    either = union(built, "Either")
+    assert either.tag_wire_name == "kind" and not either.open
+    assert [v.type for v in either.variants][1:] == [
+        Scalar("string", Constraints(max_length=3)),
+        ArrayOf(Scalar("string"), Constraints(min_items=1)),
+    ]
+
+
+def test_a_union_is_open_only_with_a_catch_all_or_an_any_member(nested: ApiSurface) -> None:
+    assert union(nested, "Update").open  # its catch-all
+    closed = surface({"Mixed": {"anyOf": [{"type": "integer"}, {"type": "string"}]}})
+    assert not union(closed, "Mixed").open
+    loose = surface({"Mixed": {"anyOf": [{"type": "integer"}, {"title": "Anything"}]}})
+    assert union(loose, "Mixed").open
 
 
 def test_each_level_is_a_union_on_its_own_tag(nested: ApiSurface) -> None:

@@ -1,0 +1,266 @@
+"""Messages a schema allows: generated from a ``$defs`` type, and made smaller.
+
+Generation uses hypothesis-jsonschema, an optional dependency
+(``pip install 'acp-codegen[evidence]'``) imported only when a search runs.
+It implements JSON Schema drafts 4 to 7 without recursive ``$ref``, so a type
+is first turned into a self-contained schema it can read
+(:func:`generation_schema`): every ``$ref`` inlined (a recursive one becomes
+``false``, a branch never taken), ``x-`` extensions and annotations dropped,
+and ``allOf`` parts that only add properties merged.  What this loses only
+widens the candidates: every candidate is then checked with the schema's own
+Draft 2020-12 validator and dropped if it is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..errors import CodegenError
+from ..files import write_atomic
+
+INSTALL_HINT = "pip install 'acp-codegen[evidence]' (hypothesis and hypothesis-jsonschema)"
+
+_ONE_SCHEMA = ("items", "not", "additionalProperties", "contains", "propertyNames")
+_SCHEMA_MAP = ("properties", "patternProperties", "dependentSchemas")
+_SCHEMA_LIST = ("allOf", "anyOf", "oneOf")
+_DROPPED = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "$comment",
+        "format",
+        "contentEncoding",
+        "contentMediaType",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "unevaluatedProperties",
+        "$schema",
+        "$ref",
+    }
+)
+_PLAIN_OBJECT = frozenset({"type", "properties", "required"})
+
+
+class MissingGeneratorError(CodegenError):
+    """hypothesis or hypothesis-jsonschema is not installed."""
+
+
+def require_generator() -> None:
+    """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports."""
+    try:
+        import hypothesis  # noqa: F401
+        import hypothesis_jsonschema  # noqa: F401
+    except ImportError as error:
+        raise MissingGeneratorError(f"evidence needs {error.name}: {INSTALL_HINT}") from None
+
+
+def _def_name(ref: str) -> str:
+    if not ref.startswith("#/$defs/"):
+        raise ValueError(f"unsupported $ref {ref!r}")
+    return ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
+
+
+def generation_schema(defs: Mapping[str, Any], name: str) -> Any:
+    """``$defs[name]`` as a self-contained draft-07 schema that hypothesis-jsonschema can generate from."""
+
+    def convert(node: Any, stack: tuple[str, ...]) -> Any:
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key.startswith("x-") or key in _DROPPED:
+                continue
+            if key in _ONE_SCHEMA:
+                out[key] = convert(value, stack)
+            elif key in _SCHEMA_MAP and isinstance(value, dict):
+                out[key] = {k: convert(v, stack) for k, v in value.items()}
+            elif key in _SCHEMA_LIST and isinstance(value, list):
+                out[key] = [convert(v, stack) for v in value]
+            else:
+                out[key] = value
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target = _def_name(ref)
+            inlined = False if target in stack else convert(defs[target], (*stack, target))
+            return _merge_all_of({"allOf": [inlined, out]} if out else inlined)
+        return _merge_all_of(out)
+
+    return convert(defs[name], (name,))
+
+
+def _merge_all_of(node: Any) -> Any:
+    """Merge in the ``allOf`` parts that only add properties (hypothesis-jsonschema is slow at merging)."""
+    if not isinstance(node, dict) or not isinstance(node.get("allOf"), list):
+        return node
+    keep: list[Any] = []
+    merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
+    for part in node["allOf"]:
+        part = _merge_all_of(part)
+        plain = (
+            isinstance(part, dict) and part.keys() <= _PLAIN_OBJECT and part.get("type", "object") == "object"
+        )
+        if not plain or (merged.keys() - _PLAIN_OBJECT - {"anyOf", "oneOf"}):
+            keep.append(part)
+            continue
+        for key, prop in part.get("properties", {}).items():
+            present = merged.setdefault("properties", {})
+            present[key] = {"allOf": [present[key], prop]} if key in present else prop
+        if part.get("required"):
+            merged["required"] = sorted(set(merged.get("required", [])) | set(part["required"]))
+        if "type" in part:
+            merged["type"] = "object"
+    if keep:
+        merged["allOf"] = keep
+    if list(merged) == ["allOf"] and len(merged["allOf"]) == 1:
+        return merged["allOf"][0]
+    return merged
+
+
+class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)
+    """Raised by the test function to end a generation early."""
+
+
+def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple[int, bool]:
+    """Pass up to ``examples`` instances of ``schema`` (deterministically) to ``accept``.
+
+    Generation stops early once ``accept`` returns ``True``.  Returns how many
+    instances were passed and whether ``accept`` stopped it.  Raises
+    :class:`MissingGeneratorError` without the optional dependency, and
+    ``ValueError`` with the generator's own words when it cannot read ``schema``.
+    """
+    require_generator()
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis.reporting import with_reporter
+    from hypothesis_jsonschema import from_schema
+
+    count = 0
+    done = False
+
+    def one(instance: Any) -> None:
+        nonlocal count, done
+        if not done:
+            count += 1
+            done = accept(instance)
+        if done:
+            raise _Enough
+
+    test = settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=True,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )(given(from_schema(schema))(one))
+    try:
+        with with_reporter(lambda _text: None):
+            test()
+    except _Enough:
+        pass
+    except Exception as error:  # the generator is a dependency: its failure is a reason, not a crash
+        text = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+        raise ValueError(text) from None
+    return count, done
+
+
+def _versions() -> str:
+    from importlib import metadata
+
+    return ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
+
+
+def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: Path | None = None) -> int:
+    """:func:`generate`, remembered: a generation that ran to its end is kept under ``cache``.
+
+    The instances a schema gives are the same every time (the generation is
+    deterministic), so a later search, by this run or another, reads them
+    back instead of generating them again.  A generation ``accept`` stopped
+    early is not kept.  Returns how many instances ``accept`` saw.
+    """
+    if cache is None:
+        return generate(schema, examples, accept)[0]
+    key = hashlib.sha256(f"{canonical(schema)}\0{examples}\0{_versions()}".encode()).hexdigest()[:24]
+    path = cache / "evidence-instances" / f"{key}.json"
+    try:
+        kept: list[Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        generated: list[Any] = []
+
+        def remember(instance: Any) -> bool:
+            generated.append(instance)
+            return accept(instance)
+
+        count, stopped = generate(schema, examples, remember)
+        if not stopped:
+            write_atomic(path, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
+        return count
+    for count, instance in enumerate(kept, 1):
+        if accept(instance):
+            return count
+    return len(kept)
+
+
+def size(instance: Any) -> int:
+    """How big a message is: the length of its compact JSON."""
+    return len(canonical(instance))
+
+
+def canonical(instance: Any) -> str:
+    return json.dumps(instance, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def smaller(instance: Any) -> Iterator[Any]:
+    """Instances one step smaller than ``instance``: a key or an item left out, a value made simpler."""
+    if isinstance(instance, dict):
+        for key in sorted(instance):
+            yield {k: v for k, v in instance.items() if k != key}
+        for key in sorted(instance):
+            for value in smaller(instance[key]):
+                yield {**instance, key: value}
+    elif isinstance(instance, list):
+        for index in range(len(instance)):
+            yield instance[:index] + instance[index + 1 :]
+        for index, item in enumerate(instance):
+            for value in smaller(item):
+                yield [*instance[:index], value, *instance[index + 1 :]]
+    elif isinstance(instance, str):
+        if instance:
+            yield ""
+            if len(instance) > 1:
+                yield instance[:1]
+    elif isinstance(instance, (int, float)) and not isinstance(instance, bool) and instance != 0:
+        yield 0
+        if isinstance(instance, float) and instance != int(instance):
+            yield int(instance)
+
+
+def shrink(instance: Any, keeps: Callable[[Any], bool], budget: int = 300) -> Any:
+    """The smallest instance reached by one-step reductions that ``keeps`` still holds for.
+
+    ``keeps`` is called at most ``budget`` times; the instance it last held
+    for is returned (``instance`` itself if no reduction keeps it).
+    """
+    best = instance
+    tries = 0
+    improved = True
+    while improved and tries < budget:
+        improved = False
+        for candidate in smaller(best):
+            if size(candidate) >= size(best):
+                continue
+            tries += 1
+            if keeps(candidate):
+                best = candidate
+                improved = True
+                break
+            if tries >= budget:
+                break
+    return best

@@ -1,0 +1,154 @@
+"""The generated models of one side of a diff, importable: what a peer running that release accepts.
+
+A release's models are the ``schema.py`` and ``_base.py`` the models emitter
+writes for its surface (:func:`codegen.emit.models.emit_models`), the same
+files its generated package holds.  Rendering them takes seconds, so they are
+kept under the build cache (``--cache``), keyed by the release's schema files,
+the stability level and what shapes the models (:data:`MODEL_SOURCES` and the
+versions of the tools the emitter runs), and imported from there under a name
+of their own: the models of two releases live side by side in one process.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import importlib
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ..schema.ir import ApiSurface
+from ..schema.load import ReleaseFiles
+
+_LOADED: dict[str, ModuleType] = {}
+
+
+CODEGEN = Path(__file__).resolve().parent.parent
+MODEL_SOURCES = (
+    "emit",
+    "schema",
+    "runtime",
+    "naming.py",
+    "pysource.py",
+    "knowledge.py",
+    "knowledge.toml",
+    "diagnostics.py",
+    "errors.py",
+    "../templates/models",
+)
+"""What shapes the generated models, besides the schema: a change to any of these renders them again."""
+MODEL_TOOLS = ("datamodel-code-generator", "black", "jinja2", "pydantic")
+
+
+@functools.cache
+def models_fingerprint() -> str:
+    """A hash of the sources and tool versions the models emitter depends on."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    for name in MODEL_SOURCES:
+        root = (CODEGEN / name).resolve()
+        found = sorted(root.rglob("*")) if root.is_dir() else [root]
+        for path in found:
+            if (
+                path.is_file()
+                and path.suffix in (".py", ".toml", ".jinja2")
+                and "__pycache__" not in path.parts
+            ):
+                digest.update(path.relative_to(CODEGEN.parent).as_posix().encode())
+                digest.update(path.read_bytes())
+    for tool in MODEL_TOOLS:
+        try:
+            digest.update(f"{tool}=={metadata.version(tool)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(tool.encode())
+    return digest.hexdigest()
+
+
+def _key(files: ReleaseFiles, surface: ApiSurface) -> str:
+    digest = hashlib.sha256()
+    for name, document in sorted(files.documents.items()):
+        digest.update(f"{name}:{document.sha256}\n".encode())
+    digest.update(f"{surface.stability}\n{models_fingerprint()}".encode())
+    return digest.hexdigest()[:20]
+
+
+def _render(surface: ApiSurface) -> dict[str, str]:
+    from ..emit.models import emit_models
+
+    return {path: module.source for path, module in emit_models(surface).items()}
+
+
+def _write(folder: Path, files: dict[str, str]) -> None:
+    """Write the package in one step: a temporary sibling renamed into place."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    for name, text in {"__init__.py": "", **files}.items():
+        (staging / name).write_text(text, encoding="utf-8")
+    try:
+        os.replace(staging, folder)
+    except OSError:  # another process wrote it first: theirs is the same
+        for path in staging.iterdir():
+            path.unlink()
+        staging.rmdir()
+
+
+def load_models(files: ReleaseFiles, surface: ApiSurface, cache: Path) -> ModuleType:
+    """The ``schema`` module of the generated models of ``surface`` (a surface of ``files``)."""
+    return import_models(surface, cache, _key(files, surface))
+
+
+def import_models(surface: ApiSurface, cache: Path, key: str) -> ModuleType:
+    """The models of ``surface``, rendered under ``cache`` (unless there already) and imported by ``key``."""
+    if key in _LOADED:
+        return _LOADED[key]
+    root = cache / "evidence-models"
+    name = f"_acp_evidence_{key}"
+    folder = root / name
+    if not (folder / "schema.py").is_file():
+        _write(folder, _render(surface))
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    module = importlib.import_module(f"{name}.schema")
+    _LOADED[key] = module
+    return module
+
+
+@dataclass
+class Models:
+    """The models of one side, and a validator per ``$defs`` type found through the IR."""
+
+    surface: ApiSurface
+    module: ModuleType
+    _adapters: dict[str, Any] = field(default_factory=dict)
+
+    def adapter(self, schema_name: str) -> Any:
+        """A pydantic ``TypeAdapter`` of the model of ``$defs[schema_name]`` (``None`` if it has none)."""
+        if schema_name not in self._adapters:
+            from pydantic import TypeAdapter
+
+            found = self.surface.by_schema_name(schema_name)
+            target = getattr(self.module, found.name, None) if found is not None else None
+            self._adapters[schema_name] = TypeAdapter(target) if target is not None else None
+        return self._adapters[schema_name]
+
+    def refusal(self, schema_name: str, instance: Any) -> Any:
+        """The models' first validation error for ``instance``, or ``None`` if they accept it."""
+        from pydantic import ValidationError
+
+        adapter = self.adapter(schema_name)
+        if adapter is None:
+            return None
+        try:
+            adapter.validate_python(copy.deepcopy(instance))
+        except ValidationError as error:
+            return error
+        except (ValueError, TypeError, RecursionError) as error:  # a validator that raises is a refusal too
+            return error
+        return None

@@ -1,0 +1,301 @@
+"""The oracle: the evidence search run the other way, over every consecutive locked pair.
+
+For each pair of consecutive releases of one protocol major, stable and
+unstable, the differ's changes are computed, evidence is searched for each
+breaking or warning verdict (:func:`~.search.attach_evidence`'s search), and
+then every ``$defs`` type whose own definition changed is searched in both
+directions without a change to look for: messages generated from one side's
+schema, valid there, are tried on the other side's generated models.  Every
+refusal must be explained by a reported wire change whose rule breaks that
+direction (receivers for new messages refused by old models, senders for the
+reverse) and which is about a type (and field) on the refusal's path
+(:mod:`.walk`).  A refusal nothing explains is either a change the differ
+missed, or, when the refusing side's own JSON Schema accepts the message, a
+gap of that side's generated models (they are stricter than their schema);
+both are listed.  A committed file may excuse listed refusals, each with a
+reason; anything else not explained is a failure (exit 1).
+
+Types whose definition is the same on both sides (descriptions aside, names
+read through the renames) are not searched: a refusal inside them comes from
+a type they refer to, which is searched itself.  Envelope types (the
+JSON-RPC messages) are not searched either: their contents are the methods'
+params and results, which are.
+
+``python -m codegen.evidence.oracle`` (``make diff-oracle``) prints one row
+per pair and stability level: the changes, the changes with evidence, the
+refusals the changes explain, and the unexplained ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import collecting
+from ..diff import Change, Evidence, diff_releases
+from ..diff.report import release_pairs
+from ..errors import CodegenError
+from ..schema.ir import Stability
+from ..schema.load import SchemaSource, default_cache_dir, read_lock
+from .instances import canonical, size
+from .search import SEARCHED_BREAKS, Direction, Pair, first_error, pairs_of, wants_evidence
+
+ORACLE_EXAMPLES = 25
+"""Messages generated per changed ``$defs`` type and direction by default."""
+_IGNORED = frozenset({"description", "title", "$comment", "examples"})
+
+
+@dataclass(frozen=True)
+class Unexplained:
+    """A refusal no reported change explains: where, which way, and the smallest message."""
+
+    old: str
+    new: str
+    stability: Stability
+    schema_type: str
+    direction: Direction
+    message: Any
+    error: str
+    model_gap: bool
+    """The refusing side's JSON Schema accepts the message: its generated models are stricter than it."""
+
+    @property
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.old, self.new, self.stability, self.schema_type, self.direction)
+
+    def line(self) -> str:
+        kind = "model gap" if self.model_gap else "missed change"
+        shown = json.dumps(self.message, sort_keys=True, ensure_ascii=False)
+        way = "new message, old models" if self.direction == "receivers" else "old message, new models"
+        return (
+            f"{self.old} -> {self.new} {self.stability}: {kind}: {self.schema_type} ({way}) "
+            f"refused: {shown} ({self.error})"
+        )
+
+
+@dataclass
+class PairResult:
+    old: str
+    new: str
+    stability: Stability
+    changes: int = 0
+    searched: int = 0
+    """Breaking or warning wire changes, for which evidence was searched."""
+    with_evidence: int = 0
+    types: int = 0
+    """``$defs`` types searched in both directions."""
+    messages: int = 0
+    explained: int = 0
+    unexplained: list[Unexplained] = field(default_factory=list)
+    excused: list[tuple[Unexplained, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _stripped(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _stripped(v) for k, v in node.items() if k not in _IGNORED}
+    if isinstance(node, list):
+        return [_stripped(v) for v in node]
+    return node
+
+
+def _renamed(node: Any, names: dict[str, str]) -> Any:
+    """A definition with each ``$ref`` to another ``$defs`` entry read through ``names``."""
+    if isinstance(node, dict):
+        out = {k: _renamed(v, names) for k, v in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = ref[len("#/$defs/") :]
+            out["$ref"] = f"#/$defs/{names.get(target, target)}"
+        return out
+    if isinstance(node, list):
+        return [_renamed(v, names) for v in node]
+    return node
+
+
+def changed_types(pair: Pair, direction: Direction) -> list[str]:
+    """The ``$defs`` entries of the generating side whose definition differs on the other side."""
+    source, target = pair.sides(direction)
+    names: dict[str, str] = {}
+    for schema_name in source.defs:
+        other = pair.target_def(direction, schema_name)
+        if other is not None:
+            names[schema_name] = other
+    found = []
+    for schema_name, other in sorted(names.items()):
+        named = source.surface.by_schema_name(schema_name)
+        if named is None or named.internal or source.models.adapter(schema_name) is None:
+            continue
+        mine = canonical(_stripped(_renamed(source.defs[schema_name], names)))
+        theirs = canonical(_stripped(target.defs[other]))
+        if mine != theirs:
+            found.append(schema_name)
+    return found
+
+
+def explains(pair: Pair, change: Change, direction: Direction, places: frozenset[Any]) -> bool:
+    """Whether a reported change accounts for a refusal in this direction at these places."""
+    if change.layer != "wire" or direction not in SEARCHED_BREAKS.get(change.rule.breaks, ()):
+        return False
+    anchor = pair.anchor(change, direction)
+    return anchor is not None and anchor in places
+
+
+def check_pair(
+    pair: Pair,
+    old: str,
+    new: str,
+    changes: Sequence[Change],
+    exceptions: dict[tuple[str, ...], str],
+    examples: int = ORACLE_EXAMPLES,
+) -> PairResult:
+    stability = pair.new.surface.stability
+    result = PairResult(old, new, stability, changes=len(changes))
+    started = time.perf_counter()
+    wanted = [c for c in changes if wants_evidence(c)]
+    result.searched = len(wanted)
+    found = pair.evidence(wanted)
+    result.with_evidence = sum(isinstance(e, Evidence) for e in found.values())
+    for direction in ("receivers", "senders"):
+        _, target = pair.sides(direction)
+        for schema_name in changed_types(pair, direction):
+            result.types += 1
+            search = pair.search(direction, schema_name, examples=examples)
+            if isinstance(search, str):
+                continue
+            result.messages += search.distinct
+            worst: Unexplained | None = None
+            for refusal in search.refusals:
+                if any(explains(pair, c, direction, refusal.places) for c in changes):
+                    result.explained += 1
+                    continue
+                other = pair.target_def(direction, schema_name)
+                assert other is not None
+                item = Unexplained(
+                    old,
+                    new,
+                    stability,
+                    schema_name,
+                    direction,
+                    refusal.instance,
+                    first_error(refusal.error),
+                    model_gap=target.valid(other, refusal.instance),
+                )
+                if worst is None or (size(item.message), canonical(item.message)) < (
+                    size(worst.message),
+                    canonical(worst.message),
+                ):
+                    worst = item
+            if worst is not None:
+                reason = exceptions.get(worst.key)
+                if reason is not None:
+                    result.excused.append((worst, reason))
+                else:
+                    result.unexplained.append(worst)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def read_exceptions(path: Path | None) -> dict[tuple[str, ...], str]:
+    """``[[refusal]]`` tables (old, new, stability, type, direction, reason) that excuse listed refusals."""
+    if path is None or not path.is_file():
+        return {}
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out: dict[tuple[str, ...], str] = {}
+    for index, entry in enumerate(data.get("refusal", [])):
+        keys = ("old", "new", "stability", "type", "direction")
+        if not all(isinstance(entry.get(k), str) for k in (*keys, "reason")) or not entry["reason"].strip():
+            raise CodegenError(f"refusal {index} needs {', '.join(keys)} and a reason", file=path)
+        out[tuple(entry[k] for k in keys)] = entry["reason"].strip()
+    return out
+
+
+def run(
+    source: SchemaSource,
+    cache: Path,
+    examples: int,
+    evidence_examples: int,
+    exceptions: dict[tuple[str, ...], str],
+    only: Sequence[str] = (),
+) -> Iterator[PairResult]:
+    """Every consecutive pair of locked releases (or those naming a release in ``only``), both levels."""
+    for old, new in release_pairs(list(source.lock.releases)):
+        if only and old not in only and new not in only:
+            continue
+        old_files, new_files = source.load(old), source.load(new)
+        both = "schema.unstable.json" in old_files.documents and "schema.unstable.json" in new_files.documents
+        stabilities: list[Stability] = ["stable", "unstable"] if both else ["stable"]
+        diff = diff_releases(old_files, new_files, stabilities)
+        pairs = pairs_of(old_files, new_files, stabilities, cache, evidence_examples)
+        for pair, surface in zip(pairs, diff.surfaces, strict=True):
+            yield check_pair(pair, old, new, surface.changes, exceptions, examples)
+
+
+TABLE_HEADER = (
+    "| pair | schema | changes | searched for evidence | with evidence | types searched | messages "
+    "| refusals explained | unexplained | excused |"
+)
+
+
+def row(found: PairResult) -> str:
+    return (
+        f"| {found.old} → {found.new} | {found.stability} | {found.changes} | {found.searched} | "
+        f"{found.with_evidence} | {found.types} | {found.messages} | {found.explained} | "
+        f"{len(found.unexplained)} | {len(found.excused)} |"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m codegen.evidence.oracle",
+        description="Check the differ against behaviour on every consecutive locked pair: every refusal "
+        "of a generated message by the other release's models must be explained by a reported change.",
+    )
+    parser.add_argument("--examples", type=int, default=ORACLE_EXAMPLES, help="per type and direction")
+    parser.add_argument(
+        "--evidence-examples", type=int, default=200, help="per type and direction, in the evidence search"
+    )
+    parser.add_argument("--release", action="append", default=[], help="only the pairs with this release")
+    parser.add_argument("--exceptions", type=Path, default=None, help="a TOML file of excused refusals")
+    parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    args = parser.parse_args(argv)
+    source = SchemaSource(read_lock())
+    exceptions = read_exceptions(args.exceptions)
+    print(TABLE_HEADER)
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    results = []
+    started = time.perf_counter()
+    with collecting(strict=False):
+        for found in run(source, args.cache, args.examples, args.evidence_examples, exceptions, args.release):
+            results.append(found)
+            print(row(found), flush=True)
+    unexplained = [u for r in results for u in r.unexplained]
+    excused = [pair for r in results for pair in r.excused]
+    print()
+    total = sum(len(r.unexplained) for r in results)
+
+    def total_of(name: str) -> int:
+        return sum(getattr(r, name) for r in results)
+
+    print(
+        f"{len(results)} pair levels, {total_of('changes')} changes, {total_of('with_evidence')} of "
+        f"{total_of('searched')} searched with evidence, {total_of('messages')} messages, "
+        f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused "
+        f"({time.perf_counter() - started:.0f} s)"
+    )
+    for item in unexplained:
+        print(f"unexplained: {item.line()}")
+    for item, reason in excused:
+        print(f"excused: {item.line()}: {reason}")
+    return 1 if unexplained else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

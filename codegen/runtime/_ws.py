@@ -1,0 +1,104 @@
+"""The client side of ACP over WebSocket: the channel behind ``connect_websocket``.
+
+This file is written once by hand and copied unchanged into every generated
+package.  It needs websockets, imported when a connection is first opened
+(``pip install 'websockets>=15,<17'``), so the package imports without it.  The
+wire is the one of the official TypeScript SDK 2.4.0's ``createWebSocketStream``:
+no subprotocol, one JSON-RPC message per text frame, binary frames ignored; a
+frame that is not JSON is answered ``-32700`` and a JSON array ``-32600``.
+``cookies`` go in the handshake's ``Cookie`` header, and the ``Set-Cookie`` of
+its response is kept in :attr:`WebSocketChannel.cookies`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Mapping
+from http.cookies import SimpleCookie
+from typing import Any, Final
+
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, encode
+
+__all__ = ["WebSocketChannel", "open_websocket"]
+
+INSTALL: Final = "pip install 'websockets>=15,<17'"
+
+
+def _websockets() -> Any:
+    try:
+        return importlib.import_module("websockets.asyncio.client")
+    except ImportError as error:
+        raise ImportError(f"ACP over WebSocket needs websockets: {INSTALL}") from error
+
+
+class WebSocketChannel:
+    """A :class:`Channel` over one WebSocket connection."""
+
+    def __init__(self, socket: Any, cookies: dict[str, str]) -> None:
+        self.socket = socket
+        self.cookies = cookies
+        """The cookies sent in the handshake, updated by its response's ``Set-Cookie``."""
+        self.connection_id: str | None = None
+        headers = getattr(getattr(socket, "response", None), "headers", None)
+        if headers is not None:
+            self.connection_id = headers.get("Acp-Connection-Id")
+            for value in headers.get_all("Set-Cookie"):
+                parsed: SimpleCookie = SimpleCookie()
+                parsed.load(value)
+                self.cookies.update({name: morsel.value for name, morsel in parsed.items()})
+        self._closed_error: type[Exception] = importlib.import_module(
+            "websockets.exceptions"
+        ).ConnectionClosed
+
+    async def receive(self) -> Any:
+        while True:
+            try:
+                frame = await self.socket.recv()
+            except self._closed_error:
+                return None
+            if not isinstance(frame, str):
+                continue  # binary frames carry nothing in ACP
+            try:
+                message = json.loads(frame)
+            except ValueError:
+                return RequestError.parse_error()
+            if isinstance(message, list):
+                return RequestError.invalid_request({"reason": "JSON-RPC batches are not supported"})
+            if not isinstance(message, dict):
+                return RequestError.invalid_request()
+            return message
+
+    async def send(self, message: Any) -> None:
+        try:
+            await self.socket.send(encode(message))
+        except self._closed_error as error:
+            raise ConnectionError(f"the WebSocket closed: {error}") from None
+
+    async def close(self) -> None:
+        await self.socket.close()
+
+
+async def open_websocket(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    cookies: Mapping[str, str] | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    open_timeout: float = 10.0,
+) -> WebSocketChannel:
+    """Open a WebSocket to ``url`` for ACP: no subprotocol, no compression."""
+    client = _websockets()
+    extra = dict(headers or {})
+    jar = dict(cookies or {})
+    if jar:
+        extra["Cookie"] = "; ".join(f"{name}={value}" for name, value in jar.items())
+    socket = await client.connect(
+        url,
+        additional_headers=extra,
+        max_size=max_message_bytes,
+        compression=None,
+        open_timeout=open_timeout,
+        ping_interval=None,
+    )
+    return WebSocketChannel(socket, jar)

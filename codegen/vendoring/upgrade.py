@@ -1,0 +1,228 @@
+"""``acp-codegen upgrade``: move a vendored package and the code that uses it to another release.
+
+:func:`plan` does everything that can fail and writes nothing: it reads the
+manifest, refuses a vendored copy with local edits (unless forced), diffs the
+two releases, turns the diff into a :class:`~.migration.Migration`, runs the
+codemod over the sources in memory (a file that does not parse stops it) and
+renders the new package.  :func:`apply` then writes: the vendored package is
+swapped in one step, and each rewritten file is replaced atomically.
+
+A package vendored under the versioned name of its release
+(``acp_2_0_0_alpha_7``) moves to the new release's name, and the imports
+follow; one vendored under any other name (``acp``) keeps it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import CodegenError
+from .codemod import Codemod, FileResult, Finding
+from .manifest import MANIFEST_NAME, Manifest, manifest_for, read_manifest
+from .migration import DiffResult, Migration, diff_for_migration, migration_from_diff
+from .source import ReleaseFiles, package_files, write_tree
+from .vendoring import LocalEditsError, Regenerate, check, vendored_tree
+
+SOURCE_SUFFIXES = (".py", ".pyi")
+_SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """An upgrade worked out in memory."""
+
+    folder: Path
+    """The vendored package as it is."""
+    manifest: Manifest
+    target: Path
+    """Where the new package goes: ``folder``, or its sibling with the new versioned name."""
+    diff: DiffResult
+    migration: Migration
+    files: tuple[FileResult, ...]
+    tree: dict[str, str]
+    """The new vendored package, its manifest included."""
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(f for result in self.files for f in result.findings)
+
+    @property
+    def rewritten(self) -> tuple[FileResult, ...]:
+        return tuple(result for result in self.files if result.changed)
+
+    def report_lines(self, rules_url: str | None = None) -> list[str]:
+        """The findings (what is left to fix by hand) first, then the unified diff of every rewrite."""
+        lines = [finding.line_text(rules_url) for finding in self.findings]
+        for result in self.rewritten:
+            lines.extend(result.diff(self.migration.new_release))
+        return lines
+
+    def summary(self) -> str:
+        """The API diff in one line: what changed between the two releases, by severity."""
+        counts = dict.fromkeys(("breaking", "warning", "info"), 0)
+        for change in self.diff.changes:
+            counts[change.severity] += 1
+        shown = ", ".join(f"{n} {s}" + ("s" if s == "warning" and n != 1 else "") for s, n in counts.items())
+        stability = self.manifest.stability
+        return f"API {self.diff.old} -> {self.diff.new} ({stability}): {shown}"
+
+    @property
+    def failed(self) -> bool:
+        """Whether anything is left to fix by hand (the exit status is 1 then)."""
+        return bool(self.findings)
+
+    def closing(self, written: bool) -> str:
+        """The last line: what was done or would be, and a verdict that agrees with the exit status."""
+        rewritten = len(self.rewritten)
+        findings = len(self.findings)
+        left = f"{findings} finding(s) to fix by hand" if findings else "nothing left to fix by hand"
+        verdict = "FAILED" if self.failed else "OK"
+        release = self.migration.new_release
+        if written:
+            vendored = f"vendored ACP {release} ({self.manifest.stability}) as {self.target}"
+            return f"{verdict}: rewrote {rewritten} file(s) and {vendored}; {left}."
+        return (
+            f"{verdict}: dry run, {rewritten} file(s) to rewrite, {left}; "
+            f"--write applies the rewrites and vendors ACP {release} as {self.target}."
+        )
+
+    def report_json(self, rules_url: str | None = None) -> dict[str, Any]:
+        return {
+            "package": {"from": str(self.folder), "to": str(self.target)},
+            "rewritten": [
+                {"path": str(r.path), "diff": "\n".join(r.diff(self.migration.new_release))}
+                for r in self.rewritten
+            ],
+            "findings": [
+                {
+                    "path": f.path,
+                    "line": f.line,
+                    "column": f.column,
+                    "rule": f.rule,
+                    "message": f.message,
+                    "explanation": f.explanation,
+                    "link": f.link(rules_url),
+                }
+                for f in self.findings
+            ],
+            "failed": self.failed,
+        }
+
+
+def source_files(sources: Sequence[Path], skip: Path) -> list[Path]:
+    """The Python files under ``sources``, sorted, without the vendored package ``skip``.
+
+    Folders are searched recursively, leaving out hidden folders, caches,
+    ``node_modules`` and virtual environments; a file named explicitly is
+    taken whatever its suffix.
+    """
+    skipped = skip.resolve()
+    found: dict[Path, Path] = {}
+    for source in sources:
+        if source.is_file():
+            found.setdefault(source.resolve(), source)
+        elif source.is_dir():
+            for path in _walk(source, skipped):
+                found.setdefault(path.resolve(), path)
+        else:
+            raise CodegenError("no such file or folder", file=source)
+    return sorted(found.values())
+
+
+def _walk(folder: Path, skipped: Path) -> Iterator[Path]:
+    if folder.resolve() == skipped or (folder / "pyvenv.cfg").exists():
+        return
+    for path in sorted(folder.iterdir()):
+        if path.is_dir():
+            if not path.name.startswith(".") and path.name not in _SKIPPED_FOLDERS:
+                yield from _walk(path, skipped)
+        elif path.suffix in SOURCE_SUFFIXES and path.is_file():
+            yield path
+
+
+def plan(
+    path: Path,
+    old: ReleaseFiles,
+    new: ReleaseFiles,
+    sources: Sequence[Path],
+    *,
+    force: bool = False,
+    regenerate: Regenerate | None = None,
+) -> Plan:
+    """Work out the upgrade of the vendored package at ``path`` from ``old`` to ``new``; write nothing.
+
+    Bad input raises :class:`CodegenError`: a missing or invalid manifest, a
+    vendored copy with local edits (:class:`LocalEditsError`, unless
+    ``force``), a source file that does not parse, a folder in the way of a
+    versioned package's new name.
+    """
+    folder, manifest = read_manifest(path)
+    if old.release != manifest.release:
+        raise CodegenError(
+            f"the package was vendored from {manifest.release}, not {old.release}",
+            file=folder / MANIFEST_NAME,
+        )
+    report = check(folder, regenerate)
+    if report.edited and not force:
+        raise LocalEditsError(report, f"upgrading to {new.release}")
+    result = diff_for_migration(old, new, manifest.stability)
+    migration = migration_from_diff(result)
+    package = folder.name
+    versioned = package == migration.old_package and migration.new_package != package
+    target = folder.parent / migration.new_package if versioned else folder
+    if versioned and target.exists():
+        raise CodegenError(f"is in the way of the upgraded package {migration.new_package}", file=target)
+    codemod = Codemod(migration, package, migration.new_package if versioned else None)
+    files = codemod.run(source_files(sources, folder))
+    surface, package_tree = package_files(new, manifest.unstable)
+    tree = vendored_tree(package_tree, manifest_for(surface, target.name, package_tree))
+    return Plan(folder, manifest, target, result, migration, tuple(files), tree)
+
+
+def apply(upgrade: Plan) -> None:
+    """Write the plan: swap the vendored package in one step, then replace each rewritten file atomically."""
+    write_tree(upgrade.target, upgrade.tree)
+    if upgrade.target != upgrade.folder:
+        shutil.rmtree(upgrade.folder)
+    for result in upgrade.rewritten:
+        write_file(result.path, result.after)
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step, keeping its permissions."""
+    mode = path.stat().st_mode & 0o7777
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def github_annotation(finding: Finding, rules_url: str | None = None) -> str:
+    """A finding as a GitHub Actions workflow command (``::error file=...::...``), its rule explained."""
+
+    def escape(text: str, properties: bool = False) -> str:
+        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        return text.replace(":", "%3A").replace(",", "%2C") if properties else text
+
+    where = f"file={escape(finding.path, True)},line={finding.line},col={finding.column}"
+    link = finding.link(rules_url)
+    text = f"{finding.message}. {finding.explanation}" + (f" ({link})" if link else "")
+    return f"::error {where},title={escape(finding.rule, True)}::{escape(text)}"
+
+
+def json_report(diff_report: str, upgrade: Plan, rules_url: str | None = None) -> str:
+    """``--format json``: the differ's JSON report and the codemod's, as one document."""
+    document = {"diff": json.loads(diff_report), "upgrade": upgrade.report_json(rules_url)}
+    return json.dumps(document, indent=2) + "\n"

@@ -1,0 +1,286 @@
+"""Evidence (``codegen.evidence``): messages one side's generated models accept and the other's refuse.
+
+The pairs are small hand-written releases (``tests.support.diffkit.mini``) with their generated
+models, plus one real pair: 2.0.0-alpha.3 -> alpha.5, where ``PromptResponse.messageId`` became
+required.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.diff import Evidence, NoEvidence, diff_surfaces
+from codegen.evidence import instances as gen
+from codegen.evidence.models import Models, import_models
+from codegen.evidence.search import Pair, Side, attach_evidence, wants_evidence
+from codegen.evidence.walk import message_path, places
+from codegen.schema.ir import ApiSurface
+from tests.support.diffkit import A3, A5, Mini, batch, mini, run
+from tests.support.releases import release_files
+
+# --- generation schemas and smaller messages -------------------------------------------------
+
+
+def test_a_generation_schema_inlines_refs_and_drops_what_the_generator_cannot_read() -> None:
+    defs = {
+        "Node": {
+            "description": "A tree.",
+            "type": "object",
+            "properties": {"name": {"$ref": "#/$defs/Name"}, "child": {"$ref": "#/$defs/Node"}},
+            "x-deserialize-default-on-error": True,
+        },
+        "Name": {"type": "string", "format": "uri", "title": "Name"},
+    }
+    assert gen.generation_schema(defs, "Node") == {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "child": False},  # recursion: never generated
+    }
+
+
+def test_smaller_steps_leave_out_a_key_or_an_item_or_simplify_a_value() -> None:
+    steps = list(gen.smaller({"a": [1, "xy"], "b": True}))
+    assert {"b": True} in steps and {"a": [1, "xy"]} in steps
+    assert {"a": ["xy"], "b": True} in steps and {"a": [0, "xy"], "b": True} in steps
+    assert {"a": [1, ""], "b": True} in steps
+    assert list(gen.smaller(True)) == [] and list(gen.smaller(0)) == []
+
+
+def test_shrink_keeps_what_still_holds_and_stops_at_its_budget() -> None:
+    big = {"keep": "value", "drop": [1, 2, 3], "also": {"x": 1}}
+    assert gen.shrink(big, lambda i: "keep" in i) == {"keep": ""}
+    calls: list[Any] = []
+    gen.shrink(big, lambda i: calls.append(i) is None and False, budget=3)
+    assert len(calls) == 3
+
+
+def test_generation_is_deterministic_and_remembered(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    first: list[Any] = []
+    assert gen.instances(schema, 20, lambda i: first.append(i) is None and False, tmp_path) == 20
+    [kept] = (tmp_path / "evidence-instances").iterdir()
+    again: list[Any] = []
+    gen.instances(schema, 20, lambda i: again.append(i) is None and False, tmp_path)
+    assert again == first == json.loads(kept.read_text())
+    fresh: list[Any] = []
+    gen.generate(schema, 20, lambda i: fresh.append(i) is None and False)
+    assert fresh == first
+
+
+def test_a_generation_stopped_early_is_not_remembered(tmp_path: Path) -> None:
+    schema = {"type": "integer"}
+    assert gen.instances(schema, 50, lambda i: True, tmp_path) == 1
+    assert not (tmp_path / "evidence-instances").exists()
+
+
+# --- where a refusal is ------------------------------------------------------------------------
+
+
+def test_a_message_path_keeps_the_steps_in_the_message_and_the_missing_key() -> None:
+    message = {"update": {"kind": "message", "text": 3}}
+    assert message_path(message, ("update", "MessageUpdate", "text")) == (["update", "text"], None)
+    assert message_path({"update": {}}, ("update", "kind")) == (["update"], "kind")
+
+
+def test_places_walk_the_ir_along_the_message() -> None:
+    surface = mini().surface()
+    message = {"update": {"kind": "message", "text": 3}}
+    found = places(surface, surface.types["UpdateNotification"], message, ["update", "text"], None)
+    assert found == {
+        ("UpdateNotification", None),
+        ("UpdateNotification", "update"),
+        ("Update", None),
+        ("MessageUpdate", None),
+        ("MessageUpdate", "text"),
+    }
+    missing = places(surface, surface.types["PromptRequest"], {"sessionId": "s"}, [], "value")
+    assert ("PromptRequest", "value") in missing
+
+
+# --- hand-written pairs with their generated models ----------------------------------------------
+
+
+def side(release: Mini, label: str, folder: Path) -> Side:
+    """One side: the release's IR, its schema and its generated models (keyed by its schema's text)."""
+    surface = release.surface()
+    data = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": release.defs}
+    key = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+    return Side(label, surface, data, Models(surface, import_models(surface, folder, key)))
+
+
+def pair(old: Mini, new: Mini, folder: Path, examples: int = 60) -> tuple[Pair, ApiSurface, ApiSurface]:
+    a, b = side(old, "old", folder), side(new, "new", folder)
+    return Pair(a, b, examples), a.surface, b.surface
+
+
+def required_mode(m: Mini) -> None:
+    m.defs["PromptRequest"]["properties"]["mode"] = {"type": "string"}
+    m.defs["PromptRequest"]["required"].append("mode")
+
+
+def evidence_of(found: Pair, old: ApiSurface, new: ApiSurface, rule: str) -> Evidence | NoEvidence:
+    changes = [c for c in diff_surfaces(old, new).changes if c.rule.id == rule]
+    assert len(changes) == 1 and wants_evidence(changes[0])
+    return found.evidence(changes)[0]
+
+
+def test_a_new_required_field_is_shown_by_the_smallest_old_message(tmp_path: Path) -> None:
+    """Clients send PromptRequest: an old client's message lacks ``mode``, which a new agent refuses."""
+    new = mini()
+    required_mode(new)
+    found, old_surface, new_surface = pair(mini(), new, tmp_path)
+    shown = evidence_of(found, old_surface, new_surface, "field-added-required")
+    assert isinstance(shown, Evidence)
+    assert (shown.sent_by, shown.refused_by, shown.schema_type) == (
+        "old client",
+        "new agent",
+        "PromptRequest",
+    )
+    # nothing can be left out, nothing made simpler: the two required fields, empty
+    assert shown.message in ({"sessionId": "", "value": ""}, {"sessionId": "", "value": []})
+    assert shown.error == "mode: Field required" and shown.schema_refuses
+    assert found.old.valid("PromptRequest", shown.message) and not found.new.valid(
+        "PromptRequest", shown.message
+    )
+
+
+def test_a_new_union_member_is_shown_by_a_new_message_the_old_models_refuse(tmp_path: Path) -> None:
+    """``Value`` gains a number: new clients may send one, which old agents refuse."""
+    new = mini()
+    new.defs["Value"]["anyOf"].append({"title": "Count", "type": "integer"})
+    found, old_surface, new_surface = pair(mini(), new, tmp_path)
+    shown = evidence_of(found, old_surface, new_surface, "union-variant-added-closed")
+    assert isinstance(shown, Evidence)
+    assert (shown.sent_by, shown.refused_by, shown.schema_type, shown.message) == (
+        "new client",
+        "old agent",
+        "Value",
+        0,
+    )
+
+
+def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: Path) -> None:
+    """A removed batch is in no type the models validate: searched for, none found, still breaking."""
+    old = mini()
+    old.roots.append(batch("Agent"))
+    found, old_surface, new_surface = pair(old, mini(), tmp_path)
+    [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "envelope-removed"]
+    shown = found.evidence([change])[0]
+    assert shown == NoEvidence(0, "no type of the generated models carries it")
+    assert change.severity == "breaking"
+
+
+def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
+    """A pattern the generated models do not enforce: the schema refuses, the models accept."""
+    new = mini()
+    new.defs["PromptRequest"]["properties"]["sessionId"]["format"] = "uuid"
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
+    shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
+    assert shown == NoEvidence(15, "")
+
+
+# --- the command line, on a real pair ----------------------------------------------------------
+
+
+def test_diff_attaches_evidence_to_prompt_response_message_id(capsys: pytest.CaptureFixture[str]) -> None:
+    """The Done-when of issue 18: an alpha.3 agent's PromptResponse that an alpha.5 client refuses."""
+    code, out, _ = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1
+    [change] = [c for c in json.loads(out)["changes"] if c["subject"] == "PromptResponse.messageId"]
+    evidence = change["evidence"]
+    assert evidence["found"] is True
+    assert (evidence["sent_by"], evidence["refused_by"]) == (f"{A3} agent", f"{A5} client")
+    assert evidence["type"] == "PromptResponse" and evidence["error"] == "messageId: Field required"
+    # checked here independently: the alpha.3 schema accepts the message and the alpha.5 schema refuses it
+    import jsonschema
+
+    for release, valid in ((A3, True), (A5, False)):
+        schema = release_files(release).schema(False).data
+        validator = jsonschema.Draft202012Validator(schema).evolve(schema=schema["$defs"]["PromptResponse"])
+        assert validator.is_valid(evidence["message"]) is valid
+    text = run(capsys, "diff", A3, A5, "--stability", "stable")[1]
+    assert f"evidence: a {A5} client refuses what a {A3} agent sends: PromptResponse {{}}" in text
+    markdown = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "markdown")[1]
+    assert "| evidence |" in markdown and f"a {A5} client refuses what a {A3} agent sends" in markdown
+
+
+def test_without_the_generator_diff_warns_and_reports_without_evidence(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import codegen.evidence as evidence
+
+    def missing() -> None:
+        raise evidence.MissingGeneratorError(f"evidence needs hypothesis_jsonschema: {evidence.INSTALL_HINT}")
+
+    monkeypatch.setattr(evidence, "require_generator", missing)
+    code, out, err = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1
+    assert all("evidence" not in c for c in json.loads(out)["changes"])
+    assert "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install" in err
+
+
+def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_path: Path) -> None:
+    files = release_files("2.0.0-alpha.1")
+    from codegen.diff import diff_releases
+
+    result = diff_releases(files, release_files("2.0.0-alpha.2"), ["stable"])
+    assert not any(wants_evidence(c) for c in result.changes)
+    assert attach_evidence(result, files, release_files("2.0.0-alpha.2"), tmp_path) == result
+
+
+# --- the oracle ------------------------------------------------------------------------------------
+
+
+def test_the_oracle_explains_a_refusal_by_the_change_at_its_path(tmp_path: Path) -> None:
+    from codegen.evidence.oracle import check_pair
+
+    new = mini()
+    required_mode(new)
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=20)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = check_pair(found, "old", "new", changes, {}, examples=20)
+    assert (result.searched, result.with_evidence) == (1, 1)
+    assert result.explained > 0 and result.unexplained == []
+
+
+def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
+    """The same pair with the differ's changes withheld: a missed change, listed with its message."""
+    from codegen.evidence.oracle import check_pair
+
+    new = mini()
+    required_mode(new)
+    found, _, _ = pair(mini(), new, tmp_path, examples=20)
+    result = check_pair(found, "old", "new", [], {}, examples=20)
+    [missed] = result.unexplained
+    assert (missed.schema_type, missed.direction, missed.model_gap) == ("PromptRequest", "senders", False)
+    assert missed.error == "mode: Field required" and "mode" not in missed.message
+    excused = check_pair(found, "old", "new", [], {missed.key: "known"}, examples=20)
+    assert excused.unexplained == [] and [reason for _, reason in excused.excused] == ["known"]
+
+
+def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
+    """pydantic's ``union_tag_not_found`` has no location: the discriminator it names is the missing key."""
+    from codegen.evidence.walk import error_places
+
+    class Refused:
+        def errors(self) -> list[dict[str, Any]]:
+            return [{"type": "union_tag_not_found", "loc": (), "ctx": {"discriminator": "kind()"}}]
+
+    surface = mini().surface()
+    update = surface.types["Update"]
+    assert ("Update", "kind") in error_places(surface, update, {"text": ""}, Refused())
+    request = surface.types["PromptRequest"]  # an object reads it as the key its message lacks
+    assert ("PromptRequest", "kind") in error_places(surface, request, {}, Refused())
+
+
+def test_the_session_in_docs_diff_md_is_what_diff_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.support.releases import ROOT
+
+    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
+    command = "$ acp-codegen diff 2.0.0-alpha.3 2.0.0-alpha.5 --stability stable\n"
+    shown = text.split(command, 1)[1].split("```", 1)[0]
+    assert run(capsys, "diff", A3, A5, "--stability", "stable")[1] == shown

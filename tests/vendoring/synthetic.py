@@ -1,0 +1,64 @@
+"""A synthetic release pair with renames, derived from a real release's stable schema.
+
+The old side is ``2.0.0-alpha.7``'s stable schema as it is; the new side
+renames two ``$defs`` types and adds two properties whose snake_case names
+collide with existing ones, so the differ reports every kind of Python rename:
+
+* ``AgentCapabilities`` -> ``AgentFeatures``: a class rename;
+* ``DeleteSessionRequest`` -> ``DeleteRequest``: a class rename, and since a
+  request's Python name comes from its params type, ``delete_session`` -> ``delete``;
+* a new optional ``mcp_servers`` property beside ``mcpServers`` in
+  ``NewSessionRequest``: the old property's Python name becomes ``mcp_servers_``
+  (a keyword argument rename of ``new_session``);
+* the same for ``message_id`` beside ``messageId`` in ``PromptResponse`` (an attribute rename);
+* ``Implementation.title`` becomes an integer (a changed type the codemod can only report).
+
+A renamed type keeps its shape: that is how the differ tells a rename from a removal.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from codegen.schema.load import load_schema_folder
+from codegen.vendoring.source import ReleaseFiles
+from tests.support.releases import release_files
+
+BASE = "2.0.0-alpha.7"
+OLD = "2.0.0-synthetic.1"
+NEW = "2.0.0-synthetic.2"
+
+
+def _renamed(data: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    text = json.dumps(data).replace(f'"#/$defs/{old}"', f'"#/$defs/{new}"')
+    out: dict[str, Any] = json.loads(text)
+    out["$defs"] = {new if k == old else k: v for k, v in out["$defs"].items()}
+    return out
+
+
+def _edit(data: dict[str, Any]) -> dict[str, Any]:
+    data = _renamed(data, "AgentCapabilities", "AgentFeatures")
+    data = _renamed(data, "DeleteSessionRequest", "DeleteRequest")
+    defs = data["$defs"]
+    collision = {"description": "A property whose Python name collides.", "type": "string"}
+    defs["NewSessionRequest"]["properties"]["mcp_servers"] = collision
+    defs["PromptResponse"]["properties"]["message_id"] = collision
+    defs["Implementation"]["properties"]["title"]["type"] = ["integer", "null"]
+    return data
+
+
+def pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
+    """The old and the new side, as schema folders (stable files only) under ``folder``."""
+    base = release_files(BASE)
+    sides = []
+    for release, edit in ((OLD, False), (NEW, True)):
+        target = folder / release
+        target.mkdir(parents=True)
+        shutil.copy(base.folder / "meta.json", target / "meta.json")
+        data = json.loads((base.folder / "schema.json").read_text())
+        (target / "schema.json").write_text(json.dumps(_edit(data) if edit else data, indent=2))
+        sides.append(load_schema_folder(target))
+    return sides[0], sides[1]
