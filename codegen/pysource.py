@@ -13,8 +13,8 @@ import ast
 import json
 import re
 import textwrap
-from collections.abc import Mapping
-from typing import Any, assert_never
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, Final, assert_never
 
 from .schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr
 
@@ -116,45 +116,112 @@ _SCALARS = {
 }
 
 
-def annotation(expr: TypeExpr, module: str = "") -> str:
-    """A type expression as a Python annotation; named types are prefixed with ``module.``."""
+NULL: Final = Scalar("null")
+"""The JSON ``null`` as a type expression (``None`` in an annotation)."""
+
+
+def annotation(expr: TypeExpr, module: str = "", extra: tuple[str, ...] = ()) -> str:
+    """A type expression as a Python annotation; named types are prefixed with ``module.``.
+
+    A union is written as :func:`join_types` makes it: flat, without repeats,
+    its constants in one ``Literal[...]``, ``None`` last.  ``extra`` adds names
+    of Python types that are no JSON type (``Unset``), before ``None``.
+    """
     match expr:
         case Ref():
-            return f"{module}.{expr.name}" if module else expr.name
+            written = f"{module}.{expr.name}" if module else expr.name
         case Scalar():
-            return _SCALARS[expr.type]
+            written = _SCALARS[expr.type]
         case ArrayOf():
-            return f"list[{annotation(expr.item, module)}]"
+            written = f"list[{annotation(expr.item, module)}]"
         case MapOf():
-            return f"dict[str, {annotation(expr.value, module)}]"
+            written = f"dict[str, {annotation(expr.value, module)}]"
         case Const():
-            return f"Literal[{literal(expr.value)}]"
-        case Nullable():
-            return join_types([annotation(expr.inner, module), "None"])
-        case AnyOf():
-            return join_types([annotation(m, module) for m in expr.members])
+            written = f"Literal[{literal(expr.value)}]"
+        case Nullable() | AnyOf():
+            return _union(join_types([expr]), module, extra)
         case _:
             assert_never(expr)
+    return _union(expr, module, extra) if extra and written != "Any" else written
 
 
-def join_types(parts: list[str]) -> str:
-    """``A | B`` without repeats; ``Any`` absorbs everything, ``str`` absorbs string literals."""
-    flat: list[str] = []
-    for part in parts:
-        for item in part.split(" | "):
-            if item not in flat:
-                flat.append(item)
-    if "Any" in flat:
+def _union(expr: TypeExpr, module: str, extra: tuple[str, ...]) -> str:
+    """The members of a joined expression, written ``A | B``: one ``Literal`` for the constants."""
+    nullable = isinstance(expr, Nullable)
+    inner = expr.inner if isinstance(expr, Nullable) else expr
+    if isinstance(inner, Scalar) and inner.type == "any":
         return "Any"
-    if "str" in flat:
-        flat = [p for p in flat if not p.startswith(("Literal['", 'Literal["'))]
-    literals = [p for p in flat if p.startswith("Literal[")]
-    if len(literals) > 1:
-        merged = "Literal[" + ", ".join(p[len("Literal[") : -1] for p in literals) + "]"
-        flat = [merged if p == literals[0] else p for p in flat if p not in literals[1:]]
-    if "None" in flat:
-        flat = [p for p in flat if p != "None"] + ["None"]
-    return " | ".join(flat)
+    members = inner.members if isinstance(inner, AnyOf) else (inner,)
+    parts: list[str] = []
+    consts = [m for m in members if isinstance(m, Const)]
+    for member in members:
+        if not isinstance(member, Const):
+            parts.append(annotation(member, module))
+        elif member is consts[0]:
+            parts.append(f"Literal[{', '.join(literal(c.value) for c in consts)}]")
+    parts.extend(name for name in extra if name not in parts)
+    if nullable:
+        parts.append("None")
+    return " | ".join(parts)
+
+
+def join_types(exprs: Iterable[TypeExpr]) -> TypeExpr:
+    """One type expression for a value of any of ``exprs``.
+
+    Nested unions are flattened and repeats dropped (two members are repeats
+    when their annotations are: constraints are not written, but ``1`` and
+    ``true`` are two constants).  ``Any`` absorbs everything, a string absorbs
+    string constants, and ``null`` makes the whole expression ``Nullable``.
+    """
+    flat: dict[Hashable, TypeExpr] = {}
+    nullable = False
+
+    def add(expr: TypeExpr) -> None:
+        nonlocal nullable
+        match expr:
+            case AnyOf():
+                for member in expr.members:
+                    add(member)
+            case Nullable():
+                add(expr.inner)
+                nullable = True
+            case Scalar() if expr.type == "null":
+                nullable = True
+            case _:
+                flat.setdefault(_written_as(expr), expr)
+
+    for expr in exprs:
+        add(expr)
+    members = list(flat.values())
+    if any(isinstance(m, Scalar) and m.type == "any" for m in members):
+        return Scalar("any")
+    if any(isinstance(m, Scalar) and m.type == "string" for m in members):
+        members = [m for m in members if not (isinstance(m, Const) and isinstance(m.value, str))]
+    if not members:
+        return NULL
+    joined = members[0] if len(members) == 1 else AnyOf(tuple(members))
+    return Nullable(joined) if nullable else joined
+
+
+def _written_as(expr: TypeExpr) -> Hashable:
+    """What the annotation of ``expr`` depends on: not its constraints, but a constant's JSON type."""
+    match expr:
+        case Ref():
+            return ("ref", expr.name)
+        case Scalar():
+            return ("scalar", expr.type)
+        case ArrayOf():
+            return ("array", _written_as(expr.item))
+        case MapOf():
+            return ("map", _written_as(expr.value))
+        case Const():
+            return ("const", type(expr.value).__name__, expr.value)
+        case Nullable():
+            return ("nullable", _written_as(expr.inner))
+        case AnyOf():
+            return ("any_of", tuple(_written_as(m) for m in expr.members))
+        case _:
+            assert_never(expr)
 
 
 def used_names(source: str) -> set[str]:

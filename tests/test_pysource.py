@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from codegen.pysource import import_block
+from codegen.pysource import NULL, annotation, import_block, join_types
+from codegen.schema.ir import AnyOf, ArrayOf, Const, Constraints, Nullable, Ref, Scalar
 
 TABLE = {
     "uuid": "",
@@ -32,3 +33,41 @@ def test_import_block_groups_sections_and_sorts_like_isort() -> None:
 def test_import_block_imports_only_what_is_used() -> None:
     assert import_block({"Any"}, TABLE, future=False) == "from typing import Any\n"
     assert import_block({"other"}, TABLE, future=False) == ""
+
+
+# --- annotations of joined type expressions ------------------------------------------------
+
+STRING, INTEGER = Scalar("string"), Scalar("integer")
+
+
+def test_a_constant_containing_the_union_operator_stays_one_member() -> None:
+    piped = Const("a | b")
+    assert annotation(AnyOf((piped, Const("c")))) == "Literal['a | b', 'c']"
+    assert annotation(join_types([Nullable(piped), Ref("Mode")]), "schema") == (
+        "Literal['a | b'] | schema.Mode | None"
+    )
+    assert join_types([piped, Const("a"), Const("b")]) == AnyOf((piped, Const("a"), Const("b")))
+
+
+def test_join_types_flattens_and_drops_repeats_of_what_is_written() -> None:
+    nested = AnyOf((Ref("A"), AnyOf((Ref("B"), Nullable(Ref("A"))))))
+    assert join_types([nested, Ref("B")]) == Nullable(AnyOf((Ref("A"), Ref("B"))))
+    # constraints are not written, so two strings are one member; true and 1 are two constants
+    assert join_types([STRING, Scalar("string", Constraints(min_length=1))]) == STRING
+    assert join_types([Const(True), Const(1)]) == AnyOf((Const(True), Const(1)))
+    assert annotation(AnyOf((Const(True), Const(1)))) == "Literal[True, 1]"
+
+
+def test_any_absorbs_everything_and_a_string_its_constants() -> None:
+    assert join_types([Ref("A"), Scalar("any"), NULL]) == Scalar("any")
+    assert annotation(Nullable(Scalar("any"))) == "Any"
+    assert join_types([Const("x"), STRING, Const(2)]) == AnyOf((STRING, Const(2)))
+    assert join_types([NULL]) == NULL
+
+
+def test_none_is_written_last_and_extra_names_before_it() -> None:
+    assert annotation(AnyOf((NULL, INTEGER, STRING))) == "int | str | None"
+    assert annotation(Ref("Id"), "schema", extra=("Unset",)) == "schema.Id | Unset"
+    assert annotation(Nullable(INTEGER), extra=("Unset",)) == "int | Unset | None"
+    assert annotation(Scalar("any"), extra=("Unset",)) == "Any"
+    assert annotation(ArrayOf(AnyOf((Const("a"), Const("b"))))) == "list[Literal['a', 'b']]"

@@ -21,7 +21,7 @@ Rules, the same for every release:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -47,12 +47,13 @@ from ..schema.ir import (
 from . import connections
 
 
-def annotation(expr: TypeExpr) -> str:
-    """A type expression as a Python annotation inside the bindings module."""
-    return pysource.annotation(expr, module="schema")
+def annotation(expr: TypeExpr, extra: tuple[str, ...] = ()) -> str:
+    """A type expression as a Python annotation inside the bindings module (``extra``: see pysource)."""
+    return pysource.annotation(expr, module="schema", extra=extra)
 
 
 join_types = pysource.join_types
+NULL = pysource.NULL
 
 META = "_meta"
 
@@ -105,6 +106,29 @@ class Param:
         return f"{self.name}: {self.annotation} = {self.default}"
 
 
+def signature_source(params: Iterable[Param]) -> str:
+    """A method's parameter list: ``self``, the keyword-only parameters, ``**kwargs`` for ``_meta``."""
+    params = list(params)
+    star = ["*"] if params else []
+    return ", ".join(["self", *star, *(p.source for p in params), "**kwargs: Any"])
+
+
+@dataclass(frozen=True)
+class Overload:
+    """The signature of one branch of a union request (a ``typing.overload`` of the method).
+
+    Its tag is the branch's ``Literal`` (the catch-all's is the open string type)
+    and its parameters are the fields of that branch only, required as the
+    branch requires them, so a type checker refuses a value of another branch.
+    """
+
+    params: tuple[Param, ...]
+
+    @property
+    def signature(self) -> str:
+        return signature_source(self.params)
+
+
 @dataclass(frozen=True)
 class UnionShape:
     """What the template needs to build a union request: the ``UnionParams`` constant."""
@@ -126,6 +150,8 @@ class MethodSpec:
     params_type: str
     result_type: str | None
     union: UnionShape | None = None
+    overloads: tuple[Overload, ...] = ()
+    """One signature per branch of a union request, in branch order, the catch-all last."""
 
     @property
     def required_args(self) -> list[str]:
@@ -163,8 +189,7 @@ class MethodSpec:
 
     @property
     def signature(self) -> str:
-        star = ["*"] if self.params else []
-        return ", ".join(["self", *star, *(p.source for p in self.params), "**kwargs: Any"])
+        return signature_source(self.params)
 
 
 def call_fields(surface: ApiSurface, name: str) -> tuple[Field, ...]:
@@ -221,7 +246,7 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
             (
                 Param(f.py_name, annotation(f.type), None)
                 if f.required
-                else Param(f.py_name, join_types([annotation(f.type), "None"]), "None")
+                else Param(f.py_name, annotation(join_types([f.type, NULL])), "None")
             )
             for f in ordered
         ]
@@ -253,16 +278,16 @@ def _union_spec(
             by_name.setdefault(f.py_name, []).append((leaf, f))
     params: list[Param] = []
     for py_name, found in by_name.items():
-        types = join_types([annotation(f.type) for _leaf, f in found])
+        types = join_types(f.type for _leaf, f in found)
         everywhere = len(found) == len(leaves) and all(f.required for _leaf, f in found)
         if py_name == tag:
             everywhere = not infer_tag
         if everywhere:
-            params.append(Param(py_name, types, None))
+            params.append(Param(py_name, annotation(types), None))
         elif any(f.required and accepts_none(surface, f.type) for _leaf, f in found):
-            params.append(Param(py_name, join_types([types, "Unset"]), "UNSET"))
+            params.append(Param(py_name, annotation(types, extra=("Unset",)), "UNSET"))
         else:
-            params.append(Param(py_name, join_types([types, "None"]), "None"))
+            params.append(Param(py_name, annotation(join_types([types, NULL])), "None"))
     params = [p for p in params if p.default is None] + [p for p in params if p.default is not None]
 
     def branch_source(objects: list[ObjectType]) -> str:
@@ -275,6 +300,12 @@ def _union_spec(
         return f"Scopes(({', '.join(members)},))"
 
     other = next((branch_source(objs) for t, objs in branches if t is None), None)
+    order = {p.name: index for index, p in enumerate(params)}
+    overloads = tuple(
+        _overload(surface, leaf, tag, known_tag, infer_tag, order)
+        for known_tag, objs in branches
+        for leaf in objs
+    )
     shape = UnionShape(
         constant="_" + naming.snake(union.name).upper(),
         tag=tag,
@@ -282,7 +313,27 @@ def _union_spec(
         other=other,
         infer_tag=infer_tag,
     )
-    return MethodSpec(method, name, params, doc, f"schema.{union.name}", result, union=shape)
+    return MethodSpec(
+        method, name, params, doc, f"schema.{union.name}", result, union=shape, overloads=overloads
+    )
+
+
+def _overload(
+    surface: ApiSurface, leaf: ObjectType, tag: str, known: object, infer_tag: bool, order: dict[str, int]
+) -> Overload:
+    """The signature of one leaf of a union request; ``known`` is its tag (``None``: the catch-all).
+
+    A known tag the values can infer may be left out; the catch-all's never.  The
+    parameters come in the order of the method's own signature, required ones first.
+    """
+    params = []
+    for f in call_fields(surface, leaf.name):
+        if f.required and not (f.py_name == tag and known is not None and infer_tag):
+            params.append(Param(f.py_name, annotation(f.type), None))
+        else:
+            params.append(Param(f.py_name, annotation(join_types([f.type, NULL])), "None"))
+    params.sort(key=lambda p: (p.default is not None, order[p.name]))
+    return Overload(tuple(params))
 
 
 # --- the surface -----------------------------------------------------------------------

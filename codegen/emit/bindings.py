@@ -67,7 +67,7 @@ def _check_members(surface: ApiSurface, body: str) -> None:
             continue
         seen: set[str] = set()
         for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_overload(item):
                 if item.name in seen:
                     raise CodegenError(
                         f"{node.name}.{item.name}: a method of the schema gets the name of a member "
@@ -75,6 +75,11 @@ def _check_members(surface: ApiSurface, body: str) -> None:
                         file=surface.schema_file,
                     )
                 seen.add(item.name)
+
+
+def _is_overload(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a method is one of the ``@overload`` signatures written before its implementation."""
+    return any(isinstance(d, ast.Name) and d.id == "overload" for d in function.decorator_list)
 
 
 # name -> the module it comes from (see pysource.import_block); only the names the module uses are imported
@@ -97,6 +102,7 @@ _IMPORTS: dict[str, str] = {
     "Final": "typing",
     "Literal": "typing",
     "Protocol": "typing",
+    "overload": "typing",
     "schema": ".",
     "UNSET": "._params",
     "Scopes": "._params",

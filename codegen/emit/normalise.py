@@ -20,7 +20,7 @@ engine's type hints.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, assert_never
 
@@ -45,6 +45,9 @@ from ..schema.ir import (
     TypeExpr,
     UnionType,
 )
+
+JSON_INT = "JsonInt"
+"""The runtime's JSON Schema integer (``codegen/runtime/_base.py``)."""
 
 UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed."
 
@@ -96,6 +99,20 @@ def constraint_field(expr: TypeExpr) -> str | None:
     return f"Field({', '.join(args)})" if args else None
 
 
+# The Python type of a JSON Schema scalar, where it differs from the engine's.  Inside a model the
+# model's strict config (``AcpModel``) refuses what JSON Schema refuses, but pydantic's strict int
+# also refuses ``2.0``, an integer to JSON Schema: integers are ``JsonInt``.  A type alias (or a
+# union) is also validated on its own (``TypeAdapter(schema.RequestId)``), where no model config
+# applies, so it spells every scalar strictly.
+IN_MODELS: Mapping[str, str] = {"integer": JSON_INT}
+STANDALONE: Mapping[str, str] = {
+    "integer": JSON_INT,
+    "string": "StrictStr",
+    "boolean": "StrictBool",
+    "number": "StrictFloat",
+}
+
+
 def _has_constraints(expr: TypeExpr) -> bool:
     return isinstance(expr, (Scalar, ArrayOf)) and constraint_field(expr) is not None
 
@@ -123,55 +140,64 @@ def nested_constraints(expr: TypeExpr, top: bool = True) -> bool:
             assert_never(expr)
 
 
-def constrained_hint(expr: TypeExpr, top: bool = True) -> str:
+def constrained_hint(expr: TypeExpr, top: bool = True, scalars: Mapping[str, str] | None = None) -> str:
     """``expr`` as an annotation whose nested scalars and arrays carry their constraints.
 
     ``Annotated[list[X], Field(min_length=1)]`` wherever a member, item or value is
     constrained; the top's own constraints are left to the ``Field(...)`` beside it.
+    Scalars are written as :func:`type_schema` names them (``scalars``, default
+    :data:`IN_MODELS`).
     """
+    scalars = IN_MODELS if scalars is None else scalars
     match expr:
         case Scalar() | ArrayOf():
             inner = (
-                pysource.annotation(expr)
+                scalars.get(expr.type) or pysource.annotation(expr)
                 if isinstance(expr, Scalar)
-                else f"list[{constrained_hint(expr.item, False)}]"
+                else f"list[{constrained_hint(expr.item, False, scalars)}]"
             )
             field = None if top else constraint_field(expr)
             return f"Annotated[{inner}, {field}]" if field else inner
         case MapOf():
-            return f"dict[str, {constrained_hint(expr.value, False)}]"
+            return f"dict[str, {constrained_hint(expr.value, False, scalars)}]"
         case Nullable():
-            return f"{constrained_hint(expr.inner, top)} | None"
+            return f"{constrained_hint(expr.inner, top, scalars)} | None"
         case AnyOf():
-            return " | ".join(dict.fromkeys(constrained_hint(m, False) for m in expr.members))
+            return " | ".join(dict.fromkeys(constrained_hint(m, False, scalars) for m in expr.members))
         case Ref() | Const():
             return pysource.annotation(expr)
         case _:
             assert_never(expr)
 
 
-def type_schema(expr: TypeExpr) -> dict[str, Any]:
-    """JSON Schema for a type expression, in the terms datamodel-code-generator maps best."""
+def type_schema(expr: TypeExpr, scalars: Mapping[str, str] = IN_MODELS) -> dict[str, Any]:
+    """JSON Schema for a type expression, in the terms datamodel-code-generator maps best.
+
+    ``scalars`` names the Python type of a scalar type (``x-python-type``), where the engine's is not exact.
+    """
     match expr:
         case Ref():
             return {"$ref": f"#/$defs/{expr.name}"}
         case Scalar():
-            return {} if expr.type == "any" else {"type": expr.type}
+            if expr.type == "any":
+                return {}
+            python = scalars.get(expr.type)
+            return {"type": expr.type, "x-python-type": python} if python else {"type": expr.type}
         case ArrayOf():
-            return {"type": "array", "items": type_schema(expr.item)}
+            return {"type": "array", "items": type_schema(expr.item, scalars)}
         case MapOf():
-            return {"type": "object", "additionalProperties": type_schema(expr.value) or True}
+            return {"type": "object", "additionalProperties": type_schema(expr.value, scalars) or True}
         case Const():
             return {"const": expr.value}
         case Nullable():
-            return {"anyOf": [type_schema(expr.inner), {"type": "null"}]}
+            return {"anyOf": [type_schema(expr.inner, scalars), {"type": "null"}]}
         case AnyOf():
-            return any_of(expr.members)
+            return any_of(expr.members, scalars)
         case _:
             assert_never(expr)
 
 
-def any_of(members: Iterable[TypeExpr]) -> dict[str, Any]:
+def any_of(members: Iterable[TypeExpr], scalars: Mapping[str, str] = IN_MODELS) -> dict[str, Any]:
     """JSON Schema for one of ``members``, with two or more constants among them as one ``Literal``.
 
     datamodel-code-generator turns the constants of an ``anyOf`` into an enum
@@ -181,9 +207,9 @@ def any_of(members: Iterable[TypeExpr]) -> dict[str, Any]:
     members = list(members)
     consts = [m.value for m in members if isinstance(m, Const)]
     if len(consts) < 2:
-        return {"anyOf": [type_schema(m) for m in members]}
+        return {"anyOf": [type_schema(m, scalars) for m in members]}
     literal = {"enum": consts, "x-enum-field-as-literal": True}
-    rest = [type_schema(m) for m in members if not isinstance(m, Const)]
+    rest = [type_schema(m, scalars) for m in members if not isinstance(m, Const)]
     return {"anyOf": [literal, *rest]} if rest else literal
 
 
@@ -196,11 +222,11 @@ def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
                 node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
             return node
         case UnionType():
-            return any_of(v.type for v in type_.members)
+            return any_of((v.type for v in type_.members), STANDALONE)
         case EnumType():
             return {"type": "string" if type_.base == "string" else "integer"}
         case AliasType():
-            return type_schema(type_.target) or {"description": "any JSON value"}
+            return type_schema(type_.target, STANDALONE) or {"description": "any JSON value"}
         case _:
             assert_never(type_)
 
@@ -251,7 +277,7 @@ def _enum_annotation(enum: EnumType) -> str:
     values = ", ".join(pysource.literal(v.value) for v in enum.values)
     literal = f"Literal[{values}]"
     if enum.open:
-        return f"{literal} | {'str' if enum.base == 'string' else 'int'}"
+        return f"{literal} | {STANDALONE[enum.base]}"
     return literal
 
 
@@ -265,7 +291,9 @@ def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
                 "kind": "union",
                 "doc": pysource.docstring(_doc_text(type_, type_.doc)),
                 "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
-                "hint": constrained_hint(members) if nested_constraints(members) else None,
+                "hint": (
+                    constrained_hint(members, scalars=STANDALONE) if nested_constraints(members) else None
+                ),
             }
         case EnumType():
             return {
@@ -278,7 +306,11 @@ def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
                 "kind": "alias",
                 "doc": pysource.docstring(_doc_text(type_, type_.doc)),
                 "constraints": constraint_field(type_.target),
-                "hint": constrained_hint(type_.target) if nested_constraints(type_.target) else None,
+                "hint": (
+                    constrained_hint(type_.target, scalars=STANDALONE)
+                    if nested_constraints(type_.target)
+                    else None
+                ),
             }
         case _:
             assert_never(type_)
@@ -328,6 +360,8 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
         meta.insert(0, "UnionTag")
     elif not field.required:
         default, optional = _default(surface, field)
+    if optional:  # None stands for "omitted" in Python; null is no value of the field
+        meta.insert(0, "NotNull")
     if default.startswith("Field(") and alias_args:
         default = default[:-1] + ", " + alias_args + ")"
     elif alias_args and constraints and meta == [constraints]:

@@ -8,11 +8,19 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictStr
 
-from ._base import AcpModel, DefaultOnError, SkipInvalidItems, TaggedUnion, UnionTag
+from ._base import (
+    AcpModel,
+    DefaultOnError,
+    JsonInt,
+    NotNull,
+    SkipInvalidItems,
+    TaggedUnion,
+    UnionTag,
+)
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -184,7 +192,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -440,11 +448,11 @@ class McpServerStdio(AcpModel):
     """
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
@@ -521,7 +529,7 @@ class PromptCapabilities(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -555,7 +563,7 @@ class ReleaseTerminalResponse(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -639,16 +647,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -689,7 +697,7 @@ class SessionConfigOptionsCapabilities(AcpModel):
     """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -708,7 +716,7 @@ class SessionDeleteCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -782,7 +790,7 @@ class SessionListCapabilities(AcpModel):
     """
 
 
-SessionModeId: TypeAlias = str
+SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
 
 
@@ -858,7 +866,7 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/promp
 class TerminalExitStatus(AcpModel):
     """Exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -871,7 +879,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
 
 
@@ -927,7 +935,7 @@ class TextResourceContents(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -942,7 +950,7 @@ class ToolCallLocation(AcpModel):
 
     path: str
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1016,9 +1024,9 @@ class UnstructuredCommandInput(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -1075,7 +1083,7 @@ class WaitForTerminalExitRequest(AcpModel):
 class WaitForTerminalExitResponse(AcpModel):
     """Response containing the exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -1358,7 +1366,7 @@ class CreateTerminalRequest(AcpModel):
     """Environment variables for the command."""
     cwd: Annotated[str | None, DefaultOnError] = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -1662,9 +1670,9 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of lines to read."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1723,7 +1731,7 @@ class ResourceLink(AcpModel):
     """MIME type describing the encoded media payload."""
     name: str
     """Human-readable name shown for this protocol object."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     title: Annotated[str | None, DefaultOnError] = None
     """Optional display title for end-user UI."""
@@ -2753,11 +2761,11 @@ class ToolCall(AcpModel):
     """Unique identifier for this tool call within the session."""
     title: str
     """Human-readable title describing what the tool is doing."""
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

@@ -112,13 +112,18 @@ class UnionParams:
             if not self.infer_tag:
                 raise TypeError(f"missing the required argument {self.tag!r}")
             tag = self._infer(fields)
-        branch = self.known.get(tag)
-        if branch is None:
-            if self.other is None:
-                raise ValueError(f"{self.tag}={tag!r} is not one of {', '.join(map(repr, self.known))}")
-            branch = self.other
-            fields[self.tag] = tag
-        what = f"{self.tag}={tag!r}"
+        if tag is None:  # the values fit the open branch, which has no tag
+            assert self.other is not None
+            branch: Branch = self.other
+            what = f"no {self.tag}"
+        else:
+            found = self.known.get(tag)
+            if found is None:
+                if self.other is None:
+                    raise ValueError(f"{self.tag}={tag!r} is not one of {', '.join(map(repr, self.known))}")
+                found = self.other
+                fields[self.tag] = tag
+            branch, what = found, f"{self.tag}={tag!r}"
         model = branch.pick(fields, what) if isinstance(branch, Scopes) else branch
         accepted = set(model.model_fields)
         stray = sorted(set(fields) - accepted)
@@ -130,7 +135,12 @@ class UnionParams:
         return build(model, fields, meta)
 
     def _infer(self, fields: Mapping[str, Any]) -> Any:
-        """The first known branch that accepts the values as they are (strict types)."""
+        """The first known branch that accepts the values as they are (strict types).
+
+        ``None`` when none does but the open branch has no tag and accepts them
+        (v1's ``value_id``: the default when ``type`` is absent); else the first
+        known tag, whose validation then says what is wrong.
+        """
         for tag, branch in self.known.items():
             if isinstance(branch, type):
                 try:
@@ -138,6 +148,14 @@ class UnionParams:
                 except ValidationError:
                     continue
                 return tag
+        other = self.other
+        if isinstance(other, type) and self.tag not in other.model_fields:
+            try:
+                other.model_validate(fields, strict=True)
+            except ValidationError:
+                pass
+            else:
+                return None
         return next(iter(self.known))
 
 

@@ -8,11 +8,13 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
+    JsonInt,
+    NotNull,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
@@ -78,7 +80,7 @@ class AuthEnvVar(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -370,7 +372,9 @@ class DisconnectMcpResponse(AcpModel):
     """
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 Allowed wire representations for [`ElicitationContentValue`].
@@ -396,7 +400,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -471,7 +475,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -592,11 +596,11 @@ class IntegerPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive)."""
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive)."""
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -656,7 +660,7 @@ class ListSessionsRequest(AcpModel):
 
 
 LlmProtocol: TypeAlias = (
-    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
+    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -744,7 +748,7 @@ class McpCapabilities(AcpModel):
     """
 
 
-McpConnectionId: TypeAlias = str
+McpConnectionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -753,7 +757,7 @@ A unique identifier for an active MCP-over-ACP connection.
 """
 
 
-McpServerAcpId: TypeAlias = str
+McpServerAcpId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -822,7 +826,7 @@ class McpServerStdio(AcpModel):
     """
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
@@ -985,7 +989,7 @@ class NesEditHistoryCapabilities(AcpModel):
     Capabilities for edit history context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of edit history entries the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1021,9 +1025,9 @@ class NesExcerpt(AcpModel):
     A code excerpt from a file.
     """
 
-    start_line: Annotated[int, Field(ge=0)]
+    start_line: Annotated[JsonInt, Field(ge=0)]
     """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[int, Field(ge=0)]
+    end_line: Annotated[JsonInt, Field(ge=0)]
     """The end line of the excerpt (zero-based)."""
     text: str
     """The text content of the excerpt."""
@@ -1093,7 +1097,7 @@ class NesRecentFilesCapabilities(AcpModel):
     Capabilities for recent files context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of recent files the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1201,7 +1205,7 @@ class NesSearchAndReplaceCapabilities(AcpModel):
     """
 
 
-NesSuggestionId: TypeAlias = str
+NesSuggestionId: TypeAlias = StrictStr
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 Unique identifier for a next edit suggestion.
@@ -1225,7 +1229,7 @@ class NesUserActionsCapabilities(AcpModel):
     Capabilities for user actions context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of user actions the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1335,7 +1339,7 @@ class OtherMultiSelectItems(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
@@ -1395,7 +1399,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1465,9 +1469,9 @@ class Position(AcpModel):
     The meaning of `character` depends on the negotiated position encoding.
     """
 
-    line: Annotated[int, Field(ge=0)]
+    line: Annotated[JsonInt, Field(ge=0)]
     """Zero-based line number."""
-    character: Annotated[int, Field(ge=0)]
+    character: Annotated[JsonInt, Field(ge=0)]
     """Zero-based character offset (encoding-dependent)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1525,7 +1529,7 @@ class PromptCapabilities(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1554,7 +1558,7 @@ class ProviderCurrentConfig(AcpModel):
     """
 
 
-ProviderId: TypeAlias = str
+ProviderId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1656,7 +1660,7 @@ class ReleaseTerminalResponse(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1740,16 +1744,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1790,7 +1794,7 @@ class SessionConfigOptionsCapabilities(AcpModel):
     """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1828,7 +1832,7 @@ class SessionForkCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -1902,7 +1906,7 @@ class SessionListCapabilities(AcpModel):
     """
 
 
-SessionModeId: TypeAlias = str
+SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
 
 
@@ -2091,9 +2095,9 @@ class StringPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length."""
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length."""
     pattern: str | None = None
     """Pattern the string must match."""
@@ -2130,7 +2134,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
 class TerminalExitStatus(AcpModel):
     """Exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -2143,7 +2147,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
 
 
@@ -2248,7 +2252,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2263,7 +2267,7 @@ class ToolCallLocation(AcpModel):
 
     path: str
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2342,17 +2346,17 @@ class Usage(AcpModel):
     Token usage information for a prompt turn.
     """
 
-    total_tokens: Annotated[int, Field(ge=0)]
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[int, Field(ge=0)]
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total input tokens across all turns."""
-    output_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total output tokens across all turns."""
-    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2366,9 +2370,9 @@ class Usage(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -2425,7 +2429,7 @@ class WaitForTerminalExitRequest(AcpModel):
 class WaitForTerminalExitResponse(AcpModel):
     """Response containing the exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -2877,7 +2881,7 @@ class CreateTerminalRequest(AcpModel):
     """Environment variables for the command."""
     cwd: Annotated[str | None, DefaultOnError] = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -2954,7 +2958,7 @@ class DidChangeDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the changed document."""
-    version: int
+    version: JsonInt
     """The new version number of the document."""
     content_changes: Annotated[
         list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
@@ -2998,7 +3002,7 @@ class DidFocusDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the focused document."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""
@@ -3025,7 +3029,7 @@ class DidOpenDocumentNotification(AcpModel):
     """The URI of the opened document."""
     language_id: str
     """The language identifier of the document (e.g., "rust", "python")."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     text: str
     """The full text content of the document."""
@@ -3396,9 +3400,9 @@ class MultiSelectPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select."""
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
@@ -3559,7 +3563,7 @@ class NesOpenFile(AcpModel):
     """The language identifier."""
     visible_range: Annotated[Range | None, DefaultOnError] = None
     """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -3649,7 +3653,7 @@ class NesUserAction(AcpModel):
     """The URI of the file where the action occurred."""
     position: Position
     """The position where the action occurred."""
-    timestamp_ms: Annotated[int, Field(ge=0)]
+    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
     """Timestamp in milliseconds since epoch."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -3794,9 +3798,9 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of lines to read."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -3950,7 +3954,7 @@ class ResourceLink(AcpModel):
     """MIME type describing the encoded media payload."""
     name: str
     """Human-readable name shown for this protocol object."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     title: Annotated[str | None, DefaultOnError] = None
     """Optional display title for end-user UI."""
@@ -5014,7 +5018,7 @@ class SuggestNesRequest(AcpModel):
     """The session ID for this request."""
     uri: str
     """The URI of the document to suggest for."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""
@@ -5803,11 +5807,11 @@ class ToolCall(AcpModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

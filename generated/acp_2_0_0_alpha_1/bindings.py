@@ -20,7 +20,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol, overload
 
 from . import schema
 from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
@@ -744,6 +744,39 @@ class ClientSideConnection:
             "session/resume", request, schema.ResumeSessionResponse
         )
         return result
+
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: schema.SessionConfigValueId,
+        type: Literal["id"] | None = None,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
+
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: bool,
+        type: Literal["boolean"] | None = None,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
+
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: Any,
+        type: str,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
 
     async def set_config_option(
         self,

@@ -8,18 +8,19 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
+    JsonInt,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
 )
 
-AbsolutePath: TypeAlias = str
+AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
@@ -72,7 +73,7 @@ class AuthEnvVar(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -203,7 +204,7 @@ class DeleteSessionResponse(AcpModel):
     """
 
 
-DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | str
+DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
 """Kind of file content represented by a diff change.
 
 - ``'text'``: Text content.
@@ -215,7 +216,7 @@ Other values: Custom or future file type. Values beginning with `_` are reserved
 """
 
 
-DiffPatchFormat: TypeAlias = Literal["git_patch"] | str
+DiffPatchFormat: TypeAlias = Literal["git_patch"] | StrictStr
 """Text patch format used by [`DiffPatch`].
 
 - ``'git_patch'``: One or more `diff --git` sections in Git's `--patch` (`-p`) text format. Paths MUST be absolute. Surrounding commit metadata and email envelopes MUST NOT be included.
@@ -274,7 +275,9 @@ class DisconnectMcpResponse(AcpModel):
     """
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 Allowed wire representations for [`ElicitationContentValue`].
@@ -300,7 +303,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -375,7 +378,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -438,7 +441,7 @@ class HttpHeader(AcpModel):
     """
 
 
-IconTheme: TypeAlias = Literal["light", "dark"] | str
+IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
 - ``'light'``: Icon designed for light backgrounds.
@@ -487,11 +490,11 @@ class IntegerPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive)."""
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive)."""
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -520,7 +523,7 @@ class ListProvidersRequest(AcpModel):
 
 
 LlmProtocol: TypeAlias = (
-    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
+    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -628,7 +631,7 @@ class McpAcpCapabilities(AcpModel):
     """
 
 
-McpConnectionId: TypeAlias = str
+McpConnectionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -652,7 +655,7 @@ class McpHttpCapabilities(AcpModel):
     """
 
 
-McpServerAcpId: TypeAlias = str
+McpServerAcpId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -718,11 +721,11 @@ class McpStdioCapabilities(AcpModel):
     """
 
 
-MediaType: TypeAlias = str
+MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
@@ -845,7 +848,7 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 NesDiagnosticSeverity: TypeAlias = (
-    Literal["error", "warning", "information", "hint"] | str
+    Literal["error", "warning", "information", "hint"] | StrictStr
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -941,7 +944,7 @@ class NesEditHistoryCapabilities(AcpModel):
     Capabilities for edit history context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of edit history entries the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -977,9 +980,9 @@ class NesExcerpt(AcpModel):
     A code excerpt from a file.
     """
 
-    start_line: Annotated[int, Field(ge=0)]
+    start_line: Annotated[JsonInt, Field(ge=0)]
     """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[int, Field(ge=0)]
+    end_line: Annotated[JsonInt, Field(ge=0)]
     """The end line of the excerpt (zero-based)."""
     text: str
     """The text content of the excerpt."""
@@ -1049,7 +1052,7 @@ class NesRecentFilesCapabilities(AcpModel):
     Capabilities for recent files context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of recent files the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1061,7 +1064,7 @@ class NesRecentFilesCapabilities(AcpModel):
 
 
 NesRejectReason: TypeAlias = (
-    Literal["rejected", "ignored", "replaced", "cancelled"] | str
+    Literal["rejected", "ignored", "replaced", "cancelled"] | StrictStr
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -1161,7 +1164,7 @@ class NesSearchAndReplaceCapabilities(AcpModel):
     """
 
 
-NesSuggestionId: TypeAlias = str
+NesSuggestionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1170,7 +1173,7 @@ Unique identifier for an NES suggestion.
 """
 
 
-NesTriggerKind: TypeAlias = Literal["automatic", "diagnostic", "manual"] | str
+NesTriggerKind: TypeAlias = Literal["automatic", "diagnostic", "manual"] | StrictStr
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 What triggered the suggestion request.
@@ -1189,7 +1192,7 @@ class NesUserActionsCapabilities(AcpModel):
     Capabilities for user actions context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of user actions the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1634,12 +1637,12 @@ class OtherToolCallContent(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
 PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | StrictStr
 )
 """The type of permission option being presented to the user.
 
@@ -1654,7 +1657,7 @@ Other values: Custom or future permission option kind. Values beginning with `_`
 """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
+PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | StrictStr
 """Priority levels for plan entries.
 
 Used to indicate the relative importance or urgency of different
@@ -1669,7 +1672,7 @@ Other values: Custom or future plan entry priority. Values beginning with `_` ar
 """
 
 
-PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"] | str
+PlanEntryStatus: TypeAlias = Literal["pending", "in_progress", "completed"] | StrictStr
 """Status of a plan entry in the execution flow.
 
 Tracks the lifecycle of each task from planning through completion.
@@ -1683,7 +1686,7 @@ Other values: Custom or future plan entry status. Values beginning with `_` are 
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
@@ -1748,9 +1751,9 @@ class Position(AcpModel):
     The meaning of `character` depends on the negotiated position encoding.
     """
 
-    line: Annotated[int, Field(ge=0)]
+    line: Annotated[JsonInt, Field(ge=0)]
     """Zero-based line number."""
-    character: Annotated[int, Field(ge=0)]
+    character: Annotated[JsonInt, Field(ge=0)]
     """Zero-based character offset (encoding-dependent)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1837,7 +1840,7 @@ class PromptResponse(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1866,7 +1869,7 @@ class ProviderCurrentConfig(AcpModel):
     """
 
 
-ProviderId: TypeAlias = str
+ProviderId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1954,7 +1957,7 @@ class ReplayFromStart(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1988,7 +1991,7 @@ class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
+Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
 - ``'assistant'``: The assistant side of a conversation.
@@ -2067,16 +2070,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -2097,7 +2100,7 @@ Other values: Custom or future category. Values beginning with `_` are reserved 
 """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -2135,7 +2138,7 @@ class SessionForkCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -2197,7 +2200,7 @@ class SessionInfoUpdate(AcpModel):
     """
 
 
-SessionListCursor: TypeAlias = str
+SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
@@ -2285,7 +2288,8 @@ class StdioMcpServer(McpServerStdio):
 
 
 StopReason: TypeAlias = (
-    Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] | str
+    Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    | StrictStr
 )
 """Reasons why an agent stops active session work.
 
@@ -2301,7 +2305,7 @@ Other values: Custom or future stop reason. Values beginning with `_` are reserv
 """
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
+StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 String format types for string properties in elicitation schemas.
@@ -2356,9 +2360,9 @@ class StringPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length."""
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length."""
     pattern: str | None = None
     """Pattern the string must match."""
@@ -2409,7 +2413,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -2428,7 +2432,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
 
 
@@ -2584,7 +2588,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2599,7 +2603,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2611,7 +2615,7 @@ class ToolCallLocation(AcpModel):
 
 
 ToolCallStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "failed"] | str
+    Literal["pending", "in_progress", "completed", "failed"] | StrictStr
 )
 """Execution status of a tool call.
 
@@ -2641,7 +2645,7 @@ ToolKind: TypeAlias = (
         "switch_mode",
         "other",
     ]
-    | str
+    | StrictStr
 )
 """Categories of tools that can be invoked.
 
@@ -2673,17 +2677,17 @@ class Usage(AcpModel):
     Token usage information for completed session work.
     """
 
-    total_tokens: Annotated[int, Field(ge=0)]
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[int, Field(ge=0)]
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total input tokens."""
-    output_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total output tokens."""
-    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2697,9 +2701,9 @@ class Usage(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -3272,7 +3276,7 @@ class DidChangeDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the changed document."""
-    version: int
+    version: JsonInt
     """The new version number of the document."""
     content_changes: Annotated[
         list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
@@ -3316,7 +3320,7 @@ class DidFocusDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the focused document."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""
@@ -3343,7 +3347,7 @@ class DidOpenDocumentNotification(AcpModel):
     """The URI of the opened document."""
     language_id: str
     """The language identifier of the document (e.g., "rust", "python")."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     text: str
     """The full text content of the document."""
@@ -3852,9 +3856,9 @@ class MultiSelectPropertySchema(AcpModel):
     """Optional title for the property."""
     description: Annotated[str | None, DefaultOnError] = None
     """Human-readable description."""
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select."""
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select."""
     items: MultiSelectItems
     """The items definition describing allowed values."""
@@ -4015,7 +4019,7 @@ class NesOpenFile(AcpModel):
     """The language identifier."""
     visible_range: Annotated[Range | None, DefaultOnError] = None
     """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4105,7 +4109,7 @@ class NesUserAction(AcpModel):
     """The URI of the file where the action occurred."""
     position: Position
     """The position where the action occurred."""
-    timestamp_ms: Annotated[int, Field(ge=0)]
+    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
     """Timestamp in milliseconds since epoch."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4526,7 +4530,7 @@ class ResourceLink(AcpModel):
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
@@ -5565,7 +5569,7 @@ class SuggestNesRequest(AcpModel):
     """The session ID for this request."""
     uri: str
     """The URI of the document to suggest for."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""

@@ -236,8 +236,19 @@ async def _reply_error(channel: Channel, request_id: int | str | None, error: Re
     await channel.send({"jsonrpc": "2.0", "id": request_id, "error": error.to_json()})
 
 
-def _is_protocol_version(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_PROTOCOL_VERSION
+def _answered_version(answer: Mapping[str, Any]) -> Any:
+    """The ``protocolVersion`` of an ``initialize`` answer, as sent (``None`` if there is none)."""
+    result = answer.get("result")
+    return result.get("protocolVersion") if isinstance(result, dict) else None
+
+
+def _protocol_version(value: Any) -> int | None:
+    """``value`` as a protocol version (an integer from 0 to 65535; ``2.0`` is ``2``), else ``None``."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # an integer in JSON Schema, as the models read it
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_PROTOCOL_VERSION:
+        return value
+    return None
 
 
 # -- the agent side -----------------------------------------------------------------------
@@ -407,8 +418,8 @@ class AgentProtocolRouter:
         """The version serving these ``initialize`` params, and the params to send (``None``: unchanged)."""
         if not isinstance(params, dict):
             raise RequestError.invalid_params({"reason": "initialize params must be an object"})
-        requested = params.get("protocolVersion")
-        if not isinstance(requested, int) or not _is_protocol_version(requested):
+        requested = _protocol_version(params.get("protocolVersion"))
+        if requested is None:
             raise RequestError.invalid_params(
                 {"reason": "initialize.protocolVersion must be a valid ACP protocol version (0 to 65535)"}
             )
@@ -553,7 +564,7 @@ async def connect_with_fallback(
         }
     )
     answer = await _exchange(lines, writer, held, 0, wire_params(offer))
-    version = answer.get("result", {}).get("protocolVersion") if "result" in answer else None
+    answered = _answered_version(answer)
     if "error" in answer:
         error = _request_error(answer["error"])
         if v1 is None or not _refuses_version(error):
@@ -567,13 +578,14 @@ async def connect_with_fallback(
             raise ReconnectRequiredError(
                 "the agent refused ACP v2 and v1 on this connection", error=_request_error(answer["error"])
             )
-        version = answer["result"].get("protocolVersion") if isinstance(answer["result"], dict) else None
-    handler = {V1: v1, V2: v2}.get(version) if isinstance(version, int) else None
+        answered = _answered_version(answer)
+    version = _protocol_version(answered)
+    handler = {V1: v1, V2: v2}.get(version) if version is not None else None
     if handler is None or version not in packages:
         raise ReconnectRequiredError(
-            f"the agent answered initialize with protocol version {version!r}, which this client was not "
+            f"the agent answered initialize with protocol version {answered!r}, which this client was not "
             "given a handler for: close the connection and connect again with that version",
-            agent_version=version if isinstance(version, int) else None,
+            agent_version=version,
         )
     package = packages[version]
     result = answer["result"]

@@ -8,18 +8,19 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
+    JsonInt,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
 )
 
-AbsolutePath: TypeAlias = str
+AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
@@ -40,7 +41,7 @@ class AgentAuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -164,7 +165,7 @@ class DeleteSessionResponse(AcpModel):
     """
 
 
-DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | str
+DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
 """Kind of file content represented by a diff change.
 
 - ``'text'``: Text content.
@@ -176,7 +177,7 @@ Other values: Custom or future file type. Values beginning with `_` are reserved
 """
 
 
-DiffPatchFormat: TypeAlias = Literal["git_patch"] | str
+DiffPatchFormat: TypeAlias = Literal["git_patch"] | StrictStr
 """Text patch format used by [`DiffPatch`].
 
 - ``'git_patch'``: One or more `diff --git` sections in Git's `--patch` (`-p`) text format. Paths MUST be absolute. Surrounding commit metadata and email envelopes MUST NOT be included.
@@ -201,7 +202,9 @@ class DiffPathPairChange(AcpModel):
     """Absolute path after the operation."""
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """Allowed wire representations for [`ElicitationContentValue`]."""
 
 
@@ -222,7 +225,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -290,7 +293,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -353,7 +356,7 @@ class HttpHeader(AcpModel):
     """
 
 
-IconTheme: TypeAlias = Literal["light", "dark"] | str
+IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
 - ``'light'``: Icon designed for light backgrounds.
@@ -405,17 +408,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -565,11 +568,11 @@ class McpStdioCapabilities(AcpModel):
     """
 
 
-MediaType: TypeAlias = str
+MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
@@ -1041,12 +1044,12 @@ class OtherToolCallContent(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
 PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | StrictStr
 )
 """The type of permission option being presented to the user.
 
@@ -1061,7 +1064,7 @@ Other values: Custom or future permission option kind. Values beginning with `_`
 """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
+PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | StrictStr
 """Priority levels for plan entries.
 
 Used to indicate the relative importance or urgency of different
@@ -1077,7 +1080,7 @@ Other values: Custom or future plan entry priority. Values beginning with `_` ar
 
 
 PlanEntryStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "cancelled"] | StrictStr
 )
 """Status of a plan entry in the execution flow.
 
@@ -1093,7 +1096,7 @@ Other values: Custom or future plan entry status. Values beginning with `_` are 
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
@@ -1170,7 +1173,7 @@ class PromptResponse(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1190,7 +1193,7 @@ class ReplayFromStart(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1224,7 +1227,7 @@ class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
+Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
 - ``'assistant'``: The assistant side of a conversation.
@@ -1303,16 +1306,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1333,7 +1336,7 @@ Other values: Custom or future category. Values beginning with `_` are reserved 
 """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1352,7 +1355,7 @@ class SessionDeleteCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -1414,7 +1417,7 @@ class SessionInfoUpdate(AcpModel):
     """
 
 
-SessionListCursor: TypeAlias = str
+SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
@@ -1439,7 +1442,8 @@ class StdioMcpServer(McpServerStdio):
 
 
 StopReason: TypeAlias = (
-    Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"] | str
+    Literal["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled"]
+    | StrictStr
 )
 """Reasons why an agent stops active session work.
 
@@ -1455,7 +1459,7 @@ Other values: Custom or future stop reason. Values beginning with `_` are reserv
 """
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
+StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
 - ``'email'``: Email address format.
@@ -1509,12 +1513,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -1581,7 +1585,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -1600,7 +1604,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
 
 
@@ -1723,7 +1727,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -1738,7 +1742,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1750,7 +1754,7 @@ class ToolCallLocation(AcpModel):
 
 
 ToolCallStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Execution status of a tool call.
 
@@ -1781,7 +1785,7 @@ ToolKind: TypeAlias = (
         "switch_mode",
         "other",
     ]
-    | str
+    | StrictStr
 )
 """Categories of tools that can be invoked.
 
@@ -1808,9 +1812,9 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -2574,12 +2578,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -2985,7 +2989,7 @@ class ResourceLink(AcpModel):
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""

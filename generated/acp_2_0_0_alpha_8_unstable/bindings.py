@@ -21,7 +21,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import ModuleType
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol, overload
 
 from . import schema
 from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
@@ -1478,6 +1478,39 @@ class ClientSideConnection:
         )
         return result
 
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: schema.SessionConfigValueId,
+        type: Literal["id"] | None = None,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
+
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: bool,
+        type: Literal["boolean"] | None = None,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
+
+    @overload
+    async def set_config_option(
+        self,
+        *,
+        session_id: schema.SessionId,
+        config_id: schema.SessionConfigId,
+        value: Any,
+        type: str,
+        **kwargs: Any,
+    ) -> schema.SetSessionConfigOptionResponse: ...
+
     async def set_config_option(
         self,
         *,
@@ -1622,6 +1655,70 @@ class AgentSideConnection:
         }
         request = build(schema.CompleteElicitationNotification, arguments, kwargs)
         await self.connection.send_notification("elicitation/complete", request)
+
+    @overload
+    async def create_elicitation(
+        self,
+        *,
+        message: str,
+        mode: Literal["form"],
+        session_id: schema.SessionId,
+        requested_schema: schema.ElicitationSchema,
+        tool_call_id: schema.ToolCallId | None = None,
+        **kwargs: Any,
+    ) -> schema.CreateElicitationResponse: ...
+
+    @overload
+    async def create_elicitation(
+        self,
+        *,
+        message: str,
+        mode: Literal["form"],
+        requested_schema: schema.ElicitationSchema,
+        request_id: schema.RequestId,
+        **kwargs: Any,
+    ) -> schema.CreateElicitationResponse: ...
+
+    @overload
+    async def create_elicitation(
+        self,
+        *,
+        message: str,
+        mode: Literal["url"],
+        session_id: schema.SessionId,
+        elicitation_id: schema.ElicitationId,
+        url: str,
+        tool_call_id: schema.ToolCallId | None = None,
+        **kwargs: Any,
+    ) -> schema.CreateElicitationResponse: ...
+
+    @overload
+    async def create_elicitation(
+        self,
+        *,
+        message: str,
+        mode: Literal["url"],
+        request_id: schema.RequestId,
+        elicitation_id: schema.ElicitationId,
+        url: str,
+        **kwargs: Any,
+    ) -> schema.CreateElicitationResponse: ...
+
+    @overload
+    async def create_elicitation(
+        self,
+        *,
+        message: str,
+        mode: str,
+        session_id: schema.SessionId,
+        tool_call_id: schema.ToolCallId | None = None,
+        **kwargs: Any,
+    ) -> schema.CreateElicitationResponse: ...
+
+    @overload
+    async def create_elicitation(
+        self, *, message: str, mode: str, request_id: schema.RequestId, **kwargs: Any
+    ) -> schema.CreateElicitationResponse: ...
 
     async def create_elicitation(
         self,

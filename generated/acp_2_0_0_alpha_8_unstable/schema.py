@@ -8,18 +8,19 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
+    JsonInt,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
 )
 
-AbsolutePath: TypeAlias = str
+AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
@@ -40,7 +41,7 @@ class AgentAuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -133,12 +134,12 @@ class CloseSessionResponse(AcpModel):
     """
 
 
-CompactionId: TypeAlias = str
+CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus: TypeAlias = (
-    Literal["in_progress", "completed", "failed", "cancelled"] | str
+    Literal["in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Lifecycle state of a context compaction.
 
@@ -197,7 +198,7 @@ class DeleteSessionResponse(AcpModel):
     """
 
 
-DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | str
+DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
 """Kind of file content represented by a diff change.
 
 - ``'text'``: Text content.
@@ -209,7 +210,7 @@ Other values: Custom or future file type. Values beginning with `_` are reserved
 """
 
 
-DiffPatchFormat: TypeAlias = Literal["git_patch"] | str
+DiffPatchFormat: TypeAlias = Literal["git_patch"] | StrictStr
 """Text patch format used by [`DiffPatch`].
 
 - ``'git_patch'``: One or more `diff --git` sections in Git's `--patch` (`-p`) text format. Paths MUST be absolute. Surrounding commit metadata and email envelopes MUST NOT be included.
@@ -251,7 +252,9 @@ class DisableProviderResponse(AcpModel):
     """
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """Allowed wire representations for [`ElicitationContentValue`]."""
 
 
@@ -272,7 +275,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -340,7 +343,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -403,7 +406,7 @@ class HttpHeader(AcpModel):
     """
 
 
-IconTheme: TypeAlias = Literal["light", "dark"] | str
+IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
 - ``'light'``: Icon designed for light backgrounds.
@@ -455,17 +458,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -499,7 +502,7 @@ class ListProvidersRequest(AcpModel):
 
 
 LlmProtocol: TypeAlias = (
-    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
+    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -616,7 +619,7 @@ class McpError(AcpModel):
     explicit `null` is preserved separately from an omitted key.
     """
 
-    code: int
+    code: JsonInt
     """Inner MCP error code; never an ACP error code."""
     message: str
     """Inner MCP error message."""
@@ -639,7 +642,7 @@ class McpHttpCapabilities(AcpModel):
     """
 
 
-McpRequestId: TypeAlias = str
+McpRequestId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 Identifies an inner MCP request active against a server on this ACP connection.
@@ -648,7 +651,7 @@ the outer ACP JSON-RPC request ID.
 """
 
 
-McpServerAcpId: TypeAlias = str
+McpServerAcpId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -713,11 +716,11 @@ class McpStdioCapabilities(AcpModel):
     """
 
 
-MediaType: TypeAlias = str
+MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Identifier for a message, unique among messages of the same type within a session.
 
 Each message type, such as user messages, agent messages, and agent thoughts,
@@ -816,7 +819,7 @@ class MoveDiffChange(DiffPathPairChange):
 
 
 NesDiagnosticSeverity: TypeAlias = (
-    Literal["error", "warning", "information", "hint"] | str
+    Literal["error", "warning", "information", "hint"] | StrictStr
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -912,7 +915,7 @@ class NesEditHistoryCapabilities(AcpModel):
     Capabilities for edit history context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of edit history entries the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -948,9 +951,9 @@ class NesExcerpt(AcpModel):
     A code excerpt from a file.
     """
 
-    start_line: Annotated[int, Field(ge=0)]
+    start_line: Annotated[JsonInt, Field(ge=0)]
     """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[int, Field(ge=0)]
+    end_line: Annotated[JsonInt, Field(ge=0)]
     """The end line of the excerpt (zero-based)."""
     text: str
     """The text content of the excerpt."""
@@ -1020,7 +1023,7 @@ class NesRecentFilesCapabilities(AcpModel):
     Capabilities for recent files context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of recent files the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1032,7 +1035,7 @@ class NesRecentFilesCapabilities(AcpModel):
 
 
 NesRejectReason: TypeAlias = (
-    Literal["rejected", "ignored", "replaced", "cancelled"] | str
+    Literal["rejected", "ignored", "replaced", "cancelled"] | StrictStr
 )
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -1132,7 +1135,7 @@ class NesSearchAndReplaceCapabilities(AcpModel):
     """
 
 
-NesSuggestionId: TypeAlias = str
+NesSuggestionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1141,7 +1144,7 @@ Unique identifier for an NES suggestion.
 """
 
 
-NesTriggerKind: TypeAlias = Literal["automatic", "diagnostic", "manual"] | str
+NesTriggerKind: TypeAlias = Literal["automatic", "diagnostic", "manual"] | StrictStr
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
 What triggered the suggestion request.
@@ -1160,7 +1163,7 @@ class NesUserActionsCapabilities(AcpModel):
     Capabilities for user actions context.
     """
 
-    max_count: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of user actions the agent can use."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1171,7 +1174,7 @@ class NesUserActionsCapabilities(AcpModel):
     """
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
 - ``'info'``: Informational notice.
@@ -1632,12 +1635,12 @@ class OtherToolCallContent(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
 PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | StrictStr
 )
 """The type of permission option being presented to the user.
 
@@ -1652,7 +1655,7 @@ Other values: Custom or future permission option kind. Values beginning with `_`
 """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
+PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | StrictStr
 """Priority levels for plan entries.
 
 Used to indicate the relative importance or urgency of different
@@ -1668,7 +1671,7 @@ Other values: Custom or future plan entry priority. Values beginning with `_` ar
 
 
 PlanEntryStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "cancelled"] | StrictStr
 )
 """Status of a plan entry in the execution flow.
 
@@ -1684,7 +1687,7 @@ Other values: Custom or future plan entry status. Values beginning with `_` are 
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
@@ -1749,9 +1752,9 @@ class Position(AcpModel):
     The meaning of `character` depends on the negotiated position encoding.
     """
 
-    line: Annotated[int, Field(ge=0)]
+    line: Annotated[JsonInt, Field(ge=0)]
     """Zero-based line number."""
-    character: Annotated[int, Field(ge=0)]
+    character: Annotated[JsonInt, Field(ge=0)]
     """Zero-based character offset (encoding-dependent)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1848,7 +1851,7 @@ class PromptResponse(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1877,7 +1880,7 @@ class ProviderCurrentConfig(AcpModel):
     """
 
 
-ProviderId: TypeAlias = str
+ProviderId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1965,7 +1968,7 @@ class ReplayFromStart(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -2013,7 +2016,7 @@ class ResultMessageMcpResponse(AcpModel):
     """Optional ACP carrier metadata."""
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
+Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
 - ``'assistant'``: The assistant side of a conversation.
@@ -2111,16 +2114,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -2141,7 +2144,7 @@ Other values: Custom or future category. Values beginning with `_` are reserved 
 """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -2179,7 +2182,7 @@ class SessionForkCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -2241,7 +2244,7 @@ class SessionInfoUpdate(AcpModel):
     """
 
 
-SessionListCursor: TypeAlias = str
+SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
@@ -2328,7 +2331,7 @@ class StdioMcpServer(McpServerStdio):
     type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
+StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
 - ``'email'``: Email address format.
@@ -2382,12 +2385,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -2477,7 +2480,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -2496,7 +2499,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
 
 
@@ -2651,7 +2654,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2666,7 +2669,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2678,7 +2681,7 @@ class ToolCallLocation(AcpModel):
 
 
 ToolCallStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Execution status of a tool call.
 
@@ -2709,7 +2712,7 @@ ToolKind: TypeAlias = (
         "switch_mode",
         "other",
     ]
-    | str
+    | StrictStr
 )
 """Categories of tools that can be invoked.
 
@@ -2778,17 +2781,17 @@ class Usage(AcpModel):
     Token usage information for completed session work.
     """
 
-    total_tokens: Annotated[int, Field(ge=0)]
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[int, Field(ge=0)]
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total input tokens."""
-    output_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total output tokens."""
-    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2802,9 +2805,9 @@ class Usage(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -3351,7 +3354,7 @@ class DidChangeDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the changed document."""
-    version: int
+    version: JsonInt
     """The new version number of the document."""
     content_changes: list[TextDocumentContentChangeEvent]
     """The content changes."""
@@ -3393,7 +3396,7 @@ class DidFocusDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the focused document."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""
@@ -3420,7 +3423,7 @@ class DidOpenDocumentNotification(AcpModel):
     """The URI of the opened document."""
     language_id: str
     """The language identifier of the document (e.g., "rust", "python")."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     text: str
     """The full text content of the document."""
@@ -4010,12 +4013,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -4184,7 +4187,7 @@ class NesOpenFile(AcpModel):
     """The language identifier."""
     visible_range: Annotated[Range | None, DefaultOnError] = None
     """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Timestamp in milliseconds since epoch of when the file was last focused."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4274,7 +4277,7 @@ class NesUserAction(AcpModel):
     """The URI of the file where the action occurred."""
     position: Position
     """The position where the action occurred."""
-    timestamp_ms: Annotated[int, Field(ge=0)]
+    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
     """Timestamp in milliseconds since epoch."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4874,7 +4877,7 @@ class ResourceLink(AcpModel):
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
@@ -6096,7 +6099,7 @@ class SuggestNesRequest(AcpModel):
     """The session ID for this request."""
     uri: str
     """The URI of the document to suggest for."""
-    version: int
+    version: JsonInt
     """The version number of the document."""
     position: Position
     """The current cursor position."""

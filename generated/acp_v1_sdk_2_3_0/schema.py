@@ -8,12 +8,14 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
     DefaultOnNull,
+    JsonInt,
+    NotNull,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
@@ -45,7 +47,7 @@ class AuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -222,12 +224,12 @@ class CompactionCapabilities(AcpModel):
     """Client support for ID-addressed context compaction updates."""
 
 
-CompactionId: TypeAlias = str
+CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus: TypeAlias = (
-    Literal["in_progress", "completed", "failed", "cancelled"] | str
+    Literal["in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Lifecycle state of a context compaction.
 
@@ -320,7 +322,9 @@ class DiffToolCallContent(Diff):
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
@@ -341,7 +345,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -409,7 +413,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -534,17 +538,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -705,7 +709,7 @@ class McpServerStdio(AcpModel):
     """
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
@@ -713,7 +717,7 @@ class NoticeCapabilities(AcpModel):
     """Client support for presenting live notices to the user."""
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
 - ``'info'``: Informational notice.
@@ -833,7 +837,7 @@ class OtherMultiSelectItems(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
@@ -910,7 +914,7 @@ class PromptCapabilities(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -944,7 +948,7 @@ class ReleaseTerminalResponse(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1028,16 +1032,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1078,7 +1082,7 @@ class SessionConfigOptionsCapabilities(AcpModel):
     """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1097,7 +1101,7 @@ class SessionDeleteCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Each session has its own context, conversation history, and state, so one
@@ -1171,7 +1175,7 @@ class SessionListCapabilities(AcpModel):
     """
 
 
-SessionModeId: TypeAlias = str
+SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
 
 
@@ -1296,12 +1300,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -1355,7 +1359,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
 class TerminalExitStatus(AcpModel):
     """Exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -1368,7 +1372,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
 
 
@@ -1440,7 +1444,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -1455,7 +1459,7 @@ class ToolCallLocation(AcpModel):
 
     path: str
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional 1-based line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1529,9 +1533,9 @@ class UnstructuredCommandInput(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -1588,7 +1592,7 @@ class WaitForTerminalExitRequest(AcpModel):
 class WaitForTerminalExitResponse(AcpModel):
     """Response containing the exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -1902,7 +1906,7 @@ class CreateTerminalRequest(AcpModel):
     """Environment variables for the command."""
     cwd: str | None = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, Field(ge=0)] = None
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -2197,12 +2201,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -2372,9 +2376,9 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, Field(ge=0)] = None
+    line: Annotated[JsonInt | None, Field(ge=0)] = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, Field(ge=0)] = None
+    limit: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of lines to read."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2494,7 +2498,7 @@ class ResourceLink(AcpModel):
     """MIME type describing the encoded media payload."""
     name: str
     """Human-readable name shown for this protocol object."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     title: Annotated[str | None, DefaultOnError] = None
     """Optional display title for end-user UI."""
@@ -3897,11 +3901,11 @@ class ToolCall(AcpModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

@@ -6,7 +6,12 @@
 This file is written once by hand and copied unchanged into every generated
 package, so that a package needs nothing but pydantic and the standard library.
 
-It gives the generated classes three behaviours that plain pydantic lacks:
+It gives the generated classes four behaviours that plain pydantic lacks:
+
+* **exact types** - :class:`AcpModel` validates strictly, so no value is
+  converted (``"2"`` is no integer, ``1`` no boolean), and :data:`JsonInt` is
+  a JSON Schema integer (``2.0`` is ``2``); :data:`NotNull` keeps ``None`` a
+  Python default only, where the schema does not allow ``null``.
 
 * **union tags** - a field annotated with :data:`UnionTag` (typed
   ``Literal[X]``, default ``X``) is the tag a union variant pins.  It is
@@ -28,7 +33,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
 from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
 from pydantic.fields import FieldInfo
@@ -41,6 +46,8 @@ __all__ = [
     "AcpModel",
     "DefaultOnError",
     "DefaultOnNull",
+    "JsonInt",
+    "NotNull",
     "Reserved",
     "SkipInvalidItems",
     "TaggedUnion",
@@ -142,6 +149,63 @@ class _SkipInvalidItems:
         return schema
 
 
+def _integral(value: float) -> int:
+    """A float with no fractional part as the integer it is (JSON Schema: ``2.0`` is an integer)."""
+    if value.is_integer():
+        return int(value)
+    raise PydanticCustomError(
+        "int_from_float", "Input should be a valid integer, got a number with a fractional part"
+    )
+
+
+class _JsonInteger:
+    """An integer as JSON Schema reads one: ``2`` and ``2.0``, never ``"2"``, ``true`` or ``2.5``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "JsonInteger"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        from pydantic_core import core_schema  # only needed once a schema is built
+
+        # Both branches are strict whatever the model or the call asks for: an integer first
+        # (pure pydantic-core, the common case), then a number without a fractional part.
+        return core_schema.union_schema(
+            [
+                core_schema.int_schema(strict=True),
+                core_schema.chain_schema(
+                    [
+                        core_schema.float_schema(strict=True, allow_inf_nan=False),
+                        core_schema.no_info_plain_validator_function(_integral),
+                    ]
+                ),
+            ],
+            mode="left_to_right",
+            custom_error_type="int_type",
+        )
+
+
+class _NotNull:
+    """A field typed ``X | None`` only so that ``None`` can be its default: validation refuses ``null``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NotNull"
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        schema = handler(source)
+        if schema["type"] != "nullable":
+            raise TypeError(f"NotNull needs an optional type, not {source!r}")
+        inner: core_schema.CoreSchema = schema["schema"]
+        return inner
+
+
 class _UnionTag:
     __slots__ = ()
 
@@ -162,6 +226,15 @@ SkipInvalidItems: Final = _SkipInvalidItems()
 DefaultOnNull: Final = _DefaultOnNull()
 """Marks a field whose ``null`` is read as its default (a required list or map becomes empty).
 Unlike :data:`DefaultOnError` the field stays given: ``null`` is a value, not an omission."""
+
+NotNull: Final = _NotNull()
+"""Marks an optional field whose schema does not allow ``null``: its default ``None`` means
+omitted, and a ``null`` is an invalid value (with :data:`DefaultOnError`, treated as omitted)."""
+
+JsonInt: TypeAlias = Annotated[int, _JsonInteger()]
+"""A JSON Schema ``integer``: an ``int``, or a float with no fractional part (``2.0`` becomes ``2``).
+
+Strings, booleans and fractional numbers are refused, in Python and in JSON mode."""
 
 
 class Reserved:
@@ -215,6 +288,7 @@ class AcpModel(BaseModel):
         alias_generator=AliasGenerator(validation_alias=wire_name, serialization_alias=wire_name),
         validate_by_name=True,
         validate_by_alias=True,
+        strict=True,
         defer_build=True,
     )
 

@@ -8,12 +8,14 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
     DefaultOnNull,
+    JsonInt,
+    NotNull,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
@@ -110,7 +112,7 @@ class AuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -146,7 +148,7 @@ class AuthMethodTerminal(AcpModel):
 
 
 AuthState: TypeAlias = (
-    Literal["authenticated", "unauthenticated", "not_required", "unknown"] | str
+    Literal["authenticated", "unauthenticated", "not_required", "unknown"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -414,12 +416,12 @@ class CompactionCapabilities(AcpModel):
     """Client support for ID-addressed context compaction updates."""
 
 
-CompactionId: TypeAlias = str
+CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus: TypeAlias = (
-    Literal["in_progress", "completed", "failed", "cancelled"] | str
+    Literal["in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Lifecycle state of a context compaction.
 
@@ -529,7 +531,9 @@ class DisableProviderResponse(AcpModel):
     """
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
@@ -550,7 +554,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -618,7 +622,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -743,17 +747,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -799,7 +803,7 @@ class ListProvidersRequest(AcpModel):
 
 
 LlmProtocol: TypeAlias = (
-    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
+    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -896,7 +900,7 @@ class McpError(AcpModel):
     Explicit `null` is preserved separately from an omitted key.
     """
 
-    code: int
+    code: JsonInt
     """Inner MCP error code. Never an ACP error code."""
     message: str
     """Inner MCP error message."""
@@ -904,7 +908,7 @@ class McpError(AcpModel):
     """Optional error data. Explicit null is retained."""
 
 
-McpRequestId: TypeAlias = str
+McpRequestId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -916,7 +920,7 @@ from the outer ACP JSON-RPC request ID.
 """
 
 
-McpServerAcpId: TypeAlias = str
+McpServerAcpId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -984,7 +988,7 @@ class McpServerStdio(AcpModel):
     """
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
 
@@ -1051,7 +1055,7 @@ class NoticeCapabilities(AcpModel):
     """Client support for presenting live notices to the user."""
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
 - ``'info'``: Informational notice.
@@ -1186,7 +1190,7 @@ class OtherStateUpdate(AcpModel):
     """Unrecognized state discriminator."""
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
@@ -1246,7 +1250,7 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/dr
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1342,7 +1346,7 @@ class PromptCapabilities(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1371,7 +1375,7 @@ class ProviderCurrentConfig(AcpModel):
     """
 
 
-ProviderId: TypeAlias = str
+ProviderId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1542,7 +1546,7 @@ class ReleaseTerminalResponse(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1686,7 +1690,7 @@ class SessionArchiveCapabilities(AcpModel):
     """
 
 
-SessionArchiveFilter: TypeAlias = Literal["exclude", "include", "only"] | str
+SessionArchiveFilter: TypeAlias = Literal["exclude", "include", "only"] | StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1745,16 +1749,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1795,7 +1799,7 @@ class SessionConfigOptionsCapabilities(AcpModel):
     """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1833,7 +1837,7 @@ class SessionForkCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Each session has its own context, conversation history, and state, so one
@@ -1917,7 +1921,7 @@ class SessionListCapabilities(AcpModel):
     """
 
 
-SessionModeId: TypeAlias = str
+SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
 
 
@@ -1936,7 +1940,7 @@ class SessionResumeCapabilities(AcpModel):
     """
 
 
-SessionStatus: TypeAlias = Literal["open", "saved"] | str
+SessionStatus: TypeAlias = Literal["open", "saved"] | StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2269,12 +2273,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -2358,7 +2362,7 @@ class SubagentSessionCapabilities(AcpModel):
     """
 
 
-SystemPromptMode: TypeAlias = Literal["append", "override"] | str
+SystemPromptMode: TypeAlias = Literal["append", "override"] | StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2389,7 +2393,7 @@ class TerminalAuthMethod(AuthMethodTerminal):
 class TerminalExitStatus(AcpModel):
     """Exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -2402,7 +2406,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
 
 
@@ -2474,7 +2478,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2489,7 +2493,7 @@ class ToolCallLocation(AcpModel):
 
     path: str
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional 1-based line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2648,17 +2652,17 @@ class Usage(AcpModel):
     Token usage information for a prompt turn.
     """
 
-    total_tokens: Annotated[int, Field(ge=0)]
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[int, Field(ge=0)]
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total input tokens across all turns."""
-    output_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total output tokens across all turns."""
-    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2672,9 +2676,9 @@ class Usage(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -2731,7 +2735,7 @@ class WaitForTerminalExitRequest(AcpModel):
 class WaitForTerminalExitResponse(AcpModel):
     """Response containing the exit status of a terminal command."""
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """The process exit code (may be null if terminated by signal)."""
     signal: Annotated[str | None, DefaultOnError] = None
     """The signal that terminated the process (may be null if exited normally)."""
@@ -3119,7 +3123,7 @@ class CreateTerminalRequest(AcpModel):
     """Environment variables for the command."""
     cwd: str | None = None
     """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[int | None, Field(ge=0)] = None
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of output bytes to retain.
 
     When the limit is exceeded, the Client truncates from the beginning of the output
@@ -3683,12 +3687,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -3982,9 +3986,9 @@ class ReadTextFileRequest(AcpModel):
     """The session ID for this request."""
     path: str
     """Absolute path to the file to read."""
-    line: Annotated[int | None, Field(ge=0)] = None
+    line: Annotated[JsonInt | None, Field(ge=0)] = None
     """Line number to start reading from (1-based)."""
-    limit: Annotated[int | None, Field(ge=0)] = None
+    limit: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of lines to read."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -4142,7 +4146,7 @@ class ResourceLink(AcpModel):
     """MIME type describing the encoded media payload."""
     name: str
     """Human-readable name shown for this protocol object."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     title: Annotated[str | None, DefaultOnError] = None
     """Optional display title for end-user UI."""
@@ -6328,11 +6332,11 @@ class ToolCall(AcpModel):
     This field is optional. Omitting it or sending `null` both mean that no
     tool name is available.
     """
-    kind: Annotated[ToolKind | None, DefaultOnError] = None
+    kind: Annotated[ToolKind | None, NotNull, DefaultOnError] = None
     """The category of tool being invoked.
     Helps clients choose appropriate icons and UI treatment.
     """
-    status: Annotated[ToolCallStatus | None, DefaultOnError] = None
+    status: Annotated[ToolCallStatus | None, NotNull, DefaultOnError] = None
     """Current execution status of the tool call."""
     content: Annotated[list[ToolCallContent], SkipInvalidItems, DefaultOnError] = Field(
         default_factory=list

@@ -8,18 +8,19 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
+    JsonInt,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
 )
 
-AbsolutePath: TypeAlias = str
+AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
@@ -40,7 +41,7 @@ class AgentAuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -119,12 +120,12 @@ class CloseSessionResponse(AcpModel):
     """
 
 
-CompactionId: TypeAlias = str
+CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus: TypeAlias = (
-    Literal["in_progress", "completed", "failed", "cancelled"] | str
+    Literal["in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Lifecycle state of a context compaction.
 
@@ -183,7 +184,7 @@ class DeleteSessionResponse(AcpModel):
     """
 
 
-DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | str
+DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
 """Kind of file content represented by a diff change.
 
 - ``'text'``: Text content.
@@ -195,7 +196,7 @@ Other values: Custom or future file type. Values beginning with `_` are reserved
 """
 
 
-DiffPatchFormat: TypeAlias = Literal["git_patch"] | str
+DiffPatchFormat: TypeAlias = Literal["git_patch"] | StrictStr
 """Text patch format used by [`DiffPatch`].
 
 - ``'git_patch'``: One or more `diff --git` sections in Git's `--patch` (`-p`) text format. Unlike Git, which writes paths relative to the repository root, every path MUST be absolute, including in `rename from`, `rename to`, `copy from`, and `copy to` lines, and MUST NOT have a prefix such as Git's default `a/` and `b/`. Otherwise paths follow Git: `/dev/null` names the missing side of an added or deleted file in the `---` and `+++` lines, and paths with unusual characters are quoted as Git quotes them. Surrounding commit metadata and email envelopes MUST NOT be included.
@@ -237,7 +238,9 @@ class DisableProviderResponse(AcpModel):
     """
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str]
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
+)
 """Allowed wire representations for [`ElicitationContentValue`]."""
 
 
@@ -258,7 +261,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -326,7 +329,7 @@ class EnvVariable(AcpModel):
 
 
 ErrorCode: TypeAlias = (
-    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | int
+    Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -389,7 +392,7 @@ class HttpHeader(AcpModel):
     """
 
 
-IconTheme: TypeAlias = Literal["light", "dark"] | str
+IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
 - ``'light'``: Icon designed for light backgrounds.
@@ -441,17 +444,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -485,7 +488,7 @@ class ListProvidersRequest(AcpModel):
 
 
 LlmProtocol: TypeAlias = (
-    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | str
+    Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
 """**UNSTABLE**
 
@@ -602,7 +605,7 @@ class McpError(AcpModel):
     explicit `null` is preserved separately from an omitted key.
     """
 
-    code: int
+    code: JsonInt
     """Inner MCP error code; never an ACP error code."""
     message: str
     """Inner MCP error message."""
@@ -625,7 +628,7 @@ class McpHttpCapabilities(AcpModel):
     """
 
 
-McpRequestId: TypeAlias = str
+McpRequestId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 Identifies an inner MCP request active against a server on this ACP connection.
@@ -634,7 +637,7 @@ the outer ACP JSON-RPC request ID.
 """
 
 
-McpServerAcpId: TypeAlias = str
+McpServerAcpId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -699,11 +702,11 @@ class McpStdioCapabilities(AcpModel):
     """
 
 
-MediaType: TypeAlias = str
+MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Identifier for a message, unique among messages of the same type within a session.
 
 Each message type, such as user messages, agent messages, and agent thoughts,
@@ -801,7 +804,7 @@ class MoveDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
 - ``'info'``: Informational notice.
@@ -1236,12 +1239,12 @@ class OtherToolCallContent(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
 PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | StrictStr
 )
 """The type of permission option being presented to the user.
 
@@ -1256,7 +1259,7 @@ Other values: Custom or future permission option kind. Values beginning with `_`
 """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
+PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | StrictStr
 """Priority levels for plan entries.
 
 Used to indicate the relative importance or urgency of different
@@ -1272,7 +1275,7 @@ Other values: Custom or future plan entry priority. Values beginning with `_` ar
 
 
 PlanEntryStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "cancelled"] | StrictStr
 )
 """Status of a plan entry in the execution flow.
 
@@ -1288,7 +1291,7 @@ Other values: Custom or future plan entry status. Values beginning with `_` are 
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
@@ -1421,7 +1424,7 @@ class PromptResponse(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1450,7 +1453,7 @@ class ProviderCurrentConfig(AcpModel):
     """
 
 
-ProviderId: TypeAlias = str
+ProviderId: TypeAlias = StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -1519,7 +1522,7 @@ class ReplayFromStart(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str | None
+RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
 An identifier established by the Client that MUST contain a String, Number, or NULL value if included. If it is not included it is assumed to be a notification. The value SHOULD normally not be Null \\[1\\] and Numbers SHOULD NOT contain fractional parts \\[2\\]
@@ -1575,7 +1578,7 @@ class ResultMessageMcpResponse(AcpModel):
     """Optional ACP carrier metadata."""
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
+Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
 - ``'assistant'``: The assistant side of a conversation.
@@ -1673,16 +1676,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1703,7 +1706,7 @@ Other values: Custom or future category. Values beginning with `_` are reserved 
 """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1741,7 +1744,7 @@ class SessionForkCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -1807,7 +1810,7 @@ class SessionInfoUpdate(AcpModel):
     """
 
 
-SessionListCursor: TypeAlias = str
+SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
@@ -1897,7 +1900,7 @@ class StdioMcpServer(McpServerStdio):
     type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
+StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
 - ``'email'``: Email address format.
@@ -1951,12 +1954,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -2022,7 +2025,7 @@ class SubagentSessionCapabilities(AcpModel):
     """
 
 
-SystemPromptMode: TypeAlias = Literal["append", "override"] | str
+SystemPromptMode: TypeAlias = Literal["append", "override"] | StrictStr
 """**UNSTABLE**
 
 This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2064,7 +2067,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Process exit code, when known. Omitted and `null` are equivalent."""
     signal: Annotated[str | None, DefaultOnError] = None
     """Signal that terminated the process, when known.
@@ -2083,7 +2086,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
 
 
@@ -2210,7 +2213,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2225,7 +2228,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional line number within the file."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2237,7 +2240,7 @@ class ToolCallLocation(AcpModel):
 
 
 ToolCallStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Execution status of a tool call.
 
@@ -2268,7 +2271,7 @@ ToolKind: TypeAlias = (
         "switch_mode",
         "other",
     ]
-    | str
+    | StrictStr
 )
 """Categories of tools that can be invoked.
 
@@ -2337,17 +2340,17 @@ class Usage(AcpModel):
     Token usage information for completed session work.
     """
 
-    total_tokens: Annotated[int, Field(ge=0)]
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
     """Sum of all token types across session."""
-    input_tokens: Annotated[int, Field(ge=0)]
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total input tokens."""
-    output_tokens: Annotated[int, Field(ge=0)]
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
     """Total output tokens."""
-    thought_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache read tokens."""
-    cached_write_tokens: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2361,9 +2364,9 @@ class Usage(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost (optional)."""
@@ -3406,12 +3409,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -3991,7 +3994,7 @@ class ResourceLink(AcpModel):
     """Optional set of sized icons that the client can display in a user interface."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    size: Annotated[int | None, DefaultOnError] = None
+    size: Annotated[JsonInt | None, DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""

@@ -8,19 +8,20 @@ Every JSON-RPC payload, union and enum of the schema, with snake_case attributes
 
 from typing import Annotated, Any, Literal, TypeAlias
 
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictFloat, StrictStr
 
 from ._base import (
     AcpModel,
     DefaultOnError,
     DefaultOnNull,
+    JsonInt,
     Reserved,
     SkipInvalidItems,
     TaggedUnion,
     UnionTag,
 )
 
-AbsolutePath: TypeAlias = str
+AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol.
 
 Uses the native syntax of the machine the Agent runs on, such as `/home/user/project`,
@@ -45,7 +46,7 @@ class AgentAuthCapabilities(AcpModel):
     """
 
 
-AuthMethodId: TypeAlias = str
+AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
@@ -183,12 +184,12 @@ class CloseSessionResponse(AcpModel):
     """
 
 
-CompactionId: TypeAlias = str
+CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
 
 CompactionStatus: TypeAlias = (
-    Literal["in_progress", "completed", "failed", "cancelled"] | str
+    Literal["in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Lifecycle state of a context compaction.
 
@@ -247,7 +248,7 @@ class DeleteSessionResponse(AcpModel):
     """
 
 
-DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | str
+DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
 """Kind of file content represented by a diff change.
 
 - ``'text'``: Text content.
@@ -259,7 +260,7 @@ Other values: Custom or future file type. Values beginning with `_` are reserved
 """
 
 
-DiffPatchFormat: TypeAlias = Literal["git_patch"] | str
+DiffPatchFormat: TypeAlias = Literal["git_patch"] | StrictStr
 """Text patch format used by `DiffPatch`.
 
 - ``'git_patch'``: One or more `diff --git` sections in Git's `--patch` (`-p`) text format. Unlike Git, which writes paths relative to the repository root, every path MUST be absolute, including in `rename from`, `rename to`, `copy from`, and `copy to` lines, and MUST NOT have a prefix such as Git's default `a/` and `b/`. Otherwise paths follow Git: `/dev/null` names the missing side of an added or deleted file in the `---` and `+++` lines, and paths with unusual characters are quoted as Git quotes them. Each path, once unquoted, is the same native absolute path string as the matching `changes` entry. Surrounding commit metadata and email envelopes MUST NOT be included.
@@ -284,7 +285,9 @@ class DiffPathPairChange(AcpModel):
     """Absolute path after the operation."""
 
 
-ElicitationContentValue: TypeAlias = str | int | float | bool | list[str] | Any
+ElicitationContentValue: TypeAlias = (
+    StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr] | Any
+)
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
@@ -303,7 +306,7 @@ class ElicitationFormCapabilities(AcpModel):
     """
 
 
-ElicitationId: TypeAlias = str
+ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
 
@@ -401,7 +404,7 @@ class EnvVariable(AcpModel):
 
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002, -32022]
-    | int
+    | JsonInt
 )
 """Predefined error codes for common JSON-RPC and ACP-specific errors.
 
@@ -466,7 +469,7 @@ class HttpHeader(AcpModel):
     """
 
 
-IconTheme: TypeAlias = Literal["light", "dark"] | str
+IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
 - ``'light'``: Icon designed for light backgrounds.
@@ -520,17 +523,17 @@ class IntegerPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    minimum: int | None = None
+    minimum: JsonInt | None = None
     """Minimum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
     """
-    maximum: int | None = None
+    maximum: JsonInt | None = None
     """Maximum value (inclusive).
 
     Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
     """
-    default: Annotated[int | None, DefaultOnError] = None
+    default: Annotated[JsonInt | None, DefaultOnError] = None
     """Default value.
 
     Optional. Omitted and `null` are equivalent and mean no default value is provided.
@@ -746,11 +749,11 @@ class McpStdioCapabilities(AcpModel):
     """
 
 
-MediaType: TypeAlias = str
+MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
-MessageId: TypeAlias = str
+MessageId: TypeAlias = StrictStr
 """Identifier for a message, unique among messages of the same type within a session.
 
 Each message type, such as user messages, agent messages, and agent thoughts,
@@ -842,7 +845,7 @@ class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | str
+NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
 - ``'info'``: Informational notice.
@@ -1341,12 +1344,12 @@ class OtherToolCallContent(AcpModel):
     """
 
 
-PermissionOptionId: TypeAlias = str
+PermissionOptionId: TypeAlias = StrictStr
 """Unique identifier for a permission option."""
 
 
 PermissionOptionKind: TypeAlias = (
-    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+    Literal["allow_once", "allow_always", "reject_once", "reject_always"] | StrictStr
 )
 """The type of permission option being presented to the user.
 
@@ -1361,7 +1364,7 @@ Other values: Custom or future permission option kind. Values beginning with `_`
 """
 
 
-PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | str
+PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"] | StrictStr
 """Priority levels for plan entries.
 
 Used to indicate the relative importance or urgency of different
@@ -1377,7 +1380,7 @@ Other values: Custom or future plan entry priority. Values beginning with `_` ar
 
 
 PlanEntryStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "cancelled"] | StrictStr
 )
 """Status of a plan entry in the execution flow.
 
@@ -1393,7 +1396,7 @@ Other values: Custom or future plan entry status. Values beginning with `_` are 
 """
 
 
-PlanId: TypeAlias = str
+PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
@@ -1473,7 +1476,7 @@ class PromptResponse(AcpModel):
     """
 
 
-ProtocolVersion: TypeAlias = Annotated[int, Field(ge=0, le=65535)]
+ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
@@ -1524,7 +1527,7 @@ class ReplayFromStart(AcpModel):
     """
 
 
-RequestId: TypeAlias = int | str
+RequestId: TypeAlias = JsonInt | StrictStr
 """A JSON-RPC request ID: a string or an integer. Unlike base JSON-RPC, it MUST NOT be `null`.
 
 The receiver MUST reply with the same value in the response. Each side chooses IDs for its own
@@ -1562,7 +1565,7 @@ class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
     state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-Role: TypeAlias = Literal["assistant", "user"] | str
+Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
 - ``'assistant'``: The assistant side of a conversation.
@@ -1644,16 +1647,16 @@ class SessionConfigBoolean(AcpModel):
     """The current value of the boolean option."""
 
 
-SessionConfigGroupId: TypeAlias = str
+SessionConfigGroupId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value group."""
 
 
-SessionConfigId: TypeAlias = str
+SessionConfigId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option."""
 
 
 SessionConfigOptionCategory: TypeAlias = (
-    Literal["mode", "model", "model_config", "thought_level"] | str
+    Literal["mode", "model", "model_config", "thought_level"] | StrictStr
 )
 """Semantic category for a session configuration option.
 
@@ -1674,7 +1677,7 @@ Other values: Custom or future category. Values beginning with `_` are reserved 
 """
 
 
-SessionConfigValueId: TypeAlias = str
+SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
@@ -1693,7 +1696,7 @@ class SessionDeleteCapabilities(AcpModel):
     """
 
 
-SessionId: TypeAlias = str
+SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
 Sessions maintain their own context, conversation history, and state,
@@ -1765,7 +1768,7 @@ class SessionInfoUpdate(AcpModel):
     """
 
 
-SessionListCursor: TypeAlias = str
+SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
@@ -1807,7 +1810,7 @@ class StdioMcpServer(McpServerStdio):
     type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
-StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | str
+StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
 - ``'email'``: Email address format.
@@ -1859,12 +1862,12 @@ class StringPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_length: Annotated[int | None, Field(ge=0)] = None
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
     """
-    max_length: Annotated[int | None, Field(ge=0)] = None
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum string length.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
@@ -1929,7 +1932,7 @@ class TerminalExitStatus(AcpModel):
     an exit code nor a signal is known.
     """
 
-    exit_code: Annotated[int | None, DefaultOnError] = None
+    exit_code: Annotated[JsonInt | None, DefaultOnError] = None
     """Process exit code as the platform reports it, when known. Negative values are
     allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
     """
@@ -1949,7 +1952,7 @@ class TerminalExitStatus(AcpModel):
     """
 
 
-TerminalId: TypeAlias = str
+TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
 
 
@@ -1998,9 +2001,9 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
 class TerminalSize(AcpModel):
     """The size of an agent-owned terminal in character cells."""
 
-    cols: Annotated[int, Field(ge=1, le=65535)]
+    cols: Annotated[JsonInt, Field(ge=1, le=65535)]
     """Number of columns."""
-    rows: Annotated[int, Field(ge=1, le=65535)]
+    rows: Annotated[JsonInt, Field(ge=1, le=65535)]
     """Number of rows."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2098,7 +2101,7 @@ class TitledMultiSelectItems(AcpModel):
     """
 
 
-ToolCallId: TypeAlias = str
+ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
 
 
@@ -2113,7 +2116,7 @@ class ToolCallLocation(AcpModel):
 
     path: AbsolutePath
     """The absolute file path being accessed or modified."""
-    line: Annotated[int | None, Field(ge=1), DefaultOnError] = None
+    line: Annotated[JsonInt | None, Field(ge=1), DefaultOnError] = None
     """Optional 1-based line number within the file. Omitted and `null` are equivalent and
     mean no specific line; `0` is invalid.
     """
@@ -2127,7 +2130,7 @@ class ToolCallLocation(AcpModel):
 
 
 ToolCallStatus: TypeAlias = (
-    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | str
+    Literal["pending", "in_progress", "completed", "failed", "cancelled"] | StrictStr
 )
 """Execution status of a tool call.
 
@@ -2158,7 +2161,7 @@ ToolKind: TypeAlias = (
         "switch_mode",
         "other",
     ]
-    | str
+    | StrictStr
 )
 """Categories of tools that can be invoked.
 
@@ -2204,9 +2207,9 @@ class UnsupportedProtocolVersionErrorData(AcpModel):
 class UsageUpdate(AcpModel):
     """Context window and cost update for a session."""
 
-    used: Annotated[int, Field(ge=0)]
+    used: Annotated[JsonInt, Field(ge=0)]
     """Tokens currently in context."""
-    size: Annotated[int, Field(ge=0)]
+    size: Annotated[JsonInt, Field(ge=0)]
     """Total context window size in tokens."""
     cost: Annotated[Cost | None, DefaultOnError] = None
     """Cumulative session cost.
@@ -3035,12 +3038,12 @@ class MultiSelectPropertySchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
-    min_items: Annotated[int | None, Field(ge=0)] = None
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Minimum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
     """
-    max_items: Annotated[int | None, Field(ge=0)] = None
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of items to select.
 
     Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
@@ -3528,7 +3531,7 @@ class ResourceLink(AcpModel):
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    size: Annotated[int | None, Field(ge=0), DefaultOnError] = None
+    size: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Optional size of the linked resource in bytes, if known.
 
     Omitted and `null` are equivalent and mean the size is not known.
@@ -4203,7 +4206,7 @@ class ErrorAgentResponse(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: int | str | None
+    id: JsonInt | str | None
     """The id of the request this response answers.
 
     Required. `null` only when the request's id could not be determined, such as
@@ -4219,7 +4222,7 @@ class ErrorClientResponse(AcpModel):
     A failed JSON-RPC response.
     """
 
-    id: int | str | None
+    id: JsonInt | str | None
     """The id of the request this response answers.
 
     Required. `null` only when the request's id could not be determined, such as

@@ -8,18 +8,25 @@ For one ``$defs`` type of one schema file the harness
   ``jsonschema`` library implements it): the model must accept it, and its
   dump (``by_alias=True, exclude_unset=True``) must equal the input and
   validate again (:meth:`Target.check_valid`);
-* derives *near misses* from a valid instance (:func:`near_misses`): a missing
-  required property, a value of the wrong JSON type, a wrong tag or const, a
-  value outside a closed set.  Each one the schema rejects must be rejected by
-  the model, unless the schema marks a property on the way lenient
-  (``x-deserialize-default-on-error``: the value is treated as omitted;
-  ``x-deserialize-skip-invalid-items``: the item is dropped): then the model
-  must accept it and dump exactly the repaired instance
-  (:meth:`Target.check_near_miss`).  A "near miss" the schema still accepts
-  (an unknown tag landing in an open union) is checked like a valid instance.
+* derives *mutants* from a valid instance (:func:`near_misses`): a missing
+  required property, a wrong tag or const, a value outside a closed set, and,
+  on every property and on the first item of every list, one value of every
+  class of JSON value the current one is not (:func:`probes`: a string, a
+  numeric string, ``"true"``, an integer, an integral float, a fractional
+  float, a boolean, ``null``, an object, an array).  Each one the schema
+  rejects (a *near miss*) must be rejected by the model, unless the schema
+  marks a property on the way lenient (``x-deserialize-default-on-error``:
+  the value is treated as omitted; ``x-deserialize-default-on-null``: a
+  ``null`` is; ``x-deserialize-skip-invalid-items``: the item is dropped):
+  then the model must accept it and dump exactly the repaired instance
+  (:meth:`Target.check_near_miss`).  A mutant the schema still accepts (``2.0``
+  for an integer, any value for an untyped property, an unknown tag landing
+  in an open union) is checked like a valid instance.
 
-Every check returns the disagreements it found; :mod:`exceptions.toml` lists
-the ones accepted on purpose, each with its reason.
+Every instance is checked twice, in both of pydantic's input modes: as Python
+data (``validate_python``) and as JSON text (``validate_json``).  Every check
+returns the disagreements it found; :mod:`exceptions.toml` lists the ones
+accepted on purpose, each with its reason.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import hashlib
 import json
 import math
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +55,10 @@ from tests.support.releases import package_of, release_files, surface_of  # noqa
 EXCEPTIONS_FILE = HERE / "exceptions.toml"
 DUMP = {"by_alias": True, "exclude_unset": True, "mode": "json"}
 DEFAULT_ON_ERROR = "x-deserialize-default-on-error"
+DEFAULT_ON_NULL = "x-deserialize-default-on-null"
 SKIP_INVALID_ITEMS = "x-deserialize-skip-invalid-items"
+MODES = ("python", "json")
+"""pydantic's two input modes; every instance is validated in both."""
 
 # Keywords whose value is one schema, a map of schemas or a list of schemas.
 _ONE_SCHEMA = ("items", "not", "additionalProperties", "unevaluatedProperties", "contains", "propertyNames")
@@ -182,6 +193,9 @@ class Edge:
     default_on_error: bool = False
     skip_invalid_items: bool = False
     required: bool = False
+    default_on_null: bool = False
+    null_default: str | None = None
+    """The value a ``null`` is read as on a default-on-null property, as JSON text (``None``: unknown)."""
 
 
 @dataclass
@@ -201,12 +215,34 @@ class Location:
             any(p.get(DEFAULT_ON_ERROR) for p in props),
             any(p.get(SKIP_INVALID_ITEMS) for p in props),
             key in self.required,
+            any(p.get(DEFAULT_ON_NULL) for p in props),
+            _null_default(props) if any(p.get(DEFAULT_ON_NULL) for p in props) else None,
         )
+
+
+# What a type's default is where the schema gives none, as the TypeScript and Rust SDKs read a null.
+_EMPTY: dict[str, Any] = {
+    "array": [],
+    "object": {},
+    "string": "",
+    "boolean": False,
+    "integer": 0,
+    "number": 0,
+}
+
+
+def _null_default(props: list[dict[str, Any]]) -> str | None:
+    """The default of a property: its ``default``, else the empty value of its one JSON type."""
+    for prop in props:
+        if "default" in prop:
+            return json.dumps(prop["default"])
+    types = {p["type"] for p in props if isinstance(p.get("type"), str)}
+    return json.dumps(_EMPTY[types.pop()]) if len(types) == 1 and next(iter(types)) in _EMPTY else None
 
 
 @dataclass(frozen=True)
 class NearMiss:
-    kind: str  # missing-required | wrong-type | wrong-tag | wrong-const | wrong-value
+    kind: str  # missing-required | wrong-tag | wrong-const | wrong-value | type/<probe> | item-type/<probe>
     where: str  # JSON pointer of the property
     instance: Any
     path: tuple[Edge, ...]  # edges down to (and including) the changed property
@@ -224,8 +260,64 @@ def _get(instance: Any, path: tuple[Edge, ...]) -> Any:
     return instance
 
 
-# Replacement values tried for a "wrong type", one per JSON type.
-_WRONG_TYPES: tuple[Any, ...] = ({"wrong": "type"}, ["wrong type"], "wrong type", 1.5, 7, True, None)
+def json_class(value: Any) -> str:
+    """The class of a JSON value, as :func:`probes` names them (a float tells integral from fractional)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integral-float" if value.is_integer() else "fractional-float"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+PROBES = (
+    "string",
+    "numeric-string",
+    "boolean-string",
+    "integer",
+    "integral-float",
+    "fractional-float",
+    "boolean",
+    "null",
+    "object",
+    "array",
+)
+"""The classes of replacement value :func:`probes` tries on every property and list item."""
+
+_STRING_PROBES = frozenset({"string", "numeric-string", "boolean-string"})
+
+
+def probes(value: Any) -> Iterator[tuple[str, Any]]:
+    """One replacement of every class of JSON value that ``value`` is not: ``(class, replacement)``.
+
+    The replacements are the ones a lax reader would take: the number or boolean
+    itself spelled as a string, ``1``/``0`` and ``1.0``/``0.0`` for a boolean, ``2.0`` for ``2``.
+    Whether the schema accepts a replacement is not decided here (``2.0`` is an
+    integer in JSON Schema; anything is valid for an untyped property).
+    """
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    own = json_class(value)
+    candidates: dict[str, Any] = {
+        "string": "wrong type",
+        "numeric-string": json.dumps(value) if number else "7",
+        "boolean-string": json.dumps(value) if isinstance(value, bool) else "true",
+        "integer": int(value) if isinstance(value, bool) else 7,
+        "integral-float": float(value) if isinstance(value, int) and abs(value) < 2**53 else 7.0,
+        "fractional-float": value + 0.5 if number and own != "fractional-float" else 1.5,
+        "boolean": True,
+        "null": None,
+        "object": {"wrong": "type"},
+        "array": ["wrong type"],
+    }
+    for probe in PROBES:
+        if probe == own or (own == "string" and probe in _STRING_PROBES):
+            continue  # the same class: a different value of it is a wrong-value, not a wrong type
+        yield probe, candidates[probe]
 
 
 class Target:
@@ -281,19 +373,31 @@ class Target:
 
     # -- checks ------------------------------------------------------------------------
 
-    def check_valid(self, name: str, instance: Any, kind: str = "valid") -> list[Disagreement]:
-        """A schema-valid instance: accepted, dumped unchanged, dump valid."""
+    def validate(self, name: str, instance: Any, mode: str) -> Any:
+        """The model of ``$defs[name]`` validating ``instance``: as Python data, or as JSON text."""
         adapter = self.adapter(name)
+        if mode == "python":
+            return adapter.validate_python(copy.deepcopy(instance))
+        return adapter.validate_json(json.dumps(instance))
+
+    def dump(self, name: str, value: Any) -> Any:
+        return self.adapter(name).dump_python(value, **DUMP)
+
+    def check_valid(self, name: str, instance: Any, kind: str = "valid") -> list[Disagreement]:
+        """A schema-valid instance, in each mode: accepted, dumped unchanged, dump valid."""
+        return [d for mode in MODES for d in self._check_valid(name, instance, kind, mode)]
+
+    def _check_valid(self, name: str, instance: Any, kind: str, mode: str) -> list[Disagreement]:
         try:
-            value = adapter.validate_python(copy.deepcopy(instance))
+            value = self.validate(name, instance, mode)
         except ValidationError as error:
-            return [self.disagreement(name, kind, "rejected", instance, _first_error(error))]
-        dumped = adapter.dump_python(value, **DUMP)
+            return [self.disagreement(name, kind, "rejected", instance, _first_error(error), mode)]
+        dumped = self.dump(name, value)
         found = []
         if not json_equal(dumped, instance):
-            found.append(self.disagreement(name, kind, "changed", instance, f"dumped {dumped!r}"))
+            found.append(self.disagreement(name, kind, "changed", instance, f"dumped {dumped!r}", mode))
         if not self.def_validator(name).is_valid(dumped):
-            found.append(self.disagreement(name, kind, "dump-invalid", instance, f"dumped {dumped!r}"))
+            found.append(self.disagreement(name, kind, "dump-invalid", instance, f"dumped {dumped!r}", mode))
         return found
 
     def check_accepted_mutant(self, name: str, miss: NearMiss) -> list[Disagreement]:
@@ -305,38 +409,41 @@ class Target:
         (v1's ``AuthMethod``: a ``terminal`` with bad ``args`` is also a valid
         ``agent``); either reading agrees.
         """
-        found = self.check_valid(name, miss.instance, miss.kind)
-        if [d.outcome for d in found] != ["changed"]:
-            return found
-        dumped = self.adapter(name).dump_python(
-            self.adapter(name).validate_python(copy.deepcopy(miss.instance)), **DUMP
-        )
         lenient = repaired(miss, self.def_validator(name).is_valid)
-        return [] if lenient is not None and json_equal(dumped, lenient) else found
+        found: list[Disagreement] = []
+        for mode in MODES:
+            here = self._check_valid(name, miss.instance, miss.kind, mode)
+            read = [d.outcome for d in here] == ["changed"] and lenient is not None
+            if read and json_equal(self.dump(name, self.validate(name, miss.instance, mode)), lenient):
+                continue  # read the lenient way
+            found.extend(here)
+        return found
 
     def check_near_miss(self, name: str, miss: NearMiss) -> list[Disagreement]:
-        """A near miss the schema rejects: rejected, or repaired as its lenient marker says."""
+        """A near miss the schema rejects, in each mode: rejected, or repaired as its lenient marker says."""
         expected = repaired(miss, self.def_validator(name).is_valid)
-        adapter = self.adapter(name)
+        return [d for mode in MODES for d in self._check_near_miss(name, miss, expected, mode)]
+
+    def _check_near_miss(self, name: str, miss: NearMiss, expected: Any, mode: str) -> list[Disagreement]:
         try:
-            value = adapter.validate_python(copy.deepcopy(miss.instance))
+            value = self.validate(name, miss.instance, mode)
         except ValidationError:
             if expected is None:
                 return []
-            return [self.disagreement(name, miss.kind, "lenient-rejected", miss.instance, f"at {miss.where}")]
+            detail = f"at {miss.where}"
+            return [self.disagreement(name, miss.kind, "lenient-rejected", miss.instance, detail, mode)]
         if expected is None:
-            return [self.disagreement(name, miss.kind, "accepted", miss.instance, f"at {miss.where}")]
-        dumped = adapter.dump_python(value, **DUMP)
+            return [self.disagreement(name, miss.kind, "accepted", miss.instance, f"at {miss.where}", mode)]
+        dumped = self.dump(name, value)
         if not json_equal(dumped, expected):
-            return [
-                self.disagreement(
-                    name, miss.kind, "lenient-changed", miss.instance, f"at {miss.where}: dumped {dumped!r}"
-                )
-            ]
+            detail = f"at {miss.where}: dumped {dumped!r}"
+            return [self.disagreement(name, miss.kind, "lenient-changed", miss.instance, detail, mode)]
         return []
 
-    def disagreement(self, name: str, kind: str, outcome: str, instance: Any, detail: str) -> Disagreement:
-        return Disagreement(self.release, self.unstable, name, kind, outcome, instance, detail)
+    def disagreement(
+        self, name: str, kind: str, outcome: str, instance: Any, detail: str, mode: str = "python"
+    ) -> Disagreement:
+        return Disagreement(self.release, self.unstable, name, kind, outcome, instance, detail, mode)
 
     # -- walking an instance with its schema --------------------------------------------
 
@@ -393,7 +500,14 @@ def _first_error(error: ValidationError) -> str:
 
 
 def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
-    """Instances one step away from ``instance`` (which the schema accepts)."""
+    """Mutants one step away from ``instance`` (which the schema accepts).
+
+    Most are near misses (the schema rejects them); a probe the schema accepts
+    (``2.0`` for an integer) is yielded too, and checked as a valid instance.
+    The instance itself is probed first (a type may be a bare scalar).
+    """
+    for probe, candidate in probes(instance):
+        yield NearMiss("type/" + probe, "", candidate, (), True, instance)
     for location in target.locations(name, instance):
         obj = _get(instance, location.path)
         for key in sorted(location.required & obj.keys()):
@@ -413,18 +527,28 @@ def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
             check = target.schema_for(props[0] if len(props) == 1 else {"allOf": props})
             value = obj[key]
             edge = location.edge(key)
+            path = (*location.path, edge)
             for kind, candidate in _candidates(props, value, key in location.in_union):
                 if check.is_valid(candidate):
-                    continue
-                mutated = copy.deepcopy(instance)
-                _get(mutated, location.path)[key] = candidate
-                yield NearMiss(
-                    kind, pointer((*location.path, edge)), mutated, (*location.path, edge), True, instance
-                )
-                break
+                    continue  # another valid value of the same class
+                yield _replaced(instance, path, kind, candidate)
+            for probe, candidate in probes(value):
+                yield _replaced(instance, path, "type/" + probe, candidate)
+            if isinstance(value, list) and value:
+                item = (*path, Edge(0))
+                for probe, candidate in probes(value[0]):
+                    yield _replaced(instance, item, "item-type/" + probe, candidate)
+
+
+def _replaced(instance: Any, path: tuple[Edge, ...], kind: str, candidate: Any) -> NearMiss:
+    """``instance`` with the value at ``path`` replaced by ``candidate``."""
+    mutated = copy.deepcopy(instance)
+    _get(mutated, path[:-1])[path[-1].key] = candidate
+    return NearMiss(kind, pointer(path), mutated, path, True, instance)
 
 
 def _candidates(props: list[Any], value: Any, in_union: bool) -> Iterator[tuple[str, Any]]:
+    """Other values of the same class: a wrong tag or const, an empty or odd string, out-of-range integers."""
     consts = [p["const"] for p in props if isinstance(p, dict) and "const" in p]
     if consts:
         kind = "wrong-tag" if in_union else "wrong-const"
@@ -438,9 +562,6 @@ def _candidates(props: list[Any], value: Any, in_union: bool) -> Iterator[tuple[
     elif isinstance(value, int) and not isinstance(value, bool):
         yield "wrong-value", -1
         yield "wrong-value", 2**64
-    for candidate in _WRONG_TYPES:
-        if type(candidate) is not type(value) and not (isinstance(value, float) and type(candidate) is int):
-            yield "wrong-type", candidate
 
 
 def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: False) -> Any:
@@ -448,8 +569,11 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
 
     The innermost lenient property on the way to the change takes the error:
     ``x-deserialize-default-on-error`` removes that property (a required list
-    or map becomes empty), ``x-deserialize-skip-invalid-items`` removes the
-    list item that holds the change.  A property that one member of a union
+    or map becomes empty); ``x-deserialize-default-on-null`` gives a property
+    set to ``null`` its default, which then counts as given (its ``default``,
+    else the empty value of its type; removed if neither is known);
+    ``x-deserialize-skip-invalid-items`` removes the list item that holds the
+    change.  A property that one member of a union
     requires is still removed when the instance without it is ``valid`` (another
     member takes it: an idle state update without a stop reason).
     """
@@ -464,7 +588,16 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
         if edge.skip_invalid_items and depth < last and isinstance(path[depth].key, int):
             del _get(fixed, path[:depth])[path[depth].key]
             return fixed
-        if edge.default_on_error:
+        if edge.skip_invalid_items and miss.changed_value and depth == len(path):
+            kept = _valid_items(fixed, path, valid)  # the new value is a list holding invalid items
+            if kept is not None:
+                return kept
+        null_here = edge.default_on_null and miss.changed_value and depth == len(path)
+        null_here = null_here and _get(miss.instance, path) is None
+        if null_here and edge.null_default is not None:
+            _get(fixed, path[: depth - 1])[edge.key] = json.loads(edge.null_default)
+            return fixed
+        if edge.default_on_error or null_here:
             parent = _get(fixed, path[: depth - 1])
             before = _get(miss.original, path[:depth])
             if edge.required and isinstance(before, (list, dict)):
@@ -474,6 +607,26 @@ def repaired(miss: NearMiss, valid: Callable[[Any], bool] = lambda _instance: Fa
             if not edge.required or valid(fixed):
                 return fixed
     return None
+
+
+def _valid_items(instance: Any, path: tuple[Edge, ...], valid: Callable[[Any], bool]) -> Any:
+    """``instance`` with the items of the list at ``path`` that are invalid on their own dropped.
+
+    ``None`` when there is no list there, no item is invalid, or dropping them does not help.
+    """
+    items = _get(instance, path)
+    if not isinstance(items, list):
+        return None
+    parent = _get(instance, path[:-1])
+
+    def holding(value: list[Any]) -> Any:
+        parent[path[-1].key] = value
+        return copy.deepcopy(instance)
+
+    kept = [item for item in items if valid(holding([item]))]
+    fixed = holding(kept)
+    parent[path[-1].key] = items
+    return fixed if len(kept) < len(items) and valid(fixed) else None
 
 
 # --- results -------------------------------------------------------------------------
@@ -488,6 +641,7 @@ class Disagreement:
     outcome: str
     instance: Any
     detail: str
+    mode: str = "python"
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -495,7 +649,7 @@ class Disagreement:
 
     def describe(self) -> str:
         where = self.release + (" unstable" if self.unstable else "")
-        what = f"{self.kind} -> {self.outcome} ({self.detail})"
+        what = f"{self.kind} -> {self.outcome} in {self.mode} mode ({self.detail})"
         return f"{where} {self.type_name}: {what}; instance {self.instance!r}"
 
 
@@ -540,10 +694,17 @@ class SurfaceResult:
     near_misses: int = 0
     schema_accepted_mutants: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
+    mutant_kinds: Counter[str] = field(default_factory=Counter)
+    """Mutants by kind (``type/`` and ``item-type/`` kinds by the class of value tried)."""
+
+    @property
+    def instances(self) -> int:
+        return self.examples + self.near_misses + self.schema_accepted_mutants
 
     @property
     def checks(self) -> int:
-        return self.examples + self.near_misses + self.schema_accepted_mutants
+        """One check per instance and input mode."""
+        return self.instances * len(MODES)
 
     @property
     def label(self) -> str:
@@ -568,6 +729,7 @@ def check_type(
         result.examples += 1
         result.disagreements.extend(target.check_valid(name, instance))
         for miss in near_misses(target, name, instance):
+            result.mutant_kinds[miss.kind] += 1
             if validator.is_valid(miss.instance):
                 result.schema_accepted_mutants += 1
                 result.disagreements.extend(target.check_accepted_mutant(name, miss))

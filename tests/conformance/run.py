@@ -23,6 +23,7 @@ for entry in (ROOT / "generated", ROOT):
         sys.path.insert(0, str(entry))
 
 from tests.conformance.harness import (  # noqa: E402
+    MODES,
     Disagreement,
     SurfaceResult,
     check_surface,
@@ -39,15 +40,16 @@ def _worker(args: tuple[str, bool, int, int | None]) -> SurfaceResult:
 
 def table(results: list[SurfaceResult], excused: dict[str, int], open_: dict[str, int]) -> str:
     lines = [
-        "| release | schema | types | valid examples | near misses | other mutants | agreement | excused |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| release | schema | types | valid examples | near misses | other mutants | checks "
+        "| agreement | excused |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
         agree = 100.0 * (r.checks - open_[r.label] - excused[r.label]) / r.checks if r.checks else 0.0
         stability = "unstable" if r.unstable else "stable"
         lines.append(
             f"| {r.release} | {stability} | {r.types} | {r.examples} | {r.near_misses} | "
-            f"{r.schema_accepted_mutants} | {agree:.2f}% | {excused[r.label]} |"
+            f"{r.schema_accepted_mutants} | {r.checks} | {agree:.2f}% | {excused[r.label]} |"
         )
     return "\n".join(lines)
 
@@ -90,10 +92,15 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results, excused, open_))
     total = sum(r.checks for r in results)
     seconds = time.perf_counter() - started
+    kinds: Counter[str] = Counter()
+    for r in results:
+        kinds.update(r.mutant_kinds)
+    print("\nmutants by kind: " + ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items())))
     print(
         f"\n{sum(r.types for r in results)} types, {sum(r.examples for r in results)} valid examples, "
         f"{sum(r.near_misses for r in results)} near misses, "
-        f"{sum(r.schema_accepted_mutants for r in results)} other mutants: {total} checks in {seconds:.0f}s "
+        f"{sum(r.schema_accepted_mutants for r in results)} other mutants, each validated in "
+        f"{' and '.join(MODES)} mode: {total} checks in {seconds:.0f}s "
         f"(--examples {args.examples}); {len(found) - len(left)} disagreements excused "
         f"by {len(excuses)} entries of exceptions.toml, {len(left)} open."
     )

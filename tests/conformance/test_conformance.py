@@ -11,22 +11,30 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, GetPydanticSchema, StrictInt, TypeAdapter
+from pydantic import Field as PydanticField
+from pydantic_core import core_schema
 
 from tests.conformance.harness import (
+    DEFAULT_ON_NULL,
+    MODES,
+    PROBES,
     Disagreement,
     Edge,
+    Location,
     NearMiss,
     Target,
     check_surface,
     closure_key,
     generation_schema,
+    json_class,
     json_equal,
     load_exceptions,
     near_misses,
+    probes,
     repaired,
     unexplained,
 )
@@ -168,17 +176,62 @@ def test_near_misses_of_a_real_type() -> None:
     found = target(NEWEST, False)
     instance = {"groupId": "g", "name": "n", "options": [{"value": "v", "name": "n"}]}
     misses = {(m.kind, m.where) for m in near_misses(found, "SessionConfigSelectGroup", instance)}
+    not_a_list = {"type/" + p for p in PROBES if p != "array"}
+    not_a_string = {"type/" + p for p in PROBES if p not in ("string", "numeric-string", "boolean-string")}
     assert {
         ("missing-required", "/groupId"),
         ("missing-required", "/name"),
         ("missing-required", "/options"),
-        ("wrong-type", "/options"),
         ("missing-required", "/options/0/value"),
-        ("wrong-type", "/options/0/name"),
     } <= misses
+    assert {kind for kind, where in misses if where == "/options" and kind.startswith("type/")} == not_a_list
+    assert {kind for kind, where in misses if where == "/options/0/name" and kind.startswith("type/")} == (
+        not_a_string
+    )
+    assert {kind for kind, where in misses if where == "/options/0"} == {
+        "item-type/" + p for p in PROBES if p != "object"
+    }
     for miss in near_misses(found, "SessionConfigSelectGroup", instance):
         assert not found.def_validator("SessionConfigSelectGroup").is_valid(miss.instance)
         assert found.check_near_miss("SessionConfigSelectGroup", miss) == []
+
+
+def test_probes_try_every_class_of_json_value_but_the_values_own() -> None:
+    assert dict(probes(3)) == {
+        "string": "wrong type",
+        "numeric-string": "3",
+        "boolean-string": "true",
+        "integral-float": 3.0,
+        "fractional-float": 3.5,
+        "boolean": True,
+        "null": None,
+        "object": {"wrong": "type"},
+        "array": ["wrong type"],
+    }
+    assert dict(probes(False)) == {
+        "string": "wrong type",
+        "numeric-string": "7",
+        "boolean-string": "false",
+        "integer": 0,
+        "integral-float": 0.0,
+        "fractional-float": 1.5,
+        "null": None,
+        "object": {"wrong": "type"},
+        "array": ["wrong type"],
+    }
+    assert {p for p, _ in probes("text")} == set(PROBES) - {"string", "numeric-string", "boolean-string"}
+    assert {p for p, _ in probes(2.5)} == set(PROBES) - {"fractional-float"}
+    assert {p for p, _ in probes(None)} == set(PROBES) - {"null"}
+    assert [json_class(v) for v in (None, True, 1, 1.0, 1.5, "", [], {})] == [
+        "null",
+        "boolean",
+        "integer",
+        "integral-float",
+        "fractional-float",
+        "string",
+        "array",
+        "object",
+    ]
 
 
 def test_wrong_tags_are_near_misses_of_closed_unions() -> None:
@@ -194,9 +247,13 @@ def test_a_permissive_model_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(Any))
     instance = {"groupId": "g", "name": "n", "options": []}
     misses = list(near_misses(found, "SessionConfigSelectGroup", instance))
-    outcomes = [d.outcome for m in misses for d in found.check_near_miss("SessionConfigSelectGroup", m)]
-    assert len(outcomes) == len(misses)  # every near miss disagrees
-    assert set(outcomes) == {"accepted", "lenient-changed"}  # lenient ones were not repaired either
+    found_ = [d for m in misses for d in found.check_near_miss("SessionConfigSelectGroup", m)]
+    assert len(found_) == len(misses) * len(MODES)  # every near miss disagrees, in each mode
+    assert {d.outcome for d in found_} == {
+        "accepted",
+        "lenient-changed",
+    }  # lenient ones were not repaired either
+    assert {d.mode for d in found_} == {"python", "json"}
 
 
 def test_a_model_that_loses_data_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,10 +262,130 @@ def test_a_model_that_loses_data_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
 
     found = Target(NEWEST, False)
     monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(Lossy))
-    outcomes = [d.outcome for d in found.check_valid("Cost", {"amount": 1.5, "currency": "EUR"})]
-    assert outcomes == ["changed", "dump-invalid"]
+    outcomes = [(d.outcome, d.mode) for d in found.check_valid("Cost", {"amount": 1.5, "currency": "EUR"})]
+    assert outcomes == [
+        ("changed", "python"),
+        ("dump-invalid", "python"),
+        ("changed", "json"),
+        ("dump-invalid", "json"),
+    ]
     monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(dict[str, int]))
-    assert [d.outcome for d in found.check_valid("Cost", {"amount": 1.5, "currency": "EUR"})] == ["rejected"]
+    outcomes = [(d.outcome, d.mode) for d in found.check_valid("Cost", {"amount": 1.5, "currency": "EUR"})]
+    assert outcomes == [("rejected", "python"), ("rejected", "json")]
+
+
+class LaxBoolean(BaseModel):
+    """SessionConfigBoolean as pydantic's lax mode reads it."""
+
+    current_value: bool = PydanticField(alias="currentValue")
+
+
+def _outcomes(found: Target, name: str, instance: Any) -> set[tuple[str, str, str]]:
+    """(kind, outcome, mode) of every disagreement on the mutants of ``instance``."""
+    out = set()
+    for miss in near_misses(found, name, instance):
+        if found.def_validator(name).is_valid(miss.instance):
+            checked = found.check_accepted_mutant(name, miss)
+        else:
+            checked = found.check_near_miss(name, miss)
+        out |= {(d.kind, d.outcome, d.mode) for d in checked}
+    return out
+
+
+def test_a_lax_boolean_is_caught_in_both_modes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The issue's example: lax mode takes "true", 1 and 1.0 for a boolean; the schema refuses them."""
+    found = Target(NEWEST, False)
+    monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(LaxBoolean))
+    assert _outcomes(found, "SessionConfigBoolean", {"currentValue": True}) == {
+        (kind, "accepted", mode)
+        for kind in ("type/boolean-string", "type/integer", "type/integral-float")
+        for mode in MODES
+    }
+    monkeypatch.undo()
+    assert _outcomes(found, "SessionConfigBoolean", {"currentValue": True}) == set()
+
+
+@pytest.mark.parametrize(
+    ("model", "expected"),
+    [
+        (int, {("type/numeric-string", "accepted"), ("type/boolean", "accepted")}),
+        (StrictInt, {("type/integral-float", "rejected")}),
+    ],
+    ids=["lax-int", "strict-int"],
+)
+def test_an_integer_must_refuse_strings_and_booleans_and_take_integral_floats(
+    monkeypatch: pytest.MonkeyPatch, model: Any, expected: set[tuple[str, str]]
+) -> None:
+    found = Target(NEWEST, False)
+    monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(model))
+    outcomes = _outcomes(found, "ProtocolVersion", 2)
+    assert {(kind, outcome) for kind, outcome, _mode in outcomes} == expected
+    assert {mode for _kind, _outcome, mode in outcomes} == set(MODES)
+    monkeypatch.undo()
+    assert _outcomes(found, "ProtocolVersion", 2) == set()
+
+
+def _lax_in_json_only(source: Any, handler: Any) -> core_schema.CoreSchema:
+    return core_schema.json_or_python_schema(
+        json_schema=core_schema.bool_schema(strict=False), python_schema=core_schema.bool_schema(strict=True)
+    )
+
+
+class LaxInJson(BaseModel):
+    current_value: Annotated[bool, GetPydanticSchema(_lax_in_json_only)] = PydanticField(alias="currentValue")
+
+
+def test_json_mode_is_checked_on_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    found = Target(NEWEST, False)
+    monkeypatch.setattr(found, "adapter", lambda name: TypeAdapter(LaxInJson))
+    outcomes = _outcomes(found, "SessionConfigBoolean", {"currentValue": False})
+    assert outcomes == {
+        ("type/boolean-string", "accepted", "json"),
+        ("type/integer", "accepted", "json"),
+        ("type/integral-float", "accepted", "json"),
+    }
+
+
+def test_repaired_reads_a_null_on_a_default_on_null_property_as_its_default() -> None:
+    original = {"cwd": "/", "mcpServers": [{"name": "m"}]}
+    nulled = {"cwd": "/", "mcpServers": None}
+    edge = Edge("mcpServers", default_on_null=True, null_default="[]")
+    assert repaired(_miss(nulled, (edge,), True, original)) == {"cwd": "/", "mcpServers": []}
+    # a default the schema does not let us know: read as omitted
+    unknown = Edge("mcpServers", default_on_null=True)
+    assert repaired(_miss(nulled, (unknown,), True, original)) == {"cwd": "/"}
+    # only null is read as the default: any other wrong value is an error
+    assert repaired(_miss({"cwd": "/", "mcpServers": "x"}, (edge,), True, original)) is None
+    # and only on the property itself, not on a null inside it
+    inner = {"cwd": "/", "mcpServers": [None]}
+    assert repaired(_miss(inner, (edge, Edge(0)), True, original)) is None
+
+
+def test_the_default_a_null_is_read_as_comes_from_the_schema() -> None:
+    location = Location(
+        (),
+        {
+            "a": [{"type": "array", DEFAULT_ON_NULL: True}],
+            "b": [{"type": "string", "default": "x", DEFAULT_ON_NULL: True}],
+            "c": [{"$ref": "#/$defs/C", DEFAULT_ON_NULL: True}],
+            "d": [{"type": "array"}],
+        },
+    )
+    assert [location.edge(k).null_default for k in "abcd"] == ["[]", '"x"', None, None]
+    assert [location.edge(k).default_on_null for k in "abcd"] == [True, True, True, False]
+
+
+def test_repaired_drops_the_invalid_items_of_a_list_put_in_place_of_a_skip_invalid_items_value() -> None:
+    original = {"content": None}
+    mutated = {"content": ["wrong type", {"type": "ok"}]}
+
+    def valid(instance: Any) -> bool:
+        return all(isinstance(item, dict) for item in instance["content"] or [])
+
+    path = (Edge("content", skip_invalid_items=True),)
+    assert repaired(_miss(mutated, path, True, original), valid) == {"content": [{"type": "ok"}]}
+    assert mutated == {"content": ["wrong type", {"type": "ok"}]}, "the near miss itself is left as it was"
+    assert repaired(_miss(mutated, (Edge("content"),), True, original), valid) is None
 
 
 def test_exceptions_file_entries_have_reasons() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import re
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -180,6 +181,39 @@ def test_protocol_and_connection_signatures_agree_for_every_method(
     assert checked == set(surface.methods), "every method is served by some end and called by its peer"
 
 
+def test_a_union_request_has_one_overload_per_branch_and_scope(bound: tuple[ApiSurface, ModuleType]) -> None:
+    """Each known branch's tag is its Literal, the open branch's a str (or absent when it has no tag)."""
+    surface, bindings = bound
+    checked = 0
+    for end in ends_of(surface).ends:
+        connection = getattr(bindings, end.role.connection)
+        for spec in end.called:
+            implementation = getattr(connection, spec.name)
+            overloads = typing.get_overloads(implementation)
+            if spec.union is None:
+                assert overloads == [], spec.wire
+                continue
+            assert len(overloads) == len(spec.overloads) > len(spec.union.known), spec.wire
+            names = set(inspect.signature(implementation).parameters)
+            tags = []
+            for overload in overloads:
+                parameters = inspect.signature(overload).parameters
+                assert set(parameters) <= names, spec.wire
+                tag = parameters.get(spec.union.tag)
+                tags.append(None if tag is None else (tag.annotation, tag.default is inspect.Parameter.empty))
+            optional = " | None" if spec.union.infer_tag else ""
+            expected = [
+                (f"Literal[{tag}]{optional}", not spec.union.infer_tag)
+                for tag, branch in spec.union.known
+                for _scope in range(branch.count("(schema.") or 1)
+            ]
+            assert [t for t in tags if t is not None and t[0].startswith("Literal[")] == expected, spec.wire
+            if spec.union.other is not None:  # the open branch comes last: any other tag, required
+                assert tags[-1] in (("str", True), None), (spec.wire, tags[-1])
+            checked += 1
+    assert checked == sum(1 for end in ends_of(surface).ends for spec in end.called if spec.union)
+
+
 def test_required_fields_have_no_default(bound: tuple[ApiSurface, ModuleType]) -> None:
     surface, bindings = bound
     for method in surface.methods:
@@ -274,7 +308,12 @@ class _Capture:
 
 def _sent(call: Any, side: str = "client") -> Any:
     """Run ``call(connection)`` and return the params model it would have sent."""
-    capture = _Capture(acp7)
+    return _sent_with(acp7, call, side)
+
+
+def _sent_with(acp: ModuleType, call: Any, side: str = "client") -> Any:
+    """:func:`_sent` with a package of one's own."""
+    capture = _Capture(acp)
 
     async def go() -> Any:
         connection = await capture.start(side)
@@ -321,6 +360,29 @@ def test_set_config_option_reserved_tags_cannot_use_the_open_variant() -> None:
         _sent(lambda c: c.set_config_option(config_id="c", session_id="s", value=10))
     with pytest.raises(ValidationError):
         schema7.OtherSetSessionConfigOptionRequest(config_id="c", session_id="s", value=1, type="id")
+
+
+def test_v1_set_config_option_without_a_type_is_the_value_id_branch() -> None:
+    """v1's open branch has no tag: it is the default when ``type`` is absent, as its overload says."""
+    v1 = package_of("1.21.0", False)
+    capture = _Capture(v1)
+
+    async def go() -> list[Any]:
+        connection = await capture.start("client")
+        await connection.set_config_option(config_id="model", session_id="s", value="fast")
+        await connection.set_config_option(config_id="think", session_id="s", value=True)
+        return [sent for _wire, sent in capture.sent]
+
+    untagged, boolean = run(go())
+    assert isinstance(untagged, v1.schema.ValueIdSetSessionConfigOptionRequest)
+    assert untagged.model_dump(by_alias=True, exclude_unset=True) == {
+        "configId": "model",
+        "sessionId": "s",
+        "value": "fast",
+    }
+    assert isinstance(boolean, v1.schema.BooleanSetSessionConfigOptionRequest)
+    with pytest.raises(ValidationError):  # neither branch takes a number
+        _sent_with(v1, lambda c: c.set_config_option(config_id="c", session_id="s", value=3))
 
 
 def _elicit(**arguments: Any) -> Any:

@@ -194,6 +194,22 @@ def test_a_higher_requested_version_gets_the_highest_configured_one() -> None:
     run(go())
 
 
+def test_an_integral_float_is_the_version_it_spells() -> None:
+    """``2.0`` is an integer in JSON Schema, so the router takes it as the models do."""
+
+    async def go() -> None:
+        made = Made()
+        peer = Peer(acp.AgentProtocolRouter(v2=made.v2))
+        reply = await peer.request(0, "initialize", {**V2_INIT, "protocolVersion": 2.0})
+        assert reply["result"]["protocolVersion"] == 2
+        assert (await peer.served).protocol_version == 2
+        [agent] = made.agents
+        assert agent.initialized[0]["protocol_version"] == 2
+        peer.close()
+
+    run(go())
+
+
 def test_messages_read_with_initialize_reach_the_selected_connection() -> None:
     """The router may read past the initialize line; what it read goes to the connection, in order."""
 
@@ -369,6 +385,11 @@ def test_a_failed_initialize_is_answered_and_can_be_retried_on_the_same_connecti
             4,
             -32602,
         )
+        for bad in (True, 2.5, None):  # JSON Schema refuses them as an integer, as the models do
+            assert error_of(await peer.request(4, "initialize", {**V2_INIT, "protocolVersion": bad})) == (
+                4,
+                -32602,
+            )
         # a version no configured agent serves
         reply = await peer.request(5, "initialize", V1_INIT)
         assert error_of(reply) == (5, -32022)  # as TS SDK 2.4.0's router answers
@@ -679,6 +700,31 @@ def test_fallback_asks_to_reconnect_for_a_version_it_has_no_client_for() -> None
                 )
             assert caught.value.agent_version == version
             assert len(await script) == 1
+
+    run(go())
+
+
+def test_fallback_reads_an_integral_float_version_and_refuses_a_string_one() -> None:
+    async def go() -> None:
+        answer = {"result": {"protocolVersion": 1.0, "agentInfo": {"name": "old", "version": "0"}}}
+        agent_reader, agent_writer, reader, writer = pipes()
+        script = asyncio.ensure_future(scripted_agent(agent_reader, agent_writer, [answer]))
+        with pytest.raises(acp.ReconnectRequiredError, match=r"version 1\.0") as caught:
+            await acp.connect_with_fallback(
+                reader, writer, v2=RecordingClient(), info={"name": "c", "version": "1"}
+            )
+        assert caught.value.agent_version == 1
+        await script
+        agent_reader, agent_writer, reader, writer = pipes()
+        script = asyncio.ensure_future(
+            scripted_agent(agent_reader, agent_writer, [{"result": {"protocolVersion": "2"}}])
+        )
+        with pytest.raises(acp.ReconnectRequiredError, match="version '2'") as caught:
+            await acp.connect_with_fallback(
+                reader, writer, v2=RecordingClient(), info={"name": "c", "version": "1"}
+            )
+        assert caught.value.agent_version is None
+        await script
 
     run(go())
 

@@ -141,6 +141,38 @@ def test_params_of_the_wrong_shape_give_invalid_params_with_details() -> None:
     run(go())
 
 
+def test_params_a_lax_reader_would_coerce_are_invalid_params() -> None:
+    """Values JSON Schema refuses are refused, not converted: no handler sees them, nothing is re-dumped."""
+
+    async def go() -> None:
+        wire, agent = await _initialized()
+        for request_id, cwd in enumerate((5, True, None, ["/w"], {"path": "/w"}), start=1):
+            reply = await wire.request(request_id, "session/new", {"cwd": cwd})
+            assert _error(reply) == (request_id, -32602), cwd
+        assert not [c for c in agent.calls if c[0] == "new_session"]
+        fresh = Wire(acp, TestAgent())
+        for request_id, version in enumerate(("2", True, 2.5), start=10):
+            reply = await fresh.request(
+                request_id, "initialize", {**initialize_params(acp), "protocolVersion": version}
+            )
+            assert _error(reply) == (request_id, -32602), version
+
+    run(go())
+
+
+def test_an_integral_float_is_the_integer_it_spells() -> None:
+    async def go() -> None:
+        agent = TestAgent()
+        wire = Wire(acp, agent)
+        reply = await wire.request(0, "initialize", {**initialize_params(acp), "protocolVersion": 2.0})
+        assert reply["result"]["protocolVersion"] == 2
+        [(name, kwargs)] = agent.calls
+        assert name == "initialize" and kwargs["protocol_version"] == 2
+        assert type(kwargs["protocol_version"]) is int
+
+    run(go())
+
+
 def test_a_request_before_initialize_is_refused_and_initialize_still_works() -> None:
     async def go() -> None:
         agent = TestAgent()
