@@ -276,11 +276,3 @@ def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
     request = surface.types["PromptRequest"]  # an object reads it as the key its message lacks
     assert ("PromptRequest", "kind") in error_places(surface, request, {}, Refused())
 
-
-def test_the_session_in_docs_diff_md_is_what_diff_prints(capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.support.releases import ROOT
-
-    text = (ROOT / "docs" / "diff.md").read_text(encoding="utf-8")
-    command = "$ acp-codegen diff 2.0.0-alpha.3 2.0.0-alpha.5 --stability stable\n"
-    shown = text.split(command, 1)[1].split("```", 1)[0]
-    assert run(capsys, "diff", A3, A5, "--stability", "stable")[1] == shown

@@ -62,3 +62,21 @@ def pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
         (target / "schema.json").write_text(json.dumps(_edit(data) if edit else data, indent=2))
         sides.append(load_schema_folder(target))
     return sides[0], sides[1]
+
+
+def write_store(folder: Path) -> Path:
+    """The pair locked in a schema store of its own, ``folder/schemas`` (for ``--schemas``)."""
+    from tests.vendoring.project import lock_folder
+
+    old, new = pair(folder / "sides")
+    lock = lock_folder(folder, {OLD: old.folder, NEW: new.folder})
+    store = folder / "schemas"
+    lock.rename(store / "lock.json")
+    shutil.rmtree(folder / "sides")
+    return store
+
+
+if __name__ == "__main__":  # the docs/vendoring.md session: python -m tests.vendoring.synthetic FOLDER
+    import sys
+
+    print(write_store(Path(sys.argv[1])))
