@@ -439,6 +439,18 @@ class AcpAsgiApp:
             return None
         return connection
 
+    async def _named(
+        self, headers: Mapping[str, str], principal: Any, send: Send
+    ) -> _ServerConnection | None:
+        """The live connection of this principal the request names; else it is answered 400 or 404."""
+        if CONNECTION_HEADER not in headers:
+            await _text(send, 400, "Missing Acp-Connection-Id")
+            return None
+        connection = self._find(headers, principal)
+        if connection is None:
+            await _text(send, 404, "Unknown Acp-Connection-Id")
+        return connection
+
     # -- HTTP
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -453,12 +465,8 @@ class AcpAsgiApp:
         elif method == "GET":
             await self._get(headers, principal, receive, send)
         elif method == "DELETE":
-            if CONNECTION_HEADER not in headers:
-                await _text(send, 400, "Missing Acp-Connection-Id")
-                return
-            connection = self._find(headers, principal)
+            connection = await self._named(headers, principal, send)
             if connection is None:
-                await _text(send, 404, "Unknown Acp-Connection-Id")
                 return
             await connection.shutdown()
             await _empty(send, 202)
@@ -493,12 +501,8 @@ class AcpAsgiApp:
                 return
             await self._initialize(message, principal, send)
             return
-        if CONNECTION_HEADER not in headers:
-            await _text(send, 400, "Missing Acp-Connection-Id")
-            return
-        connection = self._find(headers, principal)
+        connection = await self._named(headers, principal, send)
         if connection is None:
-            await _text(send, 404, "Unknown Acp-Connection-Id")
             return
         problem = self._check_route(connection, message, kind, headers.get(SESSION_HEADER))
         if problem is not None:
@@ -576,12 +580,8 @@ class AcpAsgiApp:
         if "text/event-stream" not in headers.get("accept", "").lower():
             await _text(send, 406, "Not Acceptable")
             return
-        if CONNECTION_HEADER not in headers:
-            await _text(send, 400, "Missing Acp-Connection-Id")
-            return
-        connection = self._find(headers, principal)
+        connection = await self._named(headers, principal, send)
         if connection is None:
-            await _text(send, 404, "Unknown Acp-Connection-Id")
             return
         session = headers.get(SESSION_HEADER)
         try:
