@@ -13,9 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mypy import api
 
-from tests.support.releases import GENERATED
+from tests.support.typing import cache_dir, mypy_errors
+
+__all__ = ["cache_dir"]  # the fixture, used by name
 
 TYPED_USE = """
 from acp_2_0_0_alpha_8 import AgentSideConnection, ClientSideConnection, schema
@@ -34,21 +35,6 @@ async def use(
     await agent.create_elicitation(message="m", mode="url", request_id=7, elicitation_id="e", url="https://x")
     await agent.create_elicitation(message="m", mode="_vendor", session_id="s")
 """
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
-
-
-def mypy_errors(tmp_path: Path, cache_dir: Path, source: str) -> list[str]:
-    module = tmp_path / "typed_use.py"
-    module.write_text(source)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MYPYPATH", str(GENERATED))
-        out, err, _ = api.run(["--strict", "--cache-dir", str(cache_dir), str(module)])
-    assert not err, err
-    return [line for line in out.splitlines() if ": error:" in line]
 
 
 def test_every_branch_type_checks(tmp_path: Path, cache_dir: Path) -> None:

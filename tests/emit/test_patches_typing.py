@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mypy import api
 
-from tests.support.releases import GENERATED
+from tests.support.typing import cache_dir, mypy_errors
+
+__all__ = ["cache_dir"]  # the fixture, used by name
 
 TYPED_USE = """
 from typing import assert_type
@@ -29,21 +30,6 @@ assert_type(state.usage, schema.UsageUpdate | None)
 assert_type(state.config_options, list[schema.SessionConfigOption] | None)
 assert_type(state.state, schema.StateUpdate | None)
 """
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
-
-
-def mypy_errors(tmp_path: Path, cache_dir: Path, source: str) -> list[str]:
-    module = tmp_path / "typed_use.py"
-    module.write_text(source)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MYPYPATH", str(GENERATED))
-        out, err, _ = api.run(["--strict", "--cache-dir", str(cache_dir), str(module)])
-    assert not err, err
-    return [line for line in out.splitlines() if ": error:" in line]
 
 
 def test_each_entity_keeps_its_own_type(tmp_path: Path, cache_dir: Path) -> None:

@@ -9,6 +9,7 @@ their fallback: a value of the wrong type in a lenient field is treated as omitt
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -16,7 +17,17 @@ import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from codegen.emit.normalise import _default
-from codegen.schema.ir import AliasType, ApiSurface, ArrayOf, Nullable, ObjectType, Ref, Scalar, TypeExpr
+from codegen.schema.ir import (
+    AliasType,
+    ApiSurface,
+    ArrayOf,
+    Field,
+    Nullable,
+    ObjectType,
+    Ref,
+    Scalar,
+    TypeExpr,
+)
 from tests.support.instances import object_example, schema_errors
 from tests.support.releases import SURFACES, package_of, surface_id, surface_of
 
@@ -154,6 +165,14 @@ def test_a_type_alias_is_strict_on_its_own_too() -> None:
 # --- leniency keeps its fallback ----------------------------------------------------------
 
 
+def object_fields(surface: ApiSurface) -> Iterator[tuple[ObjectType, Field]]:
+    """Every field of every object type of ``surface``, with its type."""
+    for obj in surface.types.values():
+        if isinstance(obj, ObjectType):
+            for field in obj.fields:
+                yield obj, field
+
+
 def scalar_kind(surface: ApiSurface, expr: TypeExpr) -> str | None:
     """The JSON type of a (nullable, aliased) scalar, else ``None``."""
     inner = expr.inner if isinstance(expr, Nullable) else expr
@@ -171,26 +190,23 @@ def test_a_lax_value_in_a_default_on_error_field_falls_back_to_the_default(
     surface, package = surface_and_package
     release, unstable = surface.release, surface.stability == "unstable"
     checked = 0
-    for obj in surface.types.values():
-        if not isinstance(obj, ObjectType):
+    for obj, field in object_fields(surface):
+        kind = scalar_kind(surface, field.type)
+        if not field.default_on_error or field.required or kind is None:
             continue
-        for field in obj.fields:
-            kind = scalar_kind(surface, field.type)
-            if not field.default_on_error or field.required or kind is None:
-                continue
-            model = getattr(package.schema, obj.name)
-            base = object_example(surface, obj.name, full=False)
-            for value in LAX[kind]:
-                instance = {**base, field.wire_name: value}
-                if obj.schema_name:
-                    assert schema_errors(release, unstable, obj.schema_name, instance), (obj.name, value)
-                for parsed in (
-                    model.model_validate(instance),
-                    model.model_validate_json(json.dumps(instance)),
-                ):
-                    assert field.py_name not in parsed.model_fields_set, (obj.name, field.wire_name, value)
-                    assert field.wire_name not in wire(parsed)
-                checked += 1
+        model = getattr(package.schema, obj.name)
+        base = object_example(surface, obj.name, full=False)
+        for value in LAX[kind]:
+            instance = {**base, field.wire_name: value}
+            if obj.schema_name:
+                assert schema_errors(release, unstable, obj.schema_name, instance), (obj.name, value)
+            for parsed in (
+                model.model_validate(instance),
+                model.model_validate_json(json.dumps(instance)),
+            ):
+                assert field.py_name not in parsed.model_fields_set, (obj.name, field.wire_name, value)
+                assert field.wire_name not in wire(parsed)
+            checked += 1
     assert checked > 20
 
 
@@ -198,23 +214,20 @@ def test_lax_items_of_a_skip_invalid_items_list_are_dropped() -> None:
     checked = 0
     for release, unstable in SURFACES:
         surface, package = surface_of(release, unstable), package_of(release, unstable)
-        for obj in surface.types.values():
-            if not isinstance(obj, ObjectType):
+        for obj, field in object_fields(surface):
+            inner = field.type.inner if isinstance(field.type, Nullable) else field.type
+            if not (field.skip_invalid_items and isinstance(inner, ArrayOf)):
                 continue
-            for field in obj.fields:
-                inner = field.type.inner if isinstance(field.type, Nullable) else field.type
-                if not (field.skip_invalid_items and isinstance(inner, ArrayOf)):
-                    continue
-                kind = scalar_kind(surface, inner.item)
-                if kind is None:
-                    continue
-                good = {"boolean": True, "integer": 3, "number": 1.5, "string": "s"}[kind]
-                model = getattr(package.schema, obj.name)
-                base = object_example(surface, obj.name, full=False)
-                instance = {**base, field.wire_name: [good, *LAX[kind]]}
-                assert wire(model.model_validate(instance))[field.wire_name] == [good], (obj.name, field)
-                assert wire(model.model_validate_json(json.dumps(instance)))[field.wire_name] == [good]
-                checked += 1
+            kind = scalar_kind(surface, inner.item)
+            if kind is None:
+                continue
+            good = {"boolean": True, "integer": 3, "number": 1.5, "string": "s"}[kind]
+            model = getattr(package.schema, obj.name)
+            base = object_example(surface, obj.name, full=False)
+            instance = {**base, field.wire_name: [good, *LAX[kind]]}
+            assert wire(model.model_validate(instance))[field.wire_name] == [good], (obj.name, field)
+            assert wire(model.model_validate_json(json.dumps(instance)))[field.wire_name] == [good]
+            checked += 1
     assert checked > 10
 
 
@@ -223,25 +236,22 @@ def test_null_is_refused_where_none_only_stands_for_omitted() -> None:
     checked = 0
     for release, unstable in SURFACES:
         surface, package = surface_of(release, unstable), package_of(release, unstable)
-        for obj in surface.types.values():
-            if not isinstance(obj, ObjectType):
+        for obj, field in object_fields(surface):
+            if field.required or not _default(surface, field)[1]:
                 continue
-            for field in obj.fields:
-                if field.required or not _default(surface, field)[1]:
+            model = getattr(package.schema, obj.name)
+            instance = {**object_example(surface, obj.name, full=False), field.wire_name: None}
+            assert schema_errors(release, unstable, obj.schema_name or obj.name, instance)
+            for mode in MODES:
+                if not field.default_on_error:
+                    assert not accepts(model, instance, mode), (obj.name, field.wire_name)
                     continue
-                model = getattr(package.schema, obj.name)
-                instance = {**object_example(surface, obj.name, full=False), field.wire_name: None}
-                assert schema_errors(release, unstable, obj.schema_name or obj.name, instance)
-                for mode in MODES:
-                    if not field.default_on_error:
-                        assert not accepts(model, instance, mode), (obj.name, field.wire_name)
-                        continue
-                    parsed = (
-                        model.model_validate(instance)
-                        if mode == "python"
-                        else model.model_validate_json(json.dumps(instance))
-                    )
-                    assert field.py_name not in parsed.model_fields_set, (obj.name, field.wire_name)
-                    assert field.wire_name not in wire(parsed)
-                checked += 1
+                parsed = (
+                    model.model_validate(instance)
+                    if mode == "python"
+                    else model.model_validate_json(json.dumps(instance))
+                )
+                assert field.py_name not in parsed.model_fields_set, (obj.name, field.wire_name)
+                assert field.wire_name not in wire(parsed)
+            checked += 1
     assert checked >= 2  # v1's ToolCall.kind and status
