@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.server
 import json
 import shutil
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from codegen.emit.tree import read_tree
 from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK
+from tests.support.serving import in_thread
 from tests.test_cli import run
 
 RELEASES = ("2.0.0-alpha.1", "2.0.0-alpha.8")
@@ -65,13 +65,8 @@ def upstream(tmp_path: Path) -> Iterator[Upstream]:
         releases[release.replace("alpha", "beta")] = entry
     lock["releases"] = releases
     state.lock.write_text(json.dumps(lock))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with in_thread(server):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_a_locked_release_in_no_store_is_one_line_and_nothing_is_downloaded(

@@ -7,7 +7,6 @@ import http.server
 import json
 import shutil
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from codegen.schema.load import (
     releases_in,
     sort_releases,
 )
+from tests.support.serving import in_thread
 
 
 def test_the_store_keeps_every_file_of_every_locked_release_as_locked() -> None:
@@ -291,13 +291,8 @@ def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         return _Handler(*args, directory=str(root), **kwargs)  # type: ignore[arg-type]
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", root
-    finally:
-        server.shutdown()
-        server.server_close()
+    with in_thread(server) as url:
+        yield url, root
 
 
 @pytest.mark.parametrize(("release", "major"), [("2.0.0-alpha.7", "v2"), ("1.21.0", "v1")])

@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from codegen.errors import CodegenError
 from codegen.schema import npm
 from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, RELEASE_FILES, protocol_major, read_lock
 from tests.support.releases import ROOT
+from tests.support.serving import in_thread
 
 PACKAGE = "@agentclientprotocol/sdk"
 TAG_RELEASES = [name for name, locked in read_lock().releases.items() if locked.npm is None]
@@ -171,13 +171,8 @@ def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Regist
     monkeypatch.setenv("npm_config_registry", state.url)
     monkeypatch.setenv("npm_config_cache", str(tmp_path / "npm-cache"))
     monkeypatch.setenv("npm_config_fetch_retries", "0")
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with in_thread(server):
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
