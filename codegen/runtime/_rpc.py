@@ -484,7 +484,8 @@ class Connection:
     async def send_request(self, method: str, params: Any, result: Any) -> Any:
         """Send a request, wait for its response and validate it into ``result``.
 
-        Cancelling the task that awaits this sends a best-effort ``$/cancel_request``.
+        Cancelling the task that awaits this sends a best-effort ``$/cancel_request`` before the
+        cancellation goes on.
         """
         payload = wire_params(params)
         self._check_can_send(method, payload)
@@ -525,7 +526,9 @@ class Connection:
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
                 self._abandoned.add(request_id)
-                self._spawn(self._send_cancel(request_id))
+                # written before the caller goes on, so the peer reads it before what the caller
+                # sends next (an agent's cancelled idle after its cancelled permission request)
+                await self._send_cancel(request_id)
             raise
         finally:
             self._pending.pop(request_id, None)

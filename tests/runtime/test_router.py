@@ -675,12 +675,21 @@ V1_RESULT = {
     }
 }
 REFUSED = {"error": {"code": -32602, "message": "Invalid params", "data": "unsupported protocolVersion 2"}}
+REFUSED_AS_TS = {
+    "error": {
+        "code": -32022,
+        "message": "Unsupported protocol version",
+        "data": {"requested": 2, "supported": [1]},
+    }
+}
+"""How the TypeScript SDK 2.4.0 refuses a version it does not serve (the spec answers its latest instead)."""
 
 
-def test_fallback_retries_v1_on_the_same_transport_after_a_version_error() -> None:
+@pytest.mark.parametrize("refusal", [REFUSED, REFUSED_AS_TS], ids=["invalid-params", "ts-32022"])
+def test_fallback_retries_v1_on_the_same_transport_after_a_version_error(refusal: Any) -> None:
     async def go() -> None:
         agent_reader, agent_writer, reader, writer = pipes()
-        script = asyncio.ensure_future(scripted_agent(agent_reader, agent_writer, [REFUSED, V1_RESULT]))
+        script = asyncio.ensure_future(scripted_agent(agent_reader, agent_writer, [refusal, V1_RESULT]))
         negotiated = await acp.connect_with_fallback(
             reader,
             writer,

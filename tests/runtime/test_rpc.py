@@ -504,6 +504,34 @@ def test_cancelling_the_awaiting_task_sends_cancel_request() -> None:
     run(go())
 
 
+def test_the_cancel_request_is_written_before_the_cancelled_caller_goes_on() -> None:
+    """An agent whose turn is cancelled while it waits for a permission: the peer reads the
+    ``$/cancel_request`` before what the turn writes next (its cancelled idle)."""
+
+    async def go() -> None:
+        wire = Wire(acp, QuietClient(), side="client")
+        connection = wire.connection
+        await wire.client_handshake()
+
+        async def turn() -> None:
+            try:
+                await connection.new_session(cwd="/w")
+            except asyncio.CancelledError:
+                await connection.send_extension_notification("_x/after", {})
+                raise
+
+        task = asyncio.ensure_future(turn())
+        request = await wire.recv()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        first, second = await wire.recv(), await wire.recv()
+        assert (first["method"], first["params"]) == ("$/cancel_request", {"requestId": request["id"]})
+        assert second["method"] == "_x/after"
+
+    run(go())
+
+
 # --- extension methods, live traffic, shutdown ------------------------------------------------------
 
 
