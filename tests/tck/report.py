@@ -104,15 +104,19 @@ def table(plugin: Outcomes) -> list[str]:
         lines += [f"{'':42}n/a: {reason}" for reason in sorted(reasons)]
         if tests.get(row.id):
             lines.append(f"{'':42}by {', '.join(tests[row.id])}")
-    lines += ["", f"{'totals':42}" + "".join(f"{a.name:22}" for a in AGENTS)]
+    lines += ["", (f"{'totals':42}" + "".join(f"{a.name:22}" for a in AGENTS)).rstrip()]
     for tier in TIERS:
         count = sum(1 for row in ROWS if row.tier == tier)
-        cells = [
-            f"{totals[(tier, a.name)]['pass']} pass, {totals[(tier, a.name)]['FAIL']} fail".ljust(22)
-            for a in AGENTS
-        ]
+        cells = [_total(totals[(tier, a.name)]).ljust(22) for a in AGENTS]
         lines.append(f"{tier:14}{count:>3} rows{'':20}" + "".join(cells).rstrip())
     return lines
+
+
+def _total(found: dict[str, int]) -> str:
+    """``passed/judged pass`` (and the failures, if any), then how many rows do not apply."""
+    judged = sum(count for outcome, count in found.items() if outcome != "n/a")
+    failed = f", {found['FAIL']} FAIL" if found["FAIL"] else ""
+    return f"{found['pass']}/{judged} pass{failed}, {found['n/a']} n/a"
 
 
 def main() -> int:
