@@ -66,7 +66,7 @@ class EchoAgent(Agent):
         self.created = 0
 
     async def initialize(self, *, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
-        # Whatever version the client asks for, we answer with ours; the client decides.
+        # Whatever version the client asks for, the answer names ours (MUST); the client decides.
         session = schema.SessionCapabilities(
             prompt=schema.PromptCapabilities(
                 image=schema.PromptImageCapabilities(),
@@ -100,12 +100,14 @@ class EchoAgent(Agent):
         if any(isinstance(block, schema.OtherContentBlock) for block in prompt):
             # MUST: a content block type the agent does not support is refused with -32602
             raise RequestError.invalid_params({"reason": "unsupported content block type"})
-        # The prompt is inserted as a user message: echo it with the id the response returns,
-        # then answer at once (MUST: without waiting for the work), which runs as its own task.
-        message_id = await self.connection.echo_user_message(session_id=session_id, prompt=prompt)
+        # The prompt is inserted as a user message; its work runs as a task of its own, and the
+        # answer comes at once (MUST: without waiting for the work), after the message is echoed
+        # with the id the answer carries.
+        message_id = str(uuid.uuid4())
         session.history.append(schema.UserMessageSessionUpdate(message_id=message_id, content=prompt))
         session.cancelling = False
         session.turn = asyncio.create_task(self.turn(session, prompt))
+        await self.connection.echo_user_message(session_id=session_id, prompt=prompt, message_id=message_id)
         return schema.PromptResponse(message_id=message_id)
 
     async def turn(self, session: Session, prompt: list[schema.ContentBlock]) -> None:

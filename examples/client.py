@@ -1,4 +1,4 @@
-"""An example ACP client on the generated bindings: it starts examples/agent.py, prompts it once and prints the turn.
+"""An example ACP client: it starts examples/agent.py, prompts it once and prints the turn.
 
 PYTHONPATH=generated python examples/client.py "Hello there, agent"
 """
