@@ -1,9 +1,11 @@
 """An example ACP agent that serves protocol v1 and v2 clients on stdio, through AgentProtocolRouter.
 
-Each connection goes to the agent of the version its client asks for: a v2
-client (``protocolVersion: 2``) gets ``V2EchoAgent`` on the generated v2
-package, a v1 client gets ``V1EchoAgent`` on the v1 package.  Both echo the
-prompt back word by word as agent message chunks.
+Each connection goes to the agent of the version its client asks for: a v2 client
+gets the reference agent of ``examples/agent.py`` (the whole session lifecycle, on the
+newest v2 package), a v1 client ``V1EchoAgent`` on the newest v1 package, which
+echoes the prompt back word by word as agent message chunks and ends the turn with
+``end_turn``.  A version the router does not serve is answered with its latest, v2
+(the spec's negotiation): a v1 request gets v1, anything else v2.
 
     PYTHONPATH=generated python examples/router_agent.py
 
@@ -19,47 +21,20 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import acp_1_21_0 as acp_v1
-import acp_2_0_0_alpha_8 as acp
+import acp_v1_sdk_2_3_0 as acp_v1
+import acp_v2_sdk_2_3_0 as acp
+from agent import EchoAgent
 
 NAME = "router-echo-agent"
 
 
-def words_of(prompt: list[Any]) -> list[str]:
-    text = " ".join(getattr(block, "text", "") for block in prompt)
-    return [word if index == 0 else " " + word for index, word in enumerate(text.split())]
+class V2EchoAgent(EchoAgent):
+    """Protocol v2: the reference agent, under this example's name and session ids."""
 
-
-class V2EchoAgent(acp.Agent):
-    """Protocol v2: the prompt is echoed as the user message, then answered word by word."""
-
-    def __init__(self, connection: acp.AgentSideConnection) -> None:
-        self.connection = connection
-        self.sessions = 0
-
-    async def initialize(self, *, protocol_version: int, info: Any, **kwargs: Any) -> Any:
-        return acp.schema.InitializeResponse(
-            protocol_version=acp.PROTOCOL_VERSION,
-            info=acp.schema.Implementation(name=NAME, version="1.0.0"),
-            capabilities=acp.schema.AgentCapabilities(session=acp.schema.SessionCapabilities()),
-            _meta={"client": info.name},
-        )
-
-    async def new_session(self, *, cwd: str, **kwargs: Any) -> Any:
-        self.sessions += 1
-        return acp.schema.NewSessionResponse(session_id=f"v2-{self.sessions}")
-
-    async def prompt(self, *, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
-        message_id = await self.connection.echo_user_message(session_id=session_id, prompt=prompt)
-        for word in words_of(prompt):
-            await self.connection.session_update(
-                session_id=session_id,
-                update=acp.schema.AgentMessageChunkSessionUpdate(
-                    message_id=f"reply-to-{message_id}", content=acp.schema.TextContentBlock(text=word)
-                ),
-            )
-        return acp.schema.PromptResponse(message_id=message_id)
+    name = NAME
+    session_prefix = "v2-"
 
 
 class V1EchoAgent(acp_v1.Agent):
@@ -73,7 +48,7 @@ class V1EchoAgent(acp_v1.Agent):
         return acp_v1.schema.InitializeResponse(
             protocol_version=acp_v1.PROTOCOL_VERSION,
             agent_info=acp_v1.schema.Implementation(name=NAME, version="1.0.0"),
-            _meta={"client": client_info.name if client_info else None},
+            field_meta={"client": client_info.name if client_info else None},
         )
 
     async def new_session(self, *, cwd: str, **kwargs: Any) -> Any:
@@ -81,11 +56,12 @@ class V1EchoAgent(acp_v1.Agent):
         return acp_v1.schema.NewSessionResponse(session_id=f"v1-{self.sessions}")
 
     async def prompt(self, *, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
-        for word in words_of(prompt):
+        text = " ".join(getattr(block, "text", "") for block in prompt)
+        for index, word in enumerate(text.split()):
             await self.connection.session_update(
                 session_id=session_id,
                 update=acp_v1.schema.AgentMessageChunkSessionUpdate(
-                    content=acp_v1.schema.TextContentBlock(text=word)
+                    content=acp_v1.schema.TextContentBlock(text=word if index == 0 else " " + word)
                 ),
             )
         return acp_v1.schema.PromptResponse(stop_reason="end_turn")

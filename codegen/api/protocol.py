@@ -280,6 +280,7 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     initialize = by_wire[(protocol["initialize"], "request")]
     handshake_facts: dict[str, object] = {
         "protocol_version": protocol["protocol_version"],
+        "client_info": protocol["client_info"],
         "repeat_initialize": protocol["repeat_initialize"],
         "version": surface.protocol_version,
     }

@@ -641,6 +641,7 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="agentCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )
@@ -655,6 +656,7 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="clientCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )

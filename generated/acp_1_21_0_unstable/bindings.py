@@ -1072,6 +1072,7 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="agentCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )
@@ -1086,6 +1087,7 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="clientCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )

@@ -201,12 +201,13 @@ class ProtocolNames:
     client_info: str = "info"
     """The field of the handshake's params naming the client."""
     repeat_initialize: str = "before-other-requests"
-    """When the agent takes the handshake again: ``always``, or ``before-other-requests`` (and
-    only for a version at or above its own), as the TypeScript SDK 2.4.0 does for each version."""
+    """When the agent takes the handshake again: ``always``, or ``before-other-requests``, as the
+    TypeScript SDK 2.4.0 does for each version."""
     version: int = 0
-    """The protocol version of the package (``PROTOCOL_VERSION``): an older one is refused."""
+    """The protocol version of the package (``PROTOCOL_VERSION``): every handshake answer names it."""
     unsupported_version_data: Any = None
-    """The release's model of the unsupported-version error's data, if its schema has one."""
+    """The release's model of the unsupported-version error's data, if its schema has one
+    (:meth:`RequestError.unsupported_protocol_version`; the runtime itself never refuses a version)."""
     during_handshake: frozenset[str] = frozenset()
     """Methods both ends may send before the handshake has succeeded (a proxy reaches its successor)."""
 
@@ -257,6 +258,8 @@ def _error_details(error: ValidationError) -> list[dict[str, Any]]:
 
 
 _NOT_JSON_RPC: Final = RequestError.invalid_request({"reason": "not a JSON-RPC 2.0 message"})
+_UNKNOWN_CLIENT: Final = {"name": "unknown", "version": "unknown"}
+"""Who an older client is, when its handshake does not name itself in the package's field."""
 
 
 class StreamChannel:
@@ -484,7 +487,8 @@ class Connection:
     async def send_request(self, method: str, params: Any, result: Any) -> Any:
         """Send a request, wait for its response and validate it into ``result``.
 
-        Cancelling the task that awaits this sends a best-effort ``$/cancel_request``.
+        Cancelling the task that awaits this sends a best-effort ``$/cancel_request`` before the
+        cancellation goes on.
         """
         payload = wire_params(params)
         self._check_can_send(method, payload)
@@ -525,7 +529,9 @@ class Connection:
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
                 self._abandoned.add(request_id)
-                self._spawn(self._send_cancel(request_id))
+                # written before the caller goes on, so the peer reads it before what the caller
+                # sends next (an agent's cancelled idle after its cancelled permission request)
+                await self._send_cancel(request_id)
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -569,12 +575,18 @@ class Connection:
             elif reply is not None:
                 self._spawn(self._send_reply(reply))
             return
+        # JSON-RPC 2.0 batches, where the schema has them: one reply array holding the answers to
+        # the requests (none for a batch of notifications or responses), an invalid entry answered
+        # in it on its own; a batch the schema does not let the peer send is one -32600
         kinds = {message_kind(m) for m in message}
         wanted = "response" if kinds == {"response"} else "call"
-        if not message or wanted not in self._batches or ("response" in kinds and len(kinds) > 1):
+        if wanted not in self._batches or ("response" in kinds and len(kinds) > 1):
             await self._reply_error(
                 None, RequestError.invalid_request({"reason": "a batch is not accepted here"})
             )
+            return
+        if not message:
+            await self._reply_error(None, RequestError.invalid_request({"reason": "an empty batch"}))
             return
         replies = [self._receive(m, batch=True) for m in message]
         self._spawn(self._send_batch_reply(replies))
@@ -737,7 +749,8 @@ class Connection:
                 if route.params is None:  # an extension notification
                     await function(route.method, params if isinstance(params, dict) else {})
                 else:
-                    await function(**expand(adapter(route.params).validate_python(params)))
+                    value = adapter(route.params).validate_python({} if params is None else params)
+                    await function(**expand(value))
             except ValidationError as error:
                 logger.warning("invalid %r notification ignored: %s", route.method, error)
             except Exception:
@@ -746,7 +759,7 @@ class Connection:
     async def _handle_request(self, method: str, params: Any) -> Any:
         handshake = method == self._protocol.initialize and self._handles_initialize
         if handshake:
-            self._check_initialize(params)
+            self._check_initialize()
         elif not self.initialized and method not in self._protocol.during_handshake:
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         elif self.initialized:
@@ -755,44 +768,73 @@ class Connection:
             return await self._dispatch(method, params)
         self._initializing = True
         try:
-            return await self._dispatch(method, params)
+            return await self._dispatch(method, self._negotiable(params), handshake=True)
         finally:
             self._initializing = False
 
-    def _check_initialize(self, params: Any) -> None:
-        """Refuse a handshake the agent cannot take now, as the TypeScript SDK 2.4.0 does.
+    def _check_initialize(self) -> None:
+        """Refuse a handshake the agent cannot take now.
 
-        A version below the package's own is answered with the unsupported-version
-        error.  Once initialized, ``always`` takes a repeat at any time (v1);
-        ``before-other-requests`` takes one only before any other request, for the
-        package's own version or a later one (v2).  A repeat that fails leaves the
-        first handshake in effect.
+        Once initialized, ``always`` takes a repeat at any time (v1);
+        ``before-other-requests`` takes one only before any other request (v2), as
+        the TypeScript SDK 2.4.0 does.  A repeat that fails leaves the first
+        handshake in effect.  The version asked for is never a reason to refuse:
+        see :meth:`_negotiable`.
         """
         protocol = self._protocol
         if self._initializing:
             raise RequestError.invalid_request(f"'{protocol.initialize}' is already in progress")
-        found = params.get(protocol.protocol_version) if isinstance(params, dict) else None
-        valid = isinstance(found, int) and not isinstance(found, bool) and 0 <= found <= 0xFFFF
-        requested: int = found if valid and isinstance(found, int) else protocol.version
-        if not self.initialized:
-            if requested < protocol.version:
-                raise RequestError.unsupported_protocol_version(
-                    requested, [protocol.version], protocol.unsupported_version_data
-                )
-            return
-        if protocol.repeat_initialize == "always":
-            return
-        if self._other_request_seen:
+        if self.initialized and protocol.repeat_initialize != "always" and self._other_request_seen:
             raise RequestError.invalid_request(
                 f"'{protocol.initialize}' must not be repeated after other requests"
             )
-        if requested < protocol.version:
-            raise RequestError.invalid_request(
-                f"a repeated '{protocol.initialize}' must request protocol version "
-                f"{protocol.version} or later"
-            )
 
-    async def _dispatch(self, method: str, params: Any) -> Any:
+    def _negotiable(self, params: Any) -> Any:
+        """The handshake params the handler is given, whatever version they ask for.
+
+        The spec's negotiation: an agent answers a version it supports with that
+        version, and any other with the latest version it supports, never with an
+        error; a package speaks one version, so its answer is always its own
+        (:meth:`_check_answered_version`).  A client of an older version names
+        itself with another field (v1's ``clientInfo``): when the package's own
+        field is missing or malformed in such a request, it becomes
+        ``{"name": "unknown", "version": "unknown"}`` (as the router makes it), so
+        the request still reaches the handler, which sees the version asked for.
+        """
+        protocol = self._protocol
+        requested = _version_of(params.get(protocol.protocol_version)) if isinstance(params, dict) else None
+        if requested is None or requested >= protocol.version:
+            return params
+        info = protocol.client_info
+        route = self._requests[protocol.initialize]
+        try:
+            adapter(route.params).validate_python(params)
+        except ValidationError as error:
+            if any(e["loc"][:1] == (info,) for e in error.errors()):
+                return {**params, info: dict(_UNKNOWN_CLIENT)}
+        return params
+
+    def _check_answered_version(self, answer: Any) -> None:
+        """A handshake answer names the package's own protocol version, or it is an internal error.
+
+        The package speaks that version and no other, so the handler that answered another
+        (the version asked for, echoed back) broke the negotiation: the client would read a
+        result of one version as another.
+        """
+        protocol = self._protocol
+        found = answer.get(protocol.protocol_version) if isinstance(answer, dict) else None
+        if found is not None and _version_of(found) != protocol.version:
+            logger.error(
+                "the handler of %r answered %s %r: this package speaks version %d, so it must answer %d",
+                protocol.initialize,
+                protocol.protocol_version,
+                found,
+                protocol.version,
+                protocol.version,
+            )
+            raise RequestError.internal_error()
+
+    async def _dispatch(self, method: str, params: Any, handshake: bool = False) -> Any:
         route = self._requests.get(method)
         if route is None:
             if method.startswith("_") and hasattr(self.handler, "ext_method"):
@@ -802,7 +844,8 @@ class Connection:
         if function is None:
             raise RequestError.method_not_found(method)
         try:
-            value = adapter(route.params).validate_python(params)
+            # JSON-RPC lets params be omitted: that is {}, valid when no field is required
+            value = adapter(route.params).validate_python({} if params is None else params)
         except ValidationError as error:
             raise RequestError.invalid_params(_error_details(error)) from None
         result = await function(**expand(value))
@@ -813,6 +856,8 @@ class Connection:
         except ValidationError as error:
             logger.error("handler of %r returned an invalid result: %s", method, error)
             raise RequestError.internal_error() from None
+        if handshake:
+            self._check_answered_version(answer)
         if method == self._protocol.initialize:
             capabilities = params.get(self._protocol.capabilities) if isinstance(params, dict) else None
             self.peer_capabilities = capabilities if isinstance(capabilities, dict) else {}
@@ -846,6 +891,15 @@ def message_kind(message: Any) -> str:
     if has_id and ("result" in message) != ("error" in message):
         return "response"
     return "invalid"
+
+
+def _version_of(value: Any) -> int | None:
+    """``value`` as a protocol version (an integer from 0 to 65535; ``2.0`` is ``2``), else ``None``."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)  # an integer in JSON Schema, as the models read it
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0xFFFF:
+        return value
+    return None
 
 
 def _error_reply(request_id: JsonId, error: RequestError) -> dict[str, Any]:

@@ -13,9 +13,10 @@ generated packages, one per protocol version, that the caller names:
   ``v2_package=...``), whatever name it was vendored under.
 
 :class:`AgentProtocolRouter` (agent side) reads messages until a valid
-``initialize`` request arrives, picks the highest configured version at or
-below the requested one, and hands the transport, the ``initialize`` request
-first, to that version's package: its factory is called once with that
+``initialize`` request arrives, picks the requested version if it serves it and
+its latest version otherwise (the spec's negotiation: a version is never
+refused), and hands the transport, the ``initialize`` request first, to that
+version's package: its factory is called once with that
 package's ``AgentSideConnection``, and from then on only that package's strict
 runtime talks (nothing is translated; the connection is never re-routed).
 Before that:
@@ -24,9 +25,8 @@ Before that:
 * any other request is answered ``-32600``, and a JSON array gets one
   ``-32600`` with ``id: null`` (so does a message that is not JSON-RPC 2.0;
   a line that is not JSON gets ``-32700``);
-* an ``initialize`` that fails (params that are not an object, a missing or
-  malformed ``protocolVersion``, or a version no configured agent serves)
-  gets an error response;
+* an ``initialize`` that fails (params that are not an object, or a missing
+  or malformed ``protocolVersion``) gets an error response;
 
 and none of these close the connection.  A missing or malformed v2 ``info``
 becomes ``{"name": "unknown", "version": "unknown"}``.  When a v2 request is
@@ -423,14 +423,10 @@ class AgentProtocolRouter:
             raise RequestError.invalid_params(
                 {"reason": "initialize.protocolVersion must be a valid ACP protocol version (0 to 65535)"}
             )
-        selected = max((v for v in self._factories if v <= requested), default=None)
-        if selected is None:
-            newest = self._packages[max(self._factories)].schema
-            raise RequestError.unsupported_protocol_version(
-                requested, self.versions, getattr(newest, "UnsupportedProtocolVersionErrorData", None)
-            )
+        # the spec's negotiation: the version asked for if it is served, otherwise the latest one
+        selected = requested if requested in self._factories else max(self._factories)
         if selected == V1:
-            return V1, (self._downgrade(params) if requested >= V2 else None)
+            return V1, (self._downgrade(params) if requested > V1 else None)
         if "info" in params and self._valid_info(params["info"]):
             return selected, None
         return selected, {**params, "info": dict(_UNKNOWN_INFO)}

@@ -22,17 +22,22 @@ __all__ = ["FileWriter", "MemoryWriter", "memory_pipe", "spawn", "stdio_streams"
 
 
 def _is_pollable(fd: int) -> bool:
-    """Whether the event loop can watch ``fd`` (a pipe, socket or terminal); a regular file it cannot."""
+    """Whether the event loop can watch ``fd``: a pipe, a socket or a terminal.
+
+    A regular file it cannot, nor a character device that is no terminal: epoll refuses
+    ``/dev/null`` (``EPERM``), which supervisors and CI give as stdin.
+    """
     mode = os.fstat(fd).st_mode
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and os.isatty(fd))
 
 
 async def stdio_streams() -> tuple[asyncio.StreamReader, Any]:
     """Streams over this process's standard input and output.
 
     Pipes, sockets and terminals go through the event loop.  A regular file
-    (``agent < input.jsonl``, ``agent > log``) cannot: it is read by a thread
-    and written with plain blocking writes (:class:`FileWriter`).
+    (``agent < input.jsonl``, ``agent > log``) or another device (``agent < /dev/null``)
+    cannot: it is read by a thread and written with plain blocking writes
+    (:class:`FileWriter`); ``/dev/null`` as stdin is an empty input, the end at once.
     """
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()

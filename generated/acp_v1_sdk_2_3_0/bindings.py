@@ -707,6 +707,7 @@ CLIENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="agentCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )
@@ -721,6 +722,7 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="clientCapabilities",
     protocol_version="protocolVersion",
+    client_info="clientInfo",
     repeat_initialize="always",
     version=1,
 )

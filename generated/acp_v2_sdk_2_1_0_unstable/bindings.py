@@ -648,6 +648,7 @@ PROTOCOL: Final = ProtocolNames(
     request_id="requestId",
     capabilities="capabilities",
     protocol_version="protocolVersion",
+    client_info="info",
     repeat_initialize="before-other-requests",
     version=2,
 )

@@ -1,4 +1,4 @@
-"""The handshake as the TypeScript SDK 2.4.0 answers it: unsupported versions and repeated initialize.
+"""The handshake: version negotiation as the spec says, and repeated initialize as the TS SDK 2.4.0 takes it.
 
 And stdio over regular files (``agent < input.jsonl > log``), which the event loop cannot watch.
 """
@@ -43,22 +43,83 @@ def v2_init(version: int = 2) -> dict[str, Any]:
     return {"protocolVersion": version, "info": {"name": "c", "version": "1"}}
 
 
-def test_a_v2_agent_answers_a_v1_initialize_with_the_unsupported_version_error() -> None:
+@pytest.mark.parametrize("requested", [0, 1, 3, 0xFFFF])
+def test_a_v2_agent_answers_any_version_with_its_own(requested: int) -> None:
+    """The spec's negotiation, never an error (the TypeScript SDK 2.4.0 answers a lower one -32022)."""
+
     async def go() -> None:
         agent = Agent(V2)
         wire = Wire(V2, agent)
-        reply = await wire.request(1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})
-        assert reply["error"] == {
-            "code": -32022,
-            "message": "Unsupported protocol version",
-            "data": {"requested": 1, "supported": [2]},
-        }
-        assert agent.initialized == 0  # refused before the handler, and the connection is not initialized
-        assert (await wire.request(2, "session/new", {"cwd": "/"}))["error"]["code"] == -32600
-        assert (await wire.request(3, "initialize", v2_init()))["result"]["protocolVersion"] == 2
+        reply = await wire.request(1, "initialize", v2_init(requested))
+        assert reply["result"]["protocolVersion"] == 2 and agent.initialized == 1
+        assert "result" in await wire.request(2, "session/new", {"cwd": "/"})  # the client decides
         wire.close()
 
     run(go())
+
+
+def test_a_v1_client_gets_the_v2_answer_and_is_named_unknown() -> None:
+    """A v1 request names its client in ``clientInfo``, which v2 does not have: the handler still runs."""
+
+    async def go() -> None:
+        seen: list[dict[str, Any]] = []
+
+        class Recording(Agent):
+            async def initialize(self, **kwargs: Any) -> Any:
+                seen.append(kwargs)
+                return await super().initialize(**kwargs)
+
+        wire = Wire(V2, Recording(V2))
+        v1_request = {
+            "protocolVersion": 1,
+            "clientInfo": {"name": "old", "version": "1"},
+            "clientCapabilities": {},
+        }
+        reply = await wire.request(1, "initialize", v1_request)
+        assert reply["result"] == {"protocolVersion": 2, "info": {"name": "a", "version": "1"}}
+        (given,) = seen
+        assert given["protocol_version"] == 1
+        assert given["info"] == V2.schema.Implementation(name="unknown", version="unknown")
+        assert given["clientInfo"] == {"name": "old", "version": "1"}  # what v2 does not know stays extra
+        wire.close()
+
+    run(go())
+
+
+def test_a_request_of_the_own_version_without_info_is_still_invalid_params() -> None:
+    async def go() -> None:
+        agent = Agent(V2)
+        wire = Wire(V2, agent)
+        reply = await wire.request(1, "initialize", {"protocolVersion": 2})
+        assert reply["error"]["code"] == -32602 and agent.initialized == 0
+        wire.close()
+
+    run(go())
+
+
+@pytest.mark.parametrize(("package", "answered"), [(V2, 1), (V2, 0xFFFF), (V1, 2)])
+def test_a_handler_that_answers_another_version_is_an_internal_error(
+    package: Any, answered: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A package speaks its own version only: echoing the version asked for breaks the negotiation."""
+
+    class Echoing(Agent):
+        async def initialize(self, **kwargs: Any) -> Any:
+            response = await super().initialize(**kwargs)
+            return response.model_copy(update={"protocol_version": answered})
+
+    async def go() -> None:
+        wire = Wire(package, Echoing(package))
+        params = v2_init(answered) if package is V2 else {"protocolVersion": answered}
+        reply = await wire.request(1, "initialize", params)
+        assert reply["error"]["code"] == -32603
+        assert (await wire.request(2, "session/new", {"cwd": "/", "mcpServers": []}))["error"][
+            "code"
+        ] == -32600
+        wire.close()
+
+    run(go())
+    assert f"must answer {package.PROTOCOL_VERSION}" in caplog.text
 
 
 def test_a_v2_agent_takes_a_repeat_before_other_requests_only() -> None:
@@ -67,12 +128,12 @@ def test_a_v2_agent_takes_a_repeat_before_other_requests_only() -> None:
         wire = Wire(V2, agent)
         assert "result" in await wire.request(1, "initialize", v2_init())
         assert "result" in await wire.request(2, "initialize", v2_init(3))  # a later version is taken
-        lower = await wire.request(3, "initialize", v2_init(1))
-        assert lower["error"]["code"] == -32600 and "protocol version 2 or later" in lower["error"]["data"]
+        lower = await wire.request(3, "initialize", v2_init(1))  # and a lower one, answered with 2
+        assert lower["result"]["protocolVersion"] == 2
         assert "result" in await wire.request(4, "session/new", {"cwd": "/"})
         after = await wire.request(5, "initialize", v2_init())
         assert after["error"]["code"] == -32600 and "after other requests" in after["error"]["data"]
-        assert agent.initialized == 2
+        assert agent.initialized == 3
         wire.close()
 
     run(go())

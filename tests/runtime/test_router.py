@@ -390,15 +390,45 @@ def test_a_failed_initialize_is_answered_and_can_be_retried_on_the_same_connecti
                 4,
                 -32602,
             )
-        # a version no configured agent serves
-        reply = await peer.request(5, "initialize", V1_INIT)
-        assert error_of(reply) == (5, -32022)  # as TS SDK 2.4.0's router answers
-        assert reply["error"]["message"] == "Unsupported protocol version"
-        assert reply["error"]["data"] == {"requested": 1, "supported": [2]}
         assert not peer.served.done() and made.agents == []
         reply = await peer.request(6, "initialize", V2_INIT)
         assert reply["id"] == 6 and "result" in reply
         assert len(made.agents) == 1
+        peer.close()
+
+    run(go())
+
+
+@pytest.mark.parametrize("requested", [0, 1])
+def test_a_version_the_router_does_not_serve_gets_its_latest_never_an_error(requested: int) -> None:
+    """The spec's negotiation (TS SDK 2.4.0's router answers -32022 here): the client decides."""
+
+    async def go() -> None:
+        made = Made()
+        peer = Peer(acp.AgentProtocolRouter(v2=made.v2))
+        reply = await peer.request(5, "initialize", {**V1_INIT, "protocolVersion": requested})
+        assert reply["id"] == 5 and reply["result"]["protocolVersion"] == 2
+        routed = await asyncio.wait_for(peer.served, 5)
+        assert routed.protocol_version == 2 and len(made.agents) == 1
+        # a v1 request names no v2 `info`: the agent is told the client is unknown
+        (given,) = made.agents[0].initialized
+        assert given["protocol_version"] == requested
+        assert given["info"] == schema.Implementation(name="unknown", version="unknown")
+        peer.close()
+
+    run(go())
+
+
+@pytest.mark.parametrize(("requested", "selected"), [(0, 2), (1, 1), (2, 2), (3, 2), (0xFFFF, 2)])
+def test_the_router_serves_the_version_asked_for_or_its_latest(requested: int, selected: int) -> None:
+    async def go() -> None:
+        made = Made()
+        peer = Peer(both(made))
+        params = V1_INIT if requested == 1 else {**V2_INIT, "protocolVersion": requested}
+        reply = await peer.request(0, "initialize", params)
+        assert reply["result"]["protocolVersion"] == selected
+        assert (await asyncio.wait_for(peer.served, 5)).protocol_version == selected
+        assert [type(agent).__name__ for agent in made.agents] == [f"V{selected}Agent"]
         peer.close()
 
     run(go())
@@ -473,11 +503,11 @@ def test_a_repeated_initialize_is_handled_by_the_selected_runtime() -> None:
         made = Made()
         peer = Peer(acp.AgentProtocolRouter(v2=made.v2))
         assert "result" in await peer.request(0, "initialize", V2_INIT)
-        # as in TS SDK 2.4.0: a v2 repeat before any other request is taken again, by the same agent
+        # as in TS SDK 2.4.0: a v2 repeat before any other request is taken again, by the same agent;
+        # it negotiates as the first one did, so a lower version is answered with v2 (never re-routed)
         assert "result" in await peer.request(1, "initialize", V2_INIT)
-        reply = await peer.request(2, "initialize", V1_INIT)
-        assert error_of(reply) == (2, -32600)
-        assert "must request protocol version 2 or later" in reply["error"]["data"]
+        reply = await peer.request(2, "initialize", {**V2_INIT, "protocolVersion": 1})
+        assert reply["result"]["protocolVersion"] == 2
         assert (await peer.request(3, "session/new", {"cwd": "/w"}))["result"] == {"sessionId": "v2:/w"}
         reply = await peer.request(4, "initialize", V2_INIT)
         assert error_of(reply) == (4, -32600)
@@ -645,12 +675,21 @@ V1_RESULT = {
     }
 }
 REFUSED = {"error": {"code": -32602, "message": "Invalid params", "data": "unsupported protocolVersion 2"}}
+REFUSED_AS_TS = {
+    "error": {
+        "code": -32022,
+        "message": "Unsupported protocol version",
+        "data": {"requested": 2, "supported": [1]},
+    }
+}
+"""How the TypeScript SDK 2.4.0 refuses a version it does not serve (the spec answers its latest instead)."""
 
 
-def test_fallback_retries_v1_on_the_same_transport_after_a_version_error() -> None:
+@pytest.mark.parametrize("refusal", [REFUSED, REFUSED_AS_TS], ids=["invalid-params", "ts-32022"])
+def test_fallback_retries_v1_on_the_same_transport_after_a_version_error(refusal: Any) -> None:
     async def go() -> None:
         agent_reader, agent_writer, reader, writer = pipes()
-        script = asyncio.ensure_future(scripted_agent(agent_reader, agent_writer, [REFUSED, V1_RESULT]))
+        script = asyncio.ensure_future(scripted_agent(agent_reader, agent_writer, [refusal, V1_RESULT]))
         negotiated = await acp.connect_with_fallback(
             reader,
             writer,

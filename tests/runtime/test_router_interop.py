@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.releases import ROOT
+from tests.support.releases import ROOT, newest_package
 from tests.support.router import TS_SDK, V1_PACKAGE, V2_PACKAGE, v1, v2
 from tests.support.wire import run
 
@@ -211,30 +211,53 @@ def test_python_fallback_client_against_the_typescript_router(versions: str) -> 
 # -- examples/router_agent.py ----------------------------------------------------------------
 
 
+class TurnClient:
+    """Keeps the state of each session from its updates, and allows what the agent asks."""
+
+    def __init__(self, package: Any) -> None:
+        self.package = package
+        self.states: dict[str, Any] = {}
+        self.ended = asyncio.Event()
+
+    async def session_update(self, *, session_id: str, update: Any, **kwargs: Any) -> None:
+        state = self.states.setdefault(session_id, self.package.SessionState(session_id))
+        if state.apply(session_id=session_id, update=update).completion is not None:
+            self.ended.set()
+
+    async def request_permission(self, *, options: list[Any], **kwargs: Any) -> Any:
+        allow = next(o for o in options if o.kind == "allow_once")
+        outcome = self.package.schema.SelectedRequestPermissionOutcome(option_id=allow.option_id)
+        return self.package.schema.RequestPermissionResponse(outcome=outcome)
+
+
 def test_the_router_example_serves_a_v1_and_a_v2_client() -> None:
+    """The example joins the newest v1 and v2 packages; its v2 agent is the reference agent."""
+    acp_v2, acp_v1 = newest_package(2), newest_package(1)
+
     async def go() -> None:
         script = str(ROOT / "examples" / "router_agent.py")
-        client = RecordingClient()
-        async with acp.spawn(sys.executable, script) as (reader, writer):
-            connection = acp.connect_to_agent(client, reader, writer)
+        turns = TurnClient(acp_v2)
+        async with acp_v2.spawn(sys.executable, script) as (reader, writer):
+            connection = acp_v2.connect_to_agent(turns, reader, writer)
             hello = await connection.initialize(
-                protocol_version=2, info=acp.schema.Implementation(name="v2-client", version="1")
+                protocol_version=2, info=acp_v2.schema.Implementation(name="v2-client", version="1")
             )
             assert hello.protocol_version == 2 and hello.info.name == "router-echo-agent"
-            assert hello.field_meta == {"client": "v2-client"}
+            assert hello.capabilities.session is not None
             session = await connection.new_session(cwd="/w")
             accepted = await connection.prompt(
-                session_id=session.session_id, prompt=[acp.schema.TextContentBlock(text="Hello v2")]
+                session_id=session.session_id, prompt=[acp_v2.schema.TextContentBlock(text="Hello v2")]
             )
-            await asyncio.sleep(0.2)
-            assert session.session_id == "v2-1"
-            assert accepted.message_id == client.updates[0].message_id
-            assert texts(client.updates, "AgentMessageChunkSessionUpdate") == "Hello v2"
+            await asyncio.wait_for(turns.ended.wait(), 20)
+            state = turns.states[session.session_id]
+            assert session.session_id == "v2-1" and accepted.message_id in state.messages
+            replies = [m for m in state.messages.values() if isinstance(m, acp_v2.schema.AgentMessage)]
+            assert [[b.text for b in m.content] for m in replies] == [["Hello", " v2"]]
+            assert state.state.stop_reason == "end_turn"
             await connection.close()
 
-        acp_v1 = v1()
         client = RecordingClient()
-        async with acp.spawn(sys.executable, script) as (reader, writer):
+        async with acp_v2.spawn(sys.executable, script) as (reader, writer):
             connection = acp_v1.connect_to_agent(client, reader, writer)
             hello = await connection.initialize(
                 protocol_version=1, client_info=acp_v1.schema.Implementation(name="v1-client", version="1")

@@ -160,6 +160,50 @@ def test_params_a_lax_reader_would_coerce_are_invalid_params() -> None:
     run(go())
 
 
+class Lister:
+    """Lists sessions; its ``session/list`` params have no required field, ``session/new``'s have one."""
+
+    def __init__(self, package: Any) -> None:
+        self.package = package
+        self.listed: list[dict[str, Any]] = []
+
+    async def initialize(self, **kwargs: Any) -> Any:
+        s = self.package.schema
+        return s.InitializeResponse(protocol_version=2, info=s.Implementation(name="a", version="1"))
+
+    async def list_sessions(self, **kwargs: Any) -> Any:
+        self.listed.append(kwargs)
+        return self.package.schema.ListSessionsResponse(sessions=[])
+
+    async def new_session(self, **kwargs: Any) -> Any:
+        raise AssertionError("never reached without a cwd")
+
+
+@pytest.mark.parametrize("release", ["2.0.0-alpha.7", "2.0.0-alpha.8", "v2-sdk-2.3.0"])
+def test_omitted_params_are_an_empty_object(release: str) -> None:
+    """JSON-RPC 2.0 lets ``params`` be omitted: ``{}`` when no field is required, else -32602."""
+    package = package_of(release, False)
+
+    async def go() -> None:
+        agent = Lister(package)
+        wire = Wire(package, agent)
+        await wire.request(0, "initialize", initialize_params(package))
+        assert await wire.request(2, "session/list") == {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "result": {"sessions": []},
+        }
+        assert agent.listed == [{"cwd": None, "cursor": None}]
+        reply = await wire.request(3, "session/new")
+        assert _error(reply) == (3, -32602)
+        assert [(e["loc"], e["type"]) for e in reply["error"]["data"]] == [(["cwd"], "missing")]
+        # a notification with a required field and no params is ignored, as any invalid one is
+        wire.send({"jsonrpc": "2.0", "method": "session/cancel"})
+        assert (await wire.request(4, "session/list", {}))["result"] == {"sessions": []}
+
+    run(go())
+
+
 def test_an_integral_float_is_the_integer_it_spells() -> None:
     async def go() -> None:
         agent = TestAgent()
@@ -253,6 +297,109 @@ def test_batches_are_accepted_where_the_schema_defines_them() -> None:
         replies = await wire.recv()
         assert isinstance(replies, list)
         assert sorted((r["id"], "result" in r) for r in replies) == [(1, True), (2, False)]
+
+    run(go())
+
+
+def test_a_batch_of_notifications_gets_no_reply_and_its_notifications_run() -> None:
+    async def go() -> None:
+        wire, agent = await _initialized()
+        cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s-1"}}
+        wire.send([cancel, {"jsonrpc": "2.0", "method": "_x/ping"}])
+        assert await wire.nothing_within(0.2)  # never an empty array
+        assert (await wire.request(1, "session/list", {}))["error"]["code"] == -32601  # still usable
+        assert ("session_cancel", {"session_id": "s-1"}) in agent.calls
+
+    run(go())
+
+
+def test_an_empty_batch_gets_one_invalid_request_object() -> None:
+    async def go() -> None:
+        wire, _agent = await _initialized()
+        wire.send([])
+        assert await wire.recv() == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": "Invalid request", "data": {"reason": "an empty batch"}},
+        }
+        assert await wire.nothing_within()
+
+    run(go())
+
+
+def test_invalid_entries_of_a_batch_get_one_invalid_request_each() -> None:
+    async def go() -> None:
+        wire, _agent = await _initialized()
+        wire.send(
+            [17, True, None, {"jsonrpc": "2.0", "id": "ok", "method": "session/new", "params": {"cwd": "/"}}]
+        )
+        replies = await wire.recv()
+        assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
+            (None, -32600),
+            (None, -32600),
+            (None, -32600),
+            ("ok", None),
+        ]
+        assert replies[3]["result"] == {"sessionId": "s-1"}
+
+    run(go())
+
+
+def test_a_batch_of_responses_answers_the_requests_it_names_and_gets_no_reply() -> None:
+    async def go() -> None:
+        client = QuietClient()
+        wire = Wire(acp, client, side="client")
+        await wire.client_handshake()
+        calls = [
+            asyncio.ensure_future(wire.connection.send_extension_request("_x/ask", {"n": n})) for n in (1, 2)
+        ]
+        asked = [await wire.recv(), await wire.recv()]
+        wire.send([{"jsonrpc": "2.0", "id": m["id"], "result": {"n": m["params"]["n"]}} for m in asked])
+        assert await asyncio.gather(*calls) == [{"n": 1}, {"n": 2}]
+        assert await wire.nothing_within()
+
+    run(go())
+
+
+def test_a_batch_mixing_calls_and_responses_gets_one_invalid_request() -> None:
+    """The schema's batches hold calls or responses, never both (the TCK records this case only)."""
+
+    async def go() -> None:
+        wire, agent = await _initialized()
+        wire.send(
+            [
+                {"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/a"}},
+                {"jsonrpc": "2.0", "id": 2, "result": {}},
+            ]
+        )
+        reply = await wire.recv()
+        assert (reply["id"], reply["error"]["code"]) == (None, -32600)
+        assert await wire.nothing_within() and [c for c in agent.calls if c[0] == "new_session"] == []
+
+    run(go())
+
+
+def test_the_newest_release_has_no_batches_and_refuses_each_one() -> None:
+    """v2-sdk-2.2.0 removed the batch messages from the schema (alpha.1 to v2-sdk-2.1.0 have them)."""
+    newest = package_of("v2-sdk-2.3.0", False)
+
+    async def go() -> None:
+        agent = Lister(newest)
+        wire = Wire(newest, agent)
+        await wire.request(0, "initialize", initialize_params(newest))
+        for batch in (
+            [],
+            [{"jsonrpc": "2.0", "method": "_x/ping"}],
+            [{"jsonrpc": "2.0", "id": 1, "method": "session/list"}],
+        ):
+            wire.send(batch)
+            reply = await wire.recv()
+            assert (reply["id"], reply["error"]["code"], reply["error"]["data"]) == (
+                None,
+                -32600,
+                {"reason": "a batch is not accepted here"},
+            )
+        assert agent.listed == []
 
     run(go())
 
@@ -353,6 +500,34 @@ def test_cancelling_the_awaiting_task_sends_cancel_request() -> None:
         again = await wire.recv()
         wire.send({"jsonrpc": "2.0", "id": again["id"], "result": {"sessionId": "s-2"}})
         assert (await follow).session_id == "s-2"
+
+    run(go())
+
+
+def test_the_cancel_request_is_written_before_the_cancelled_caller_goes_on() -> None:
+    """An agent whose turn is cancelled while it waits for a permission: the peer reads the
+    ``$/cancel_request`` before what the turn writes next (its cancelled idle)."""
+
+    async def go() -> None:
+        wire = Wire(acp, QuietClient(), side="client")
+        connection = wire.connection
+        await wire.client_handshake()
+
+        async def turn() -> None:
+            try:
+                await connection.new_session(cwd="/w")
+            except asyncio.CancelledError:
+                await connection.send_extension_notification("_x/after", {})
+                raise
+
+        task = asyncio.ensure_future(turn())
+        request = await wire.recv()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        first, second = await wire.recv(), await wire.recv()
+        assert (first["method"], first["params"]) == ("$/cancel_request", {"requestId": request["id"]})
+        assert second["method"] == "_x/after"
 
     run(go())
 

@@ -2,8 +2,8 @@
 
 Both are in generated/; a missing one fails the tests that join it rather than
 skipping them.  ``@agentclientprotocol/sdk`` 1.8.0, the TypeScript peer of the
-interop tests, speaks 2.0.0-alpha.8 for v2.  ``examples/router_agent.py`` names
-the same two.
+interop tests, speaks 2.0.0-alpha.8 for v2.  ``examples/router_agent.py`` joins
+the newest v1 and v2 packages instead (its v2 agent is the reference agent).
 """
 
 from __future__ import annotations
