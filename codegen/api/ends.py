@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import knowledge
 from ..errors import CodegenError
-from ..knowledge import section
 from ..schema.ir import ApiSurface, Method
 from .connections import Role, article, present_roles, roles
 from .methods import MethodSpec, method_spec
@@ -118,18 +118,18 @@ def _specs(surface: ApiSurface, role: Role, what: str) -> tuple[MethodSpec, ...]
 
 def _gate_tables(surface: ApiSurface, present: tuple[Role, ...]) -> tuple[GateTable, ...]:
     """One table per side a present end calls and ``[capability_gates]`` has, in ``[sides]`` order."""
-    tables = section("capability_gates", surface.protocol_version)
+    tables = knowledge.capability_gates(surface.protocol_version)
     called = {m.side for r in present for m in r.called(surface)}
     out: list[GateTable] = []
-    for side in section("sides"):
-        if side not in called or side not in tables:
+    for side in (s.name for s in knowledge.sides()):
+        if side not in called or side not in tables.sides:
             continue
-        owner = next((r for r in present if any(s.side == side and s.method is None for s in r.serves)), None)
+        owner = next((r for r in present if side in r.serves_all_of), None)
         sender = article(owner.peer) if owner else "its peer"
         doc = (
             f"What the {side} must have advertised before {sender} sends these (``codegen/knowledge.toml``)."
         )
-        out.append(GateTable(side, f"{side.upper()}_GATES", tuple(gates(surface, side)), doc))
+        out.append(GateTable(side, f"{side.upper()}_GATES", tuple(gates(surface, side, tables)), doc))
     return tuple(out)
 
 
@@ -158,7 +158,7 @@ def bindings(surface: ApiSurface) -> Bindings:
         connection_base = _widest_subset(called[role.name], [(r, called[r.name]) for r in others])
         serves = _specs(surface, role, "serves")
         calls = _specs(surface, role, "calls")
-        handshake_wire = role.handshake or section("protocol", surface.protocol_version)["initialize"]
+        handshake_wire = role.handshake or knowledge.protocol(surface.protocol_version).initialize
         handshake = next((s for s in calls if s.wire == handshake_wire and s.is_request), None)
         base = build(connection_base) if connection_base else None
         sends_echo = echo is not None and echo.fits((s.wire for s in serves), (s.wire for s in calls))

@@ -12,25 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
+from ... import knowledge
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
-from ...knowledge import section as knowledge_section
 from ..ir import UNSTABLE_MARKER, ApiSurface, Field, NamedType, ObjectType, Stability, all_fields
 from ..load import SchemaDocument
 
 MAX_UNION_MEMBERS = 256
 """How many non-const members an ``anyOf``/``oneOf`` may have (upstream needs 24)."""
-INTERPRETED_EXTENSIONS = frozenset(
-    {
-        "x-method",
-        "x-side",
-        "x-deserialize-default-on-error",
-        "x-deserialize-skip-invalid-items",
-        "x-deserialize-default-on-null",
-        "x-docs-ignore",
-    }
-)
-"""The ``x-`` keywords the builder reads; every other one is dropped before it looks at a schema."""
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"})
 """Keywords whose value maps names (not keywords) to schemas."""
 _ANNOTATIONS = frozenset(
@@ -74,17 +63,20 @@ union builder reads it.
 """
 
 
-def without_extensions(node: Any, pointer: str, seen: dict[str, str], unenforced: dict[str, str]) -> Any:
-    """``node`` without the ``x-`` keywords the builder does not read.
+def without_extensions(
+    node: Any, pointer: str, interpreted: frozenset[str], seen: dict[str, str], unenforced: dict[str, str]
+) -> Any:
+    """``node`` without the ``x-`` keywords the builder does not read (those not ``interpreted``).
 
     Schema text is walked keyword by keyword, so that property names and data
     that happen to start with ``x-`` stay; ``seen`` collects each dropped
     keyword with the pointer where it first appears, ``unenforced`` each of the
-    :data:`UNENFORCED_KEYWORDS` met (they stay in the schema).
+    :data:`UNENFORCED_KEYWORDS` met (they stay in the schema).  The builder reads
+    the keywords ``[extensions]`` of the knowledge file lists.
     """
     if isinstance(node, list):
         return [
-            without_extensions(item, pointer_join(pointer, index), seen, unenforced)
+            without_extensions(item, pointer_join(pointer, index), interpreted, seen, unenforced)
             for index, item in enumerate(node)
         ]
     if not isinstance(node, dict):
@@ -94,17 +86,17 @@ def without_extensions(node: Any, pointer: str, seen: dict[str, str], unenforced
         where = pointer_join(pointer, key)
         if key in UNENFORCED_KEYWORDS:
             unenforced.setdefault(key, where)
-        if key.startswith("x-") and key not in INTERPRETED_EXTENSIONS:
+        if key.startswith("x-") and key not in interpreted:
             seen.setdefault(key, where)
         elif key in _DATA:
             out[key] = value
         elif key in _NAME_MAPS and isinstance(value, dict):
             out[key] = {
-                name: without_extensions(item, pointer_join(where, name), seen, unenforced)
+                name: without_extensions(item, pointer_join(where, name), interpreted, seen, unenforced)
                 for name, item in value.items()
             }
         else:
-            out[key] = without_extensions(value, where, seen, unenforced)
+            out[key] = without_extensions(value, where, interpreted, seen, unenforced)
     return out
 
 
@@ -187,17 +179,15 @@ class BuildContext:
             raise self.error("the schema root must be a JSON object", "")
         dropped: dict[str, str] = {}
         unenforced: dict[str, str] = {}
-        root = without_extensions(root, "", dropped, unenforced)
-        acknowledged = knowledge_section("extensions")
+        root = without_extensions(root, "", knowledge.extensions().keywords, dropped, unenforced)
         for keyword, where in dropped.items():
-            if keyword not in acknowledged:
-                gap(
-                    f"unknown extension keyword {keyword!r}",
-                    default="ignored",
-                    section="[extensions]",
-                    file=schema.path,
-                    pointer=where,
-                )
+            gap(
+                f"unknown extension keyword {keyword!r}",
+                default="ignored",
+                section="[extensions]",
+                file=schema.path,
+                pointer=where,
+            )
         for keyword, where in unenforced.items():
             gap(
                 f"JSON Schema keyword {keyword!r} is not enforced by the generated models",

@@ -13,10 +13,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any, cast
 
-from ... import naming
+from ... import knowledge, naming
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
-from ...knowledge import section as knowledge_section
 from ..ir import Batch, Method, MethodKind, Side
 from .context import BuildContext, doc_of, list_of, properties_of
 
@@ -28,7 +27,7 @@ META_TABLE_SUFFIX = "Methods"
 
 def handlers() -> dict[str, Side]:
     """Each side of ``[sides]`` -> the side that handles what it sends."""
-    return {side: str(entry["handler"]) for side, entry in knowledge_section("sides").items()}
+    return knowledge.handlers()
 
 
 class MethodBuilder:
