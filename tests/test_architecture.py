@@ -55,6 +55,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.knowledge.connections",
             "codegen.knowledge.patches",
             "codegen.knowledge",
+            "codegen.schema.builder.node",
             "codegen.schema.builder.context",
             "codegen.schema.builder.types",
             "codegen.schema.builder.unions",
