@@ -63,6 +63,16 @@ class End:
         return tuple(s for s in self.called if s.method not in inherited)
 
     @property
+    def has_echo(self) -> bool:
+        """Whether its connection class has the prompt echo helper, its own or one it inherits."""
+        end: End | None = self
+        while end is not None:
+            if end.echo is not None:
+                return True
+            end = end.connection_base
+        return False
+
+    @property
     def peer_role(self) -> Role:
         return next(r for r in roles() if r.name == self.role.peer)
 
@@ -174,7 +184,7 @@ def bindings(surface: ApiSurface) -> Bindings:
             batches=tuple(batch_kinds(surface, role.peer)),
             protocol=protocol.constant_of(role.name),
             handshake=handshake,
-            echo=echo if sends_echo and not _has_echo(base) else None,
+            echo=echo if sends_echo and not (base is not None and base.has_echo) else None,
         )
         built[role.name] = end
         return end
@@ -183,11 +193,3 @@ def bindings(surface: ApiSurface) -> Bindings:
     names = [r.name for r in roles()]
     ends = tuple(sorted(handlers, key=lambda e: names.index(e.role.peer)))
     return Bindings(ends, handlers, tables, protocol)
-
-
-def _has_echo(end: End | None) -> bool:
-    while end is not None:
-        if end.echo is not None:
-            return True
-        end = end.connection_base
-    return False
