@@ -384,7 +384,7 @@ def test_the_classes_that_declare_meta_alike_extend_one_base() -> None:
     for name in shared:
         cls = model_class(package, name)
         assert "field_meta" not in vars(cls).get("__annotations__", {})
-        assert list(cls.model_fields)[0] == "field_meta"  # the order change docs/models.md describes
+        assert next(iter(cls.model_fields)) == "field_meta"  # the order change docs/models.md describes
     # a class whose _meta says more (an upsert patches it key by key) keeps its own
     update = surface.object("ToolCallUpdate")
     assert any(f.wire_name == "_meta" for f in update.fields)
