@@ -3,17 +3,40 @@
 A :class:`Role` says what its handler serves and what it calls on its peer,
 each a side of ``[sides]`` (all the methods that side handles) or one method
 of one (:class:`Selection`).  Which roles a surface has, and which methods
-each end gets, follow from the IR (:meth:`Role.present`, :meth:`Role.served`).
+each end gets, follow from the IR (:meth:`Role.present`, :meth:`Role.served`),
+which this module knows only by shape (:class:`Methods`, :class:`Routed`): the
+knowledge does not import the schema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from .. import naming
-from ..schema.ir import ApiSurface, Method
 from .reader import Table
+
+
+class Routed(Protocol):
+    """A method as a role sees it (the IR's ``Method``): the side that handles it and its wire name."""
+
+    @property
+    def side(self) -> str: ...
+
+    @property
+    def wire_name(self) -> str: ...
+
+
+M = TypeVar("M", bound=Routed)
+M_co = TypeVar("M_co", bound=Routed, covariant=True)
+
+
+class Methods(Protocol[M_co]):
+    """What a role is joined with (the IR's ``ApiSurface``): its methods."""
+
+    @property
+    def methods(self) -> Sequence[M_co]: ...
 
 
 @dataclass(frozen=True)
@@ -31,7 +54,7 @@ class Selection:
             return None
         return cls(side, method or None)
 
-    def picks(self, method: Method) -> bool:
+    def picks(self, method: Routed) -> bool:
         return method.side == self.side and (self.method is None or method.wire_name == self.method)
 
 
@@ -71,18 +94,18 @@ class Role:
         """The sides all of whose methods it serves (not one method of them)."""
         return frozenset(s.side for s in self.serves if s.method is None)
 
-    def served(self, surface: ApiSurface) -> list[Method]:
+    def served(self, surface: Methods[M]) -> list[M]:
         return _picked(surface, self.serves)
 
-    def called(self, surface: ApiSurface) -> list[Method]:
+    def called(self, surface: Methods[M]) -> list[M]:
         return _picked(surface, self.calls)
 
-    def present(self, surface: ApiSurface) -> bool:
+    def present(self, surface: Methods[M]) -> bool:
         """Whether the surface has methods of everything this end serves and calls."""
         return all(any(s.picks(m) for m in surface.methods) for s in (*self.serves, *self.calls))
 
 
-def _picked(surface: ApiSurface, selections: Iterable[Selection]) -> list[Method]:
+def _picked(surface: Methods[M], selections: Iterable[Selection]) -> list[M]:
     chosen = list(selections)
     return [m for m in surface.methods if any(s.picks(m) for s in chosen)]
 
