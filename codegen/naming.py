@@ -77,9 +77,13 @@ MODEL_IMPORTS: dict[str, str] = {
     "UnionTag": "._base",
 }
 
+META_BASE = "WithMeta"
+"""The class of a models module that declares ``_meta`` once, for the classes that extend it."""
+
 # Names the generated modules import or define; a schema type may not take them.
 RESERVED_TYPE_NAMES = frozenset(MODEL_IMPORTS) | frozenset(
     {
+        META_BASE,
         "BaseModel",
         "ClassVar",
         "Discriminator",

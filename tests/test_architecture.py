@@ -21,19 +21,127 @@ from tests.support.releases import ROOT
 
 PACKAGE = ROOT / "codegen"
 
-STAGES: tuple[tuple[str, ...], ...] = (
-    ("codegen.errors", "codegen.diagnostics", "codegen.naming", "codegen.runtime", "codegen.resources"),
-    ("codegen.files",),
-    ("codegen.schema", "codegen.knowledge"),
-    ("codegen.pysource",),
-    ("codegen.api",),
-    ("codegen.emit", "codegen.diff"),
-    ("codegen.vendoring",),
-    ("codegen.generate",),
-    ("codegen.evidence",),
-    ("codegen.cli",),
+STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "leaves",
+        (
+            "codegen",  # the top-level package: a docstring and nothing else
+            "codegen.errors",
+            "codegen.diagnostics",
+            "codegen.naming",
+            "codegen.resources",
+            "codegen.textfile",
+            "codegen.runtime._base",
+            "codegen.runtime._params",
+            "codegen.runtime._streams",
+            "codegen.runtime._rpc",
+            "codegen.runtime._patch",
+            "codegen.runtime._http",
+            "codegen.runtime._ws",
+            "codegen.runtime._asgi",
+            "codegen.runtime._router",
+            "codegen.runtime",
+        ),
+    ),
+    ("files", ("codegen.files",)),
+    (
+        "schema",
+        (
+            "codegen.knowledge.reader",
+            "codegen.knowledge.sections",
+            "codegen.knowledge.connections",
+            "codegen.knowledge.patches",
+            "codegen.knowledge",
+            "codegen.schema.ir",
+            "codegen.schema.load",
+            "codegen.schema.npm",
+            "codegen.schema.builder.node",
+            "codegen.schema.builder.context",
+            "codegen.schema.builder.types",
+            "codegen.schema.builder.unions",
+            "codegen.schema.builder.methods",
+            "codegen.schema.builder",
+            "codegen.schema.releases",
+            "codegen.schema",
+        ),
+    ),
+    ("pysource", ("codegen.pysource",)),
+    (
+        "API spec",
+        (
+            "codegen.api.connections",
+            "codegen.api.methods",
+            "codegen.api.protocol",
+            "codegen.api.ends",
+            "codegen.api",
+        ),
+    ),
+    (
+        "emitters and differ",
+        (
+            "codegen.emit.output",
+            "codegen.emit.normalise",
+            "codegen.emit.models",
+            "codegen.emit.bindings",
+            "codegen.emit.patches",
+            "codegen.emit.package",
+            "codegen.emit.tree",
+            "codegen.emit",
+            "codegen.diff.rules",
+            "codegen.diff.path",
+            "codegen.diff.wording",
+            "codegen.diff.model",
+            "codegen.diff.renames",
+            "codegen.diff.senders",
+            "codegen.diff.context",
+            "codegen.diff.compare",
+            "codegen.diff.methods",
+            "codegen.diff.differ",
+            "codegen.diff.locate",
+            "codegen.diff.report",
+            "codegen.diff.waivers",
+            "codegen.diff",
+        ),
+    ),
+    (
+        "vendoring",
+        (
+            "codegen.vendoring.scopes",
+            "codegen.vendoring.sourcetext",
+            "codegen.vendoring.source",
+            "codegen.vendoring.manifest",
+            "codegen.vendoring.migration",
+            "codegen.vendoring.codemod",
+            "codegen.vendoring.vendoring",
+            "codegen.vendoring.upgrade",
+            "codegen.vendoring",
+        ),
+    ),
+    ("generate", ("codegen.generate",)),
+    (
+        "evidence",
+        (
+            "codegen.evidence.instances",
+            "codegen.evidence.walk",
+            "codegen.evidence.models",
+            "codegen.evidence.search",
+            "codegen.evidence.oracle",
+            "codegen.evidence",
+        ),
+    ),
+    ("command line", ("codegen.cli",)),
 )
-"""Stages in data-flow order; a module may import its own stage and earlier ones only."""
+"""Stages in data-flow order, and the modules of each in the order they may import one another.
+
+A module may import its own stage and earlier ones only, and within its stage only the modules
+listed before it: a package's ``__init__`` comes after its modules, a leaf of a stage first.
+"""
+ORDER: dict[str, tuple[int, int]] = {
+    module: (rank, position)
+    for rank, (_, modules) in enumerate(STAGES)
+    for position, module in enumerate(modules)
+}
+"""Module -> (its stage, its place in the stage)."""
 
 
 def module_name(path: Path) -> str:
@@ -78,13 +186,20 @@ def graph() -> dict[str, set[str]]:
     return {name: imports_of(name, path, known) for name, path in found.items()}
 
 
+def place(name: str) -> tuple[int, int]:
+    if name not in ORDER:
+        raise AssertionError(f"{name} belongs to no stage: add it to STAGES, after what it imports")
+    return ORDER[name]
+
+
 def stage(name: str) -> int:
-    if name == "codegen":
-        return 0  # the top-level package: a docstring and nothing else
-    for rank, prefixes in enumerate(STAGES):
-        if any(name == p or name.startswith(p + ".") for p in prefixes):
-            return rank
-    raise AssertionError(f"{name} belongs to no stage: add it to STAGES")
+    return place(name)[0]
+
+
+def test_every_module_has_a_place_and_every_place_a_module() -> None:
+    found = set(modules())
+    assert sorted(found - set(ORDER)) == []
+    assert sorted(set(ORDER) - found) == [], "STAGES names a module that does not exist"
 
 
 def test_import_graph_has_no_cycle() -> None:
@@ -102,6 +217,27 @@ def test_no_stage_imports_a_later_one() -> None:
         if stage(target) > stage(name)
     )
     assert backwards == []
+
+
+def test_no_module_imports_one_listed_after_it_in_its_stage() -> None:
+    """Inside a stage the imports run one way too (``knowledge`` never back up to ``schema.load``)."""
+    backwards = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph().items()
+        for target in targets
+        if stage(target) == stage(name) and place(target) > place(name)
+    )
+    assert backwards == []
+
+
+def test_a_backward_edge_inside_a_stage_is_seen() -> None:
+    """The order check would fail on the edge issue 27 removed: the knowledge reading the schema store."""
+    edges = graph()
+    assert place("codegen.knowledge") < place("codegen.schema.load") < place("codegen.schema.builder.context")
+    assert "codegen.knowledge" in edges["codegen.schema.builder.context"]
+    assert "codegen.textfile" in edges["codegen.knowledge.reader"]
+    knowledge = {t for n, ts in edges.items() if n.startswith("codegen.knowledge") for t in ts}
+    assert not any(t.startswith("codegen.schema") for t in knowledge)  # it knows the IR by shape only
 
 
 def test_the_differ_reads_no_emitter() -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import knowledge
 from ..errors import CodegenError
-from ..knowledge import section
 from ..schema.ir import ApiSurface, Method
 from .connections import Role, article, present_roles, roles
 from .methods import MethodSpec, method_spec
@@ -61,6 +61,16 @@ class End:
     def own_called(self) -> tuple[MethodSpec, ...]:
         inherited = {s.method for s in self.connection_base.called} if self.connection_base else set()
         return tuple(s for s in self.called if s.method not in inherited)
+
+    @property
+    def has_echo(self) -> bool:
+        """Whether its connection class has the prompt echo helper, its own or one it inherits."""
+        end: End | None = self
+        while end is not None:
+            if end.echo is not None:
+                return True
+            end = end.connection_base
+        return False
 
     @property
     def peer_role(self) -> Role:
@@ -118,18 +128,18 @@ def _specs(surface: ApiSurface, role: Role, what: str) -> tuple[MethodSpec, ...]
 
 def _gate_tables(surface: ApiSurface, present: tuple[Role, ...]) -> tuple[GateTable, ...]:
     """One table per side a present end calls and ``[capability_gates]`` has, in ``[sides]`` order."""
-    tables = section("capability_gates", surface.protocol_version)
+    tables = knowledge.capability_gates(surface.protocol_version)
     called = {m.side for r in present for m in r.called(surface)}
     out: list[GateTable] = []
-    for side in section("sides"):
-        if side not in called or side not in tables:
+    for side in (s.name for s in knowledge.sides()):
+        if side not in called or side not in tables.sides:
             continue
-        owner = next((r for r in present if any(s.side == side and s.method is None for s in r.serves)), None)
+        owner = next((r for r in present if side in r.serves_all_of), None)
         sender = article(owner.peer) if owner else "its peer"
         doc = (
             f"What the {side} must have advertised before {sender} sends these (``codegen/knowledge.toml``)."
         )
-        out.append(GateTable(side, f"{side.upper()}_GATES", tuple(gates(surface, side)), doc))
+        out.append(GateTable(side, f"{side.upper()}_GATES", tuple(gates(surface, side, tables)), doc))
     return tuple(out)
 
 
@@ -158,7 +168,7 @@ def bindings(surface: ApiSurface) -> Bindings:
         connection_base = _widest_subset(called[role.name], [(r, called[r.name]) for r in others])
         serves = _specs(surface, role, "serves")
         calls = _specs(surface, role, "calls")
-        handshake_wire = role.handshake or section("protocol", surface.protocol_version)["initialize"]
+        handshake_wire = role.handshake or knowledge.protocol(surface.protocol_version).initialize
         handshake = next((s for s in calls if s.wire == handshake_wire and s.is_request), None)
         base = build(connection_base) if connection_base else None
         sends_echo = echo is not None and echo.fits((s.wire for s in serves), (s.wire for s in calls))
@@ -174,7 +184,7 @@ def bindings(surface: ApiSurface) -> Bindings:
             batches=tuple(batch_kinds(surface, role.peer)),
             protocol=protocol.constant_of(role.name),
             handshake=handshake,
-            echo=echo if sends_echo and not _has_echo(base) else None,
+            echo=echo if sends_echo and not (base is not None and base.has_echo) else None,
         )
         built[role.name] = end
         return end
@@ -183,11 +193,3 @@ def bindings(surface: ApiSurface) -> Bindings:
     names = [r.name for r in roles()]
     ends = tuple(sorted(handlers, key=lambda e: names.index(e.role.peer)))
     return Bindings(ends, handlers, tables, protocol)
-
-
-def _has_echo(end: End | None) -> bool:
-    while end is not None:
-        if end.echo is not None:
-            return True
-        end = end.connection_base
-    return False

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
-from .. import naming, pysource
+from .. import knowledge, naming, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
-from ..knowledge import KNOWLEDGE_FILE, section
-from ..schema.ir import ApiSurface, ObjectType, Ref, Side, UnionType, strip_nullable
+from ..knowledge import CapabilityGates, GateKey, Protocol
+from ..schema.ir import ApiSurface, Method, ObjectType, Ref, Side, UnionType, strip_nullable
 from .connections import Role, present_roles, roles
 from .methods import Param, annotation, call_fields
 
@@ -27,7 +26,7 @@ class GateSpec:
     capability: str
 
 
-def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, str]]:
+def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, GateKey]]:
     """(handling side, gate key) of every **UNSTABLE** method, params field and tagged params kind.
 
     These are the operations ``[capability_gates]`` must cover: a peer may only
@@ -36,32 +35,32 @@ def experimental_operations(surface: ApiSurface) -> Iterator[tuple[Side, str]]:
     """
     for method in surface.methods:
         if method.unstable:
-            yield method.side, method.wire_name
+            yield method.side, GateKey(method.wire_name)
         for leaf in surface.classes_of(Ref(method.params)):
             for f in surface.all_fields(leaf):
                 if f.unstable:
-                    yield method.side, f"{method.wire_name} {f.wire_name}"
+                    yield method.side, GateKey(method.wire_name, (f.wire_name,))
                 target = surface.resolve(f.type)
                 if isinstance(target, UnionType) and target.tag_wire_name:
                     for variant in target.variants:
                         kind = surface.resolve(variant.type)
                         if kind is not None and kind.unstable and not target.unstable:
-                            selector = f"{f.wire_name}.{target.tag_wire_name}={variant.tag}"
-                            yield method.side, f"{method.wire_name} {selector}"
+                            path = (f.wire_name, target.tag_wire_name)
+                            yield method.side, GateKey(method.wire_name, path, str(variant.tag))
 
 
-def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
-    """The capability gates of ``knowledge.toml`` that apply to methods ``side`` handles.
+def gates(surface: ApiSurface, side: Side, table: CapabilityGates | None = None) -> list[GateSpec]:
+    """The capability gates of ``knowledge.toml`` (``table``) that apply to methods ``side`` handles.
 
     A gate on a field the release's params do not have, or on a tag value none of its
     classes pins, gates nothing, and is left out.  An experimental operation the table
     does not cover is a gap: it is sent without a check.
     """
-    table = section("capability_gates", surface.protocol_version).get(side, {})
+    table = table if table is not None else knowledge.capability_gates(surface.protocol_version)
     for handler, key in dict.fromkeys(experimental_operations(surface)):
-        if handler == side and key not in table:
+        if handler == side and not table.covers(side, key):
             gap(
-                f"experimental operation {key!r} (handled by the {side}) has no capability gate",
+                f"experimental operation {str(key)!r} (handled by the {side}) has no capability gate",
                 default="sent without a check",
                 section=f"[v{surface.protocol_version}.capability_gates.{side}]",
                 file=surface.schema_file,
@@ -70,24 +69,27 @@ def gates(surface: ApiSurface, side: Side) -> list[GateSpec]:
     for m in surface.methods_for(side):
         params.setdefault(m.wire_name, set()).update(surface.classes_of(Ref(m.params)))
     out = []
-    for key, capability in table.items():
-        method, _, path = key.partition(" ")
-        if method in params and capability and (not path or _has_path(surface, params[method], path)):
-            out.append(GateSpec(method, path, capability))
+    for gate in table.of(side):
+        key = gate.key
+        if (
+            key.method in params
+            and gate.capability
+            and (not key.path or _has_path(surface, params[key.method], key))
+        ):
+            out.append(GateSpec(key.method, key.selector, gate.capability))
     return sorted(out, key=lambda g: (g.method, g.field))
 
 
-def _has_path(surface: ApiSurface, classes: Iterable[str], path: str) -> bool:
-    """Whether a gate's dotted wire path names fields of ``classes`` (and its ``=value`` a tag they pin)."""
-    fields_path, equals, value = path.partition("=")
-    *parents, last = fields_path.split(".")
+def _has_path(surface: ApiSurface, classes: Iterable[str], key: GateKey) -> bool:
+    """Whether a gate's wire path names fields of ``classes`` (and its value a tag they pin)."""
+    *parents, last = key.path
     names = set(classes)
-    for key in parents:
-        inner = [f for c in names for f in surface.all_fields(c) if f.wire_name == key]
+    for step in parents:
+        inner = [f for c in names for f in surface.all_fields(c) if f.wire_name == step]
         names = {name for f in inner for name in surface.classes_of(strip_nullable(f.type))}
     owners = [c for c in names if any(f.wire_name == last for f in surface.all_fields(c))]
     pinned = {str(t.value) for c in owners for t in surface.tags_of(c) if t.wire_name == last}
-    return bool(owners) and (not equals or not pinned or value in pinned)
+    return bool(owners) and (key.value is None or not pinned or key.value in pinned)
 
 
 def batch_kinds(surface: ApiSurface, sender: str) -> list[str]:
@@ -129,32 +131,32 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
 
     ``None`` too for a protocol version whose ``[prompt_echo]`` is declared none.
     """
-    facts = section("prompt_echo", surface.protocol_version, optional=True)
+    facts = knowledge.prompt_echo(surface.protocol_version)
     if facts is None:
         return None
-    method = next((m for m in surface.methods if m.wire_name == facts["method"] and m.result), None)
+    method = next((m for m in surface.methods if m.wire_name == facts.method and m.result), None)
     if method is None or method.result is None:
         return None
     response = surface.types.get(method.result)
     if not isinstance(response, ObjectType) or not any(
-        f.wire_name == facts["response_field"] for f in surface.all_fields(response.name)
+        f.wire_name == facts.response_field for f in surface.all_fields(response.name)
     ):
         return None
-    notify = next((m for m in surface.methods if m.wire_name == facts["notification"]), None)
+    notify = next((m for m in surface.methods if m.wire_name == facts.notification), None)
     carrier = surface.types.get(notify.params) if notify else None
     if notify is None or not isinstance(carrier, ObjectType):
-        _no_echo(surface, f"no {facts['notification']!r} notification to echo the prompt with")
+        _no_echo(surface, f"no {facts.notification!r} notification to echo the prompt with")
         return None
     for f in call_fields(surface, carrier.name):
         union = surface.resolve(f.type)
         if not isinstance(union, UnionType):
             continue
-        variant = next((v for v in union.variants if v.tag == facts["update"]), None)
+        variant = next((v for v in union.variants if v.tag == facts.update), None)
         if variant is None or not isinstance(variant.type, Ref):
             continue
         fields = {x.wire_name: x for x in surface.all_fields(variant.type.name)}
-        id_field = fields.get(facts["update_id_field"])
-        content = fields.get(facts["update_content_field"])
+        id_field = fields.get(facts.update_id_field)
+        content = fields.get(facts.update_content_field)
         if id_field is None or content is None:
             continue
         others = tuple(
@@ -171,13 +173,13 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
             content.py_name,
             annotation(content.type),
             annotation(id_field.type),
-            facts["method"],
+            facts.method,
             notify.wire_name,
         )
     _no_echo(
         surface,
-        f"{facts['method']} answers with {facts['response_field']} but no {facts['notification']} update "
-        f"{facts['update']!r} carries it back",
+        f"{facts.method} answers with {facts.response_field} but no {facts.notification} update "
+        f"{facts.update!r} carries it back",
     )
     return None
 
@@ -191,7 +193,6 @@ def _no_echo(surface: ApiSurface, message: str) -> None:
     )
 
 
-REPEAT_INITIALIZE = ("always", "before-other-requests")
 UNSUPPORTED_VERSION_DATA = "UnsupportedProtocolVersionErrorData"
 """The schema's type for the data of the ``-32022`` error (from the v2 schema of TS SDK 2.4.0 on)."""
 
@@ -245,12 +246,6 @@ class RuntimeProtocol:
         return next(c.name for c in self.constants if role in c.sides)
 
 
-SHARED_NAMES = ("initialize", "cancel_request", "request_id")
-"""The fields of ``[v<N>.protocol]`` every end's :class:`ProtocolNames` takes as they are."""
-HANDSHAKE_NAMES = ("protocol_version", "client_info", "repeat_initialize")
-"""The fields of ``[v<N>.protocol]`` about the ``initialize`` handshake itself (versions, repeats)."""
-
-
 def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     """``[protocol]`` of the knowledge file, checked against the surface: what the runtime relies on.
 
@@ -261,34 +256,30 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
     end gets its own ``<ROLE>_SIDE_PROTOCOL``.
     """
     where = f"[v{surface.protocol_version}.protocol] in codegen/knowledge.toml"
-    protocol = section("protocol", surface.protocol_version)
-    expected = [*SHARED_NAMES, *HANDSHAKE_NAMES, "client_capabilities", "agent_capabilities"]
-    if sorted(protocol) != sorted(expected):
-        raise CodegenError(f"{where} must name exactly {', '.join(expected)}", file=KNOWLEDGE_FILE)
-    if protocol["repeat_initialize"] not in REPEAT_INITIALIZE:
-        raise CodegenError(
-            f"repeat_initialize of {where} must be one of {', '.join(REPEAT_INITIALIZE)}", file=KNOWLEDGE_FILE
-        )
+    protocol = knowledge.protocol(surface.protocol_version)
     by_wire = {(m.wire_name, m.kind): m for m in surface.methods}
-    for key, kind in (("initialize", "request"), ("cancel_request", "notification")):
-        if (protocol[key], kind) not in by_wire:
+    for key, wire, kind in (
+        ("initialize", protocol.initialize, "request"),
+        ("cancel_request", protocol.cancel_request, "notification"),
+    ):
+        if (wire, kind) not in by_wire:
             raise CodegenError(
-                f"the schema has no {protocol[key]!r} method ({key} of {where})", file=surface.schema_file
+                f"the schema has no {wire!r} method ({key} of {where})", file=surface.schema_file
             )
-    cancel = by_wire[(protocol["cancel_request"], "notification")]
-    _check_field(surface, cancel.params, protocol["request_id"], f"request_id of {where}")
-    initialize = by_wire[(protocol["initialize"], "request")]
+    cancel = by_wire[(protocol.cancel_request, "notification")]
+    _check_field(surface, cancel.params, protocol.request_id, f"request_id of {where}")
+    initialize = by_wire[(protocol.initialize, "request")]
     handshake_facts: dict[str, object] = {
-        "protocol_version": protocol["protocol_version"],
-        "client_info": protocol["client_info"],
-        "repeat_initialize": protocol["repeat_initialize"],
+        "protocol_version": protocol.protocol_version,
+        "client_info": protocol.client_info,
+        "repeat_initialize": protocol.repeat_initialize,
         "version": surface.protocol_version,
     }
     if UNSUPPORTED_VERSION_DATA in surface.types:
         handshake_facts["unsupported_version_data"] = Code(f"schema.{UNSUPPORTED_VERSION_DATA}")
     readers: list[tuple[Role, dict[str, object]]] = []
     for end in present_roles(surface):
-        handshake = end.handshake or protocol["initialize"]
+        handshake = end.handshake or protocol.initialize
         method = by_wire.get((handshake, "request"))
         source = f"[connections.{end.name}]" if end.handshake else where
         if method is None or method.result is None:
@@ -297,30 +288,30 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
                 file=surface.schema_file,
             )
         if method in end.served(surface):
-            type_name, key = method.params, "client_capabilities"
+            type_name, key, served = method.params, "client_capabilities", True
         elif method in end.called(surface):
-            type_name, key = method.result, "agent_capabilities"
+            type_name, key, served = method.result, "agent_capabilities", False
         else:
             raise CodegenError(
                 f"[connections.{end.name}] neither serves nor calls its handshake {handshake!r}",
-                file=KNOWLEDGE_FILE,
+                file=end.where,
             )
-        _check_field(surface, type_name, protocol[key], f"{key} of {where}")
+        _check_field(surface, type_name, protocol.capabilities(served), f"{key} of {where}")
         fields: dict[str, object] = {
             "initialize": handshake,
-            "cancel_request": protocol["cancel_request"],
-            "request_id": protocol["request_id"],
-            "capabilities": protocol[key],
+            "cancel_request": protocol.cancel_request,
+            "request_id": protocol.request_id,
+            "capabilities": protocol.capabilities(served),
             **handshake_facts,
         }
         readers.append((end, fields))
-    for checked, key in (
-        (initialize.params, "protocol_version"),
-        (initialize.result, "protocol_version"),
-        (initialize.params, "client_info"),
+    for checked, key, wire in (
+        (initialize.params, "protocol_version", protocol.protocol_version),
+        (initialize.result, "protocol_version", protocol.protocol_version),
+        (initialize.params, "client_info", protocol.client_info),
     ):
         if checked is not None:  # the handshake's request always has a result (checked above)
-            _check_field(surface, checked, protocol[key], f"{key} of {where}")
+            _check_field(surface, checked, wire, f"{key} of {where}")
     readers.sort(key=lambda reader: _by_peer(reader[0]))
     early = {end.name: end.during_handshake for end, _ in readers}
     if len({(tuple(f.items()), early[e.name]) for e, f in readers}) <= 1 and readers:
@@ -332,22 +323,22 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             end.during_handshake,
             tuple(e.peer for e, _ in readers),
         )
-        return RuntimeProtocol(protocol["initialize"], (both,), _handshake(surface, initialize, protocol))
+        return RuntimeProtocol(protocol.initialize, (both,), _handshake(surface, initialize, protocol))
     each = tuple(
         ProtocolConstant(
             f"{end.constant}_SIDE_PROTOCOL", fields, (end.name,), end.during_handshake, (end.peer,)
         )
         for end, fields in readers
     )
-    return RuntimeProtocol(protocol["initialize"], each, _handshake(surface, initialize, protocol))
+    return RuntimeProtocol(protocol.initialize, each, _handshake(surface, initialize, protocol))
 
 
-def _handshake(surface: ApiSurface, initialize: Any, protocol: dict[str, str]) -> Handshake | None:
+def _handshake(surface: ApiSurface, initialize: Method, protocol: Protocol) -> Handshake | None:
     """The client's ``Implementation`` and capabilities types, from the ``initialize`` params."""
     fields = {
         f.wire_name: f for c in surface.classes_of(Ref(initialize.params)) for f in surface.all_fields(c)
     }
-    info, capabilities = fields.get(protocol["client_info"]), fields.get(protocol["client_capabilities"])
+    info, capabilities = fields.get(protocol.client_info), fields.get(protocol.client_capabilities)
     if info is None or capabilities is None or initialize.result is None:
         return None
     return Handshake(

@@ -8,7 +8,6 @@ code out.
 
 from __future__ import annotations
 
-import ast
 import textwrap
 
 from .. import pysource
@@ -28,8 +27,8 @@ def render_bindings(surface: ApiSurface) -> str:
 def _render(surface: ApiSurface, spec: Bindings) -> str:
     environment = template_environment(BINDING_TEMPLATES)
     environment.filters["article"] = article
+    _check_members(surface, spec)
     body = environment.get_template("bindings.py.jinja2").render(surface=surface, bindings=spec)
-    _check_members(surface, body)
     imports = pysource.import_block(pysource.used_names(body), _IMPORTS)
     source = header(surface, "Typed method bindings.") + module_doc(surface, spec) + "\n\n" + imports + body
     return format_source(source)
@@ -60,26 +59,44 @@ def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
     )
 
 
-def _check_members(surface: ApiSurface, body: str) -> None:
-    """Refuse a method whose Python name is a member the template writes (``close``, ``ext_method``...)."""
-    for node in ast.parse(body).body:
-        if not isinstance(node, ast.ClassDef):
-            continue
-        seen: set[str] = set()
-        for item in node.body:
-            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_overload(item):
-                if item.name in seen:
-                    raise CodegenError(
-                        f"{node.name}.{item.name}: a method of the schema gets the name of a member "
-                        "the bindings define themselves",
-                        file=surface.schema_file,
-                    )
-                seen.add(item.name)
+HANDLER_MEMBERS = ("ext_method", "ext_notification")
+"""What ``templates/bindings`` writes on a handler protocol besides its methods (a protocol that
+extends another inherits them)."""
+CONNECTION_MEMBERS = (
+    "__init__",
+    "initialized",
+    "peer_capabilities",
+    "send_extension_request",
+    "send_extension_notification",
+    "wait_closed",
+    "close",
+)
+"""What ``templates/bindings`` writes on a connection class besides its calls (a class that extends
+another inherits all but ``__init__``, which it writes again)."""
+ECHO_MEMBER = "echo_user_message"
+"""The prompt echo helper of a connection class whose :attr:`~codegen.api.ends.End.echo` is set."""
 
 
-def _is_overload(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether a method is one of the ``@overload`` signatures written before its implementation."""
-    return any(isinstance(d, ast.Name) and d.id == "overload" for d in function.decorator_list)
+def _check_members(surface: ApiSurface, spec: Bindings) -> None:
+    """Refuse a method whose Python name is a member the template writes (``close``, ``ext_method``...),
+    in the class or one it extends."""
+    classes = [(end.role.handler, end.own_served, set(HANDLER_MEMBERS)) for end in spec.handlers]
+    classes += [
+        (
+            end.role.connection,
+            end.own_called,
+            {*CONNECTION_MEMBERS, *([ECHO_MEMBER] if end.has_echo else [])},
+        )
+        for end in spec.ends
+    ]
+    for name, methods, members in classes:
+        for method in methods:
+            if method.name in members:
+                raise CodegenError(
+                    f"{name}.{method.name}: a method of the schema gets the name of a member "
+                    "the bindings define themselves",
+                    file=surface.schema_file,
+                )
 
 
 # name -> the module it comes from (see pysource.import_block); only the names the module uses are imported

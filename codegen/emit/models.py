@@ -2,12 +2,17 @@
 
 The normalised schema (:mod:`codegen.emit.normalise`) goes through
 datamodel-code-generator with our templates; this module then gives the
-module its header and its imports (computed from the names the code really
-uses, so there are no dead imports) and formats it with black.
+module its header and its imports and formats it with black.  The imports
+are the names the normaliser says each class and alias uses
+(:attr:`~codegen.emit.normalise.Normalised.names`), so there are no dead
+ones; of the engine's module only its statements are kept, from the first
+that is not an import (its own header and imports name what its stock
+templates would use, not ours).
 """
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import logging
 import warnings
@@ -18,16 +23,15 @@ from typing import Any
 from .. import naming, pysource
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
-from .normalise import normalise
+from .normalise import Normalised, normalise
 from .output import TEMPLATES, Module, format_source, header, runtime_module
 
 MODEL_TEMPLATES = TEMPLATES / "models"
 
 
-def _engine_output(surface: ApiSurface, eager: bool) -> str:
+def _engine_output(surface: ApiSurface, normalised: Normalised, eager: bool) -> str:
     import datamodel_code_generator as dcg  # imported here: it is slow and only needed on a cache miss
 
-    normalised = normalise(surface)
     with warnings.catch_warnings(), _engine_errors(surface):
         warnings.simplefilter("ignore")
         logging.getLogger("datamodel_code_generator").setLevel(logging.ERROR)
@@ -67,15 +71,19 @@ def _engine_errors(surface: ApiSurface) -> Iterator[None]:
         raise CodegenError(message, file=surface.schema_file) from None
 
 
-def _body(engine_output: str) -> str:
-    """The engine's output without its own header and import block."""
-    lines = engine_output.splitlines()
-    start = 0
-    for index, line in enumerate(lines):
-        if line.startswith(("class ", "@")) or (line and line[0].isalpha() and ": TypeAlias" in line):
-            start = index
-            break
-    return "\n".join(lines[start:]).strip() + "\n"
+def _statements(surface: ApiSurface, engine_output: str) -> str:
+    """The engine's module from its first statement that is not an import: the models themselves."""
+    try:
+        tree = ast.parse(engine_output)
+    except (RecursionError, SyntaxError, MemoryError) as exc:
+        message = f"the generated models cannot be parsed: {type(exc).__name__}"
+        raise CodegenError(message, file=surface.schema_file) from None
+    first = next((n for n in tree.body if not isinstance(n, (ast.Import, ast.ImportFrom))), None)
+    if first is None:
+        return ""
+    decorators = first.decorator_list if isinstance(first, ast.ClassDef) else []
+    start = min([first.lineno, *(d.lineno for d in decorators)])
+    return "\n".join(engine_output.splitlines()[start - 1 :]).strip() + "\n"
 
 
 def render_models(surface: ApiSurface) -> str:
@@ -83,22 +91,14 @@ def render_models(surface: ApiSurface) -> str:
     # Without recursive types every type can be defined before it is used, so annotations
     # need no deferred evaluation (a string annotation costs a compile() when the class is made).
     eager = not surface.recursive_types()
-    body = _body(_engine_output(surface, eager))
-    try:
-        names = pysource.used_names(body)
-    except (RecursionError, SyntaxError, MemoryError) as exc:
-        message = f"the generated models cannot be parsed: {type(exc).__name__}"
-        raise CodegenError(message, file=surface.schema_file) from None
-    defined = set(surface.types)
-    unknown = sorted(n for n in names - defined - set(naming.MODEL_IMPORTS) - naming.ANNOTATION_BUILTINS)
-    if unknown:
-        raise CodegenError(f"generated models use undefined names: {', '.join(unknown)}")
+    normalised = normalise(surface)
+    body = _statements(surface, _engine_output(surface, normalised, eager))
     doc = pysource.docstring(
         f"Pydantic models of ACP {surface.release} ({surface.stability} schema).\n\n"
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "
         "and the wire names as aliases."
     )
-    imports = pysource.import_block(names, naming.MODEL_IMPORTS, future=not eager)
+    imports = pysource.import_block(set(normalised.names), naming.MODEL_IMPORTS, future=not eager)
     source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
     return format_source(source)
 

@@ -20,11 +20,12 @@ engine's type hints.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, assert_never
+from dataclasses import dataclass, replace
+from typing import Any, Literal, assert_never
 
-from .. import pysource
+from .. import knowledge, naming, pysource
 from ..runtime._base import wire_name
 from ..schema.ir import (
     UNSTABLE_MARKER,
@@ -53,21 +54,149 @@ UNSTABLE_NOTE = "**UNSTABLE**: this is not part of the stable protocol yet and m
 
 
 @dataclass(frozen=True)
+class FieldData:
+    """One field of a model class, rendered (``templates/models/pydantic_v2/BaseModel.jinja2``)."""
+
+    name: str
+    hint: str | None
+    """The annotation written from the IR, when the engine's would lose nested constraints."""
+    meta: tuple[str, ...]
+    """What ``Annotated[...]`` adds to the type, innermost first."""
+    optional: bool
+    """Whether ``| None`` is added for a field that may be omitted but not be ``null``."""
+    default: str
+    doc: str
+    names: frozenset[str]
+    """The names the line uses that the module imports (see :func:`names_of`)."""
+
+
+@dataclass(frozen=True)
+class ObjectData:
+    """A model class, rendered."""
+
+    doc: str
+    forbid_extra: bool
+    fields: Mapping[str, FieldData]
+    """By the field's attribute name, which the engine gives each field of the class."""
+    names: frozenset[str]
+    kind: str = "object"
+
+
+@dataclass(frozen=True)
+class AliasData:
+    """A named type that is no class: a union, an enum or an alias (``templates/models/TypeAliasType``)."""
+
+    kind: Literal["union", "enum", "alias"]
+    doc: str
+    names: frozenset[str]
+    annotation: str | None = None
+    """An enum's ``Literal[...]``."""
+    tag: str | None = None
+    """A tagged union's tag, as a Python literal."""
+    constraints: str | None = None
+    """An alias's own ``Field(...)``."""
+    hint: str | None = None
+
+
+TypeData = ObjectData | AliasData
+
+
+@dataclass(frozen=True)
+class SharedField:
+    """A field declared once, on a base class of its own, for every class that declares it alike.
+
+    ACP reserves ``_meta`` (``[models] metadata`` of the knowledge file) on most of its types,
+    with the same words each time: the models say it once, on :data:`naming.META_BASE`.
+    """
+
+    wire_name: str
+    field: FieldData
+    classes: frozenset[str]
+    """The classes that extend the base instead of declaring the field."""
+
+
+@dataclass(frozen=True)
 class Normalised:
-    """What the model emitter hands to datamodel-code-generator."""
+    """What the model emitter hands to datamodel-code-generator, and what the module imports."""
 
     schema: dict[str, Any]
-    template_data: dict[str, dict[str, Any]]
+    """The normalised JSON Schema: a ``$defs`` entry per class, under its final name."""
+    template_data: dict[str, dict[str, TypeData]]
+    """Per class, ``{"acp": ...}``: what the templates place around the engine's type hints."""
+    names: frozenset[str]
+    """Every name the rendered models use that the module imports (:data:`naming.MODEL_IMPORTS`)."""
+    shared: SharedField | None = None
 
 
 def normalise(surface: ApiSurface) -> Normalised:
-    defs: dict[str, Any] = {}
-    data: dict[str, dict[str, Any]] = {}
-    for name, type_ in surface.types.items():
-        defs[name] = _definition(surface, type_)
-        data[name] = {"acp": _template_data(surface, type_)}
+    data = {name: _template_data(surface, type_) for name, type_ in surface.types.items()}
+    shared = _shared_field(surface, data)
+    if shared is not None:
+        for name in shared.classes:
+            found = data[name]
+            assert isinstance(found, ObjectData)
+            data[name] = _without(found, shared)
+    defs = {name: _definition(surface, type_, shared) for name, type_ in surface.types.items()}
+    if shared is not None:
+        defs[naming.META_BASE] = {
+            "type": "object",
+            "properties": {shared.field.name: _shared_type(surface, shared)},
+            "required": [shared.field.name],
+        }
+        data[naming.META_BASE] = _base_data(shared)
+    names = frozenset().union(*(d.names for d in data.values()))
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-    return Normalised(schema, data)
+    return Normalised(schema, {name: {"acp": d} for name, d in data.items()}, names, shared)
+
+
+# --- a field many classes declare alike ---------------------------------------------------
+
+
+def _own_meta(surface: ApiSurface, obj: ObjectType) -> Field | None:
+    metadata = knowledge.models().metadata
+    return next((f for f in obj.fields if f.wire_name == metadata), None)
+
+
+def _shared_field(surface: ApiSurface, data: Mapping[str, TypeData]) -> SharedField | None:
+    """The metadata field as most classes render it, when two or more without a base class of
+    their own render it so (a class that extends another keeps its field)."""
+    alike: dict[FieldData, set[str]] = {}
+    for name, type_ in surface.types.items():
+        found = _own_meta(surface, type_) if isinstance(type_, ObjectType) and type_.base is None else None
+        rendered = data[name]
+        if found is not None and isinstance(rendered, ObjectData):
+            alike.setdefault(rendered.fields[found.py_name], set()).add(name)
+    if not alike:
+        return None
+    field, classes = max(alike.items(), key=lambda item: (len(item[1]), sorted(item[1])))
+    if len(classes) < 2:
+        return None
+    return SharedField(knowledge.models().metadata, field, frozenset(classes))
+
+
+def _without(obj: ObjectData, shared: SharedField) -> ObjectData:
+    fields = {name: f for name, f in obj.fields.items() if name != shared.field.name}
+    names = _class_names(obj.forbid_extra, fields.values(), base=naming.META_BASE)
+    return replace(obj, fields=fields, names=names)
+
+
+def _shared_type(surface: ApiSurface, shared: SharedField) -> dict[str, Any]:
+    owner = surface.object(min(shared.classes))
+    meta = _own_meta(surface, owner)
+    assert meta is not None
+    return type_schema(meta.type)
+
+
+def _base_data(shared: SharedField) -> ObjectData:
+    doc = textwrap.fill(
+        f"The ``{shared.wire_name}`` field ACP reserves on its types, declared once: the "
+        f"{len(shared.classes)} classes of this module that have it extend this class.",
+        width=92,
+    )
+    fields = {shared.field.name: shared.field}
+    return ObjectData(
+        pysource.docstring(doc, indent="    "), False, fields, _class_names(False, fields.values(), base=None)
+    )
 
 
 # --- the normalised schema ------------------------------------------------------
@@ -170,6 +299,38 @@ def constrained_hint(expr: TypeExpr, top: bool = True, scalars: Mapping[str, str
             assert_never(expr)
 
 
+def hint_names(
+    expr: TypeExpr, scalars: Mapping[str, str], *, constrained: bool = False, top: bool = True
+) -> set[str]:
+    """The imported names the annotation of ``expr`` uses, as the engine writes it from
+    :func:`type_schema` (``scalars`` naming the scalar types) or, ``constrained``, as
+    :func:`constrained_hint` writes it (``Annotated[..., Field(...)]`` below the top)."""
+    found: set[str] = set()
+    match expr:
+        case Scalar():
+            name = "Any" if expr.type == "any" else scalars.get(expr.type)
+            found = {name} if name else set()
+        case ArrayOf():
+            found = hint_names(expr.item, scalars, constrained=constrained, top=False)
+        case MapOf():
+            return hint_names(expr.value, scalars, constrained=constrained, top=False)
+        case Nullable():
+            return hint_names(expr.inner, scalars, constrained=constrained, top=top)
+        case AnyOf():
+            return set().union(
+                *(hint_names(m, scalars, constrained=constrained, top=False) for m in expr.members)
+            )
+        case Const():
+            return {"Literal"}
+        case Ref():
+            return set()
+        case _:
+            assert_never(expr)
+    if constrained and not top and constraint_field(expr) is not None:
+        found |= {"Annotated", "Field"}
+    return found
+
+
 def type_schema(expr: TypeExpr, scalars: Mapping[str, str] = IN_MODELS) -> dict[str, Any]:
     """JSON Schema for a type expression, in the terms datamodel-code-generator maps best.
 
@@ -213,13 +374,19 @@ def any_of(members: Iterable[TypeExpr], scalars: Mapping[str, str] = IN_MODELS) 
     return {"anyOf": [literal, *rest]} if rest else literal
 
 
-def _definition(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
+def _definition(surface: ApiSurface, type_: NamedType, shared: SharedField | None) -> dict[str, Any]:
     match type_:
         case ObjectType():
-            properties = {f.py_name: type_schema(f.type) for f in type_.fields}
+            hoisted = shared is not None and type_.name in shared.classes
+            properties = {
+                f.py_name: type_schema(f.type)
+                for f in type_.fields
+                if not (hoisted and shared is not None and f.py_name == shared.field.name)
+            }
             node: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties)}
-            if type_.base:
-                node = {"allOf": [{"$ref": f"#/$defs/{type_.base}"}], **node}
+            base = naming.META_BASE if hoisted else type_.base
+            if base:
+                node = {"allOf": [{"$ref": f"#/$defs/{base}"}], **node}
             return node
         case UnionType():
             return any_of((v.type for v in type_.members), STANDALONE)
@@ -281,49 +448,62 @@ def _enum_annotation(enum: EnumType) -> str:
     return literal
 
 
-def _template_data(surface: ApiSurface, type_: NamedType) -> dict[str, Any]:
+def _template_data(surface: ApiSurface, type_: NamedType) -> TypeData:
     match type_:
         case ObjectType():
             return _object_data(surface, type_, _doc_text(type_, type_.doc))
         case UnionType():
             members = AnyOf(tuple(v.type for v in type_.members))
-            return {
-                "kind": "union",
-                "doc": pysource.docstring(_doc_text(type_, type_.doc)),
-                "tag": pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
-                "hint": (
-                    constrained_hint(members, scalars=STANDALONE) if nested_constraints(members) else None
-                ),
-            }
+            hint = constrained_hint(members, scalars=STANDALONE) if nested_constraints(members) else None
+            names = {"TypeAlias"} | hint_names(members, STANDALONE, constrained=hint is not None)
+            if type_.tag_wire_name:
+                names |= {"Annotated", "TaggedUnion"}
+            return AliasData(
+                "union",
+                pysource.docstring(_doc_text(type_, type_.doc)),
+                frozenset(names),
+                tag=pysource.literal(type_.tag_wire_name) if type_.tag_wire_name else None,
+                hint=hint,
+            )
         case EnumType():
-            return {
-                "kind": "enum",
-                "doc": pysource.docstring(_doc_text(type_, _enum_doc(type_))),
-                "annotation": _enum_annotation(type_),
-            }
+            names = {"TypeAlias", "Literal"} | ({STANDALONE[type_.base]} if type_.open else set())
+            return AliasData(
+                "enum",
+                pysource.docstring(_doc_text(type_, _enum_doc(type_))),
+                frozenset(names),
+                annotation=_enum_annotation(type_),
+            )
         case AliasType():
-            return {
-                "kind": "alias",
-                "doc": pysource.docstring(_doc_text(type_, type_.doc)),
-                "constraints": constraint_field(type_.target),
-                "hint": (
-                    constrained_hint(type_.target, scalars=STANDALONE)
-                    if nested_constraints(type_.target)
-                    else None
-                ),
-            }
+            constraints = constraint_field(type_.target)
+            nested = nested_constraints(type_.target)
+            names = {"TypeAlias"} | hint_names(type_.target, STANDALONE, constrained=nested)
+            if constraints:
+                names |= {"Annotated", "Field"}
+            return AliasData(
+                "alias",
+                pysource.docstring(_doc_text(type_, type_.doc)),
+                frozenset(names),
+                constraints=constraints,
+                hint=constrained_hint(type_.target, scalars=STANDALONE) if nested else None,
+            )
         case _:
             assert_never(type_)
 
 
-def _object_data(surface: ApiSurface, obj: ObjectType, doc: str) -> dict[str, Any]:
+def _object_data(surface: ApiSurface, obj: ObjectType, doc: str) -> ObjectData:
     fields = {f.py_name: _field_data(surface, obj, f) for f in obj.fields}
-    return {
-        "kind": "object",
-        "doc": pysource.docstring(doc, indent="    "),
-        "forbid_extra": obj.extra == "forbid",
-        "fields": fields,
-    }
+    forbid = obj.extra == "forbid"
+    names = _class_names(forbid, fields.values(), base=obj.base)
+    return ObjectData(pysource.docstring(doc, indent="    "), forbid, fields, names)
+
+
+def _class_names(forbid_extra: bool, fields: Iterable[FieldData], base: str | None) -> frozenset[str]:
+    """What a class uses: its base (``AcpModel`` when it extends no class of the module), its
+    config and its fields."""
+    names = {"AcpModel"} if base is None else set()
+    if forbid_extra:
+        names.add("ConfigDict")
+    return frozenset(names.union(*(f.names for f in fields)))
 
 
 def _is_object_ref(surface: ApiSurface, expr: TypeExpr) -> str | None:
@@ -332,7 +512,7 @@ def _is_object_ref(surface: ApiSurface, expr: TypeExpr) -> str | None:
     return None
 
 
-def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[str, Any]:
+def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> FieldData:
     meta: list[str] = []
     # Order matters, inner first: constraints, then invalid items are skipped, then a
     # still-invalid value falls back to the default.
@@ -369,14 +549,27 @@ def _field_data(surface: ApiSurface, owner: ObjectType, field: Field) -> dict[st
     elif alias_args:
         meta.append(f"Field({alias_args})")
     doc = _doc_text(field, field.doc)
-    return {
-        "name": field.py_name,
-        "hint": constrained_hint(field.type) if nested_constraints(field.type) else None,
-        "meta": meta,
-        "optional": optional and not field.nullable,
-        "default": f" = {default}" if default else "",
-        "doc": pysource.docstring(doc, indent="    "),
-    }
+    nested = nested_constraints(field.type)
+    names = hint_names(field.type, IN_MODELS, constrained=nested)
+    names |= {_called(m) for m in meta}
+    if meta:
+        names.add("Annotated")
+    if default.startswith("Field("):
+        names.add("Field")
+    return FieldData(
+        name=field.py_name,
+        hint=constrained_hint(field.type) if nested else None,
+        meta=tuple(meta),
+        optional=optional and not field.nullable,
+        default=f" = {default}" if default else "",
+        doc=pysource.docstring(doc, indent="    "),
+        names=frozenset(names),
+    )
+
+
+def _called(meta: str) -> str:
+    """The name an ``Annotated`` argument starts with (``Field(ge=0)``: ``Field``)."""
+    return meta.partition("(")[0]
 
 
 def _default(surface: ApiSurface, field: Field) -> tuple[str, bool]:

@@ -16,12 +16,21 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, assert_never, get_args
+from typing import ClassVar, assert_never
 
-from .. import pysource
+from .. import knowledge, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
-from ..knowledge import KNOWLEDGE_FILE, section
+from ..knowledge import (
+    ChunkEntry,
+    LiveEntry,
+    PatchEntry,
+    Patches,
+    RemovalEntry,
+    SnapshotEntry,
+    StateEntry,
+    UpsertEntry,
+)
 from ..naming import is_identifier
 from ..pysource import annotation
 from ..runtime import _patch
@@ -38,9 +47,6 @@ from ..schema.ir import (
 from .output import TEMPLATES, Module, format_source, header, runtime_module, template_environment
 
 PATCH_TEMPLATES = TEMPLATES / "patches"
-ROLES: tuple[str, ...] = tuple(rule.role for rule in get_args(_patch.Rule))
-"""The table's roles: one per rule class of the runtime."""
-ACTIVITIES: tuple[str, ...] = get_args(_patch.Activity)
 OTHER_ACTIVITY = "unconfirmed"
 """What a custom or future foreground state means (see ``[patches.activity]``)."""
 UNCLASSIFIED = "returned by SessionState.apply and never stored"
@@ -226,91 +232,10 @@ class SessionPlan:
         return {entity: tuple(dict.fromkeys(updates)) for entity, updates in out.items()}
 
 
-_REQUIRED: dict[str, tuple[str, ...]] = {
-    "upsert": ("collection",),
-    "chunk": ("of", "append", "into", "creates"),
-    "snapshot": ("collection",),
-    "removal": ("collection", "key"),
-    "state": (),
-    "live": (),
-}
-_OPTIONAL: dict[str, tuple[str, ...]] = {
-    "upsert": ("key", "keep_on_null"),
-    "chunk": ("join",),
-    "snapshot": ("key", "value"),
-    "removal": (),
-    "state": (),
-    "live": (),
-}
-JOINS = ("base64",)
-"""The values of a chunk's ``join``: how it joins ``append`` to ``into`` instead of adding an item."""
-
-
-def _check_values(tag: str, entry: Mapping[str, Any]) -> None:
-    """Each value of a table entry has the type (and, for ``join``, a value) the planner reads."""
-    for name, value in entry.items():
-        if name == "role":
-            continue
-        if name == "keep_on_null":
-            ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-            expected = "a list of strings"
-        elif name == "creates":
-            ok, expected = isinstance(value, bool), "true or false"
-        elif name == "join":
-            ok, expected = value in JOINS, " or ".join(repr(j) for j in JOINS)
-        else:
-            ok, expected = isinstance(value, str), "a string"
-        if not ok:
-            raise CodegenError(
-                f"[patches.updates] {tag}: `{name}` must be {expected}, not {value!r}", file=KNOWLEDGE_FILE
-            )
-
-
-@dataclass(frozen=True)
-class _Table:
-    method: str
-    metadata: str
-    updates: Mapping[str, Mapping[str, Any]]
-    activity: Mapping[str, str]
-
-
-def _table(protocol_version: int) -> _Table:
-    table = section("patches", protocol_version)
-    method, metadata = table.get("method"), table.get("metadata")
-    updates, activity = table.get("updates"), table.get("activity")
-    if not (
-        isinstance(method, str)
-        and isinstance(metadata, str)
-        and isinstance(updates, dict)
-        and isinstance(activity, dict)
-    ):
-        raise CodegenError(
-            "[patches] needs `method`, `metadata`, [patches.updates] and [patches.activity]",
-            file=KNOWLEDGE_FILE,
-        )
-    for tag, entry in updates.items():
-        if not isinstance(entry, dict) or entry.get("role") not in ROLES:
-            raise CodegenError(
-                f"[patches.updates] {tag}: `role` must be one of {', '.join(ROLES)}", file=KNOWLEDGE_FILE
-            )
-        missing = [k for k in _REQUIRED[entry["role"]] if k not in entry]
-        unknown = sorted(set(entry) - {"role", *_REQUIRED[entry["role"]], *_OPTIONAL[entry["role"]]})
-        if missing or unknown:
-            problem = f"needs {', '.join(missing)}" if missing else f"does not take {', '.join(unknown)}"
-            raise CodegenError(f"[patches.updates] {tag}: a {entry['role']} {problem}", file=KNOWLEDGE_FILE)
-        _check_values(tag, entry)
-    for state, meaning in activity.items():
-        if meaning not in ACTIVITIES:
-            raise CodegenError(
-                f"[patches.activity] {state}: must be one of {', '.join(ACTIVITIES)}", file=KNOWLEDGE_FILE
-            )
-    return _Table(method, metadata, updates, activity)
-
-
 class _Planner:
-    def __init__(self, surface: ApiSurface) -> None:
+    def __init__(self, surface: ApiSurface, known: Patches) -> None:
         self.surface = surface
-        self.known = _table(surface.protocol_version)
+        self.known = known
 
     # -- errors and lookups
 
@@ -323,8 +248,11 @@ class _Planner:
         return CodegenError(f"{where}: {message}", file=self.surface.schema_file, pointer=pointer or None)
 
     def table_error(self, tag: str, message: str) -> CodegenError:
+        """The entry ``tag`` of the table and this release disagree: the error names the entry's line."""
         where = f"{self.surface.release} ({self.surface.stability})"
-        return CodegenError(f"[patches.updates] {tag}: {message} in {where}", file=KNOWLEDGE_FILE)
+        entry = self.known.entry(tag)
+        file = entry.where if entry is not None else self.known.where
+        return CodegenError(f"{self.section('updates')} {tag}: {message} in {where}", file=file)
 
     def field(self, tag: str, owner: str, wire: str, *, required: bool = False) -> Field:
         found = next((f for f in self.surface.all_fields(owner) if f.wire_name == wire), None)
@@ -354,47 +282,47 @@ class _Planner:
         if len(others) != 1:
             raise self.schema_error(f"{notification.name} should have one required field besides the update")
         where = f"{surface.release} ({surface.stability})"
-        classes: dict[str, str] = {}
+        classified: list[tuple[PatchEntry, str]] = []
         unclassified: list[str] = []
         for variant in union.variants:
             if not isinstance(variant.type, Ref):
                 raise self.schema_error(f"session update {variant.tag!r} is not a named type", union.pointer)
-            if variant.tag in self.known.updates:
-                classes[str(variant.tag)] = variant.type.name
+            entry = self.known.entry(str(variant.tag)) if variant.tag is not None else None
+            if entry is not None:
+                classified.append((entry, variant.type.name))
                 continue
             gap(
                 f"session update {variant.tag!r} of {where} is not classified",
                 default=UNCLASSIFIED,
                 section=self.section("updates"),
-                file=KNOWLEDGE_FILE,
+                file=self.known.where,
             )
             unclassified.extend(surface.classes_of(variant.type))
         upserts: dict[str, UpsertPlan] = {}
         states: tuple[StatePlan, ...] = ()
         state_tag = ""
         # upserts first: chunks refer to them
-        ordered = sorted(classes.items(), key=lambda item: self.known.updates[item[0]]["role"] != "upsert")
+        ordered = sorted(classified, key=lambda item: not isinstance(item[0], UpsertEntry))
         planned: dict[str, RulePlan] = {}
-        for tag, name in ordered:
-            entry = self.known.updates[tag]
-            if entry["role"] == "state":
-                state_tag, states = tag, self.states(tag, name, union)
+        for entry, name in ordered:
+            if isinstance(entry, StateEntry):
+                state_tag, states = entry.tag, self.states(entry.tag, name, union)
                 continue
             try:
                 if not isinstance(surface.types[name], ObjectType):
                     raise self.table_error(
-                        tag, f"{name} is a union of several classes, which no rule can apply"
+                        entry.tag, f"{name} is a union of several classes, which no rule can apply"
                     )
-                rule = self.rule(tag, name, entry, union, upserts)
+                rule = self.rule(entry, name, union, upserts)
             except CodegenError as error:
                 # the table and this release disagree: treat the update like an unknown one
                 gap(error.message, default=UNCLASSIFIED, section=self.section("updates"), file=error.file)
                 unclassified.extend(surface.classes_of(Ref(name)))
                 continue
             if isinstance(rule, UpsertPlan):
-                upserts[tag] = rule
-            planned[tag] = rule
-        rules = [planned[tag] for tag in classes if tag in planned]
+                upserts[entry.tag] = rule
+            planned[entry.tag] = rule
+        rules = [planned[entry.tag] for entry, _ in classified if entry.tag in planned]
         if not states:
             raise self.schema_error("no session update is classified as the foreground state")
         other = (
@@ -420,25 +348,27 @@ class _Planner:
 
     def rule(
         self,
-        tag: str,
+        entry: UpsertEntry | ChunkEntry | SnapshotEntry | RemovalEntry | LiveEntry,
         name: str,
-        entry: Mapping[str, Any],
         union: UnionType,
         upserts: Mapping[str, UpsertPlan],
     ) -> RulePlan:
         """The plan of one classified update (the upserts it may refer to planned before it)."""
-        role = entry["role"]
-        if role == "upsert":
-            return self.upsert(tag, name, entry, union)
-        if role == "chunk":
-            return self.chunk(tag, name, entry, union, upserts)
-        if role == "snapshot":
-            return self.snapshot(tag, name, entry, union)
-        if role == "removal":
-            return RemovalPlan(
-                tag, name, entry["collection"], self.field(tag, name, entry["key"], required=True)
-            )
-        return LivePlan(tag, name)
+        match entry:
+            case UpsertEntry():
+                return self.upsert(entry, name, union)
+            case ChunkEntry():
+                return self.chunk(entry, name, union, upserts)
+            case SnapshotEntry():
+                return self.snapshot(entry, name, union)
+            case RemovalEntry():
+                return RemovalPlan(
+                    entry.tag, name, entry.collection, self.field(entry.tag, name, entry.key, required=True)
+                )
+            case LiveEntry():
+                return LivePlan(entry.tag, name)
+            case _:
+                assert_never(entry)
 
     def update_union(self, notification: ObjectType) -> tuple[Field, UnionType]:
         for candidate in notification.fields:
@@ -447,9 +377,10 @@ class _Planner:
                 return candidate, target
         raise self.schema_error(f"{notification.name} has no tagged union of updates", notification.pointer)
 
-    def upsert(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> UpsertPlan:
+    def upsert(self, entry: UpsertEntry, variant: str, union: UnionType) -> UpsertPlan:
+        tag = entry.tag
         entity = self.payload(variant, str(union.tag_wire_name))
-        key = self.field(tag, entity, entry["key"], required=True) if "key" in entry else None
+        key = self.field(tag, entity, entry.key, required=True) if entry.key is not None else None
         fields = self.surface.all_fields(entity)
         meta = next((f for f in fields if f.wire_name == self.known.metadata), None)
         patch_fields = tuple(f for f in fields if not f.required)
@@ -457,7 +388,7 @@ class _Planner:
         not_nullable = [f.wire_name for f in patch_fields if not f.nullable and not f.default_on_null]
         if not_nullable:
             raise self.schema_error(f"patch fields {', '.join(not_nullable)} of {entity} cannot be cleared")
-        keep = tuple(self.field(tag, entity, wire) for wire in entry.get("keep_on_null", ()))
+        keep = tuple(self.field(tag, entity, wire) for wire in entry.keep_on_null)
         if any(f not in patch_fields for f in keep):
             raise self.table_error(tag, "keep_on_null names a field that is not a patch field")
         defaulted = [f.wire_name for f in keep if f.default_on_null]
@@ -467,24 +398,20 @@ class _Planner:
                 f"keep_on_null names {', '.join(defaulted)}, whose null the schema reads as the field's "
                 "default (x-deserialize-default-on-null): it resets the stored value, it cannot keep it",
             )
-        return UpsertPlan(tag, variant, entry["collection"], entity, key, meta, patch_fields, keep)
+        return UpsertPlan(tag, variant, entry.collection, entity, key, meta, patch_fields, keep)
 
     def chunk(
-        self,
-        tag: str,
-        variant: str,
-        entry: Mapping[str, Any],
-        union: UnionType,
-        upserts: Mapping[str, UpsertPlan],
+        self, entry: ChunkEntry, variant: str, union: UnionType, upserts: Mapping[str, UpsertPlan]
     ) -> ChunkPlan:
-        of = upserts.get(entry.get("of", ""))
+        tag = entry.tag
+        of = upserts.get(entry.of)
         if of is None or of.key is None:
-            raise self.table_error(tag, f"`of` must name a keyed upsert, not {entry.get('of')!r}")
+            raise self.table_error(tag, f"`of` must name a keyed upsert, not {entry.of!r}")
         key = self.field(tag, variant, of.key.wire_name, required=True)
-        append = self.field(tag, variant, entry["append"], required=True)
+        append = self.field(tag, variant, entry.append, required=True)
         into: list[Field] = []
         owner = of.entity
-        for step in entry["into"].split("."):
+        for step in entry.into:
             if into:
                 target = strip_nullable(into[-1].type)
                 if not (
@@ -496,7 +423,7 @@ class _Planner:
                 owner = target.name
             into.append(self.field(tag, owner, step))
         last = strip_nullable(into[-1].type)
-        base64 = entry.get("join") == "base64"
+        base64 = entry.join == "base64"
         if base64:
             string = Scalar("string")
             if strip_nullable(append.type) != string or last != string:
@@ -512,18 +439,19 @@ class _Planner:
             and f.wire_name in entity_fields
             and entity_fields[f.wire_name].type == f.type
         )
-        return ChunkPlan(tag, variant, of, key, append, tuple(into), base64, entry["creates"], shared)
+        return ChunkPlan(tag, variant, of, key, append, tuple(into), base64, entry.creates, shared)
 
-    def snapshot(self, tag: str, variant: str, entry: Mapping[str, Any], union: UnionType) -> SnapshotPlan:
-        value = self.field(tag, variant, entry["value"], required=True) if "value" in entry else None
+    def snapshot(self, entry: SnapshotEntry, variant: str, union: UnionType) -> SnapshotPlan:
+        tag = entry.tag
+        value = self.field(tag, variant, entry.value, required=True) if entry.value is not None else None
         entity = None if value else self.payload(variant, str(union.tag_wire_name))
         key: tuple[Field, ...] = ()
-        if "key" in entry:
-            first, _, rest = entry["key"].partition(".")
+        if entry.key:
+            first, *rest = entry.key
             key = (self.field(tag, variant, first, required=True),)
             if rest:
-                key += (self.nested_key(tag, key[0], rest),)
-        return SnapshotPlan(tag, variant, entry["collection"], value, entity, key)
+                key += (self.nested_key(tag, key[0], ".".join(rest)),)
+        return SnapshotPlan(tag, variant, entry.collection, value, entity, key)
 
     def nested_key(self, tag: str, holder: Field, wire: str) -> Field:
         """The field ``wire`` of every class ``holder`` may hold (each must have it, alike)."""
@@ -549,7 +477,7 @@ class _Planner:
                 "is not classified",
                 default=f"treated as {OTHER_ACTIVITY!r}, like a custom state",
                 section=self.section("activity"),
-                file=KNOWLEDGE_FILE,
+                file=self.known.where,
             )
         members = [(v.tag, v.type) for v in inner.variants]
         if inner.catch_all is not None:
@@ -607,9 +535,13 @@ class _Planner:
         return found[0][1] if found else " | ".join(sorted(classes))
 
 
-def session_plan(surface: ApiSurface) -> SessionPlan:
-    """What each session update of ``surface`` does; refuses a release the table does not cover."""
-    return _Planner(surface).plan()
+def session_plan(surface: ApiSurface, table: Patches | None = None) -> SessionPlan:
+    """What each session update of ``surface`` does; refuses a release the table does not cover.
+
+    ``table``: ``[v<N>.patches]`` of the knowledge file for the surface's protocol version.
+    """
+    known = table if table is not None else knowledge.needed(knowledge.patches(surface.protocol_version))
+    return _Planner(surface, known).plan()
 
 
 # --- rendering ------------------------------------------------------------------
@@ -693,9 +625,9 @@ def patch_imports(names: set[str], surface: ApiSurface) -> str:
     return pysource.import_block(names | (set(EXPORTS) & set(_patch.__all__)), table)
 
 
-def render_patches(surface: ApiSurface) -> str:
-    """The complete, formatted ``patches.py`` of one surface."""
-    plan = session_plan(surface)
+def render_patches(surface: ApiSurface, table: Patches | None = None) -> str:
+    """The complete, formatted ``patches.py`` of one surface (``table``: as for :func:`session_plan`)."""
+    plan = session_plan(surface, table)
     env = template_environment(PATCH_TEMPLATES)
     body = env.get_template("body.py.jinja2").render(plan=plan, collection_doc=collection_doc)
     names = pysource.used_names(body)
@@ -715,12 +647,10 @@ def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     A schema without the session-update notification has nothing to patch and gets no module, nor
     does one of a protocol version whose ``[patches]`` is declared none (v1: its updates are events).
     """
-    if section("patches", surface.protocol_version, optional=True) is None:
-        return {}
-    method = _table(surface.protocol_version).method
-    if not any(m.wire_name == method for m in surface.methods):
+    table = knowledge.optional(knowledge.patches(surface.protocol_version))
+    if table is None or not any(m.wire_name == table.method for m in surface.methods):
         return {}
     return {
-        "patches.py": Module(render_patches(surface), exports=EXPORTS, expose=True),
+        "patches.py": Module(render_patches(surface, table), exports=EXPORTS, expose=True),
         "_patch.py": runtime_module(surface, "_patch.py"),
     }

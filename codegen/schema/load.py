@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
@@ -28,6 +27,8 @@ from typing import Any
 from .. import resources
 from ..errors import CodegenError
 from ..files import write_atomic
+from ..textfile import decode, read_bytes
+from ..textfile import read_toml as read_toml  # re-exported: diff/waivers reads its TOML through here
 
 RELEASE_FILES = ("schema.json", "schema.unstable.json", "meta.json", "meta.unstable.json")
 SCHEMA_FILES = RELEASE_FILES[:2]
@@ -248,7 +249,7 @@ def lock_entry(release: str, folder: Path) -> dict[str, Any]:
     major = f"v{protocol_major(release)}"
     files: dict[str, Any] = {}
     for file_name in RELEASE_FILES:
-        data = _read_bytes(folder / file_name)
+        data = read_bytes(folder / file_name)
         parse_json(data, folder / file_name)  # a file that is not JSON is never locked
         files[file_name] = {
             "sha256": sha256_bytes(data),
@@ -280,15 +281,6 @@ def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
     write_lock_entries(path, {release: lock_entry(release, folder)})
 
 
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise CodegenError("file not found", file=path) from None
-    except OSError as exc:
-        raise CodegenError(f"cannot read file: {exc.strerror}", file=path) from None
-
-
 class _NotJsonError(ValueError):
     pass
 
@@ -298,16 +290,9 @@ def _no_constant(name: str) -> Any:
     raise _NotJsonError(name)
 
 
-def _decode(data: bytes, file: str | Path) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CodegenError(f"not UTF-8 text (byte {exc.start})", file=file) from None
-
-
 def parse_json(data: bytes, file: str | Path) -> Any:
     """Parse JSON bytes; a syntax error becomes a one-line :class:`CodegenError`."""
-    text = _decode(data, file)
+    text = decode(data, file)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except _NotJsonError as exc:
@@ -322,16 +307,7 @@ def parse_json(data: bytes, file: str | Path) -> Any:
 
 
 def read_json(path: Path) -> Any:
-    return parse_json(_read_bytes(path), path)
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """Read a TOML file; bad bytes or a syntax error become a one-line :class:`CodegenError`."""
-    text = _decode(_read_bytes(path), path)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CodegenError(f"not valid TOML: {exc}", file=path) from None
+    return parse_json(read_bytes(path), path)
 
 
 def release_folder(store: Path, release: str) -> Path:
@@ -481,7 +457,7 @@ class SchemaSource:
 
 def _read_document(release: str, path: Path, expected_sha256: str | None = None) -> SchemaDocument:
     """Read and parse one schema or meta file: its sha256 checked when one is expected, its size capped."""
-    raw = _read_bytes(path)
+    raw = read_bytes(path)
     digest = sha256_bytes(raw)
     if expected_sha256 is not None and digest != expected_sha256:
         raise CodegenError(
@@ -585,7 +561,7 @@ def fetch_release(
             raw = _download(where)
         else:
             where = release_folder(origin, locked.name) / name
-            raw = _read_bytes(where)
+            raw = read_bytes(where)
         digest = sha256_bytes(raw)
         if digest != entry.sha256:
             raise CodegenError(

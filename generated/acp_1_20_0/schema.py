@@ -24,70 +24,6 @@ AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
 
-class AuthenticateRequest(AcpModel):
-    """Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AuthenticateResponse(AcpModel):
-    """Response to the `authenticate` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
-    """Binary resource contents."""
-
-    blob: str
-    """Base64-encoded bytes for a binary resource payload."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class BooleanConfigOptionCapabilities(AcpModel):
-    """Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class CancelledRequestPermissionOutcome(AcpModel):
     """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
 
@@ -101,94 +37,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     """
 
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: str
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Diff(AcpModel):
-    """A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
-    """
-
-    path: str
-    """The absolute file path being modified."""
-    old_text: Annotated[str | None, DefaultOnError] = None
-    """The original content (None for new files)."""
-    new_text: str
-    """The new content after modification."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
-
-
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ErrorCode: TypeAlias = (
@@ -239,215 +87,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/exte
 """
 
 
-class FileSystemCapabilities(AcpModel):
-    """File system capabilities that a client may support.
-
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
-    """
-
-    read_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/write_text_file` requests."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class KillTerminalResponse(AcpModel):
-    """Response to `terminal/kill` method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ListSessionsRequest(AcpModel):
-    """Request parameters for listing existing sessions.
-
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
-    """
-
-    cwd: str | None = None
-    """Filter sessions by working directory. Must be an absolute path."""
-    cursor: str | None = None
-    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LogoutCapabilities(AcpModel):
-    """Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LogoutRequest(AcpModel):
-    """Request parameters for the logout method.
-
-    Terminates the current authenticated session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LogoutResponse(AcpModel):
-    """Response to the `logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent"""
-
-    http: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`McpServer::Http`]."""
-    sse: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`McpServer::Sse`]."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerSse(AcpModel):
-    """SSE transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: str
-    """Absolute path to the MCP server executable."""
-    args: list[str]
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable]
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
 
@@ -495,72 +134,12 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent
 """
 
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`ContentBlock::Image`]."""
-    audio: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`ContentBlock::Audio`]."""
-    embedded_context: Annotated[bool, DefaultOnError] = False
-    """Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ReadTextFileResponse(AcpModel):
-    """Response containing the contents of a text file."""
-
-    content: str
-    """Content payload returned by this response."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ReleaseTerminalResponse(AcpModel):
-    """Response to terminal/release method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -582,62 +161,6 @@ Role: TypeAlias = Literal["assistant", "user"]
 - ``'assistant'``: The assistant side of a conversation.
 - ``'user'``: The user side of a conversation.
 """
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionCloseCapabilities(AcpModel):
-    """Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -677,43 +200,8 @@ Other values: Unknown / uncategorized selector.
 """
 
 
-class SessionConfigOptionsCapabilities(AcpModel):
-    """Session configuration option capabilities supported by the client."""
-
-    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
-    """Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
-
-
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 SessionId: TypeAlias = StrictStr
@@ -726,126 +214,8 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session
 """
 
 
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionInfoUpdate(AcpModel):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    This allows clients to display dynamic session names and track session state changes.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionListCapabilities(AcpModel):
-    """Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
-
-
-class SessionResumeCapabilities(AcpModel):
-    """Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetSessionModeRequest(AcpModel):
-    """Request parameters for setting a session mode."""
-
-    session_id: SessionId
-    """The ID of the session to set the mode for."""
-    mode_id: SessionModeId
-    """The ID of the mode to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetSessionModeResponse(AcpModel):
-    """Response to `session/set_mode` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """Member of ``McpServer`` for ``type: "sse"``.
-
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    type: Annotated[Literal["sse"], UnionTag] = "sse"
 
 
 StopReason: TypeAlias = Literal[
@@ -863,102 +233,12 @@ See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/promp
 """
 
 
-class TerminalExitStatus(AcpModel):
-    """Exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
 
 
-class TerminalOutputRequest(AcpModel):
-    """Request to get the current output and status of a terminal."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to get output from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TerminalOutputResponse(AcpModel):
-    """Response containing the terminal output and exit status."""
-
-    output: str
-    """The terminal output captured so far."""
-    truncated: bool
-    """Whether the output was truncated due to byte limits."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit status if the command has completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
-    """
-
-    path: str
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
@@ -1007,118 +287,10 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-call
 """
 
 
-class UnstructuredCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 100 classes of this module
+    that have it extend this class.
     """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ValueIdSetSessionConfigOptionRequest(AcpModel):
-    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
-
-    A [`SessionConfigValueId`] string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    session_id: SessionId
-    """The ID of the session to set the configuration option for."""
-    config_id: SessionConfigId
-    """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    value: SessionConfigValueId
-    """The value ID."""
-
-
-class WaitForTerminalExitRequest(AcpModel):
-    """Request to wait for a terminal command to exit."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to wait for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WaitForTerminalExitResponse(AcpModel):
-    """Response containing the exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WriteTextFileRequest(AcpModel):
-    """Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to write."""
-    content: str
-    """The text content to write to the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WriteTextFileResponse(AcpModel):
-    """Response to `fs/write_text_file`"""
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1129,25 +301,7 @@ class WriteTextFileResponse(AcpModel):
     """
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related capabilities supported by the agent."""
-
-    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Annotations(AcpModel):
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -1156,16 +310,9 @@ class Annotations(AcpModel):
     """Timestamp indicating when the underlying resource was last modified."""
     priority: Annotated[float | None, DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -1174,13 +321,6 @@ class AudioContent(AcpModel):
     """Base64-encoded media payload."""
     mime_type: str
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -1194,7 +334,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself.
 
     This is the default authentication method type.
@@ -1206,17 +346,40 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class AuthenticateRequest(WithMeta):
+    """Request parameters for the authenticate method.
+
+    Specifies which authentication method to use.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-AvailableCommandInput: TypeAlias = UnstructuredCommandInput
-"""The input specification for a command."""
+class AuthenticateResponse(WithMeta):
+    """Response to the `authenticate` method."""
+
+
+class BlobResourceContents(WithMeta):
+    """Binary resource contents."""
+
+    blob: str
+    """Base64-encoded bytes for a binary resource payload."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class BooleanConfigOptionCapabilities(WithMeta):
+    """Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
+    """
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -1243,7 +406,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -1253,19 +416,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelNotification(AcpModel):
+class CancelNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
@@ -1273,16 +429,9 @@ class CancelNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
@@ -1290,13 +439,6 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ClientNotification(AcpModel):
@@ -1308,27 +450,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class ClientSessionCapabilities(AcpModel):
-    """Session-related capabilities supported by the client."""
-
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None, DefaultOnError
-    ] = None
-    """Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -1340,66 +462,29 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CreateTerminalRequest(AcpModel):
-    """Request to create a new terminal and execute a command."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    command: str
-    """The command to execute."""
-    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Array of command arguments."""
-    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Environment variables for the command."""
-    cwd: Annotated[str | None, DefaultOnError] = None
-    """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
-class CreateTerminalResponse(AcpModel):
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: str
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
+class CreateTerminalResponse(WithMeta):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId
     """The unique identifier for the created terminal."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CurrentModeUpdate(AcpModel):
+class CurrentModeUpdate(WithMeta):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -1407,16 +492,9 @@ class CurrentModeUpdate(AcpModel):
 
     current_mode_id: SessionModeId
     """The ID of the current mode"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -1424,17 +502,44 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
+
+
+class Diff(WithMeta):
+    """A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
     """
 
+    path: str
+    """The absolute file path being modified."""
+    old_text: Annotated[str | None, DefaultOnError] = None
+    """The original content (None for new files)."""
+    new_text: str
+    """The new content after modification."""
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching an MCP server."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -1484,18 +589,28 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class FileSystemCapabilities(WithMeta):
+    """File system capabilities that a client may support.
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
     """
 
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    read_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/write_text_file` requests."""
 
 
-class ImageContent(AcpModel):
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
+
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
+
+
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -1506,13 +621,6 @@ class ImageContent(AcpModel):
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -1526,23 +634,674 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
-class KillTerminalRequest(AcpModel):
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
+class KillTerminalRequest(WithMeta):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to kill."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class KillTerminalResponse(WithMeta):
+    """Response to `terminal/kill` method"""
+
+
+class ListSessionsRequest(WithMeta):
+    """Request parameters for listing existing sessions.
+
+    Only available if the Agent supports the `sessionCapabilities.list` capability.
+    """
+
+    cwd: str | None = None
+    """Filter sessions by working directory. Must be an absolute path."""
+    cursor: str | None = None
+    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
+
+
+class LogoutCapabilities(WithMeta):
+    """Logout capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the logout method.
     """
 
 
-class ListSessionsResponse(AcpModel):
+class LogoutRequest(WithMeta):
+    """Request parameters for the logout method.
+
+    Terminates the current authenticated session.
+    """
+
+
+class LogoutResponse(WithMeta):
+    """Response to the `logout` method."""
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent"""
+
+    http: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`McpServer::Http`]."""
+    sse: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`McpServer::Sse`]."""
+
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerSse(WithMeta):
+    """SSE transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: str
+    """Absolute path to the MCP server executable."""
+    args: list[str]
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable]
+    """Environment variables to set when launching the MCP server."""
+
+
+class PermissionOption(WithMeta):
+    """An option presented to the user when requesting permission."""
+
+    option_id: PermissionOptionId
+    """Unique identifier for this permission option."""
+    name: str
+    """Human-readable label to display to the user."""
+    kind: PermissionOptionKind
+    """Hint about the nature of this permission option."""
+
+
+class PlanEntry(WithMeta):
+    """A single entry in the execution plan.
+
+    Represents a task or goal that the assistant intends to accomplish
+    as part of fulfilling the user's request.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
+    """
+
+    content: str
+    """Human-readable description of what this task aims to accomplish."""
+    priority: PlanEntryPriority
+    """The relative importance of this task.
+    Used to indicate which tasks are most critical to the overall goal.
+    """
+    status: PlanEntryStatus
+    """Current execution status of this task."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for [`ContentBlock::Text`]
+    and [`ContentBlock::ResourceLink`] in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`ContentBlock::Image`]."""
+    audio: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`ContentBlock::Audio`]."""
+    embedded_context: Annotated[bool, DefaultOnError] = False
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    in prompt requests for pieces of context that are referenced in the message.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response from processing a user prompt.
+
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+    """
+
+    stop_reason: StopReason
+    """Indicates why the agent stopped processing the turn."""
+
+
+class ReadTextFileRequest(WithMeta):
+    """Request to read content from a text file.
+
+    Only available if the client supports the `fs.readTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to read."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Line number to start reading from (1-based)."""
+    limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of lines to read."""
+
+
+class ReadTextFileResponse(WithMeta):
+    """Response containing the contents of a text file."""
+
+    content: str
+    """Content payload returned by this response."""
+
+
+class ReleaseTerminalRequest(WithMeta):
+    """Request to release a terminal and free its resources."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to release."""
+
+
+class ReleaseTerminalResponse(WithMeta):
+    """Response to terminal/release method"""
+
+
+class ResourceLink(WithMeta):
+    """A resource that the server is capable of reading, included in a prompt or tool call result."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    name: str
+    """Human-readable name shown for this protocol object."""
+    size: Annotated[JsonInt | None, DefaultOnError] = None
+    """Optional size of the linked resource in bytes, if known."""
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional display title for end-user UI."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ResourceLinkContentBlock(ResourceLink):
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
+
+    All agents MUST support resource links in prompts.
+    """
+
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
+
+
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionCloseCapabilities(WithMeta):
+    """Capabilities for the `session/close` method.
+
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+
+class SessionConfigOptionsCapabilities(WithMeta):
+    """Session configuration option capabilities supported by the client."""
+
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
+    """Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
+    """A possible value for a session configuration option."""
+
+    value: SessionConfigValueId
+    """Unique identifier for this option value."""
+    name: str
+    """Human-readable label for this option value."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for this option value."""
+
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity"""
+
+
+class SessionInfoUpdate(WithMeta):
+    """Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    This allows clients to display dynamic session names and track session state changes.
+    """
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session. Set to null to clear."""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity. Set to null to clear."""
+
+
+class SessionListCapabilities(WithMeta):
+    """Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
+    """
+
+
+class SessionMode(WithMeta):
+    """A mode the agent can operate in.
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+
+    id: SessionModeId
+    """Stable identifier used to refer to this protocol object in later messages."""
+    name: str
+    """Human-readable name shown for this protocol object."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+
+
+class SessionModeState(WithMeta):
+    """The set of modes and the one currently active."""
+
+    current_mode_id: SessionModeId
+    """The current mode the Agent is in."""
+    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
+    """The set of modes that the Agent can operate in"""
+
+
+class SessionResumeCapabilities(WithMeta):
+    """Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+
+class SetSessionModeRequest(WithMeta):
+    """Request parameters for setting a session mode."""
+
+    session_id: SessionId
+    """The ID of the session to set the mode for."""
+    mode_id: SessionModeId
+    """The ID of the mode to set."""
+
+
+class SetSessionModeResponse(WithMeta):
+    """Response to `session/set_mode` method."""
+
+
+class SseMcpServer(McpServerSse):
+    """Member of ``McpServer`` for ``type: "sse"``.
+
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    type: Annotated[Literal["sse"], UnionTag] = "sse"
+
+
+class Terminal(WithMeta):
+    """Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    """
+
+    terminal_id: TerminalId
+    """Identifier of the terminal instance to embed in the content stream."""
+
+
+class TerminalExitStatus(WithMeta):
+    """Exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class TerminalOutputRequest(WithMeta):
+    """Request to get the current output and status of a terminal."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to get output from."""
+
+
+class TerminalOutputResponse(WithMeta):
+    """Response containing the terminal output and exit status."""
+
+    output: str
+    """The terminal output captured so far."""
+    truncated: bool
+    """Whether the output was truncated due to byte limits."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit status if the command has completed."""
+
+
+class TerminalToolCallContent(Terminal):
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextContent(WithMeta):
+    """Text provided to or from an LLM."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    text: str
+    """Text payload carried by this content block."""
+
+
+class TextContentBlock(TextContent):
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+    """
+
+    path: str
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
+
+
+class UnstructuredCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class ValueIdSetSessionConfigOptionRequest(WithMeta):
+    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
+
+    A [`SessionConfigValueId`] string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+    """
+
+    session_id: SessionId
+    """The ID of the session to set the configuration option for."""
+    config_id: SessionConfigId
+    """The ID of the configuration option to set."""
+    value: SessionConfigValueId
+    """The value ID."""
+
+
+class WaitForTerminalExitRequest(WithMeta):
+    """Request to wait for a terminal command to exit."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to wait for."""
+
+
+class WaitForTerminalExitResponse(WithMeta):
+    """Response containing the exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class WriteTextFileRequest(WithMeta):
+    """Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to write."""
+    content: str
+    """The text content to write to the file."""
+
+
+class WriteTextFileResponse(WithMeta):
+    """Response to `fs/write_text_file`"""
+
+
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related capabilities supported by the agent."""
+
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+
+AuthMethod: TypeAlias = AuthMethodAgent
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+When no `type` is present, the method is treated as `agent`.
+"""
+
+
+AvailableCommandInput: TypeAlias = UnstructuredCommandInput
+"""The input specification for a command."""
+
+
+class ClientSessionCapabilities(WithMeta):
+    """Session-related capabilities supported by the client."""
+
+    config_options: Annotated[
+        SessionConfigOptionsCapabilities | None, DefaultOnError
+    ] = None
+    """Config option capabilities supported by the client.
+
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
+    """
+
+
+class CreateTerminalRequest(WithMeta):
+    """Request to create a new terminal and execute a command."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    command: str
+    """The command to execute."""
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Array of command arguments."""
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Environment variables for the command."""
+    cwd: Annotated[str | None, DefaultOnError] = None
+    """Working directory for the command. Must be an absolute path."""
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of output bytes to retain.
+
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
+
+
+class CurrentModeSessionUpdate(CurrentModeUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
+
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+
+    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
+        "current_mode_update"
+    )
+
+
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
+
+
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class ListSessionsResponse(WithMeta):
     """Response from listing sessions."""
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
@@ -1550,13 +1309,6 @@ class ListSessionsResponse(AcpModel):
     next_cursor: Annotated[str | None, DefaultOnError] = None
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
 
 
@@ -1572,7 +1324,7 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/sessio
 """
 
 
-class NewSessionRequest(AcpModel):
+class NewSessionRequest(WithMeta):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
@@ -1591,112 +1343,34 @@ class NewSessionRequest(AcpModel):
     """
     mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError]
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class Plan(WithMeta):
+    """An execution plan for accomplishing complex tasks.
+
+    Plans consist of multiple entries representing individual tasks or goals.
+    Agents report plans to clients to provide visibility into their execution strategy.
+    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
+
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    """
+
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
+    """The list of tasks to be accomplished.
+
+    When updating a plan, the agent must send a complete list of all entries
+    with their current status. The client replaces the entire plan with each update.
     """
 
 
-class PermissionOption(AcpModel):
-    """An option presented to the user when requesting permission."""
+class PlanSessionUpdate(Plan):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
 
-    option_id: PermissionOptionId
-    """Unique identifier for this permission option."""
-    name: str
-    """Human-readable label to display to the user."""
-    kind: PermissionOptionKind
-    """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    The agent's execution plan for complex tasks.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
     """
 
-
-class PlanEntry(AcpModel):
-    """A single entry in the execution plan.
-
-    Represents a task or goal that the assistant intends to accomplish
-    as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/agent-plan#plan-entries)
-    """
-
-    content: str
-    """Human-readable description of what this task aims to accomplish."""
-    priority: PlanEntryPriority
-    """The relative importance of this task.
-    Used to indicate which tasks are most critical to the overall goal.
-    """
-    status: PlanEntryStatus
-    """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response from processing a user prompt.
-
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
-    """
-
-    stop_reason: StopReason
-    """Indicates why the agent stopped processing the turn."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ReadTextFileRequest(AcpModel):
-    """Request to read content from a text file.
-
-    Only available if the client supports the `fs.readTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to read."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Line number to start reading from (1-based)."""
-    limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of lines to read."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ReleaseTerminalRequest(AcpModel):
-    """Request to release a terminal and free its resources."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to release."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
 
 
 RequestPermissionOutcome: TypeAlias = Annotated[
@@ -1706,55 +1380,11 @@ RequestPermissionOutcome: TypeAlias = Annotated[
 """The outcome of a permission request."""
 
 
-class RequestPermissionResponse(AcpModel):
+class RequestPermissionResponse(WithMeta):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ResourceLink(AcpModel):
-    """A resource that the server is capable of reading, included in a prompt or tool call result."""
-
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    name: str
-    """Human-readable name shown for this protocol object."""
-    size: Annotated[JsonInt | None, DefaultOnError] = None
-    """Optional size of the linked resource in bytes, if known."""
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional display title for end-user UI."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ResourceLinkContentBlock(ResourceLink):
-    """Member of ``ContentBlock`` for ``type: "resource_link"``.
-
-    References to resources that the agent can access.
-
-    All agents MUST support resource links in prompts.
-    """
-
-    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResultClientResponse(AcpModel):
@@ -1779,7 +1409,7 @@ class ResultClientResponse(AcpModel):
     """Method-specific response data."""
 
 
-class ResumeSessionRequest(AcpModel):
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -1806,16 +1436,9 @@ class ResumeSessionRequest(AcpModel):
         default_factory=list
     )
     """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class SessionCapabilities(AcpModel):
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -1864,31 +1487,25 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
-    """A possible value for a session configuration option."""
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
 
-    value: SessionConfigValueId
-    """Unique identifier for this option value."""
+    group: SessionConfigGroupId
+    """Unique identifier for this group."""
     name: str
-    """Human-readable label for this option value."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -1902,108 +1519,11 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
     )
 
 
-class SessionMode(AcpModel):
-    """A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-
-    id: SessionModeId
-    """Stable identifier used to refer to this protocol object in later messages."""
-    name: str
-    """Human-readable name shown for this protocol object."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionModeState(AcpModel):
-    """The set of modes and the one currently active."""
-
-    current_mode_id: SessionModeId
-    """The current mode the Agent is in."""
-    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
-    """The set of modes that the Agent can operate in"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
     BooleanSetSessionConfigOptionRequest | ValueIdSetSessionConfigOptionRequest,
     TaggedUnion("type"),
 ]
 """Request parameters for setting a session configuration option."""
-
-
-class Terminal(AcpModel):
-    """Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
-    """
-
-    terminal_id: TerminalId
-    """Identifier of the terminal instance to embed in the content stream."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TerminalToolCallContent(Terminal):
-    """Member of ``ToolCallContent`` for ``type: "terminal"``.
-
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TextContent(AcpModel):
-    """Text provided to or from an LLM."""
-
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    text: str
-    """Text payload carried by this content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TextContentBlock(TextContent):
-    """Member of ``ContentBlock`` for ``type: "text"``.
-
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
 
 
 class UsageSessionUpdate(UsageUpdate):
@@ -2015,7 +1535,7 @@ class UsageSessionUpdate(UsageUpdate):
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -2046,24 +1566,9 @@ class AgentCapabilities(AcpModel):
         default_factory=AgentAuthCapabilities
     )
     """Authentication-related capabilities supported by the agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-AuthMethod: TypeAlias = AuthMethodAgent
-"""Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-When no `type` is present, the method is treated as `agent`.
-"""
-
-
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -2072,32 +1577,18 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -2122,49 +1613,22 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise any
     session-related extensions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
 """A JSON-RPC response object."""
 
 
-class CurrentModeSessionUpdate(CurrentModeUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
-
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-
-    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
-        "current_mode_update"
-    )
-
-
-class EmbeddedResource(AcpModel):
+class EmbeddedResource(WithMeta):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -2185,16 +1649,9 @@ class InitializeRequest(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -2233,16 +1690,9 @@ class InitializeResponse(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class LoadSessionRequest(AcpModel):
+class LoadSessionRequest(WithMeta):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -2266,48 +1716,6 @@ class LoadSessionRequest(AcpModel):
     """
     session_id: SessionId
     """The ID of the session to load."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Plan(AcpModel):
-    """An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
-    """
-
-    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
-    """The list of tasks to be accomplished.
-
-    When updating a plan, the agent must send a complete list of all entries
-    with their current status. The client replaces the entire plan with each update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PlanSessionUpdate(Plan):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
-
-    The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
-    """
-
-    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -2323,30 +1731,13 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    group: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
@@ -2385,7 +1776,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
 
-class ContentChunk(AcpModel):
+class ContentChunk(WithMeta):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -2396,16 +1787,9 @@ class ContentChunk(AcpModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class PromptRequest(AcpModel):
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -2430,6 +1814,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2437,15 +1837,22 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
+]
+"""A session configuration option selector and its current state."""
 
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -2507,18 +1914,20 @@ class ClientRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -2530,50 +1939,54 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
+class LoadSessionResponse(WithMeta):
+    """Response from loading an existing session."""
 
-    Single-value selector (dropdown).
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
-
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
     config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
     """
+
+    session_id: SessionId
+    """Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -2589,7 +2002,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls
 """
 
 
-class ToolCallUpdate(AcpModel):
+class ToolCallUpdate(WithMeta):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -2618,13 +2031,6 @@ class ToolCallUpdate(AcpModel):
     """Update the raw input."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Update the raw output."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
@@ -2638,73 +2044,18 @@ class ToolCallUpdateSessionUpdate(ToolCallUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Session configuration options have been updated.
     """
 
-
-class LoadSessionResponse(AcpModel):
-    """Response from loading an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -2718,37 +2069,35 @@ class RequestPermissionRequest(AcpModel):
     """Details about the tool call requiring permission."""
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
-class ToolCall(AcpModel):
+class ToolCall(WithMeta):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -2781,13 +2130,6 @@ class ToolCall(AcpModel):
     """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ToolCallSessionUpdate(ToolCall):
@@ -2821,41 +2163,8 @@ class AgentRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -2880,11 +2189,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class SessionNotification(AcpModel):
+class SessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -2896,13 +2201,6 @@ class SessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):

@@ -21,130 +21,8 @@ from ._base import (
     UnionTag,
 )
 
-
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[bool, DefaultOnError] = False
-    """Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
-
-
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `authenticate`.
-    """
-
-    id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[dict[str, str], DefaultOnError] = Field(default_factory=dict)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    These values override same-named variables in the base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AuthenticateRequest(AcpModel):
-    """Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class AuthenticateResponse(AcpModel):
-    """Response to the `authenticate` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
-    """Binary resource contents."""
-
-    blob: str
-    """Base64-encoded bytes for a binary resource payload."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class BooleanConfigOptionCapabilities(AcpModel):
-    """Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class BooleanPropertySchema(AcpModel):
@@ -209,33 +87,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseNesResponse(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Response from closing an NES session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class CompactionCapabilities(AcpModel):
     """**UNSTABLE**
 
@@ -272,22 +123,6 @@ Other values: Custom or future compaction status. Values beginning with `_` are 
 """
 
 
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: str
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -304,84 +139,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Diff(AcpModel):
-    """A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
-    """
-
-    path: str
-    """The absolute file path being modified."""
-    old_text: Annotated[str | None, DefaultOnError] = None
-    """The original content (None for new files)."""
-    new_text: str
-    """The new content after modification."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
-
-
-class DisableProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/disable`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DisconnectMcpResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `mcp/disconnect`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ElicitationContentValue: TypeAlias = (
@@ -458,22 +215,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -522,70 +263,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/exte
 """
 
 
-class FileSystemCapabilities(AcpModel):
-    """File system capabilities that a client may support.
-
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
-    """
-
-    read_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/write_text_file` requests."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class IntegerPropertySchema(AcpModel):
     """Schema for integer properties in an elicitation form."""
 
@@ -625,54 +302,6 @@ class IntegerPropertySchema(AcpModel):
     """
 
 
-class KillTerminalResponse(AcpModel):
-    """Response to `terminal/kill` method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ListProvidersRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ListSessionsRequest(AcpModel):
-    """Request parameters for listing existing sessions.
-
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
-    """
-
-    cwd: str | None = None
-    """Filter sessions by working directory. Must be an absolute path."""
-    cursor: str | None = None
-    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 LlmProtocol: TypeAlias = (
     Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
@@ -697,71 +326,6 @@ Other values: Unknown or custom protocol.
 """
 
 
-class LogoutCapabilities(AcpModel):
-    """Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LogoutRequest(AcpModel):
-    """Request parameters for the logout method.
-
-    Terminates the current authenticated session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LogoutResponse(AcpModel):
-    """Response to the `logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent"""
-
-    http: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`McpServer::Http`]."""
-    sse: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`McpServer::Sse`]."""
-    acp: Annotated[bool, DefaultOnError] = False
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Agent supports [`McpServer::Acp`].
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 McpConnectionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
@@ -784,119 +348,8 @@ server.
 """
 
 
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerSse(AcpModel):
-    """SSE transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: str
-    """Absolute path to the MCP server executable."""
-    args: list[str]
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable]
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
-
-
-class MessageMcpNotification(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Notification parameters for `mcp/message`.
-
-    This is used when the wrapped MCP message is a notification and the outer JSON-RPC
-    envelope has no `id`.
-    """
-
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
-    method: str
-    """The inner MCP method name."""
-    params: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class MessageMcpRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/message`.
-    """
-
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
-    method: str
-    """The inner MCP method name."""
-    params: dict[str, Any] | None = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 MessageMcpResponse: TypeAlias = Any
@@ -922,206 +375,6 @@ Severity of a diagnostic.
 """
 
 
-class NesDiagnosticsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for diagnostics context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidCloseCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didClose` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidFocusCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didFocus` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidOpenCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didOpen` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidSaveCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didSave` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEditHistoryCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for edit history context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of edit history entries the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesEditHistoryEntry(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    An entry in the edit history.
-    """
-
-    uri: str
-    """The URI of the edited file."""
-    diff: str
-    """A diff representing the edit."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesExcerpt(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A code excerpt from a file.
-    """
-
-    start_line: Annotated[JsonInt, Field(ge=0)]
-    """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[JsonInt, Field(ge=0)]
-    """The end line of the excerpt (zero-based)."""
-    text: str
-    """The text content of the excerpt."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesJumpCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for jump suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesOpenFilesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for open files context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRecentFile(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A recently accessed file.
-    """
-
-    uri: str
-    """The URI of the file."""
-    language_id: str
-    """The language identifier."""
-    text: str
-    """The full text content of the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRecentFilesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for recent files context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of recent files the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 NesRejectReason: TypeAlias = Literal["rejected", "ignored", "replaced", "cancelled"]
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -1132,91 +385,6 @@ The reason a suggestion was rejected.
 - ``'replaced'``: The suggestion was superseded by a newer suggestion.
 - ``'cancelled'``: The request was cancelled before the agent returned a response.
 """
-
-
-class NesRelatedSnippet(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A related code snippet from a file.
-    """
-
-    uri: str
-    """The URI of the file containing the snippets."""
-    excerpts: list[NesExcerpt]
-    """The code excerpts."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRelatedSnippetsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for related snippets context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRenameCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for rename suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesRepository(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Repository metadata for an NES session.
-    """
-
-    name: str
-    """The repository name."""
-    owner: str
-    """The repository owner."""
-    remote_url: str
-    """The remote URL of the repository."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesSearchAndReplaceCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for search and replace suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 NesSuggestionId: TypeAlias = StrictStr
@@ -1235,23 +403,6 @@ What triggered the suggestion request.
 - ``'diagnostic'``: Triggered by a diagnostic appearing at or near the cursor.
 - ``'manual'``: Triggered by an explicit user action (keyboard shortcut).
 """
-
-
-class NesUserActionsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for user actions context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of user actions the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class NumberPropertySchema(AcpModel):
@@ -1381,23 +532,6 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class PlanCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for receiving `plan_update` and `plan_removed` session updates.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
 """Priority levels for plan entries.
 
@@ -1432,80 +566,6 @@ Unique identifier for a plan within a session.
 """
 
 
-class PlanMarkdown(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    content: str
-    """Markdown content for the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PlanRemoved(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    plan_id: PlanId
-    """The plan ID to remove."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
-
-
-class Position(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A zero-based position in a text document.
-
-    The meaning of `character` depends on the negotiated position encoding.
-    """
-
-    line: Annotated[JsonInt, Field(ge=0)]
-    """Zero-based line number."""
-    character: Annotated[JsonInt, Field(ge=0)]
-    """Zero-based character offset (encoding-dependent)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 PositionEncodingKind: TypeAlias = Literal["utf-16", "utf-32", "utf-8"]
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -1519,67 +579,12 @@ Follows the same conventions as LSP 3.17. The default is UTF-16.
 """
 
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`ContentBlock::Image`]."""
-    audio: Annotated[bool, DefaultOnError] = False
-    """Agent supports [`ContentBlock::Audio`]."""
-    embedded_context: Annotated[bool, DefaultOnError] = False
-    """Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ProviderCurrentConfig(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    api_type: LlmProtocol
-    """Protocol currently used by this provider."""
-    base_url: str
-    """Base URL currently used by this provider."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ProviderId: TypeAlias = StrictStr
@@ -1589,99 +594,6 @@ This capability is not part of the spec yet, and may be removed or changed at an
 
 Unique identifier for a configurable LLM provider.
 """
-
-
-class ProviderInfo(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    provider_id: ProviderId
-    """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
-    """Supported protocol types for this provider."""
-    required: bool
-    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    current: ProviderCurrentConfig | None = None
-    """Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ProvidersCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Range(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A range in a text document, expressed as start and end positions.
-    """
-
-    start: Position
-    """The start position (inclusive)."""
-    end: Position
-    """The end position (exclusive)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ReadTextFileResponse(AcpModel):
-    """Response containing the contents of a text file."""
-
-    content: str
-    """Content payload returned by this response."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ReleaseTerminalResponse(AcpModel):
-    """Response to terminal/release method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -1703,62 +615,6 @@ Role: TypeAlias = Literal["assistant", "user"]
 - ``'assistant'``: The assistant side of a conversation.
 - ``'user'``: The user side of a conversation.
 """
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionCloseCapabilities(AcpModel):
-    """Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1798,62 +654,8 @@ Other values: Unknown / uncategorized selector.
 """
 
 
-class SessionConfigOptionsCapabilities(AcpModel):
-    """Session configuration option capabilities supported by the client."""
-
-    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
-    """Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
-
-
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionForkCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 SessionId: TypeAlias = StrictStr
@@ -1866,189 +668,8 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/session
 """
 
 
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionInfoUpdate(AcpModel):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    This allows clients to display dynamic session names and track session state changes.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionListCapabilities(AcpModel):
-    """Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
-
-
-class SessionResumeCapabilities(AcpModel):
-    """Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetProviderRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    provider_id: ProviderId
-    """Provider ID to configure."""
-    api_type: LlmProtocol
-    """Protocol type for this provider."""
-    base_url: str
-    """Base URL for requests sent through this provider."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetSessionModeRequest(AcpModel):
-    """Request parameters for setting a session mode."""
-
-    session_id: SessionId
-    """The ID of the session to set the mode for."""
-    mode_id: SessionModeId
-    """The ID of the mode to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SetSessionModeResponse(AcpModel):
-    """Response to `session/set_mode` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """Member of ``McpServer`` for ``type: "sse"``.
-
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    type: Annotated[Literal["sse"], UnionTag] = "sse"
-
-
-class StartNesResponse(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Response to `nes/start`.
-    """
-
-    session_id: SessionId
-    """The session ID for the newly started NES session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 StopReason: TypeAlias = Literal[
@@ -2164,90 +785,8 @@ class StringPropertySchema(AcpModel):
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
-
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TerminalExitStatus(AcpModel):
-    """Exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
-
-
-class TerminalOutputRequest(AcpModel):
-    """Request to get the current output and status of a terminal."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to get output from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TerminalOutputResponse(AcpModel):
-    """Response containing the terminal output and exit status."""
-
-    output: str
-    """The terminal output captured so far."""
-    truncated: bool
-    """Whether the output was truncated due to byte limits."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit status if the command has completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TextDocumentContentChangeEvent(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A content change event for a document.
-
-    When `range` is `None`, `text` is the full content of the document.
-    When `range` is `Some`, `text` replaces the given range.
-    """
-
-    range: Range | None = None
-    """The range of the document that changed. If `None`, the entire content is replaced."""
-    text: str
-    """The new text for the range, or the full document content if `range` is `None`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 TextDocumentSyncKind: TypeAlias = Literal["full", "incremental"]
@@ -2258,24 +797,6 @@ How the agent wants document changes delivered.
 - ``'full'``: Client sends the entire file content on each change.
 - ``'incremental'``: Client sends only the changed ranges.
 """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class TitledMultiSelectItems(AcpModel):
@@ -2296,28 +817,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
-    """
-
-    path: str
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
@@ -2366,166 +865,10 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/tool-call
 """
 
 
-class UnstructuredCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 178 classes of this module
+    that have it extend this class.
     """
-
-
-class Usage(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for a prompt turn.
-    """
-
-    total_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Sum of all token types across session."""
-    input_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total input tokens across all turns."""
-    output_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total output tokens across all turns."""
-    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache read tokens."""
-    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache write tokens."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ValueIdSetSessionConfigOptionRequest(AcpModel):
-    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
-
-    A [`SessionConfigValueId`] string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    session_id: SessionId
-    """The ID of the session to set the configuration option for."""
-    config_id: SessionConfigId
-    """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    value: SessionConfigValueId
-    """The value ID."""
-
-
-class WaitForTerminalExitRequest(AcpModel):
-    """Request to wait for a terminal command to exit."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to wait for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WaitForTerminalExitResponse(AcpModel):
-    """Response containing the exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WorkspaceFolder(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A workspace folder.
-    """
-
-    uri: str
-    """The URI of the folder."""
-    name: str
-    """The display name of the folder."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WriteTextFileRequest(AcpModel):
-    """Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to write."""
-    content: str
-    """The text content to write to the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class WriteTextFileResponse(AcpModel):
-    """Response to `fs/write_text_file`"""
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2536,7 +879,7 @@ class WriteTextFileResponse(AcpModel):
     """
 
 
-class AcceptNesNotification(AcpModel):
+class AcceptNesNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a suggestion is accepted.
@@ -2546,34 +889,9 @@ class AcceptNesNotification(AcpModel):
     """The session ID for this notification."""
     id: NesSuggestionId
     """The ID of the accepted suggestion."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related capabilities supported by the agent."""
-
-    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class Annotations(AcpModel):
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2582,16 +900,9 @@ class Annotations(AcpModel):
     """Timestamp indicating when the underlying resource was last modified."""
     priority: Annotated[float | None, DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -2600,13 +911,6 @@ class AudioContent(AcpModel):
     """Base64-encoded media payload."""
     mime_type: str
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -2620,7 +924,24 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[bool, DefaultOnError] = False
+    """Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
+    """
+
+
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `authenticate`.
 
     This is the default authentication method type.
@@ -2632,17 +953,66 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `authenticate`.
+    """
+
+    id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[dict[str, str], DefaultOnError] = Field(default_factory=dict)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    These values override same-named variables in the base launch configuration.
     """
 
 
-AvailableCommandInput: TypeAlias = UnstructuredCommandInput
-"""The input specification for a command."""
+class AuthenticateRequest(WithMeta):
+    """Request parameters for the authenticate method.
+
+    Specifies which authentication method to use.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
+    """
+
+
+class AuthenticateResponse(WithMeta):
+    """Response to the `authenticate` method."""
+
+
+class BlobResourceContents(WithMeta):
+    """Binary resource contents."""
+
+    blob: str
+    """Base64-encoded bytes for a binary resource payload."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class BooleanConfigOptionCapabilities(WithMeta):
+    """Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
+    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -2678,7 +1048,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2688,19 +1058,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelNotification(AcpModel):
+class CancelNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/prompt-turn#cancellation)
@@ -2708,16 +1071,9 @@ class CancelNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/cancellation)
@@ -2725,67 +1081,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ClientNesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    NES capabilities advertised by the client during initialization.
-    """
-
-    jump: Annotated[NesJumpCapabilities | None, DefaultOnError] = None
-    """Whether the client supports the `jump` suggestion kind."""
-    rename: Annotated[NesRenameCapabilities | None, DefaultOnError] = None
-    """Whether the client supports the `rename` suggestion kind."""
-    search_and_replace: Annotated[
-        NesSearchAndReplaceCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the client supports the `searchAndReplace` suggestion kind."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ClientSessionCapabilities(AcpModel):
-    """Session-related capabilities supported by the client."""
-
-    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported; `{}` advertises the complete compaction contract.
-    """
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None, DefaultOnError
-    ] = None
-    """Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class CloseNesRequest(AcpModel):
+class CloseNesRequest(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Request to close an NES session.
@@ -2796,16 +1094,16 @@ class CloseNesRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the NES session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class CloseNesResponse(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Response from closing an NES session.
     """
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -2817,13 +1115,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -2842,7 +1137,7 @@ class CompleteElicitationNotification(AcpModel):
     """
 
 
-class ConnectMcpRequest(AcpModel):
+class ConnectMcpRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2852,16 +1147,9 @@ class ConnectMcpRequest(AcpModel):
 
     server_id: McpServerAcpId
     """The ACP MCP server ID that was provided by the component declaring the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ConnectMcpResponse(AcpModel):
+class ConnectMcpResponse(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2871,66 +1159,25 @@ class ConnectMcpResponse(AcpModel):
 
     connection_id: McpConnectionId
     """The unique identifier for this MCP-over-ACP connection."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CreateTerminalRequest(AcpModel):
-    """Request to create a new terminal and execute a command."""
+class Cost(WithMeta):
+    """Cost information for a session."""
 
-    session_id: SessionId
-    """The session ID for this request."""
-    command: str
-    """The command to execute."""
-    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Array of command arguments."""
-    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Environment variables for the command."""
-    cwd: Annotated[str | None, DefaultOnError] = None
-    """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    amount: float
+    """Total cumulative cost for session."""
+    currency: str
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
 
 
-class CreateTerminalResponse(AcpModel):
+class CreateTerminalResponse(WithMeta):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId
     """The unique identifier for the created terminal."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class CurrentModeUpdate(AcpModel):
+class CurrentModeUpdate(WithMeta):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
@@ -2938,16 +1185,9 @@ class CurrentModeUpdate(AcpModel):
 
     current_mode_id: SessionModeId
     """The ID of the current mode"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -2955,41 +1195,13 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class DidChangeDocumentNotification(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Notification sent when a file is edited.
-    """
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the changed document."""
-    version: JsonInt
-    """The new version number of the document."""
-    content_changes: Annotated[
-        list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
-    ]
-    """The content changes."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
-class DidCloseDocumentNotification(AcpModel):
+class DidCloseDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is closed.
@@ -2999,41 +1211,9 @@ class DidCloseDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the closed document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class DidFocusDocumentNotification(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Notification sent when a file becomes the active editor tab.
-    """
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the focused document."""
-    version: JsonInt
-    """The version number of the document."""
-    position: Position
-    """The current cursor position."""
-    visible_range: Range
-    """The portion of the file currently visible in the editor viewport."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class DidOpenDocumentNotification(AcpModel):
+class DidOpenDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is opened in the editor.
@@ -3049,16 +1229,9 @@ class DidOpenDocumentNotification(AcpModel):
     """The version number of the document."""
     text: str
     """The full text content of the document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class DidSaveDocumentNotification(AcpModel):
+class DidSaveDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is saved.
@@ -3068,16 +1241,34 @@ class DidSaveDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the saved document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class Diff(WithMeta):
+    """A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls#content)
     """
 
+    path: str
+    """The absolute file path being modified."""
+    old_text: Annotated[str | None, DefaultOnError] = None
+    """The original content (None for new files)."""
+    new_text: str
+    """The new content after modification."""
 
-class DisableProviderRequest(AcpModel):
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+class DisableProviderRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3087,16 +1278,18 @@ class DisableProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class DisableProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/disable`.
     """
 
 
-class DisconnectMcpRequest(AcpModel):
+class DisconnectMcpRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3106,12 +1299,14 @@ class DisconnectMcpRequest(AcpModel):
 
     connection_id: McpConnectionId
     """The MCP-over-ACP connection to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class DisconnectMcpResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `mcp/disconnect`.
     """
 
 
@@ -3175,8 +1370,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching an MCP server."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -3226,18 +1426,28 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class FileSystemCapabilities(WithMeta):
+    """File system capabilities that a client may support.
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/initialization#filesystem)
     """
 
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    read_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/write_text_file` requests."""
 
 
-class ImageContent(AcpModel):
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
+
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
+
+
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -3248,13 +1458,6 @@ class ImageContent(AcpModel):
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -3268,6 +1471,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -3277,71 +1502,75 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class KillTerminalRequest(AcpModel):
+class KillTerminalRequest(WithMeta):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to kill."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ListProvidersResponse(AcpModel):
+class KillTerminalResponse(WithMeta):
+    """Response to `terminal/kill` method"""
+
+
+class ListProvidersRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Response to `providers/list`.
-    """
-
-    providers: list[ProviderInfo]
-    """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Request parameters for `providers/list`.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class ListSessionsRequest(WithMeta):
+    """Request parameters for listing existing sessions.
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects"""
-    next_cursor: Annotated[str | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Only available if the Agent supports the `sessionCapabilities.list` capability.
     """
 
+    cwd: str | None = None
+    """Filter sessions by working directory. Must be an absolute path."""
+    cursor: str | None = None
+    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
 
-class MarkdownPlanUpdateContent(PlanMarkdown):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+class LogoutCapabilities(WithMeta):
+    """Logout capabilities supported by the agent.
 
-    Raw markdown content for the plan.
+    Supplying `{}` means the agent supports the logout method.
     """
 
-    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+
+class LogoutRequest(WithMeta):
+    """Request parameters for the logout method.
+
+    Terminates the current authenticated session.
+    """
 
 
-class McpServerAcp(AcpModel):
+class LogoutResponse(WithMeta):
+    """Response to the `logout` method."""
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent"""
+
+    http: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`McpServer::Http`]."""
+    sse: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`McpServer::Sse`]."""
+    acp: Annotated[bool, DefaultOnError] = False
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports [`McpServer::Acp`].
+    """
+
+
+class McpServerAcp(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3360,12 +1589,81 @@ class McpServerAcp(AcpModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerSse(WithMeta):
+    """SSE transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: str
+    """Absolute path to the MCP server executable."""
+    args: list[str]
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable]
+    """Environment variables to set when launching the MCP server."""
+
+
+class MessageMcpNotification(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    This is used when the wrapped MCP message is a notification and the outer JSON-RPC
+    envelope has no `id`.
+    """
+
+    connection_id: McpConnectionId
+    """The MCP-over-ACP connection this message is sent on."""
+    method: str
+    """The inner MCP method name."""
+    params: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+
+
+class MessageMcpRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    connection_id: McpConnectionId
+    """The MCP-over-ACP connection this message is sent on."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, Any] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
     """
 
 
@@ -3417,59 +1715,14 @@ class MultiSelectPropertySchema(AcpModel):
     """
 
 
-class NesContextCapabilities(AcpModel):
+class NesDiagnosticsCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Context capabilities the agent wants attached to each suggestion request.
-    """
-
-    recent_files: Annotated[NesRecentFilesCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants recent files context."""
-    related_snippets: Annotated[
-        NesRelatedSnippetsCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent wants related snippets context."""
-    edit_history: Annotated[NesEditHistoryCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants edit history context."""
-    user_actions: Annotated[NesUserActionsCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants user actions context."""
-    open_files: Annotated[NesOpenFilesCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants open files context."""
-    diagnostics: Annotated[NesDiagnosticsCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants diagnostics context."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Capabilities for diagnostics context.
     """
 
 
-class NesDiagnostic(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A diagnostic (error, warning, etc.).
-    """
-
-    uri: str
-    """The URI of the file containing the diagnostic."""
-    range: Range
-    """The range of the diagnostic."""
-    severity: NesDiagnosticSeverity
-    """The severity of the diagnostic."""
-    message: str
-    """The diagnostic message."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesDocumentDidChangeCapabilities(AcpModel):
+class NesDocumentDidChangeCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Capabilities for `document/didChange` events.
@@ -3477,16 +1730,37 @@ class NesDocumentDidChangeCapabilities(AcpModel):
 
     sync_kind: TextDocumentSyncKind
     """The sync kind the agent wants: `"full"` or `"incremental"`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class NesDocumentDidCloseCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didClose` capability support.
     """
 
 
-class NesDocumentEventCapabilities(AcpModel):
+class NesDocumentDidFocusCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didFocus` capability support.
+    """
+
+
+class NesDocumentDidOpenCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didOpen` capability support.
+    """
+
+
+class NesDocumentDidSaveCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didSave` capability support.
+    """
+
+
+class NesDocumentEventCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Document event capabilities the agent wants to receive.
@@ -3504,16 +1778,31 @@ class NesDocumentEventCapabilities(AcpModel):
     """Whether the agent wants `document/didSave` events."""
     did_focus: Annotated[NesDocumentDidFocusCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didFocus` events."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class NesEditHistoryCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for edit history context.
     """
 
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of edit history entries the agent can use."""
 
-class NesEventCapabilities(AcpModel):
+
+class NesEditHistoryEntry(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    An entry in the edit history.
+    """
+
+    uri: str
+    """The URI of the edited file."""
+    diff: str
+    """A diff representing the edit."""
+
+
+class NesEventCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Event capabilities the agent can consume.
@@ -3521,83 +1810,108 @@ class NesEventCapabilities(AcpModel):
 
     document: Annotated[NesDocumentEventCapabilities | None, DefaultOnError] = None
     """Document event capabilities."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class NesJumpSuggestion(AcpModel):
+class NesExcerpt(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A jump-to-location suggestion.
+    A code excerpt from a file.
     """
 
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The file to navigate to."""
-    position: Position
-    """The target position within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    start_line: Annotated[JsonInt, Field(ge=0)]
+    """The start line of the excerpt (zero-based)."""
+    end_line: Annotated[JsonInt, Field(ge=0)]
+    """The end line of the excerpt (zero-based)."""
+    text: str
+    """The text content of the excerpt."""
 
 
-class NesOpenFile(AcpModel):
+class NesJumpCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    An open file in the editor.
+    Marker for jump suggestion support.
+    """
+
+
+class NesOpenFilesCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for open files context.
+    """
+
+
+class NesRecentFile(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A recently accessed file.
     """
 
     uri: str
     """The URI of the file."""
     language_id: str
     """The language identifier."""
-    visible_range: Annotated[Range | None, DefaultOnError] = None
-    """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Timestamp in milliseconds since epoch of when the file was last focused."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    text: str
+    """The full text content of the file."""
 
 
-class NesRenameSuggestion(AcpModel):
+class NesRecentFilesCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A rename symbol suggestion.
+    Capabilities for recent files context.
     """
 
-    id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of recent files the agent can use."""
+
+
+class NesRelatedSnippet(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A related code snippet from a file.
+    """
+
     uri: str
-    """The file URI containing the symbol."""
-    position: Position
-    """The position of the symbol to rename."""
-    new_name: str
-    """The new name for the symbol."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    """The URI of the file containing the snippets."""
+    excerpts: list[NesExcerpt]
+    """The code excerpts."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class NesRelatedSnippetsCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for related snippets context.
     """
 
 
-class NesSearchAndReplaceSuggestion(AcpModel):
+class NesRenameCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for rename suggestion support.
+    """
+
+
+class NesRepository(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Repository metadata for an NES session.
+    """
+
+    name: str
+    """The repository name."""
+    owner: str
+    """The repository owner."""
+    remote_url: str
+    """The remote URL of the repository."""
+
+
+class NesSearchAndReplaceCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for search and replace suggestion support.
+    """
+
+
+class NesSearchAndReplaceSuggestion(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     A search-and-replace suggestion.
@@ -3613,55 +1927,16 @@ class NesSearchAndReplaceSuggestion(AcpModel):
     """The replacement text."""
     is_regex: bool | None = None
     """Whether `search` is a regular expression. Defaults to `false`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class NesTextEdit(AcpModel):
+class NesUserActionsCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A text edit within a suggestion.
+    Capabilities for user actions context.
     """
 
-    range: Range
-    """The range to replace."""
-    new_text: str
-    """The replacement text."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NesUserAction(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A user action (typing, cursor movement, etc.).
-    """
-
-    action: str
-    """The kind of action (e.g., "insertChar", "cursorMovement")."""
-    uri: str
-    """The URI of the file where the action occurred."""
-    position: Position
-    """The position where the action occurred."""
-    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
-    """Timestamp in milliseconds since epoch."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of user actions the agent can use."""
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
@@ -3673,7 +1948,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     type: Annotated[Literal["number"], UnionTag] = "number"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -3682,16 +1957,18 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class PlanCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for receiving `plan_update` and `plan_removed` session updates.
     """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3707,16 +1984,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class PlanFile(AcpModel):
+class PlanFile(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3728,16 +1998,9 @@ class PlanFile(AcpModel):
     """The plan ID to update."""
     uri: str
     """The URI of the file containing the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3753,40 +2016,148 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class PromptResponse(AcpModel):
-    """Response from processing a user prompt.
-
-    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
-    """
-
-    stop_reason: StopReason
-    """Indicates why the agent stopped processing the turn."""
-    usage: Annotated[Usage | None, DefaultOnError] = None
+class PlanMarkdown(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Token usage for this turn (optional).
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    A plan represented as raw markdown content.
     """
 
+    plan_id: PlanId
+    """The plan ID to update."""
+    content: str
+    """Markdown content for the plan."""
 
-class ReadTextFileRequest(AcpModel):
+
+class PlanRemoved(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
+    """
+
+    plan_id: PlanId
+    """The plan ID to remove."""
+
+
+class PlanRemovedSessionUpdate(PlanRemoved):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
+    """
+
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
+
+
+class Position(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A zero-based position in a text document.
+
+    The meaning of `character` depends on the negotiated position encoding.
+    """
+
+    line: Annotated[JsonInt, Field(ge=0)]
+    """Zero-based line number."""
+    character: Annotated[JsonInt, Field(ge=0)]
+    """Zero-based character offset (encoding-dependent)."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for [`ContentBlock::Text`]
+    and [`ContentBlock::ResourceLink`] in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`ContentBlock::Image`]."""
+    audio: Annotated[bool, DefaultOnError] = False
+    """Agent supports [`ContentBlock::Audio`]."""
+    embedded_context: Annotated[bool, DefaultOnError] = False
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    in prompt requests for pieces of context that are referenced in the message.
+    """
+
+
+class ProviderCurrentConfig(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Current effective non-secret routing configuration for a provider.
+    """
+
+    api_type: LlmProtocol
+    """Protocol currently used by this provider."""
+    base_url: str
+    """Base URL currently used by this provider."""
+
+
+class ProviderInfo(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
+    """
+
+    provider_id: ProviderId
+    """Provider identifier, for example "main" or "openai"."""
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
+    """Supported protocol types for this provider."""
+    required: bool
+    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: ProviderCurrentConfig | None = None
+    """Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
+
+
+class ProvidersCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+
+
+class Range(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A range in a text document, expressed as start and end positions.
+    """
+
+    start: Position
+    """The start position (inclusive)."""
+    end: Position
+    """The end position (exclusive)."""
+
+
+class ReadTextFileRequest(WithMeta):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
@@ -3800,16 +2171,16 @@ class ReadTextFileRequest(AcpModel):
     """Line number to start reading from (1-based)."""
     limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
     """Maximum number of lines to read."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class RejectNesNotification(AcpModel):
+class ReadTextFileResponse(WithMeta):
+    """Response containing the contents of a text file."""
+
+    content: str
+    """Content payload returned by this response."""
+
+
+class RejectNesNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a suggestion is rejected.
@@ -3821,40 +2192,19 @@ class RejectNesNotification(AcpModel):
     """The ID of the rejected suggestion."""
     reason: Annotated[NesRejectReason | None, DefaultOnError] = None
     """The reason for rejection."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ReleaseTerminalRequest(AcpModel):
+class ReleaseTerminalRequest(WithMeta):
     """Request to release a terminal and free its resources."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to release."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class RenameNesSuggestion(NesRenameSuggestion):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``NesSuggestion`` for ``kind: "rename"``.
-
-    A rename symbol suggestion.
-    """
-
-    kind: Annotated[Literal["rename"], UnionTag] = "rename"
+class ReleaseTerminalResponse(WithMeta):
+    """Response to terminal/release method"""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -3897,27 +2247,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -3939,7 +2268,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -3956,13 +2285,6 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     uri: str
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -3987,7 +2309,1180 @@ class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     kind: Annotated[Literal["searchAndReplace"], UnionTag] = "searchAndReplace"
 
 
-class SessionCapabilities(AcpModel):
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionCloseCapabilities(WithMeta):
+    """Capabilities for the `session/close` method.
+
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+
+class SessionConfigOptionsCapabilities(WithMeta):
+    """Session configuration option capabilities supported by the client."""
+
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
+    """Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
+    """A possible value for a session configuration option."""
+
+    value: SessionConfigValueId
+    """Unique identifier for this option value."""
+    name: str
+    """Human-readable label for this option value."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for this option value."""
+
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+
+class SessionElicitationUrlMode(ElicitationSessionScope):
+    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    elicitation_id: ElicitationId
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+
+
+class SessionForkCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity"""
+
+
+class SessionInfoUpdate(WithMeta):
+    """Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    This allows clients to display dynamic session names and track session state changes.
+    """
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session. Set to null to clear."""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity. Set to null to clear."""
+
+
+class SessionListCapabilities(WithMeta):
+    """Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
+    """
+
+
+class SessionMode(WithMeta):
+    """A mode the agent can operate in.
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+
+    id: SessionModeId
+    """Stable identifier used to refer to this protocol object in later messages."""
+    name: str
+    """Human-readable name shown for this protocol object."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+
+
+class SessionModeState(WithMeta):
+    """The set of modes and the one currently active."""
+
+    current_mode_id: SessionModeId
+    """The current mode the Agent is in."""
+    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
+    """The set of modes that the Agent can operate in"""
+
+
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+    mode: Annotated[str, Reserved("form", "url")]
+    """Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class SessionResumeCapabilities(WithMeta):
+    """Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
+    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+    mode: Annotated[Literal["url"], UnionTag] = "url"
+
+
+class SetProviderRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
+    """
+
+    provider_id: ProviderId
+    """Provider ID to configure."""
+    api_type: LlmProtocol
+    """Protocol type for this provider."""
+    base_url: str
+    """Base URL for requests sent through this provider."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+
+
+class SetProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
+    """
+
+
+class SetSessionModeRequest(WithMeta):
+    """Request parameters for setting a session mode."""
+
+    session_id: SessionId
+    """The ID of the session to set the mode for."""
+    mode_id: SessionModeId
+    """The ID of the mode to set."""
+
+
+class SetSessionModeResponse(WithMeta):
+    """Response to `session/set_mode` method."""
+
+
+class SseMcpServer(McpServerSse):
+    """Member of ``McpServer`` for ``type: "sse"``.
+
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    type: Annotated[Literal["sse"], UnionTag] = "sse"
+
+
+class StartNesResponse(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Response to `nes/start`.
+    """
+
+    session_id: SessionId
+    """The session ID for the newly started NES session."""
+
+
+class StringElicitationPropertySchema(StringPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    type: Annotated[Literal["string"], UnionTag] = "string"
+
+
+class Terminal(WithMeta):
+    """Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    """
+
+    terminal_id: TerminalId
+    """Identifier of the terminal instance to embed in the content stream."""
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `authenticate`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TerminalExitStatus(WithMeta):
+    """Exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class TerminalOutputRequest(WithMeta):
+    """Request to get the current output and status of a terminal."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to get output from."""
+
+
+class TerminalOutputResponse(WithMeta):
+    """Response containing the terminal output and exit status."""
+
+    output: str
+    """The terminal output captured so far."""
+    truncated: bool
+    """Whether the output was truncated due to byte limits."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit status if the command has completed."""
+
+
+class TerminalToolCallContent(Terminal):
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextContent(WithMeta):
+    """Text provided to or from an LLM."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    text: str
+    """Text payload carried by this content block."""
+
+
+class TextContentBlock(TextContent):
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class TextDocumentContentChangeEvent(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A content change event for a document.
+
+    When `range` is `None`, `text` is the full content of the document.
+    When `range` is `Some`, `text` replaces the given range.
+    """
+
+    range: Range | None = None
+    """The range of the document that changed. If `None`, the entire content is replaced."""
+    text: str
+    """The new text for the range, or the full document content if `range` is `None`."""
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/tool-calls#following-the-agent)
+    """
+
+    path: str
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
+
+
+class UnstructuredCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+UrlCreateElicitationRequest: TypeAlias = (
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
+URL-based elicitation where the client directs the user to a URL.
+"""
+
+
+class Usage(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for a prompt turn.
+    """
+
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Sum of all token types across session."""
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total input tokens across all turns."""
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total output tokens across all turns."""
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total thought/reasoning tokens"""
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache read tokens."""
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache write tokens."""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class ValueIdSetSessionConfigOptionRequest(WithMeta):
+    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
+
+    A [`SessionConfigValueId`] string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+    """
+
+    session_id: SessionId
+    """The ID of the session to set the configuration option for."""
+    config_id: SessionConfigId
+    """The ID of the configuration option to set."""
+    value: SessionConfigValueId
+    """The value ID."""
+
+
+class WaitForTerminalExitRequest(WithMeta):
+    """Request to wait for a terminal command to exit."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to wait for."""
+
+
+class WaitForTerminalExitResponse(WithMeta):
+    """Response containing the exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class WorkspaceFolder(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A workspace folder.
+    """
+
+    uri: str
+    """The URI of the folder."""
+    name: str
+    """The display name of the folder."""
+
+
+class WriteTextFileRequest(WithMeta):
+    """Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to write."""
+    content: str
+    """The text content to write to the file."""
+
+
+class WriteTextFileResponse(WithMeta):
+    """Response to `fs/write_text_file`"""
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
+
+    The user accepted and provided content.
+    """
+
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
+
+
+class AcpMcpServer(McpServerAcp):
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    ACP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
+    The MCP server is provided by an ACP component and communicates over the ACP channel.
+    """
+
+    type: Annotated[Literal["acp"], UnionTag] = "acp"
+
+
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related capabilities supported by the agent."""
+
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+
+class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+
+    Multi-select array property.
+    """
+
+    type: Annotated[Literal["array"], UnionTag] = "array"
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AuthMethodAgent, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+When no `type` is present, the method is treated as `agent`.
+"""
+
+
+AvailableCommandInput: TypeAlias = UnstructuredCommandInput
+"""The input specification for a command."""
+
+
+class ClientNesCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    NES capabilities advertised by the client during initialization.
+    """
+
+    jump: Annotated[NesJumpCapabilities | None, DefaultOnError] = None
+    """Whether the client supports the `jump` suggestion kind."""
+    rename: Annotated[NesRenameCapabilities | None, DefaultOnError] = None
+    """Whether the client supports the `rename` suggestion kind."""
+    search_and_replace: Annotated[
+        NesSearchAndReplaceCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the client supports the `searchAndReplace` suggestion kind."""
+
+
+class ClientSessionCapabilities(WithMeta):
+    """Session-related capabilities supported by the client."""
+
+    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported; `{}` advertises the complete compaction contract.
+    """
+    config_options: Annotated[
+        SessionConfigOptionsCapabilities | None, DefaultOnError
+    ] = None
+    """Config option capabilities supported by the client.
+
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
+    """
+
+
+CreateElicitationResponse: TypeAlias = Annotated[
+    AcceptCreateElicitationResponse
+    | DeclineCreateElicitationResponse
+    | CancelCreateElicitationResponse
+    | OtherCreateElicitationResponse,
+    TaggedUnion("action"),
+]
+"""Response from the client to an elicitation request."""
+
+
+class CreateTerminalRequest(WithMeta):
+    """Request to create a new terminal and execute a command."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    command: str
+    """The command to execute."""
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Array of command arguments."""
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Environment variables for the command."""
+    cwd: Annotated[str | None, DefaultOnError] = None
+    """Working directory for the command. Must be an absolute path."""
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of output bytes to retain.
+
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
+
+
+class CurrentModeSessionUpdate(CurrentModeUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
+
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+
+    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
+        "current_mode_update"
+    )
+
+
+class DidChangeDocumentNotification(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Notification sent when a file is edited.
+    """
+
+    session_id: SessionId
+    """The session ID for this notification."""
+    uri: str
+    """The URI of the changed document."""
+    version: JsonInt
+    """The new version number of the document."""
+    content_changes: Annotated[
+        list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
+    ]
+    """The content changes."""
+
+
+class DidFocusDocumentNotification(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Notification sent when a file becomes the active editor tab.
+    """
+
+    session_id: SessionId
+    """The session ID for this notification."""
+    uri: str
+    """The URI of the focused document."""
+    version: JsonInt
+    """The version number of the document."""
+    position: Position
+    """The current cursor position."""
+    visible_range: Range
+    """The portion of the file currently visible in the editor viewport."""
+
+
+ElicitationPropertySchema: TypeAlias = Annotated[
+    StringElicitationPropertySchema
+    | NumberElicitationPropertySchema
+    | IntegerElicitationPropertySchema
+    | BooleanElicitationPropertySchema
+    | ArrayElicitationPropertySchema
+    | OtherElicitationPropertySchema,
+    TaggedUnion("type"),
+]
+"""Property schema for elicitation form fields.
+
+Each variant corresponds to a JSON Schema `"type"` value.
+Single-select enums use the `String` variant with `enum` or `oneOf` set.
+Multi-select enums use the `Array` variant.
+"""
+
+
+class ElicitationSchema(AcpModel):
+    """Type-safe elicitation schema for requesting structured user input.
+
+    This represents a JSON Schema object with primitive-typed properties,
+    as required by the elicitation specification.
+    """
+
+    type: Annotated[ElicitationSchemaType, DefaultOnError] = "object"
+    """Type discriminator. Always `"object"`."""
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the schema.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
+    """Property definitions (must be primitive types)."""
+    required: list[str] | None = None
+    """List of required property names.
+
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description of what this schema represents.
+
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+
+
+ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
+"""URL-based elicitation mode where the client directs the user to a URL."""
+
+
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
+
+
+class FilePlanUpdateContent(PlanFile):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    A URI pointing to a file containing the plan.
+    """
+
+    type: Annotated[Literal["file"], UnionTag] = "file"
+
+
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListProvidersResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/list`.
+    """
+
+    providers: list[ProviderInfo]
+    """Configurable providers with current routing info suitable for UI display."""
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects"""
+    next_cursor: Annotated[str | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+
+
+class MarkdownPlanUpdateContent(PlanMarkdown):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    Raw markdown content for the plan.
+    """
+
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
+"""
+
+
+class NesContextCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Context capabilities the agent wants attached to each suggestion request.
+    """
+
+    recent_files: Annotated[NesRecentFilesCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants recent files context."""
+    related_snippets: Annotated[
+        NesRelatedSnippetsCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent wants related snippets context."""
+    edit_history: Annotated[NesEditHistoryCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants edit history context."""
+    user_actions: Annotated[NesUserActionsCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants user actions context."""
+    open_files: Annotated[NesOpenFilesCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants open files context."""
+    diagnostics: Annotated[NesDiagnosticsCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants diagnostics context."""
+
+
+class NesDiagnostic(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A diagnostic (error, warning, etc.).
+    """
+
+    uri: str
+    """The URI of the file containing the diagnostic."""
+    range: Range
+    """The range of the diagnostic."""
+    severity: NesDiagnosticSeverity
+    """The severity of the diagnostic."""
+    message: str
+    """The diagnostic message."""
+
+
+class NesJumpSuggestion(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A jump-to-location suggestion.
+    """
+
+    id: NesSuggestionId
+    """Unique identifier for accept/reject tracking."""
+    uri: str
+    """The file to navigate to."""
+    position: Position
+    """The target position within the file."""
+
+
+class NesOpenFile(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    An open file in the editor.
+    """
+
+    uri: str
+    """The URI of the file."""
+    language_id: str
+    """The language identifier."""
+    visible_range: Annotated[Range | None, DefaultOnError] = None
+    """The visible range in the editor, if any."""
+    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Timestamp in milliseconds since epoch of when the file was last focused."""
+
+
+class NesRenameSuggestion(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A rename symbol suggestion.
+    """
+
+    id: NesSuggestionId
+    """Unique identifier for accept/reject tracking."""
+    uri: str
+    """The file URI containing the symbol."""
+    position: Position
+    """The position of the symbol to rename."""
+    new_name: str
+    """The new name for the symbol."""
+
+
+class NesTextEdit(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A text edit within a suggestion.
+    """
+
+    range: Range
+    """The range to replace."""
+    new_text: str
+    """The replacement text."""
+
+
+class NesUserAction(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A user action (typing, cursor movement, etc.).
+    """
+
+    action: str
+    """The kind of action (e.g., "insertChar", "cursorMovement")."""
+    uri: str
+    """The URI of the file where the action occurred."""
+    position: Position
+    """The position where the action occurred."""
+    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
+    """Timestamp in milliseconds since epoch."""
+
+
+class NewSessionRequest(WithMeta):
+    """Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    """
+
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's filesystem scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError]
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
+
+
+OtherCreateElicitationRequest: TypeAlias = (
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class Plan(WithMeta):
+    """An execution plan for accomplishing complex tasks.
+
+    Plans consist of multiple entries representing individual tasks or goals.
+    Agents report plans to clients to provide visibility into their execution strategy.
+    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
+
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    """
+
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
+    """The list of tasks to be accomplished.
+
+    When updating a plan, the agent must send a complete list of all entries
+    with their current status. The client replaces the entire plan with each update.
+    """
+
+
+class PlanSessionUpdate(Plan):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
+
+    The agent's execution plan for complex tasks.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
+    """
+
+    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
+    TaggedUnion("type"),
+]
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Updated content for a plan.
+"""
+
+
+class PromptResponse(WithMeta):
+    """Response from processing a user prompt.
+
+    See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/prompt-turn#4-check-for-completion)
+    """
+
+    stop_reason: StopReason
+    """Indicates why the agent stopped processing the turn."""
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for this turn (optional).
+    """
+
+
+class RenameNesSuggestion(NesRenameSuggestion):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
+    A rename symbol suggestion.
+    """
+
+    kind: Annotated[Literal["rename"], UnionTag] = "rename"
+
+
+class RequestElicitationFormMode(ElicitationRequestScope):
+    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
+
+
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+    mode: Annotated[Literal["form"], UnionTag] = "form"
+
+
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
+
+
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
+
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class ResultClientResponse(AcpModel):
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | ConnectMcpResponse
+        | DisconnectMcpResponse
+        | MessageMcpResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
+
+
+class ResumeSessionRequest(WithMeta):
+    """Request parameters for resuming an existing session.
+
+    Resumes an existing session without returning previous messages (unlike `session/load`).
+    This is useful for agents that can resume sessions but don't implement full session loading.
+
+    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+    """
+
+    session_id: SessionId
+    """The ID of the session to resume."""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP servers to connect to for this session."""
+
+
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -4046,43 +3541,55 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
-    """A possible value for a session configuration option."""
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
 
-    value: SessionConfigValueId
-    """Unique identifier for this option value."""
+    group: SessionConfigGroupId
+    """Unique identifier for this group."""
     name: str
-    """Human-readable label for this option value."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
 
 
-class SessionElicitationUrlMode(ElicitationSessionScope):
-    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
+
+
+class SessionElicitationFormMode(ElicitationSessionScope):
+    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
 
     Tied to a session, optionally to a specific tool call within that session.
     """
 
-    elicitation_id: ElicitationId
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    """
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -4096,89 +3603,6 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
     )
 
 
-class SessionMode(AcpModel):
-    """A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-
-    id: SessionModeId
-    """Stable identifier used to refer to this protocol object in later messages."""
-    name: str
-    """Human-readable name shown for this protocol object."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionModeState(AcpModel):
-    """The set of modes and the one currently active."""
-
-    current_mode_id: SessionModeId
-    """The current mode the Agent is in."""
-    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
-    """The set of modes that the Agent can operate in"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    mode: Annotated[str, Reserved("form", "url")]
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    mode: Annotated[Literal["url"], UnionTag] = "url"
-
-
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
     BooleanSetSessionConfigOptionRequest | ValueIdSetSessionConfigOptionRequest,
     TaggedUnion("type"),
@@ -4186,7 +3610,7 @@ SetSessionConfigOptionRequest: TypeAlias = Annotated[
 """Request parameters for setting a session configuration option."""
 
 
-class StartNesRequest(AcpModel):
+class StartNesRequest(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Request to start an NES session.
@@ -4198,91 +3622,6 @@ class StartNesRequest(AcpModel):
     """The workspace folders."""
     repository: Annotated[NesRepository | None, DefaultOnError] = None
     """Repository metadata, if the workspace is a git repository."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class StringElicitationPropertySchema(StringPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
-
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
-
-    type: Annotated[Literal["string"], UnionTag] = "string"
-
-
-class Terminal(AcpModel):
-    """Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
-    """
-
-    terminal_id: TerminalId
-    """Identifier of the terminal instance to embed in the content stream."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TerminalToolCallContent(Terminal):
-    """Member of ``ToolCallContent`` for ``type: "terminal"``.
-
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/terminals)
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TextContent(AcpModel):
-    """Text provided to or from an LLM."""
-
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    text: str
-    """Text payload carried by this content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class TextContentBlock(TextContent):
-    """Member of ``ContentBlock`` for ``type: "text"``.
-
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
-
-
-UrlCreateElicitationRequest: TypeAlias = (
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
-
-URL-based elicitation where the client directs the user to a URL.
-"""
 
 
 class UsageSessionUpdate(UsageUpdate):
@@ -4294,60 +3633,7 @@ class UsageSessionUpdate(UsageUpdate):
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
-
-    The user accepted and provided content.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    action: Annotated[Literal["accept"], UnionTag] = "accept"
-
-
-class AcpMcpServer(McpServerAcp):
-    """Member of ``McpServer`` for ``type: "acp"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    ACP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
-    The MCP server is provided by an ACP component and communicates over the ACP channel.
-    """
-
-    type: Annotated[Literal["acp"], UnionTag] = "acp"
-
-
-class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
-
-    Multi-select array property.
-    """
-
-    type: Annotated[Literal["array"], UnionTag] = "array"
-
-
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AuthMethodAgent, TaggedUnion("type")
-]
-"""Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-When no `type` is present, the method is treated as `agent`.
-"""
-
-
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -4356,32 +3642,18 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4449,13 +3721,6 @@ class ClientCapabilities(AcpModel):
 
     The position encodings supported by the client, in order of preference.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ClientNotification(AcpModel):
@@ -4479,115 +3744,65 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-CreateElicitationResponse: TypeAlias = Annotated[
-    AcceptCreateElicitationResponse
-    | DeclineCreateElicitationResponse
-    | CancelCreateElicitationResponse
-    | OtherCreateElicitationResponse,
-    TaggedUnion("action"),
-]
-"""Response from the client to an elicitation request."""
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
 
 
-class CurrentModeSessionUpdate(CurrentModeUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
-
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-
-    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
-        "current_mode_update"
-    )
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
 
 
-ElicitationPropertySchema: TypeAlias = Annotated[
-    StringElicitationPropertySchema
-    | NumberElicitationPropertySchema
-    | IntegerElicitationPropertySchema
-    | BooleanElicitationPropertySchema
-    | ArrayElicitationPropertySchema
-    | OtherElicitationPropertySchema,
-    TaggedUnion("type"),
-]
-"""Property schema for elicitation form fields.
-
-Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use the `String` variant with `enum` or `oneOf` set.
-Multi-select enums use the `Array` variant.
-"""
-
-
-class ElicitationSchema(AcpModel):
-    """Type-safe elicitation schema for requesting structured user input.
-
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
-    """
-
-    type: Annotated[ElicitationSchemaType, DefaultOnError] = "object"
-    """Type discriminator. Always `"object"`."""
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the schema.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
-    """Property definitions (must be primitive types)."""
-    required: list[str] | None = None
-    """List of required property names.
-
-    Optional. Omitted and `null` are equivalent and mean no property names are required.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description of what this schema represents.
-
-    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
-"""URL-based elicitation mode where the client directs the user to a URL."""
-
-
-class EmbeddedResource(AcpModel):
+class EmbeddedResource(WithMeta):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class ForkSessionRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for forking an existing session.
+
+    Creates a new session based on the context of an existing one, allowing
+    operations like generating summaries without affecting the original session's history.
+
+    Only available if the Agent supports the `session.fork` capability.
     """
 
+    session_id: SessionId
+    """The ID of the session to fork."""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
 
-class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``PlanUpdateContent`` for ``type: "file"``.
-
-    A URI pointing to a file containing the plan.
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the forked
+    session.
     """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP servers to connect to for this session."""
 
-    type: Annotated[Literal["file"], UnionTag] = "file"
+
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4612,24 +3827,6 @@ class InitializeRequest(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ItemsPlanUpdateContent(PlanItems):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``PlanUpdateContent`` for ``type: "items"``.
-
-    Structured plan entries.
-    """
-
-    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class JumpNesSuggestion(NesJumpSuggestion):
@@ -4643,19 +3840,33 @@ class JumpNesSuggestion(NesJumpSuggestion):
     kind: Annotated[Literal["jump"], UnionTag] = "jump"
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
+class LoadSessionRequest(WithMeta):
+    """Request parameters for loading an existing session.
 
-MCP servers provide tools and context that the agent can use when
-processing prompts.
+    Only available if the Agent supports the `loadSession` capability.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/session-setup#mcp-servers)
-"""
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
+    """
+
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError]
+    """List of MCP servers to connect to for this session."""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the loaded
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    session_id: SessionId
+    """The ID of the session to load."""
 
 
-class NesCapabilities(AcpModel):
+class NesCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     NES capabilities advertised by the agent during initialization.
@@ -4665,16 +3876,9 @@ class NesCapabilities(AcpModel):
     """Events the agent wants to receive."""
     context: Annotated[NesContextCapabilities | None, DefaultOnError] = None
     """Context the agent wants attached to each suggestion request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class NesEditSuggestion(AcpModel):
+class NesEditSuggestion(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     A text edit suggestion.
@@ -4688,16 +3892,9 @@ class NesEditSuggestion(AcpModel):
     """The text edits to apply."""
     cursor_position: Annotated[Position | None, DefaultOnError] = None
     """Optional suggested cursor position after applying edits."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class NesSuggestContext(AcpModel):
+class NesSuggestContext(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Context attached to a suggestion request.
@@ -4715,137 +3912,31 @@ class NesSuggestContext(AcpModel):
     """Currently open files in the editor."""
     diagnostics: list[NesDiagnostic] | None = None
     """Current diagnostics (errors, warnings)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class PlanUpdate(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
     """
 
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
-class NewSessionRequest(AcpModel):
-    """Request parameters for creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+class PlanUpdateSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
     """
 
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's filesystem scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError]
-    """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-OtherCreateElicitationRequest: TypeAlias = (
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
-
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-class Plan(AcpModel):
-    """An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
-    """
-
-    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
-    """The list of tasks to be accomplished.
-
-    When updating a plan, the agent must send a complete list of all entries
-    with their current status. The client replaces the entire plan with each update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PlanSessionUpdate(Plan):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
-
-    The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)
-    """
-
-    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
-
-
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
-    TaggedUnion("type"),
-]
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Updated content for a plan.
-"""
-
-
-class RequestElicitationFormMode(ElicitationRequestScope):
-    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -4861,125 +3952,16 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class ResultClientResponse(AcpModel):
-    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | ConnectMcpResponse
-        | DisconnectMcpResponse
-        | MessageMcpResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
 
 
-class ResumeSessionRequest(AcpModel):
-    """Request parameters for resuming an existing session.
-
-    Resumes an existing session without returning previous messages (unlike `session/load`).
-    This is useful for agents that can resume sessions but don't implement full session loading.
-
-    Only available if the Agent supports the `sessionCapabilities.resume` capability.
-    """
-
-    session_id: SessionId
-    """The ID of the session to resume."""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
-
-    group: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
-
-
-class SessionElicitationFormMode(ElicitationSessionScope):
-    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
-
-
-class SuggestNesRequest(AcpModel):
+class SuggestNesRequest(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Request for a code suggestion.
@@ -4999,16 +3981,9 @@ class SuggestNesRequest(AcpModel):
     """What triggered this suggestion request."""
     context: NesSuggestContext | None = None
     """Context for the suggestion, included based on agent capabilities."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -5066,13 +4041,6 @@ class AgentCapabilities(AcpModel):
 
     The position encoding selected by the agent from the client's supported encodings.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
@@ -5084,10 +4052,6 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
     )
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -5115,7 +4079,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/content)
 """
 
 
-class ContentChunk(AcpModel):
+class ContentChunk(WithMeta):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -5126,13 +4090,20 @@ class ContentChunk(AcpModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
+
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
+"""
 
 
 class EditNesSuggestion(NesEditSuggestion):
@@ -5146,59 +4117,7 @@ class EditNesSuggestion(NesEditSuggestion):
     kind: Annotated[Literal["edit"], UnionTag] = "edit"
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
-
-
-class ForkSessionRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for forking an existing session.
-
-    Creates a new session based on the context of an existing one, allowing
-    operations like generating summaries without affecting the original session's history.
-
-    Only available if the Agent supports the `session.fork` capability.
-    """
-
-    session_id: SessionId
-    """The ID of the session to fork."""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the forked
-    session.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
-"""
-
-
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -5237,46 +4156,6 @@ class InitializeResponse(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class LoadSessionRequest(AcpModel):
-    """Request parameters for loading an existing session.
-
-    Only available if the Agent supports the `loadSession` capability.
-
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/session-setup#loading-sessions)
-    """
-
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError]
-    """List of MCP servers to connect to for this session."""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the loaded
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    session_id: SessionId
-    """The ID of the session to load."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 NesSuggestion: TypeAlias = Annotated[
@@ -5292,39 +4171,7 @@ A suggestion returned by the agent.
 """
 
 
-class PlanUpdate(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
-    """
-
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class PlanUpdateSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
-
-
-class PromptRequest(AcpModel):
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5349,6 +4196,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5356,18 +4219,25 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
+]
+"""A session configuration option selector and its current state."""
 
 
-class SuggestNesResponse(AcpModel):
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class SuggestNesResponse(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Response to `nes/suggest`.
@@ -5375,13 +4245,6 @@ class SuggestNesResponse(AcpModel):
 
     suggestions: list[NesSuggestion]
     """The list of suggestions."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -5518,18 +4381,20 @@ class CompactionUpdate(AcpModel):
     """Extensible metadata patch for this compaction."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -5541,64 +4406,75 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
+class ForkSessionResponse(WithMeta):
+    """**UNSTABLE**
 
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
+    Response from forking an existing session.
     """
 
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    session_id: SessionId
+    """Unique identifier for the newly created forked session."""
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
     config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class LoadSessionResponse(WithMeta):
+    """Response from loading an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
     """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
+    """
+
+    session_id: SessionId
+    """Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -5614,7 +4490,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/tool-calls
 """
 
 
-class ToolCallUpdate(AcpModel):
+class ToolCallUpdate(WithMeta):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -5653,13 +4529,6 @@ class ToolCallUpdate(AcpModel):
     """Update the raw input."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Update the raw output."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
@@ -5691,101 +4560,18 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+    Session configuration options have been updated.
     """
 
-
-class ForkSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from forking an existing session.
-    """
-
-    session_id: SessionId
-    """Unique identifier for the newly created forked session."""
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
-class LoadSessionResponse(AcpModel):
-    """Response from loading an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -5799,37 +4585,43 @@ class RequestPermissionRequest(AcpModel):
     """Details about the tool call requiring permission."""
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
+
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | AuthenticateResponse
+        | ListProvidersResponse
+        | SetProviderResponse
+        | DisableProviderResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ForkSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | StartNesResponse
+        | SuggestNesResponse
+        | CloseNesResponse
+        | ExtResponse
+        | MessageMcpResponse
+    )
+    """Method-specific response data."""
 
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
 
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
-
-
-class ToolCall(AcpModel):
+class ToolCall(WithMeta):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -5872,13 +4664,6 @@ class ToolCall(AcpModel):
     """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class ToolCallSessionUpdate(ToolCall):
@@ -5916,49 +4701,8 @@ class AgentRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | AuthenticateResponse
-        | ListProvidersResponse
-        | SetProviderResponse
-        | DisableProviderResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ForkSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | StartNesResponse
-        | SuggestNesResponse
-        | CloseNesResponse
-        | ExtResponse
-        | MessageMcpResponse
-    )
-    """Method-specific response data."""
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -5987,11 +4731,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class SessionNotification(AcpModel):
+class SessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -6003,13 +4743,6 @@ class SessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):

@@ -24,23 +24,6 @@ AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
@@ -58,64 +41,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     """
 
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-
-
-class ClientCapabilities(AcpModel):
-    """Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#client-capabilities)
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -153,22 +78,6 @@ class DiffPathPairChange(AcpModel):
     """Absolute path before the operation."""
     path: AbsolutePath
     """Absolute path after the operation."""
-
-
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ErrorCode: TypeAlias = (
@@ -219,22 +128,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/e
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -243,169 +136,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: list[str] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 MediaType: TypeAlias = StrictStr
@@ -468,42 +198,6 @@ class MoveDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
-class OtherAuthMethod(AcpModel):
-    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
-
-    Custom or future authentication method.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this method type should preserve the raw
-    payload when storing, replaying, proxying, or forwarding initialization
-    data, and otherwise ignore the method or display it generically.
-    """
-
-    type: Annotated[str, Reserved("agent")]
-    """Custom or future authentication method type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class OtherAvailableCommandInput(AcpModel):
     """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
 
@@ -553,42 +247,6 @@ class OtherContentBlock(AcpModel):
     """
 
 
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind.
-
-    Omitted or `null` means the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents.
-
-    Omitted or `null` means the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
 class OtherMcpServer(AcpModel):
     """Member of ``McpServer`` for any other ``type`` (a custom or future value).
 
@@ -609,36 +267,6 @@ class OtherMcpServer(AcpModel):
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
-    """
-
-
-class OtherReplayFrom(AcpModel):
-    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
-
-    Custom or future replay cursor.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Receivers that do not understand this cursor should preserve the raw
-    payload when storing, replaying, proxying, or forwarding requests, and
-    otherwise reject the request rather than guessing where to replay from.
-    """
-
-    type: Annotated[str, Reserved("start")]
-    """Custom or future replay cursor type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -828,87 +456,12 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was accepted.
-
-    This response does not indicate that the agent has finished processing.
-    Processing and completion are reported through `state_update` session updates.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of the conversation."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -924,27 +477,6 @@ The Server MUST reply with the same value in the Response object if included. Th
 """
 
 
-class RequiresActionStateUpdate(AcpModel):
-    """Foreground work is blocked on user action."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
-
-
 Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
@@ -953,68 +485,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1058,21 +528,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -1081,35 +536,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -1137,26 +563,6 @@ class SessionInfoUpdate(AcpModel):
 
 SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay the whole conversation from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1278,62 +684,8 @@ class TerminalUpdate(AcpModel):
     """
 
 
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -1391,15 +743,11 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 """
 
 
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 79 classes of this module
+    that have it extend this class.
+    """
 
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1435,7 +783,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -1447,16 +804,9 @@ class Annotations(AcpModel):
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -1465,13 +815,6 @@ class AudioContent(AcpModel):
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -1485,7 +828,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself.
 
     The `type` discriminator value is `agent`.
@@ -1497,16 +840,9 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -1515,13 +851,6 @@ class BlobResourceContents(AcpModel):
     """URI associated with this resource or media payload."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -1548,7 +877,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -1558,19 +887,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/cancellation)
@@ -1578,16 +900,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
@@ -1595,12 +910,15 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class ClientCapabilities(WithMeta):
+    """Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#client-capabilities)
     """
 
 
@@ -1613,7 +931,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The agent **must** cancel any ongoing work related to the session (treat it
@@ -1623,13 +941,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CommandPermissionSubject(AcpModel):
@@ -1687,6 +1002,15 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -1713,7 +1037,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -1721,29 +1045,10 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a [`Diff`].
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
 class DiffPatch(AcpModel):
@@ -1755,8 +1060,13 @@ class DiffPatch(AcpModel):
     """Patch text in the format named by `format`."""
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching an MCP server."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -1806,15 +1116,13 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
-    """
-
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
 
 
 class Icon(AcpModel):
@@ -1835,7 +1143,7 @@ class Icon(AcpModel):
     """Optional theme this icon is designed for."""
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A [`SessionConfigValueId`] string value (`type: "id"`).
@@ -1845,19 +1153,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     value: SessionConfigValueId
     """The value ID."""
     type: Annotated[Literal["id"], UnionTag] = "id"
 
 
-class IdleStateUpdate(AcpModel):
+class IdleStateUpdate(WithMeta):
     """The agent is ready to process a new prompt."""
 
     stop_reason: Annotated[StopReason | None, DefaultOnError] = None
@@ -1865,13 +1166,6 @@ class IdleStateUpdate(AcpModel):
 
     Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
     Agents SHOULD include this when the idle transition ends foreground work.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -1884,7 +1178,7 @@ class IdleStateUpdateVariant(IdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -1895,13 +1189,6 @@ class ImageContent(AcpModel):
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -1915,7 +1202,29 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
-class InitializeRequest(AcpModel):
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -1931,112 +1240,145 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
 
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Stdio`].
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Http`].
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: list[str] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server."""
+
+
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
+
+    Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
+class OtherAuthMethod(WithMeta):
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
 
-MCP servers provide tools and context that the agent can use when
-processing prompts.
+    Custom or future authentication method.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
-"""
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
 
-
-class NewSessionRequest(AcpModel):
-    """Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+    Clients that do not understand this method type should preserve the raw
+    payload when storing, replaying, proxying, or forwarding initialization
+    data, and otherwise ignore the method or display it generically.
     """
 
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots for this session. Each path must be absolute.
+    type: Annotated[str, Reserved("agent")]
+    """Custom or future authentication method type.
 
-    These expand the session's workspace scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
     """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind.
+
+    Omitted or `null` means the content kind is unknown.
+    """
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents.
+
+    Omitted or `null` means the MIME type is unknown.
+    """
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
     """
 
 
@@ -2065,7 +1407,30 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherReplayFrom(WithMeta):
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Receivers that do not understand this cursor should preserve the raw
+    payload when storing, replaying, proxying, or forwarding requests, and
+    otherwise reject the request rather than guessing where to replay from.
+    """
+
+    type: Annotated[str, Reserved("start")]
+    """Custom or future replay cursor type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -2087,13 +1452,6 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -2103,7 +1461,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -2117,13 +1475,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -2148,7 +1499,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -2157,16 +1508,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -2182,16 +1526,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -2202,16 +1539,471 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
+
+
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
+
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+
+
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was accepted.
+
+    This response does not indicate that the agent has finished processing.
+    Processing and completion are reported through `state_update` session updates.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
+    """
+
+
+class ProtocolLevelNotification(AcpModel):
+    """A JSON-RPC notification object."""
+
+    method: str
+    """The notification method name."""
+    params: CancelRequestNotification | None = None
+    """Method-specific notification parameters."""
+
+
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of the conversation."""
+
+
+class RequiresActionStateUpdate(WithMeta):
+    """Foreground work is blocked on user action."""
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
+
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
+
+
+class ResourceLink(WithMeta):
+    """A resource that the server is capable of reading, included in a prompt or tool call result."""
+
+    name: str
+    """Human-readable name shown for this protocol object."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional display title for end-user UI."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
+    """Optional set of sized icons that the client can display in a user interface."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    size: Annotated[JsonInt | None, DefaultOnError] = None
+    """Optional size of the linked resource in bytes, if known."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+
+
+class ResourceLinkContentBlock(ResourceLink):
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
+
+    All agents MUST support resource links in prompts.
+    """
+
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
+
+
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
+
+
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    state: Annotated[Literal["running"], UnionTag] = "running"
+
+
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
+    """A possible value for a session configuration option."""
+
+    value: SessionConfigValueId
+    """Unique identifier for this option value."""
+    name: str
+    """Human-readable label for this option value."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for this option value."""
+
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity."""
+
+
+class SessionInfoSessionUpdate(SessionInfoUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
+
+    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
+        "session_info_update"
+    )
+
+
+SetSessionConfigOptionRequest: TypeAlias = Annotated[
+    IdSetSessionConfigOptionRequest
+    | BooleanSetSessionConfigOptionRequest
+    | OtherSetSessionConfigOptionRequest,
+    TaggedUnion("type"),
+]
+"""Request parameters for setting a session configuration option."""
+
+
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay the whole conversation from its first replayable entry.
+    """
+
+    type: Annotated[Literal["start"], UnionTag] = "start"
+
+
+StateUpdate: TypeAlias = Annotated[
+    RunningStateUpdateVariant
+    | IdleStateUpdateVariant
+    | RequiresActionStateUpdateVariant
+    | OtherStateUpdate,
+    TaggedUnion("state"),
+]
+"""The state of the agent's foreground work has changed.
+
+Background activity can continue and emit other `session/update` notifications
+while `idle`. Those notifications do not change this state.
+"""
+
+
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
+
+
+class Terminal(AcpModel):
+    """A display-only reference to an agent-owned terminal.
+
+    Terminal state and output are delivered separately through
+    [`TerminalUpdate`] and [`TerminalOutputChunk`].
+    """
+
+    terminal_id: TerminalId
+    """The ID of the terminal to display."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    these keys. This metadata is scoped to the content reference. Omitted
+    and `null` are equivalent and mean no item metadata was provided.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
-class PromptCapabilities(AcpModel):
+class TerminalSessionUpdate(TerminalUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
+
+    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
+
+
+class TerminalToolCallContent(Terminal):
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    A display-only reference to an agent-owned terminal.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+class TextContent(WithMeta):
+    """Text provided to or from an LLM."""
+
+    text: str
+    """Text payload carried by this content block."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+
+
+class TextContentBlock(TextContent):
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class AgentAuthMethod(AuthMethodAgent):
+    """Member of ``AuthMethod`` for ``type: "agent"``.
+
+    Agent handles authentication itself.
+
+    The `type` discriminator value is `agent`.
+    """
+
+    type: Annotated[Literal["agent"], UnionTag] = "agent"
+
+
+AuthMethod: TypeAlias = Annotated[
+    AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+"""
+
+
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
+]
+"""One file-level change described by a [`Diff`].
+
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
+"""
+
+
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
+
+
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class IdleStateSessionUpdate(IdleStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Stdio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Http`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
+"""
+
+
+class NewSessionRequest(WithMeta):
+    """Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+    """
+
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's workspace scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent | OtherPlanUpdateContent, TaggedUnion("type")
+]
+"""Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
     """Prompt capabilities supported by the agent in `session/prompt` requests.
 
     Baseline agent functionality requires support for [`ContentBlock::Text`]
@@ -2249,22 +2041,6 @@ class PromptCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ProtocolLevelNotification(AcpModel):
-    """A JSON-RPC notification object."""
-
-    method: str
-    """The notification method name."""
-    params: CancelRequestNotification | None = None
-    """Method-specific notification parameters."""
 
 
 ReplayFrom: TypeAlias = Annotated[
@@ -2285,18 +2061,11 @@ RequestPermissionOutcome: TypeAlias = Annotated[
 """The outcome of a permission request."""
 
 
-class RequestPermissionResponse(AcpModel):
+class RequestPermissionResponse(WithMeta):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
@@ -2306,45 +2075,6 @@ class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
     """
 
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-class ResourceLink(AcpModel):
-    """A resource that the server is capable of reading, included in a prompt or tool call result."""
-
-    name: str
-    """Human-readable name shown for this protocol object."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional display title for end-user UI."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    icons: Annotated[list[Icon] | None, SkipInvalidItems, DefaultOnError] = None
-    """Optional set of sized icons that the client can display in a user interface."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    size: Annotated[JsonInt | None, DefaultOnError] = None
-    """Optional size of the linked resource in bytes, if known."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ResourceLinkContentBlock(ResourceLink):
-    """Member of ``ContentBlock`` for ``type: "resource_link"``.
-
-    References to resources that the agent can access.
-
-    All agents MUST support resource links in prompts.
-    """
-
-    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
 class ResultClientResponse(AcpModel):
@@ -2359,7 +2089,7 @@ class ResultClientResponse(AcpModel):
     """Method-specific response data."""
 
 
-class ResumeSessionRequest(AcpModel):
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays prior conversation
@@ -2393,13 +2123,6 @@ class ResumeSessionRequest(AcpModel):
     `{ "type": "start" }` means the Agent should replay the whole
     conversation before responding.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class RunningStateSessionUpdate(RunningStateUpdateVariant):
@@ -2411,7 +2134,7 @@ class RunningStateSessionUpdate(RunningStateUpdateVariant):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class SessionCapabilities(AcpModel):
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the baseline session methods:
@@ -2456,136 +2179,44 @@ class SessionCapabilities(AcpModel):
     Agents may return `SessionInfo.additionalDirectories` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
-    """A possible value for a session configuration option."""
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
 
-    value: SessionConfigValueId
-    """Unique identifier for this option value."""
+    group_id: SessionConfigGroupId
+    """Unique identifier for this group."""
     name: str
-    """Human-readable label for this option value."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
 
 
-class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
-
-    Session metadata has been updated (title, timestamps, custom metadata)
-    """
-
-    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
-        "session_info_update"
-    )
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
 
 
-SetSessionConfigOptionRequest: TypeAlias = Annotated[
-    IdSetSessionConfigOptionRequest
-    | BooleanSetSessionConfigOptionRequest
-    | OtherSetSessionConfigOptionRequest,
-    TaggedUnion("type"),
-]
-"""Request parameters for setting a session configuration option."""
-
-
-StateUpdate: TypeAlias = Annotated[
-    RunningStateUpdateVariant
-    | IdleStateUpdateVariant
-    | RequiresActionStateUpdateVariant
-    | OtherStateUpdate,
+StateSessionUpdate: TypeAlias = Annotated[
+    RunningStateSessionUpdate
+    | IdleStateSessionUpdate
+    | RequiresActionStateSessionUpdate
+    | OtherStateSessionUpdate,
     TaggedUnion("state"),
 ]
-"""The state of the agent's foreground work has changed.
+"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
 
-Background activity can continue and emit other `session/update` notifications
-while `idle`. Those notifications do not change this state.
+The state of the agent's foreground work has changed.
 """
-
-
-class Terminal(AcpModel):
-    """A display-only reference to an agent-owned terminal.
-
-    Terminal state and output are delivered separately through
-    [`TerminalUpdate`] and [`TerminalOutputChunk`].
-    """
-
-    terminal_id: TerminalId
-    """The ID of the terminal to display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys. This metadata is scoped to the content reference. Omitted
-    and `null` are equivalent and mean no item metadata was provided.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TerminalSessionUpdate(TerminalUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
-
-    An agent-owned terminal has been created or updated.
-    """
-
-    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
-
-
-class TerminalToolCallContent(Terminal):
-    """Member of ``ToolCallContent`` for ``type: "terminal"``.
-
-    A display-only reference to an agent-owned terminal.
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TextAvailableCommandInput(TextCommandInput):
     """Member of ``AvailableCommandInput`` for ``type: "text"``.
 
     All text that was typed after the command name is provided as input.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
-
-
-class TextContent(AcpModel):
-    """Text provided to or from an LLM."""
-
-    text: str
-    """Text payload carried by this content block."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TextContentBlock(TextContent):
-    """Member of ``ContentBlock`` for ``type: "text"``.
-
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
     """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
@@ -2600,18 +2231,7 @@ class UsageSessionUpdate(UsageUpdate):
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
-class AgentAuthMethod(AuthMethodAgent):
-    """Member of ``AuthMethod`` for ``type: "agent"``.
-
-    Agent handles authentication itself.
-
-    The `type` discriminator value is `agent`.
-    """
-
-    type: Annotated[Literal["agent"], UnionTag] = "agent"
-
-
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -2636,22 +2256,6 @@ class AgentCapabilities(AcpModel):
     for `auth/login` or `auth/logout`; those methods are advertised by a
     non-empty `authMethods` list in the `initialize` response.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-AuthMethod: TypeAlias = Annotated[
-    AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
-]
-"""Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-"""
 
 
 AvailableCommandInput: TypeAlias = Annotated[
@@ -2664,7 +2268,7 @@ ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
 """A JSON-RPC response object."""
 
 
-class Diff(AcpModel):
+class Diff(WithMeta):
     """File changes produced by a tool call.
 
     `changes` is authoritative for affected absolute paths and operations.
@@ -2686,13 +2290,6 @@ class Diff(AcpModel):
     Agents SHOULD provide patch text whenever feasible. Omitted or `null`
     means no renderable patch text was provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class DiffToolCallContent(Diff):
@@ -2704,32 +2301,16 @@ class DiffToolCallContent(Diff):
     type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
-class EmbeddedResource(AcpModel):
+class EmbeddedResource(WithMeta):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
-
-    The agent is ready to process a new prompt.
-    """
-
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -2758,28 +2339,13 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class ItemsPlanUpdateContent(PlanItems):
-    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
 
-    Structured plan entries.
-    """
-
-    type: Annotated[Literal["items"], UnionTag] = "items"
-
-
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent | OtherPlanUpdateContent, TaggedUnion("type")
-]
-"""Updated content for a plan."""
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -2795,46 +2361,16 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    group_id: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
 
 
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
-
-
-StateSessionUpdate: TypeAlias = Annotated[
-    RunningStateSessionUpdate
-    | IdleStateSessionUpdate
-    | RequiresActionStateSessionUpdate
-    | OtherStateSessionUpdate,
-    TaggedUnion("state"),
-]
-"""Member of ``SessionUpdate`` for ``sessionUpdate: "state_update"``.
-
-The state of the agent's foreground work has changed.
-"""
-
-
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -2843,29 +2379,15 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -2915,21 +2437,17 @@ class ContentChunk(AcpModel):
     """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -2954,6 +2472,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2961,15 +2495,23 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
 
 
 class UserMessage(AcpModel):
@@ -3172,18 +2714,20 @@ class ClientRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -3195,61 +2739,30 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
 
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
+    session_id: SessionId
+    """Unique identifier for the created session.
 
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
+    Used in all subsequent requests for this conversation.
     """
-
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
 
 
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -3350,60 +2863,39 @@ class ToolCallUpdate(AcpModel):
     """
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Session configuration options have been updated.
     """
 
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | LoginAuthResponse
+        | LogoutAuthResponse
+        | NewSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
 class ToolCallPermissionSubject(AcpModel):
@@ -3433,15 +2925,8 @@ class ToolCallSessionUpdate(ToolCallUpdate):
     )
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 RequestPermissionSubject: TypeAlias = Annotated[
@@ -3451,30 +2936,6 @@ RequestPermissionSubject: TypeAlias = Annotated[
     TaggedUnion("type"),
 ]
 """The operation requiring permission."""
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | LoginAuthResponse
-        | LogoutAuthResponse
-        | NewSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -3505,7 +2966,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -3517,13 +2978,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -3535,11 +2989,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -3570,13 +3020,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 

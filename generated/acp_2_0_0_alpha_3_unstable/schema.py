@@ -24,23 +24,6 @@ AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
@@ -107,33 +90,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseNesResponse(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Response from closing an NES session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 CompactionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
@@ -161,22 +117,6 @@ Other values: Custom or future compaction status. Values beginning with `_` are 
 """
 
 
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -193,18 +133,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -242,40 +170,6 @@ class DiffPathPairChange(AcpModel):
     """Absolute path before the operation."""
     path: AbsolutePath
     """Absolute path after the operation."""
-
-
-class DisableProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/disable`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class DisconnectMcpResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `mcp/disconnect`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ElicitationContentValue: TypeAlias = (
@@ -352,22 +246,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching a process."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -416,22 +294,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -440,35 +302,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class IntegerPropertySchema(AcpModel):
@@ -510,23 +343,6 @@ class IntegerPropertySchema(AcpModel):
     """
 
 
-class ListProvidersRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 LlmProtocol: TypeAlias = (
     Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
@@ -551,91 +367,6 @@ Other values: Custom or future protocol. Values beginning with `_` are reserved 
 """
 
 
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpAcpCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for ACP MCP server transports.
-
-    Supplying `{}` means the agent supports ACP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 McpConnectionId: TypeAlias = StrictStr
 """**UNSTABLE**
 
@@ -643,21 +374,6 @@ This capability is not part of the spec yet, and may be removed or changed at an
 
 A unique identifier for an active MCP-over-ACP connection.
 """
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 McpServerAcpId: TypeAlias = StrictStr
@@ -673,120 +389,12 @@ server.
 """
 
 
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: list[str] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 MediaType: TypeAlias = StrictStr
 """An Internet media type identifying the format of protocol content."""
 
 
 MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
-
-
-class MessageMcpNotification(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Notification parameters for `mcp/message`.
-
-    This is used when the wrapped MCP message is a notification and the outer JSON-RPC
-    envelope has no `id`.
-    """
-
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
-    method: str
-    """The inner MCP method name."""
-    params: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class MessageMcpRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/message`.
-    """
-
-    connection_id: McpConnectionId
-    """The MCP-over-ACP connection this message is sent on."""
-    method: str
-    """The inner MCP method name."""
-    params: dict[str, Any] | None = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 MessageMcpResponse: TypeAlias = Any
@@ -868,206 +476,6 @@ Other values: Custom or future diagnostic severity. Values beginning with `_` ar
 """
 
 
-class NesDiagnosticsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for diagnostics context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesDocumentDidCloseCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didClose` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesDocumentDidFocusCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didFocus` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesDocumentDidOpenCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didOpen` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesDocumentDidSaveCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for `document/didSave` capability support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesEditHistoryCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for edit history context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of edit history entries the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesEditHistoryEntry(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    An entry in the edit history.
-    """
-
-    uri: str
-    """The URI of the edited file."""
-    diff: str
-    """A diff representing the edit."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesExcerpt(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A code excerpt from a file.
-    """
-
-    start_line: Annotated[JsonInt, Field(ge=0)]
-    """The start line of the excerpt (zero-based)."""
-    end_line: Annotated[JsonInt, Field(ge=0)]
-    """The end line of the excerpt (zero-based)."""
-    text: str
-    """The text content of the excerpt."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesJumpCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for jump suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesOpenFilesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for open files context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesRecentFile(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A recently accessed file.
-    """
-
-    uri: str
-    """The URI of the file."""
-    language_id: str
-    """The language identifier."""
-    text: str
-    """The full text content of the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesRecentFilesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for recent files context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of recent files the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 NesRejectReason: TypeAlias = (
     Literal["rejected", "ignored", "replaced", "cancelled"] | StrictStr
 )
@@ -1082,91 +490,6 @@ The reason a suggestion was rejected.
 
 Other values: Custom or future rejection reason. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class NesRelatedSnippet(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A related code snippet from a file.
-    """
-
-    uri: str
-    """The URI of the file containing the snippets."""
-    excerpts: list[NesExcerpt]
-    """The code excerpts."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesRelatedSnippetsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for related snippets context.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesRenameCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for rename suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesRepository(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Repository metadata for an NES session.
-    """
-
-    name: str
-    """The repository name."""
-    owner: str
-    """The repository owner."""
-    remote_url: str
-    """The remote URL of the repository."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesSearchAndReplaceCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Marker for search and replace suggestion support.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 NesSuggestionId: TypeAlias = StrictStr
@@ -1189,23 +512,6 @@ What triggered the suggestion request.
 
 Other values: Custom or future suggestion trigger kind. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class NesUserActionsCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Capabilities for user actions context.
-    """
-
-    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Maximum number of user actions the agent can use."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class NumberPropertySchema(AcpModel):
@@ -1242,42 +548,6 @@ class NumberPropertySchema(AcpModel):
     these keys.
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class OtherAuthMethod(AcpModel):
-    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
-
-    Custom or future authentication method.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this method type should preserve the raw
-    payload when storing, replaying, proxying, or forwarding initialization
-    data, and otherwise ignore the method or display it generically.
-    """
-
-    type: Annotated[str, Reserved("agent", "terminal")]
-    """Custom or future authentication method type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
@@ -1357,42 +627,6 @@ class OtherCreateElicitationResponse(AcpModel):
     """
     action: Annotated[str, Reserved("accept", "decline", "cancel")]
     """Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind.
-
-    Omitted or `null` means the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents.
-
-    Omitted or `null` means the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1486,36 +720,6 @@ class OtherNesSuggestion(AcpModel):
     """
     suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
-
-
-class OtherReplayFrom(AcpModel):
-    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
-
-    Custom or future replay cursor.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Receivers that do not understand this cursor should preserve the raw
-    payload when storing, replaying, proxying, or forwarding requests, and
-    otherwise reject the request rather than guessing where to replay from.
-    """
-
-    type: Annotated[str, Reserved("start")]
-    """Custom or future replay cursor type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class OtherRequestPermissionOutcome(AcpModel):
@@ -1710,80 +914,6 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PlanMarkdown(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    content: str
-    """Markdown content for the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemoved(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    plan_id: PlanId
-    """The plan ID to remove."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
-
-
-class Position(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A zero-based position in a text document.
-
-    The meaning of `character` depends on the negotiated position encoding.
-    """
-
-    line: Annotated[JsonInt, Field(ge=0)]
-    """Zero-based line number."""
-    character: Annotated[JsonInt, Field(ge=0)]
-    """Zero-based character offset (encoding-dependent)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 PositionEncodingKind: TypeAlias = Literal["utf-16", "utf-32", "utf-8"]
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -1797,96 +927,12 @@ Follows the same conventions as LSP 3.17. The default is UTF-16.
 """
 
 
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was accepted.
-
-    This response does not indicate that the agent has finished processing.
-    Processing and completion are reported through `state_update` session updates.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ProviderCurrentConfig(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    api_type: LlmProtocol
-    """Protocol currently used by this provider."""
-    base_url: str
-    """Base URL currently used by this provider."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ProviderId: TypeAlias = StrictStr
@@ -1896,85 +942,6 @@ This capability is not part of the spec yet, and may be removed or changed at an
 
 Unique identifier for a configurable LLM provider.
 """
-
-
-class ProviderInfo(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    provider_id: ProviderId
-    """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
-    """Supported protocol types for this provider."""
-    required: bool
-    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    current: ProviderCurrentConfig | None = None
-    """Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ProvidersCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class Range(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A range in a text document, expressed as start and end positions.
-    """
-
-    start: Position
-    """The start position (inclusive)."""
-    end: Position
-    """The end position (exclusive)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of the conversation."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -1990,27 +957,6 @@ The Server MUST reply with the same value in the Response object if included. Th
 """
 
 
-class RequiresActionStateUpdate(AcpModel):
-    """Foreground work is blocked on user action."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
-
-
 Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
@@ -2019,68 +965,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -2124,40 +1008,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SessionForkCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -2166,35 +1016,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/draft/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -2222,89 +1043,6 @@ class SessionInfoUpdate(AcpModel):
 
 SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
-
-
-class SetProviderRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    provider_id: ProviderId
-    """Provider ID to configure."""
-    api_type: LlmProtocol
-    """Protocol type for this provider."""
-    base_url: str
-    """Base URL for requests sent through this provider."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SetProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class StartNesResponse(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Response to `nes/start`.
-    """
-
-    session_id: SessionId
-    """The session ID for the newly started NES session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay the whole conversation from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -2427,23 +1165,6 @@ class StringPropertySchema(AcpModel):
     """
 
 
-class TerminalAuthCapabilities(AcpModel):
-    """Capabilities for terminal authentication methods.
-
-    Supplying `{}` means the client can reproduce the configured agent
-    invocation in an interactive terminal and supports terminal authentication
-    methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class TerminalExitStatus(AcpModel):
     """Exit information for an agent-owned terminal.
 
@@ -2545,42 +1266,6 @@ class TerminalUpdate(AcpModel):
     """
 
 
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TextDocumentContentChangeEvent(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A content change event for a document.
-
-    When `range` is `None`, `text` is the full content of the document.
-    When `range` is `Some`, `text` replaces the given range.
-    """
-
-    range: Range | None = None
-    """The range of the document that changed. If `None`, the entire content is replaced."""
-    text: str
-    """The new text for the range, or the full document content if `range` is `None`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 TextDocumentSyncKind: TypeAlias = Literal["full", "incremental"]
 """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -2589,24 +1274,6 @@ How the agent wants document changes delivered.
 - ``'full'``: Client sends the entire file content on each change.
 - ``'incremental'``: Client sends only the changed ranges.
 """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class TitledMultiSelectItems(AcpModel):
@@ -2627,28 +1294,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -2707,26 +1352,11 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 """
 
 
-class Usage(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for completed session work.
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 156 classes of this module
+    that have it extend this class.
     """
 
-    total_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Sum of all token types across session."""
-    input_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total input tokens."""
-    output_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total output tokens."""
-    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache read tokens."""
-    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache write tokens."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2736,44 +1366,7 @@ class Usage(AcpModel):
     """
 
 
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class WorkspaceFolder(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A workspace folder.
-    """
-
-    uri: str
-    """The URI of the folder."""
-    name: str
-    """The display name of the folder."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class AcceptNesNotification(AcpModel):
+class AcceptNesNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a suggestion is accepted.
@@ -2783,13 +1376,6 @@ class AcceptNesNotification(AcpModel):
     """The session ID for this notification."""
     suggestion_id: NesSuggestionId
     """The ID of the accepted suggestion."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AddDiffChange(DiffPathChange):
@@ -2818,7 +1404,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2830,16 +1425,9 @@ class Annotations(AcpModel):
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -2848,13 +1436,6 @@ class AudioContent(AcpModel):
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -2868,32 +1449,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
-    """Whether the client supports `terminal` authentication methods.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    The client should supply `{}` only when it can reproduce the configured
-    agent invocation in an interactive terminal. Supplying `{}` means the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2905,52 +1461,9 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `auth/login`.
-    """
-
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    Names MUST be unique. These values override same-named variables in the
-    base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -2959,13 +1472,6 @@ class BlobResourceContents(AcpModel):
     """URI associated with this resource or media payload."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -3001,7 +1507,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -3011,19 +1517,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
@@ -3031,16 +1530,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
@@ -3048,39 +1540,9 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class ClientNesCapabilities(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    NES capabilities advertised by the client during initialization.
-    """
-
-    jump: Annotated[NesJumpCapabilities | None, DefaultOnError] = None
-    """Whether the client supports the `jump` suggestion kind."""
-    rename: Annotated[NesRenameCapabilities | None, DefaultOnError] = None
-    """Whether the client supports the `rename` suggestion kind."""
-    search_and_replace: Annotated[
-        NesSearchAndReplaceCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the client supports the `searchAndReplace` suggestion kind."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CloseNesRequest(AcpModel):
+class CloseNesRequest(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Request to close an NES session.
@@ -3091,16 +1553,16 @@ class CloseNesRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the NES session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class CloseNesResponse(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Response from closing an NES session.
     """
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The agent **must** cancel any ongoing work related to the session (treat it
@@ -3110,13 +1572,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CommandPermissionSubject(AcpModel):
@@ -3164,7 +1623,7 @@ class CompleteElicitationNotification(AcpModel):
     """
 
 
-class ConnectMcpRequest(AcpModel):
+class ConnectMcpRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3174,16 +1633,9 @@ class ConnectMcpRequest(AcpModel):
 
     server_id: McpServerAcpId
     """The ACP MCP server ID that was provided by the component declaring the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class ConnectMcpResponse(AcpModel):
+class ConnectMcpResponse(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3193,13 +1645,6 @@ class ConnectMcpResponse(AcpModel):
 
     connection_id: McpConnectionId
     """The unique identifier for this MCP-over-ACP connection."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -3228,6 +1673,15 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -3254,7 +1708,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -3262,41 +1716,13 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class DidChangeDocumentNotification(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Notification sent when a file is edited.
-    """
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the changed document."""
-    version: JsonInt
-    """The new version number of the document."""
-    content_changes: Annotated[
-        list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
-    ]
-    """The content changes."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
-class DidCloseDocumentNotification(AcpModel):
+class DidCloseDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is closed.
@@ -3306,41 +1732,9 @@ class DidCloseDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the closed document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class DidFocusDocumentNotification(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Notification sent when a file becomes the active editor tab.
-    """
-
-    session_id: SessionId
-    """The session ID for this notification."""
-    uri: str
-    """The URI of the focused document."""
-    version: JsonInt
-    """The version number of the document."""
-    position: Position
-    """The current cursor position."""
-    visible_range: Range
-    """The portion of the file currently visible in the editor viewport."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class DidOpenDocumentNotification(AcpModel):
+class DidOpenDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is opened in the editor.
@@ -3356,16 +1750,9 @@ class DidOpenDocumentNotification(AcpModel):
     """The version number of the document."""
     text: str
     """The full text content of the document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class DidSaveDocumentNotification(AcpModel):
+class DidSaveDocumentNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a file is saved.
@@ -3375,29 +1762,6 @@ class DidSaveDocumentNotification(AcpModel):
     """The session ID for this notification."""
     uri: str
     """The URI of the saved document."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a [`Diff`].
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
 
 
 class DiffPatch(AcpModel):
@@ -3409,7 +1773,7 @@ class DiffPatch(AcpModel):
     """Patch text in the format named by `format`."""
 
 
-class DisableProviderRequest(AcpModel):
+class DisableProviderRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3419,16 +1783,18 @@ class DisableProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class DisableProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/disable`.
     """
 
 
-class DisconnectMcpRequest(AcpModel):
+class DisconnectMcpRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3438,12 +1804,14 @@ class DisconnectMcpRequest(AcpModel):
 
     connection_id: McpConnectionId
     """The MCP-over-ACP connection to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class DisconnectMcpResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `mcp/disconnect`.
     """
 
 
@@ -3507,8 +1875,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching a process."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -3558,15 +1931,13 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
-    """
-
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
 
 
 class Icon(AcpModel):
@@ -3587,7 +1958,7 @@ class Icon(AcpModel):
     """Optional theme this icon is designed for."""
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A [`SessionConfigValueId`] string value (`type: "id"`).
@@ -3597,56 +1968,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     value: SessionConfigValueId
     """The value ID."""
     type: Annotated[Literal["id"], UnionTag] = "id"
 
 
-class IdleStateUpdate(AcpModel):
-    """The agent is ready to process a new prompt."""
-
-    stop_reason: Annotated[StopReason | None, DefaultOnError] = None
-    """Indicates why foreground work stopped.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
-    Agents SHOULD include this when the idle transition ends foreground work.
-    """
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class IdleStateUpdateVariant(IdleStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "idle"``.
-
-    The agent is ready to process a new prompt.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -3657,13 +1984,6 @@ class ImageContent(AcpModel):
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -3677,6 +1997,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -3686,107 +2028,78 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class ListProvidersResponse(AcpModel):
+class ListProvidersRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Response to `providers/list`.
-    """
-
-    providers: list[ProviderInfo]
-    """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Request parameters for `providers/list`.
     """
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class MarkdownPlanUpdateContent(PlanMarkdown):
-    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Raw markdown content for the plan.
-    """
-
-    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
 
 
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
-
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Stdio`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Http`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
+class McpAcpCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Agent supports [`McpServer::Acp`].
+    Capabilities for ACP MCP server transports.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
+
+    Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
 
-class McpServerAcp(AcpModel):
+class McpServerAcp(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3805,12 +2118,77 @@ class McpServerAcp(AcpModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: list[str] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server."""
+
+
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
+
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+
+
+class MessageMcpNotification(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    This is used when the wrapped MCP message is a notification and the outer JSON-RPC
+    envelope has no `id`.
+    """
+
+    connection_id: McpConnectionId
+    """The MCP-over-ACP connection this message is sent on."""
+    method: str
+    """The inner MCP method name."""
+    params: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+
+
+class MessageMcpRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    connection_id: McpConnectionId
+    """The MCP-over-ACP connection this message is sent on."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, Any] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
     """
 
 
@@ -3862,59 +2240,14 @@ class MultiSelectPropertySchema(AcpModel):
     """
 
 
-class NesContextCapabilities(AcpModel):
+class NesDiagnosticsCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Context capabilities the agent wants attached to each suggestion request.
-    """
-
-    recent_files: Annotated[NesRecentFilesCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants recent files context."""
-    related_snippets: Annotated[
-        NesRelatedSnippetsCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent wants related snippets context."""
-    edit_history: Annotated[NesEditHistoryCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants edit history context."""
-    user_actions: Annotated[NesUserActionsCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants user actions context."""
-    open_files: Annotated[NesOpenFilesCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants open files context."""
-    diagnostics: Annotated[NesDiagnosticsCapabilities | None, DefaultOnError] = None
-    """Whether the agent wants diagnostics context."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Capabilities for diagnostics context.
     """
 
 
-class NesDiagnostic(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A diagnostic (error, warning, etc.).
-    """
-
-    uri: str
-    """The URI of the file containing the diagnostic."""
-    range: Range
-    """The range of the diagnostic."""
-    severity: NesDiagnosticSeverity
-    """The severity of the diagnostic."""
-    message: str
-    """The diagnostic message."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesDocumentDidChangeCapabilities(AcpModel):
+class NesDocumentDidChangeCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Capabilities for `document/didChange` events.
@@ -3922,16 +2255,37 @@ class NesDocumentDidChangeCapabilities(AcpModel):
 
     sync_kind: TextDocumentSyncKind
     """The sync kind the agent wants: `"full"` or `"incremental"`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NesDocumentDidCloseCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didClose` capability support.
     """
 
 
-class NesDocumentEventCapabilities(AcpModel):
+class NesDocumentDidFocusCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didFocus` capability support.
+    """
+
+
+class NesDocumentDidOpenCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didOpen` capability support.
+    """
+
+
+class NesDocumentDidSaveCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for `document/didSave` capability support.
+    """
+
+
+class NesDocumentEventCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Document event capabilities the agent wants to receive.
@@ -3949,16 +2303,31 @@ class NesDocumentEventCapabilities(AcpModel):
     """Whether the agent wants `document/didSave` events."""
     did_focus: Annotated[NesDocumentDidFocusCapabilities | None, DefaultOnError] = None
     """Whether the agent wants `document/didFocus` events."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NesEditHistoryCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for edit history context.
     """
 
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of edit history entries the agent can use."""
 
-class NesEventCapabilities(AcpModel):
+
+class NesEditHistoryEntry(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    An entry in the edit history.
+    """
+
+    uri: str
+    """The URI of the edited file."""
+    diff: str
+    """A diff representing the edit."""
+
+
+class NesEventCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Event capabilities the agent can consume.
@@ -3966,83 +2335,108 @@ class NesEventCapabilities(AcpModel):
 
     document: Annotated[NesDocumentEventCapabilities | None, DefaultOnError] = None
     """Document event capabilities."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class NesJumpSuggestion(AcpModel):
+class NesExcerpt(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A jump-to-location suggestion.
+    A code excerpt from a file.
     """
 
-    suggestion_id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
-    uri: str
-    """The file to navigate to."""
-    position: Position
-    """The target position within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    start_line: Annotated[JsonInt, Field(ge=0)]
+    """The start line of the excerpt (zero-based)."""
+    end_line: Annotated[JsonInt, Field(ge=0)]
+    """The end line of the excerpt (zero-based)."""
+    text: str
+    """The text content of the excerpt."""
 
 
-class NesOpenFile(AcpModel):
+class NesJumpCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    An open file in the editor.
+    Marker for jump suggestion support.
+    """
+
+
+class NesOpenFilesCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for open files context.
+    """
+
+
+class NesRecentFile(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A recently accessed file.
     """
 
     uri: str
     """The URI of the file."""
     language_id: str
     """The language identifier."""
-    visible_range: Annotated[Range | None, DefaultOnError] = None
-    """The visible range in the editor, if any."""
-    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Timestamp in milliseconds since epoch of when the file was last focused."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    text: str
+    """The full text content of the file."""
 
 
-class NesRenameSuggestion(AcpModel):
+class NesRecentFilesCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A rename symbol suggestion.
+    Capabilities for recent files context.
     """
 
-    suggestion_id: NesSuggestionId
-    """Unique identifier for accept/reject tracking."""
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of recent files the agent can use."""
+
+
+class NesRelatedSnippet(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A related code snippet from a file.
+    """
+
     uri: str
-    """The file URI containing the symbol."""
-    position: Position
-    """The position of the symbol to rename."""
-    new_name: str
-    """The new name for the symbol."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    """The URI of the file containing the snippets."""
+    excerpts: list[NesExcerpt]
+    """The code excerpts."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NesRelatedSnippetsCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Capabilities for related snippets context.
     """
 
 
-class NesSearchAndReplaceSuggestion(AcpModel):
+class NesRenameCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for rename suggestion support.
+    """
+
+
+class NesRepository(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Repository metadata for an NES session.
+    """
+
+    name: str
+    """The repository name."""
+    owner: str
+    """The repository owner."""
+    remote_url: str
+    """The remote URL of the repository."""
+
+
+class NesSearchAndReplaceCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Marker for search and replace suggestion support.
+    """
+
+
+class NesSearchAndReplaceSuggestion(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     A search-and-replace suggestion.
@@ -4058,55 +2452,16 @@ class NesSearchAndReplaceSuggestion(AcpModel):
     """The replacement text."""
     is_regex: bool | None = None
     """Whether `search` is a regular expression. Defaults to `false`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class NesTextEdit(AcpModel):
+class NesUserActionsCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A text edit within a suggestion.
+    Capabilities for user actions context.
     """
 
-    range: Range
-    """The range to replace."""
-    new_text: str
-    """The replacement text."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NesUserAction(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A user action (typing, cursor movement, etc.).
-    """
-
-    action: str
-    """The kind of action (e.g., "insertChar", "cursorMovement")."""
-    uri: str
-    """The URI of the file where the action occurred."""
-    position: Position
-    """The position where the action occurred."""
-    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
-    """Timestamp in milliseconds since epoch."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    max_count: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Maximum number of user actions the agent can use."""
 
 
 class NumberElicitationPropertySchema(NumberPropertySchema):
@@ -4116,6 +2471,64 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     type: Annotated[Literal["number"], UnionTag] = "number"
+
+
+class OtherAuthMethod(WithMeta):
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this method type should preserve the raw
+    payload when storing, replaying, proxying, or forwarding initialization
+    data, and otherwise ignore the method or display it generically.
+    """
+
+    type: Annotated[str, Reserved("agent", "terminal")]
+    """Custom or future authentication method type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+
+
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind.
+
+    Omitted or `null` means the content kind is unknown.
+    """
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents.
+
+    Omitted or `null` means the MIME type is unknown.
+    """
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -4143,7 +2556,30 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherReplayFrom(WithMeta):
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Receivers that do not understand this cursor should preserve the raw
+    payload when storing, replaying, proxying, or forwarding requests, and
+    otherwise reject the request rather than guessing where to replay from.
+    """
+
+    type: Annotated[str, Reserved("start")]
+    """Custom or future replay cursor type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -4165,13 +2601,6 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -4181,7 +2610,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -4195,13 +2624,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -4226,7 +2648,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -4235,16 +2657,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -4260,16 +2675,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanFile(AcpModel):
+class PlanFile(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4281,16 +2689,9 @@ class PlanFile(AcpModel):
     """The plan ID to update."""
     uri: str
     """The URI of the file containing the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -4301,59 +2702,89 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PlanMarkdown(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as raw markdown content.
     """
 
+    plan_id: PlanId
+    """The plan ID to update."""
+    content: str
+    """Markdown content for the plan."""
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
 
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
+class PlanRemoved(WithMeta):
+    """**UNSTABLE**
 
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#prompt-capabilities)
+    Removal notice for a plan identified by ID.
     """
 
-    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Image`].
+    plan_id: PlanId
+    """The plan ID to remove."""
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports image content in prompts.
+
+class PlanRemovedSessionUpdate(PlanRemoved):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
     """
-    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Audio`].
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
+
+
+class Position(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A zero-based position in a text document.
+
+    The meaning of `character` depends on the negotiated position encoding.
+    """
+
+    line: Annotated[JsonInt, Field(ge=0)]
+    """Zero-based line number."""
+    character: Annotated[JsonInt, Field(ge=0)]
+    """Zero-based character offset (encoding-dependent)."""
+
+
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
+
     Supplying `{}` means the agent supports audio content in prompts.
     """
-    embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None, DefaultOnError
-    ] = None
-    """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
-    in prompt requests for pieces of context that are referenced in the message.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was accepted.
+
+    This response does not indicate that the agent has finished processing.
+    Processing and completion are reported through `state_update` session updates.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
     """
 
 
@@ -4366,7 +2797,66 @@ class ProtocolLevelNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class RejectNesNotification(AcpModel):
+class ProviderCurrentConfig(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Current effective non-secret routing configuration for a provider.
+    """
+
+    api_type: LlmProtocol
+    """Protocol currently used by this provider."""
+    base_url: str
+    """Base URL currently used by this provider."""
+
+
+class ProviderInfo(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
+    """
+
+    provider_id: ProviderId
+    """Provider identifier, for example "main" or "openai"."""
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
+    """Supported protocol types for this provider."""
+    required: bool
+    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: ProviderCurrentConfig | None = None
+    """Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
+
+
+class ProvidersCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+
+
+class Range(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A range in a text document, expressed as start and end positions.
+    """
+
+    start: Position
+    """The start position (inclusive)."""
+    end: Position
+    """The end position (exclusive)."""
+
+
+class RejectNesNotification(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Notification sent when a suggestion is rejected.
@@ -4378,33 +2868,10 @@ class RejectNesNotification(AcpModel):
     """The ID of the rejected suggestion."""
     reason: Annotated[NesRejectReason | None, DefaultOnError] = None
     """The reason for rejection."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class RenameNesSuggestion(NesRenameSuggestion):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``NesSuggestion`` for ``kind: "rename"``.
-
-    A rename symbol suggestion.
-    """
-
-    kind: Annotated[Literal["rename"], UnionTag] = "rename"
-
-
-ReplayFrom: TypeAlias = Annotated[
-    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
-]
-"""Inclusive cursor describing where replayed session history should begin.
-
-Replay includes the position identified by the cursor.
-"""
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of the conversation."""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -4447,29 +2914,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome
-    | SelectedRequestPermissionOutcome
-    | OtherRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -4491,16 +2935,20 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+class RequiresActionStateUpdate(WithMeta):
+    """Foreground work is blocked on user action."""
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     name: str
@@ -4519,13 +2967,6 @@ class ResourceLink(AcpModel):
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -4539,13 +2980,17 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
+
+
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
 class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
@@ -4559,71 +3004,33 @@ class SearchAndReplaceNesSuggestion(NesSearchAndReplaceSuggestion):
     kind: Annotated[Literal["searchAndReplace"], UnionTag] = "searchAndReplace"
 
 
-class SessionCapabilities(AcpModel):
-    """Session capabilities supported by the agent.
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
 
-    Supplying `{}` means the agent supports the baseline session methods:
-    `session/new`, `session/list`, `session/resume`, `session/close`,
-    `session/prompt`, `session/cancel`, and `session/update`.
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
 
-    Agents that support sessions **MAY** support additional session methods,
-    prompt content types, and MCP transports by specifying additional
-    capabilities.
 
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-capabilities)
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
     """
 
-    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
-    Optional. Omitted or `null` both mean the agent does not advertise any
-    prompt extensions beyond the baseline text and resource-link content
-    required by `session/prompt`.
-    """
-    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
-    """MCP capabilities supported by the agent for session lifecycle requests.
 
-    Optional. Omitted or `null` both mean the agent does not advertise MCP
-    server transport support for sessions.
-    """
-    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/delete`.
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents may return `SessionInfo.additionalDirectories` to report the
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    fork: Annotated[SessionForkCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports `session/fork`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports forking sessions.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -4632,12 +3039,12 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -4651,6 +3058,39 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
+
+
+class SessionForkCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity."""
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -4710,6 +3150,37 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
+class SetProviderRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
+    """
+
+    provider_id: ProviderId
+    """Provider ID to configure."""
+    api_type: LlmProtocol
+    """Protocol type for this provider."""
+    base_url: str
+    """Base URL for requests sent through this provider."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+
+
+class SetProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
+    """
+
+
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
     IdSetSessionConfigOptionRequest
     | BooleanSetSessionConfigOptionRequest
@@ -4719,39 +3190,34 @@ SetSessionConfigOptionRequest: TypeAlias = Annotated[
 """Request parameters for setting a session configuration option."""
 
 
-class StartNesRequest(AcpModel):
+class StartNesResponse(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Request to start an NES session.
+    Response to `nes/start`.
     """
 
-    workspace_uri: Annotated[str | None, DefaultOnError] = None
-    """The root URI of the workspace."""
-    workspace_folders: list[WorkspaceFolder] | None = None
-    """The workspace folders."""
-    repository: Annotated[NesRepository | None, DefaultOnError] = None
-    """Repository metadata, if the workspace is a git repository."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    session_id: SessionId
+    """The session ID for the newly started NES session."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay the whole conversation from its first replayable entry.
     """
 
+    type: Annotated[Literal["start"], UnionTag] = "start"
 
-StateUpdate: TypeAlias = Annotated[
-    RunningStateUpdateVariant
-    | IdleStateUpdateVariant
-    | RequiresActionStateUpdateVariant
-    | OtherStateUpdate,
-    TaggedUnion("state"),
-]
-"""The state of the agent's foreground work has changed.
 
-Background activity can continue and emit other `session/update` notifications
-while `idle`. Those notifications do not change this state.
-"""
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
@@ -4782,14 +3248,13 @@ class Terminal(AcpModel):
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
+class TerminalAuthCapabilities(WithMeta):
+    """Capabilities for terminal authentication methods.
 
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `auth/login`.
+    Supplying `{}` means the client can reproduce the configured agent
+    invocation in an interactive terminal and supports terminal authentication
+    methods.
     """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -4810,29 +3275,20 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextAvailableCommandInput(TextCommandInput):
-    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
 
-    All text that was typed after the command name is provided as input.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
 
 
-class TextContent(AcpModel):
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     text: str
     """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class TextContentBlock(TextContent):
@@ -4847,6 +3303,47 @@ class TextContentBlock(TextContent):
     type: Annotated[Literal["text"], UnionTag] = "text"
 
 
+class TextDocumentContentChangeEvent(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A content change event for a document.
+
+    When `range` is `None`, `text` is the full content of the document.
+    When `range` is `Some`, `text` replaces the given range.
+    """
+
+    range: Range | None = None
+    """The range of the document that changed. If `None`, the entire content is replaced."""
+    text: str
+    """The new text for the range, or the full document content if `range` is `None`."""
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
+
+
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
@@ -4856,13 +3353,49 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class Usage(WithMeta):
+    """**UNSTABLE**
 
-    Context window and cost update for the session.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for completed session work.
     """
 
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Sum of all token types across session."""
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total input tokens."""
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total output tokens."""
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total thought/reasoning tokens"""
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache read tokens."""
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache write tokens."""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class WorkspaceFolder(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A workspace folder.
+    """
+
+    uri: str
+    """The URI of the folder."""
+    name: str
+    """The display name of the folder."""
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -4919,92 +3452,67 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     type: Annotated[Literal["array"], UnionTag] = "array"
 
 
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
-]
-"""Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-"""
-
-
-AvailableCommandInput: TypeAlias = Annotated[
-    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
-]
-"""The input specification for a command."""
-
-
-class ClientCapabilities(AcpModel):
-    """Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#client-capabilities)
-    """
-
-    auth: Annotated[AuthCapabilities | None, DefaultOnError] = None
+class AuthCapabilities(WithMeta):
     """Authentication capabilities supported by the client.
-    Determines which authentication method types the agent may include
-    in its `InitializeResponse`.
 
-    Optional. Omitted or `null` both mean the client does not advertise any
-    authentication-method extensions.
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
     """
-    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
-    """Elicitation capabilities supported by the client.
-    Determines which elicitation modes the agent may use.
 
-    Optional. Omitted or `null` both mean the client does not advertise
-    elicitation support.
-    """
-    nes: Annotated[ClientNesCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
+    """Whether the client supports `terminal` authentication methods.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    NES (Next Edit Suggestions) capabilities supported by the client.
-
-    Optional. Omitted or `null` both mean the client does not advertise any
-    NES suggestion-kind extensions.
-    """
-    position_encodings: Annotated[
-        list[PositionEncodingKind], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The position encodings supported by the client, in order of preference.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    The client should supply `{}` only when it can reproduce the configured
+    agent invocation in an interactive terminal. Supplying `{}` means the
+    agent may include `terminal` entries in its authentication methods.
     """
 
 
-class ClientNotification(AcpModel):
-    """A JSON-RPC notification object."""
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
 
-    method: str
-    """The notification method name."""
-    params: (
-        CancelSessionNotification
-        | DidOpenDocumentNotification
-        | DidChangeDocumentNotification
-        | DidCloseDocumentNotification
-        | DidSaveDocumentNotification
-        | DidFocusDocumentNotification
-        | AcceptNesNotification
-        | RejectNesNotification
-        | MessageMcpNotification
-        | ExtNotification
-        | None
-    ) = None
-    """Method-specific notification parameters."""
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `auth/login`.
+    """
+
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    Names MUST be unique. These values override same-named variables in the
+    base launch configuration.
+    """
+
+
+class ClientNesCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    NES capabilities advertised by the client during initialization.
+    """
+
+    jump: Annotated[NesJumpCapabilities | None, DefaultOnError] = None
+    """Whether the client supports the `jump` suggestion kind."""
+    rename: Annotated[NesRenameCapabilities | None, DefaultOnError] = None
+    """Whether the client supports the `rename` suggestion kind."""
+    search_and_replace: Annotated[
+        NesSearchAndReplaceCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the client supports the `searchAndReplace` suggestion kind."""
 
 
 CreateElicitationResponse: TypeAlias = Annotated[
@@ -5017,44 +3525,56 @@ CreateElicitationResponse: TypeAlias = Annotated[
 """Response from the client to an elicitation request."""
 
 
-class Diff(AcpModel):
-    """File changes produced by a tool call.
+class DidChangeDocumentNotification(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    `changes` is authoritative for affected absolute paths and operations.
-    `patch` optionally carries renderable text for some or all of those changes
-    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
-    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
+    Notification sent when a file is edited.
     """
 
-    changes: Annotated[list[DiffChange], SkipInvalidItems]
-    """Structured file changes described by this diff.
-
-    Clients can use this field without parsing patch text to determine affected paths.
-    """
-    patch: Annotated[DiffPatch | None, DefaultOnError] = None
-    """Renderable patch text for some or all of the structured changes.
-
-    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
-    means no renderable patch text was provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    session_id: SessionId
+    """The session ID for this notification."""
+    uri: str
+    """The URI of the changed document."""
+    version: JsonInt
+    """The new version number of the document."""
+    content_changes: Annotated[
+        list[TextDocumentContentChangeEvent], SkipInvalidItems, DefaultOnError
+    ]
+    """The content changes."""
 
 
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
+class DidFocusDocumentNotification(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    File modification shown as a diff.
+    Notification sent when a file becomes the active editor tab.
     """
 
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
+    session_id: SessionId
+    """The session ID for this notification."""
+    uri: str
+    """The URI of the focused document."""
+    version: JsonInt
+    """The version number of the document."""
+    position: Position
+    """The current cursor position."""
+    visible_range: Range
+    """The portion of the file currently visible in the editor viewport."""
+
+
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
+]
+"""One file-level change described by a [`Diff`].
+
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
+"""
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -5115,20 +3635,8 @@ ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUr
 """URL-based elicitation mode where the client directs the user to a URL."""
 
 
-class EmbeddedResource(AcpModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
-
-    resource: EmbeddedResourceResource
-    """Embedded resource payload, either text or binary data."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
 
 
 class FilePlanUpdateContent(PlanFile):
@@ -5144,38 +3652,45 @@ class FilePlanUpdateContent(PlanFile):
     type: Annotated[Literal["file"], UnionTag] = "file"
 
 
-class IdleStateSessionUpdate(IdleStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class IdleStateUpdate(WithMeta):
+    """The agent is ready to process a new prompt."""
+
+    stop_reason: Annotated[StopReason | None, DefaultOnError] = None
+    """Indicates why foreground work stopped.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
+    Agents SHOULD include this when the idle transition ends foreground work.
+    """
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+
+
+class IdleStateUpdateVariant(IdleStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "idle"``.
 
     The agent is ready to process a new prompt.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-class InitializeRequest(AcpModel):
-    """Request parameters for the initialize method.
-
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
-    """
-
-    protocol_version: ProtocolVersion
-    """The latest protocol version supported by the client."""
-    info: Implementation
-    """Information about the implementation sending this initialize request."""
-    capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
-        default_factory=ClientCapabilities
-    )
-    """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -5187,15 +3702,67 @@ class ItemsPlanUpdateContent(PlanItems):
     type: Annotated[Literal["items"], UnionTag] = "items"
 
 
-class JumpNesSuggestion(NesJumpSuggestion):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+class ListProvidersResponse(WithMeta):
+    """**UNSTABLE**
 
-    Member of ``NesSuggestion`` for ``kind: "jump"``.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    A jump-to-location suggestion.
+    Response to `providers/list`.
     """
 
-    kind: Annotated[Literal["jump"], UnionTag] = "jump"
+    providers: list[ProviderInfo]
+    """Configurable providers with current routing info suitable for UI display."""
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+
+
+class MarkdownPlanUpdateContent(PlanMarkdown):
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Raw markdown content for the plan.
+    """
+
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Stdio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Http`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports [`McpServer::Acp`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports ACP MCP server transports.
+    """
 
 
 McpServer: TypeAlias = Annotated[
@@ -5210,79 +3777,119 @@ See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/dra
 """
 
 
-class NesCapabilities(AcpModel):
+class NesContextCapabilities(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    NES capabilities advertised by the agent during initialization.
-
-    Supplying `{}` means the agent supports the NES method surface. Omitted or
-    `null` both mean the agent does not advertise support for `nes/*` methods.
+    Context capabilities the agent wants attached to each suggestion request.
     """
 
-    events: Annotated[NesEventCapabilities | None, DefaultOnError] = None
-    """Events the agent wants to receive."""
-    context: Annotated[NesContextCapabilities | None, DefaultOnError] = None
-    """Context the agent wants attached to each suggestion request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    recent_files: Annotated[NesRecentFilesCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants recent files context."""
+    related_snippets: Annotated[
+        NesRelatedSnippetsCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent wants related snippets context."""
+    edit_history: Annotated[NesEditHistoryCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants edit history context."""
+    user_actions: Annotated[NesUserActionsCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants user actions context."""
+    open_files: Annotated[NesOpenFilesCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants open files context."""
+    diagnostics: Annotated[NesDiagnosticsCapabilities | None, DefaultOnError] = None
+    """Whether the agent wants diagnostics context."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
-
-class NesEditSuggestion(AcpModel):
+class NesDiagnostic(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    A text edit suggestion.
+    A diagnostic (error, warning, etc.).
+    """
+
+    uri: str
+    """The URI of the file containing the diagnostic."""
+    range: Range
+    """The range of the diagnostic."""
+    severity: NesDiagnosticSeverity
+    """The severity of the diagnostic."""
+    message: str
+    """The diagnostic message."""
+
+
+class NesJumpSuggestion(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A jump-to-location suggestion.
     """
 
     suggestion_id: NesSuggestionId
     """Unique identifier for accept/reject tracking."""
     uri: str
-    """The URI of the file to edit."""
-    edits: Annotated[list[NesTextEdit], Field(min_length=1)]
-    """The text edits to apply. Must contain at least one edit."""
-    cursor_position: Annotated[Position | None, DefaultOnError] = None
-    """Optional suggested cursor position after applying edits."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    """The file to navigate to."""
+    position: Position
+    """The target position within the file."""
 
 
-class NesSuggestContext(AcpModel):
+class NesOpenFile(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Context attached to a suggestion request.
+    An open file in the editor.
     """
 
-    recent_files: list[NesRecentFile] | None = None
-    """Recently accessed files."""
-    related_snippets: list[NesRelatedSnippet] | None = None
-    """Related code snippets."""
-    edit_history: list[NesEditHistoryEntry] | None = None
-    """Recent edit history."""
-    user_actions: list[NesUserAction] | None = None
-    """Recent user actions (typing, navigation, etc.)."""
-    open_files: list[NesOpenFile] | None = None
-    """Currently open files in the editor."""
-    diagnostics: list[NesDiagnostic] | None = None
-    """Current diagnostics (errors, warnings)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    uri: str
+    """The URI of the file."""
+    language_id: str
+    """The language identifier."""
+    visible_range: Annotated[Range | None, DefaultOnError] = None
+    """The visible range in the editor, if any."""
+    last_focused_ms: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Timestamp in milliseconds since epoch of when the file was last focused."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NesRenameSuggestion(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A rename symbol suggestion.
     """
 
+    suggestion_id: NesSuggestionId
+    """Unique identifier for accept/reject tracking."""
+    uri: str
+    """The file URI containing the symbol."""
+    position: Position
+    """The position of the symbol to rename."""
+    new_name: str
+    """The new name for the symbol."""
 
-class NewSessionRequest(AcpModel):
+
+class NesTextEdit(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A text edit within a suggestion.
+    """
+
+    range: Range
+    """The range to replace."""
+    new_text: str
+    """The replacement text."""
+
+
+class NesUserAction(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A user action (typing, cursor movement, etc.).
+    """
+
+    action: str
+    """The kind of action (e.g., "insertChar", "cursorMovement")."""
+    uri: str
+    """The URI of the file where the action occurred."""
+    position: Position
+    """The position where the action occurred."""
+    timestamp_ms: Annotated[JsonInt, Field(ge=0)]
+    """Timestamp in milliseconds since epoch."""
+
+
+class NewSessionRequest(WithMeta):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
@@ -5303,13 +3910,6 @@ class NewSessionRequest(AcpModel):
         default_factory=list
     )
     """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 OtherCreateElicitationRequest: TypeAlias = (
@@ -5337,6 +3937,66 @@ PlanUpdateContent: TypeAlias = Annotated[
     TaggedUnion("type"),
 ]
 """Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for [`ContentBlock::Text`]
+    and [`ContentBlock::ResourceLink`] in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Image`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Audio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+    embedded_context: Annotated[
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
+    ] = None
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    in prompt requests for pieces of context that are referenced in the message.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+class RenameNesSuggestion(NesRenameSuggestion):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "rename"``.
+
+    A rename symbol suggestion.
+    """
+
+    kind: Annotated[Literal["rename"], UnionTag] = "rename"
+
+
+ReplayFrom: TypeAlias = Annotated[
+    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
+]
+"""Inclusive cursor describing where replayed session history should begin.
+
+Replay includes the position identified by the cursor.
+"""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -5371,17 +4031,29 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
-class ResourceContentBlock(EmbeddedResource):
-    """Member of ``ContentBlock`` for ``type: "resource"``.
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome
+    | SelectedRequestPermissionOutcome
+    | OtherRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
 
-    Complete resource contents embedded directly in the message.
 
-    Preferred for including context as it avoids extra round-trips.
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
 
-    Requires the `embeddedContext` prompt capability when included in prompts.
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
     """
 
-    type: Annotated[Literal["resource"], UnionTag] = "resource"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class ResultClientResponse(AcpModel):
@@ -5403,7 +4075,7 @@ class ResultClientResponse(AcpModel):
     """Method-specific response data."""
 
 
-class ResumeSessionRequest(AcpModel):
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays prior conversation
@@ -5437,16 +4109,75 @@ class ResumeSessionRequest(AcpModel):
     `{ "type": "start" }` means the Agent should replay the whole
     conversation before responding.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class RunningStateSessionUpdate(RunningStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class SessionCapabilities(WithMeta):
+    """Session capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the baseline session methods:
+    `session/new`, `session/list`, `session/resume`, `session/close`,
+    `session/prompt`, `session/cancel`, and `session/update`.
+
+    Agents that support sessions **MAY** support additional session methods,
+    prompt content types, and MCP transports by specifying additional
+    capabilities.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-capabilities)
+    """
+
+    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise any
+    prompt extensions beyond the baseline text and resource-link content
+    required by `session/prompt`.
+    """
+    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
+    """MCP capabilities supported by the agent for session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise MCP
+    server transport support for sessions.
+    """
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/delete`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+    fork: Annotated[SessionForkCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports `session/fork`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports forking sessions.
     """
 
 
-class SessionConfigSelectGroup(AcpModel):
+class SessionConfigSelectGroup(WithMeta):
     """A group of possible values for a session configuration option."""
 
     group_id: SessionConfigGroupId
@@ -5457,13 +4188,6 @@ class SessionConfigSelectGroup(AcpModel):
         list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 SessionConfigSelectOptions: TypeAlias = (
@@ -5502,6 +4226,352 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
+class StartNesRequest(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Request to start an NES session.
+    """
+
+    workspace_uri: Annotated[str | None, DefaultOnError] = None
+    """The root URI of the workspace."""
+    workspace_folders: list[WorkspaceFolder] | None = None
+    """The workspace folders."""
+    repository: Annotated[NesRepository | None, DefaultOnError] = None
+    """Repository metadata, if the workspace is a git repository."""
+
+
+StateUpdate: TypeAlias = Annotated[
+    RunningStateUpdateVariant
+    | IdleStateUpdateVariant
+    | RequiresActionStateUpdateVariant
+    | OtherStateUpdate,
+    TaggedUnion("state"),
+]
+"""The state of the agent's foreground work has changed.
+
+Background activity can continue and emit other `session/update` notifications
+while `idle`. Those notifications do not change this state.
+"""
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `auth/login`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextAvailableCommandInput(TextCommandInput):
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+"""
+
+
+AvailableCommandInput: TypeAlias = Annotated[
+    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
+]
+"""The input specification for a command."""
+
+
+class ClientCapabilities(WithMeta):
+    """Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#client-capabilities)
+    """
+
+    auth: Annotated[AuthCapabilities | None, DefaultOnError] = None
+    """Authentication capabilities supported by the client.
+    Determines which authentication method types the agent may include
+    in its `InitializeResponse`.
+
+    Optional. Omitted or `null` both mean the client does not advertise any
+    authentication-method extensions.
+    """
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
+    """Elicitation capabilities supported by the client.
+    Determines which elicitation modes the agent may use.
+
+    Optional. Omitted or `null` both mean the client does not advertise
+    elicitation support.
+    """
+    nes: Annotated[ClientNesCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    NES (Next Edit Suggestions) capabilities supported by the client.
+
+    Optional. Omitted or `null` both mean the client does not advertise any
+    NES suggestion-kind extensions.
+    """
+    position_encodings: Annotated[
+        list[PositionEncodingKind], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    The position encodings supported by the client, in order of preference.
+    """
+
+
+class ClientNotification(AcpModel):
+    """A JSON-RPC notification object."""
+
+    method: str
+    """The notification method name."""
+    params: (
+        CancelSessionNotification
+        | DidOpenDocumentNotification
+        | DidChangeDocumentNotification
+        | DidCloseDocumentNotification
+        | DidSaveDocumentNotification
+        | DidFocusDocumentNotification
+        | AcceptNesNotification
+        | RejectNesNotification
+        | MessageMcpNotification
+        | ExtNotification
+        | None
+    ) = None
+    """Method-specific notification parameters."""
+
+
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
+
+
+class Diff(WithMeta):
+    """File changes produced by a tool call.
+
+    `changes` is authoritative for affected absolute paths and operations.
+    `patch` optionally carries renderable text for some or all of those changes
+    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
+    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
+    """
+
+    changes: Annotated[list[DiffChange], SkipInvalidItems]
+    """Structured file changes described by this diff.
+
+    Clients can use this field without parsing patch text to determine affected paths.
+    """
+    patch: Annotated[DiffPatch | None, DefaultOnError] = None
+    """Renderable patch text for some or all of the structured changes.
+
+    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
+    means no renderable patch text was provided.
+    """
+
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
+
+
+class EmbeddedResource(WithMeta):
+    """The contents of a resource, embedded into a prompt or tool call result."""
+
+    resource: EmbeddedResourceResource
+    """Embedded resource payload, either text or binary data."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+
+
+class ForkSessionRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for forking an existing session.
+
+    Creates a new session based on the context of an existing one, allowing
+    operations like generating summaries without affecting the original session's history.
+
+    Only available if the Agent supports the `session.fork` capability.
+    """
+
+    session_id: SessionId
+    """The ID of the session to fork."""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the forked
+    session.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP servers to connect to for this session."""
+
+
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
+class IdleStateSessionUpdate(IdleStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "idle"``.
+
+    The agent is ready to process a new prompt.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class InitializeRequest(WithMeta):
+    """Request parameters for the initialize method.
+
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
+    """
+
+    protocol_version: ProtocolVersion
+    """The latest protocol version supported by the client."""
+    info: Implementation
+    """Information about the implementation sending this initialize request."""
+    capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
+        default_factory=ClientCapabilities
+    )
+    """Capabilities supported by the client."""
+
+
+class JumpNesSuggestion(NesJumpSuggestion):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``NesSuggestion`` for ``kind: "jump"``.
+
+    A jump-to-location suggestion.
+    """
+
+    kind: Annotated[Literal["jump"], UnionTag] = "jump"
+
+
+class NesCapabilities(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    NES capabilities advertised by the agent during initialization.
+
+    Supplying `{}` means the agent supports the NES method surface. Omitted or
+    `null` both mean the agent does not advertise support for `nes/*` methods.
+    """
+
+    events: Annotated[NesEventCapabilities | None, DefaultOnError] = None
+    """Events the agent wants to receive."""
+    context: Annotated[NesContextCapabilities | None, DefaultOnError] = None
+    """Context the agent wants attached to each suggestion request."""
+
+
+class NesEditSuggestion(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A text edit suggestion.
+    """
+
+    suggestion_id: NesSuggestionId
+    """Unique identifier for accept/reject tracking."""
+    uri: str
+    """The URI of the file to edit."""
+    edits: Annotated[list[NesTextEdit], Field(min_length=1)]
+    """The text edits to apply. Must contain at least one edit."""
+    cursor_position: Annotated[Position | None, DefaultOnError] = None
+    """Optional suggested cursor position after applying edits."""
+
+
+class NesSuggestContext(WithMeta):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Context attached to a suggestion request.
+    """
+
+    recent_files: list[NesRecentFile] | None = None
+    """Recently accessed files."""
+    related_snippets: list[NesRelatedSnippet] | None = None
+    """Related code snippets."""
+    edit_history: list[NesEditHistoryEntry] | None = None
+    """Recent edit history."""
+    user_actions: list[NesUserAction] | None = None
+    """Recent user actions (typing, navigation, etc.)."""
+    open_files: list[NesOpenFile] | None = None
+    """Currently open files in the editor."""
+    diagnostics: list[NesDiagnostic] | None = None
+    """Current diagnostics (errors, warnings)."""
+
+
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
+
+    plan: PlanUpdateContent
+    """The updated plan content."""
+
+
+class ResourceContentBlock(EmbeddedResource):
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
+
+    Preferred for including context as it avoids extra round-trips.
+
+    Requires the `embeddedContext` prompt capability when included in prompts.
+    """
+
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
+
+
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
+
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
+
+
 StateSessionUpdate: TypeAlias = Annotated[
     RunningStateSessionUpdate
     | IdleStateSessionUpdate
@@ -5515,7 +4585,7 @@ The state of the agent's foreground work has changed.
 """
 
 
-class SuggestNesRequest(AcpModel):
+class SuggestNesRequest(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Request for a code suggestion.
@@ -5535,16 +4605,9 @@ class SuggestNesRequest(AcpModel):
     """What triggered this suggestion request."""
     context: NesSuggestContext | None = None
     """Context for the suggestion, included based on agent capabilities."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -5596,16 +4659,9 @@ class AgentCapabilities(AcpModel):
 
     The position encoding selected by the agent from the client's supported encodings.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -5614,33 +4670,15 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -5690,6 +4728,20 @@ class ContentChunk(AcpModel):
     """
 
 
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
+
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
+"""
+
+
 class EditNesSuggestion(NesEditSuggestion):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
@@ -5701,59 +4753,7 @@ class EditNesSuggestion(NesEditSuggestion):
     kind: Annotated[Literal["edit"], UnionTag] = "edit"
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
-
-
-class ForkSessionRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for forking an existing session.
-
-    Creates a new session based on the context of an existing one, allowing
-    operations like generating summaries without affecting the original session's history.
-
-    Only available if the Agent supports the `session.fork` capability.
-    """
-
-    session_id: SessionId
-    """The ID of the session to fork."""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the forked
-    session.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
-"""
-
-
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -5782,13 +4782,6 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 NesSuggestion: TypeAlias = Annotated[
@@ -5805,21 +4798,17 @@ A suggestion returned by the agent.
 """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5844,6 +4833,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5851,18 +4856,26 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
 
-class SuggestNesResponse(AcpModel):
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class SuggestNesResponse(WithMeta):
     """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
     Response to `nes/suggest`.
@@ -5870,13 +4883,6 @@ class SuggestNesResponse(AcpModel):
 
     suggestions: list[NesSuggestion]
     """The list of suggestions."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class UserMessage(AcpModel):
@@ -6148,18 +5154,20 @@ class CompactionUpdate(AcpModel):
     """Extensible metadata patch for this compaction."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -6171,75 +5179,46 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
+class ForkSessionResponse(WithMeta):
+    """**UNSTABLE**
 
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
+    Response from forking an existing session.
     """
 
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
+    session_id: SessionId
+    """Unique identifier for the newly created forked session."""
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
 
 
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
 
-    Single-value selector (dropdown).
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
     """
 
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    session_id: SessionId
+    """Unique identifier for the created session.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Used in all subsequent requests for this conversation.
     """
-    type: Annotated[Literal["select"], UnionTag] = "select"
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
 
 
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -6367,112 +5346,6 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ForkSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from forking an existing session.
-    """
-
-    session_id: SessionId
-    """Unique identifier for the newly created forked session."""
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ToolCallPermissionSubject(AcpModel):
-    """Permission request details for a tool call."""
-
-    tool_call: ToolCallUpdate
-    """Details about the tool call requiring permission."""
-
-
-class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
-
-    Permission is requested before executing a tool call.
-    """
-
-    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
-
-
-class ToolCallSessionUpdate(ToolCallUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
-
-    A tool call has been created or updated.
-    """
-
-    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
-        "tool_call_update"
-    )
-
-
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
@@ -6482,15 +5355,6 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
     )
-
-
-RequestPermissionSubject: TypeAlias = Annotated[
-    ToolCallRequestPermissionSubject
-    | CommandRequestPermissionSubject
-    | OtherRequestPermissionSubject,
-    TaggedUnion("type"),
-]
-"""The operation requiring permission."""
 
 
 class ResultAgentResponse(AcpModel):
@@ -6525,6 +5389,46 @@ class ResultAgentResponse(AcpModel):
     """Method-specific response data."""
 
 
+class ToolCallPermissionSubject(AcpModel):
+    """Permission request details for a tool call."""
+
+    tool_call: ToolCallUpdate
+    """Details about the tool call requiring permission."""
+
+
+class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
+
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
+
+
+class ToolCallSessionUpdate(ToolCallUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
+
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
+
+
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
+
+
+RequestPermissionSubject: TypeAlias = Annotated[
+    ToolCallRequestPermissionSubject
+    | CommandRequestPermissionSubject
+    | OtherRequestPermissionSubject,
+    TaggedUnion("type"),
+]
+"""The operation requiring permission."""
+
+
 SessionUpdate: TypeAlias = Annotated[
     UserMessageChunkSessionUpdate
     | UserMessageSessionUpdate
@@ -6556,7 +5460,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -6568,13 +5472,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -6592,11 +5489,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -6627,13 +5520,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 

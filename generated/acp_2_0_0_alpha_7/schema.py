@@ -24,23 +24,6 @@ AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
@@ -107,34 +90,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -151,18 +106,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -276,22 +219,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching a process."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -340,22 +267,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/e
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -364,35 +275,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class IntegerPropertySchema(AcpModel):
@@ -429,140 +311,6 @@ class IntegerPropertySchema(AcpModel):
     these keys.
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: list[str] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
@@ -667,42 +415,6 @@ class NumberPropertySchema(AcpModel):
     """
 
 
-class OtherAuthMethod(AcpModel):
-    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
-
-    Custom or future authentication method.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this method type should preserve the raw
-    payload when storing, replaying, proxying, or forwarding initialization
-    data, and otherwise ignore the method or display it generically.
-    """
-
-    type: Annotated[str, Reserved("agent", "terminal")]
-    """Custom or future authentication method type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class OtherAvailableCommandInput(AcpModel):
     """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
 
@@ -784,42 +496,6 @@ class OtherCreateElicitationResponse(AcpModel):
     """
 
 
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind.
-
-    Omitted or `null` means the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents.
-
-    Omitted or `null` means the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
 class OtherElicitationPropertySchema(AcpModel):
     """Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
 
@@ -878,36 +554,6 @@ class OtherMultiSelectItems(AcpModel):
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
-    """
-
-
-class OtherReplayFrom(AcpModel):
-    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
-
-    Custom or future replay cursor.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Receivers that do not understand this cursor should preserve the raw
-    payload when storing, replaying, proxying, or forwarding requests, and
-    otherwise reject the request rather than guessing where to replay from.
-    """
-
-    type: Annotated[str, Reserved("start")]
-    """Custom or future replay cursor type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -1100,97 +746,12 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was inserted into the ACP conversation.
-
-    This response does not indicate that the prompt was merely received or queued, nor that the
-    agent has finished processing it.
-    Processing and completion are reported through `state_update` session updates.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    message_id: MessageId
-    """Identifies the user message inserted into the ACP conversation.
-
-    Required and non-null. Omission and explicit `null` are both invalid.
-
-    The corresponding user-message session update carries this same identifier and may arrive
-    before or after this response. Agents must echo the message during the live session, but are
-    not required to retain it. If retained and replayed, the message keeps this identifier.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -1206,27 +767,6 @@ The Server MUST reply with the same value in the Response object if included. Th
 """
 
 
-class RequiresActionStateUpdate(AcpModel):
-    """Foreground work is blocked on user action."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
-
-
 Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
@@ -1235,68 +775,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1340,21 +818,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -1363,35 +826,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -1419,26 +853,6 @@ class SessionInfoUpdate(AcpModel):
 
 SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay all retained conversation history from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StopReason: TypeAlias = (
@@ -1561,23 +975,6 @@ class StringPropertySchema(AcpModel):
     """
 
 
-class TerminalAuthCapabilities(AcpModel):
-    """Capabilities for terminal authentication methods.
-
-    Supplying `{}` means the client can reproduce the configured agent
-    invocation in an interactive terminal and supports terminal authentication
-    methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class TerminalExitStatus(AcpModel):
     """Exit information for an agent-owned terminal.
 
@@ -1679,38 +1076,6 @@ class TerminalUpdate(AcpModel):
     """
 
 
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class TitledMultiSelectItems(AcpModel):
     """Items definition for titled multi-select enum properties."""
 
@@ -1729,28 +1094,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -1809,15 +1152,11 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 """
 
 
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 82 classes of this module
+    that have it extend this class.
+    """
 
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -1853,7 +1192,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -1865,16 +1213,9 @@ class Annotations(AcpModel):
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -1883,13 +1224,6 @@ class AudioContent(AcpModel):
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -1903,32 +1237,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
-    """Whether the client supports `terminal` authentication methods.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    The client should supply `{}` only when it can reproduce the configured
-    agent invocation in an interactive terminal. Supplying `{}` means the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -1940,52 +1249,9 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `auth/login`.
-    """
-
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    Names MUST be unique. These values override same-named variables in the
-    base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -1994,13 +1260,6 @@ class BlobResourceContents(AcpModel):
     """URI associated with this resource or media payload."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -2036,7 +1295,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2046,19 +1305,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/cancellation)
@@ -2066,16 +1318,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
@@ -2083,13 +1328,6 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ClientNotification(AcpModel):
@@ -2101,7 +1339,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The agent **must** cancel any ongoing work related to the session (treat it
@@ -2111,13 +1349,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CommandPermissionSubject(AcpModel):
@@ -2191,6 +1426,15 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -2217,7 +1461,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -2225,29 +1469,10 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a [`Diff`].
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
 class DiffPatch(AcpModel):
@@ -2319,8 +1544,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching a process."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -2370,15 +1600,13 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
-    """
-
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
 
 
 class Icon(AcpModel):
@@ -2399,7 +1627,7 @@ class Icon(AcpModel):
     """Optional theme this icon is designed for."""
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A [`SessionConfigValueId`] string value (`type: "id"`).
@@ -2409,19 +1637,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     value: SessionConfigValueId
     """The value ID."""
     type: Annotated[Literal["id"], UnionTag] = "id"
 
 
-class IdleStateUpdate(AcpModel):
+class IdleStateUpdate(WithMeta):
     """The agent is ready to process a new prompt."""
 
     stop_reason: Annotated[StopReason | None, DefaultOnError] = None
@@ -2429,13 +1650,6 @@ class IdleStateUpdate(AcpModel):
 
     Optional. Omitted or `null` both mean the agent is not reporting a stop reason.
     Agents SHOULD include this when the idle transition ends foreground work.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -2448,7 +1662,7 @@ class IdleStateUpdateVariant(IdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -2459,13 +1673,6 @@ class ImageContent(AcpModel):
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -2479,6 +1686,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -2488,74 +1717,86 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
 
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Stdio`].
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Http`].
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: list[str] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server."""
+
+
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
+
+    Supplying `{}` means the agent supports stdio MCP server transports.
     """
-
-
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
-
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
-"""
 
 
 MultiSelectItems: TypeAlias = Annotated[
@@ -2606,36 +1847,6 @@ class MultiSelectPropertySchema(AcpModel):
     """
 
 
-class NewSessionRequest(AcpModel):
-    """Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
-    """
-
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's workspace scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class NumberElicitationPropertySchema(NumberPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
 
@@ -2643,6 +1854,64 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     """
 
     type: Annotated[Literal["number"], UnionTag] = "number"
+
+
+class OtherAuthMethod(WithMeta):
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
+
+    Custom or future authentication method.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this method type should preserve the raw
+    payload when storing, replaying, proxying, or forwarding initialization
+    data, and otherwise ignore the method or display it generically.
+    """
+
+    type: Annotated[str, Reserved("agent", "terminal")]
+    """Custom or future authentication method type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+
+
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind.
+
+    Omitted or `null` means the content kind is unknown.
+    """
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents.
+
+    Omitted or `null` means the MIME type is unknown.
+    """
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -2670,7 +1939,30 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherReplayFrom(WithMeta):
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Receivers that do not understand this cursor should preserve the raw
+    payload when storing, replaying, proxying, or forwarding requests, and
+    otherwise reject the request rather than guessing where to replay from.
+    """
+
+    type: Annotated[str, Reserved("start")]
+    """Custom or future replay cursor type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -2692,13 +1984,6 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -2708,7 +1993,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -2722,13 +2007,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -2753,7 +2031,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -2762,16 +2040,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -2787,16 +2058,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -2807,59 +2071,47 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
 
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Image`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Audio`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports audio content in prompts.
     """
-    embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None, DefaultOnError
-    ] = None
-    """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
-    in prompt requests for pieces of context that are referenced in the message.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was inserted into the ACP conversation.
+
+    This response does not indicate that the prompt was merely received or queued, nor that the
+    agent has finished processing it.
+    Processing and completion are reported through `state_update` session updates.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
+    """
+
+    message_id: MessageId
+    """Identifies the user message inserted into the ACP conversation.
+
+    Required and non-null. Omission and explicit `null` are both invalid.
+
+    The corresponding user-message session update carries this same identifier and may arrive
+    before or after this response. Agents must echo the message during the live session, but are
+    not required to retain it. If retained and replayed, the message keeps this identifier.
     """
 
 
@@ -2872,13 +2124,8 @@ class ProtocolLevelNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-ReplayFrom: TypeAlias = Annotated[
-    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
-]
-"""Inclusive cursor describing where replayed session history should begin.
-
-Replay includes the position identified by the cursor.
-"""
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -2921,29 +2168,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome
-    | SelectedRequestPermissionOutcome
-    | OtherRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -2965,16 +2189,20 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+class RequiresActionStateUpdate(WithMeta):
+    """Foreground work is blocked on user action."""
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     name: str
@@ -2993,13 +2221,6 @@ class ResourceLink(AcpModel):
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -3013,113 +2234,46 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class ResumeSessionRequest(AcpModel):
-    """Request parameters for resuming an existing session.
-
-    Resumes an existing session and optionally replays retained conversation
-    history according to `replayFrom`.
-    """
-
-    session_id: SessionId
-    """The ID of the session to resume."""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """List of MCP servers to connect to for this session."""
-    replay_from: Annotated[ReplayFrom | None, DefaultOnError] = None
-    """Inclusive cursor describing where conversation replay should begin.
-
-    Optional. Omitted or `null` both mean the Agent should resume without
-    replaying previous conversation history. Replay cursors are inclusive:
-    replay includes the position identified by the cursor. Supplying
-    `{ "type": "start" }` means the Agent should replay all retained
-    conversation history before responding.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
 
 
-class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
-class SessionCapabilities(AcpModel):
-    """Session capabilities supported by the agent.
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
 
-    Supplying `{}` means the agent supports the baseline session methods:
-    `session/new`, `session/list`, `session/resume`, `session/close`,
-    `session/prompt`, `session/cancel`, and `session/update`.
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
 
-    Agents that support sessions **MAY** support additional session methods,
-    prompt content types, and MCP transports by specifying additional
-    capabilities.
 
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-capabilities)
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
     """
 
-    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
-    Optional. Omitted or `null` both mean the agent does not advertise any
-    prompt extensions beyond the baseline text and resource-link content
-    required by `session/prompt`.
-    """
-    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
-    """MCP capabilities supported by the agent for session lifecycle requests.
 
-    Optional. Omitted or `null` both mean the agent does not advertise MCP
-    server transport support for sessions.
-    """
-    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/delete`.
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents may return `SessionInfo.additionalDirectories` to report the
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -3128,12 +2282,12 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -3147,6 +2301,28 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity."""
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -3215,6 +2391,15 @@ SetSessionConfigOptionRequest: TypeAlias = Annotated[
 """Request parameters for setting a session configuration option."""
 
 
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay all retained conversation history from its first replayable entry.
+    """
+
+    type: Annotated[Literal["start"], UnionTag] = "start"
+
+
 StateUpdate: TypeAlias = Annotated[
     RunningStateUpdateVariant
     | IdleStateUpdateVariant
@@ -3227,6 +2412,17 @@ StateUpdate: TypeAlias = Annotated[
 Background activity can continue and emit other `session/update` notifications
 while `idle`. Those notifications do not change this state.
 """
+
+
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
@@ -3257,14 +2453,13 @@ class Terminal(AcpModel):
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
+class TerminalAuthCapabilities(WithMeta):
+    """Capabilities for terminal authentication methods.
 
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `auth/login`.
+    Supplying `{}` means the client can reproduce the configured agent
+    invocation in an interactive terminal and supports terminal authentication
+    methods.
     """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -3285,29 +2480,20 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextAvailableCommandInput(TextCommandInput):
-    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
 
-    All text that was typed after the command name is provided as input.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
 
 
-class TextContent(AcpModel):
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     text: str
     """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class TextContentBlock(TextContent):
@@ -3322,6 +2508,32 @@ class TextContentBlock(TextContent):
     type: Annotated[Literal["text"], UnionTag] = "text"
 
 
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
+
+
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
@@ -3331,13 +2543,15 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
 
-    Context window and cost update for the session.
-    """
-
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -3369,40 +2583,6 @@ class AgentAuthMethod(AuthMethodAgent):
     type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
-class AgentCapabilities(AcpModel):
-    """Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#agent-capabilities)
-    """
-
-    session: Annotated[SessionCapabilities | None, DefaultOnError] = None
-    """Session capabilities supported by the agent.
-
-    Optional. Omitted or `null` both mean the agent does not support the
-    `session/*` method surface. Supplying `{}` means the agent supports the
-    baseline session methods: `session/new`, `session/prompt`,
-    `session/cancel`, and `session/update`.
-    """
-    auth: Annotated[AgentAuthCapabilities | None, DefaultOnError] = None
-    """Authentication-related extension capabilities supported by the agent.
-
-    Optional. Omitted or `null` both mean the agent does not advertise any
-    authentication-related extensions. This field does not advertise support
-    for `auth/login` or `auth/logout`; those methods are advertised by a
-    non-empty `authMethods` list in the `initialize` response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
 
@@ -3412,22 +2592,54 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     type: Annotated[Literal["array"], UnionTag] = "array"
 
 
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
-]
-"""Describes an available authentication method.
+class AuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
 
-The `type` field acts as the discriminator in the serialized JSON form.
-"""
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
+    """Whether the client supports `terminal` authentication methods.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    The client should supply `{}` only when it can reproduce the configured
+    agent invocation in an interactive terminal. Supplying `{}` means the
+    agent may include `terminal` entries in its authentication methods.
+    """
 
 
-AvailableCommandInput: TypeAlias = Annotated[
-    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
-]
-"""The input specification for a command."""
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `auth/login`.
+    """
+
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+    args: Annotated[list[str], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[list[EnvVariable], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    Names MUST be unique. These values override same-named variables in the
+    base launch configuration.
+    """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -3451,13 +2663,6 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 CreateElicitationResponse: TypeAlias = Annotated[
@@ -3470,44 +2675,20 @@ CreateElicitationResponse: TypeAlias = Annotated[
 """Response from the client to an elicitation request."""
 
 
-class Diff(AcpModel):
-    """File changes produced by a tool call.
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
+]
+"""One file-level change described by a [`Diff`].
 
-    `changes` is authoritative for affected absolute paths and operations.
-    `patch` optionally carries renderable text for some or all of those changes
-    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
-    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)
-    """
-
-    changes: Annotated[list[DiffChange], SkipInvalidItems]
-    """Structured file changes described by this diff.
-
-    Clients can use this field without parsing patch text to determine affected paths.
-    """
-    patch: Annotated[DiffPatch | None, DefaultOnError] = None
-    """Renderable patch text for some or all of the structured changes.
-
-    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
-    means no renderable patch text was provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
+"""
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -3568,20 +2749,19 @@ ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUr
 """URL-based elicitation mode where the client directs the user to a URL."""
 
 
-class EmbeddedResource(AcpModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
 
-    resource: EmbeddedResourceResource
-    """Embedded resource payload, either text or binary data."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
     """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
 
 
 class IdleStateSessionUpdate(IdleStateUpdateVariant):
@@ -3593,7 +2773,7 @@ class IdleStateSessionUpdate(IdleStateUpdateVariant):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -3609,51 +2789,6 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class InitializeResponse(AcpModel):
-    """Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
-    """
-
-    protocol_version: ProtocolVersion
-    """The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
-
-    The client should disconnect, if it doesn't support this version.
-    """
-    info: Implementation
-    """Information about the implementation sending this initialize response."""
-    capabilities: Annotated[AgentCapabilities, DefaultOnError] = Field(
-        default_factory=AgentCapabilities
-    )
-    """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Authentication methods supported by the agent.
-
-    Optional. Omitted or empty means the agent does not advertise the
-    authentication method surface. Supplying one or more valid methods means
-    the agent MUST support both `auth/login` and `auth/logout`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ItemsPlanUpdateContent(PlanItems):
@@ -3663,6 +2798,69 @@ class ItemsPlanUpdateContent(PlanItems):
     """
 
     type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Stdio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Http`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
+"""
+
+
+class NewSessionRequest(WithMeta):
+    """Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+    """
+
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's workspace scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
 
 
 OtherCreateElicitationRequest: TypeAlias = (
@@ -3686,6 +2884,55 @@ PlanUpdateContent: TypeAlias = Annotated[
     ItemsPlanUpdateContent | OtherPlanUpdateContent, TaggedUnion("type")
 ]
 """Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for [`ContentBlock::Text`]
+    and [`ContentBlock::ResourceLink`] in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Image`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Audio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+    embedded_context: Annotated[
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
+    ] = None
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    in prompt requests for pieces of context that are referenced in the message.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+ReplayFrom: TypeAlias = Annotated[
+    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
+]
+"""Inclusive cursor describing where replayed session history should begin.
+
+Replay includes the position identified by the cursor.
+"""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -3720,17 +2967,29 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
-class ResourceContentBlock(EmbeddedResource):
-    """Member of ``ContentBlock`` for ``type: "resource"``.
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome
+    | SelectedRequestPermissionOutcome
+    | OtherRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
 
-    Complete resource contents embedded directly in the message.
 
-    Preferred for including context as it avoids extra round-trips.
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
 
-    Requires the `embeddedContext` prompt capability when included in prompts.
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
     """
 
-    type: Annotated[Literal["resource"], UnionTag] = "resource"
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
 class ResultClientResponse(AcpModel):
@@ -3745,7 +3004,99 @@ class ResultClientResponse(AcpModel):
     """Method-specific response data."""
 
 
-class SessionConfigSelectGroup(AcpModel):
+class ResumeSessionRequest(WithMeta):
+    """Request parameters for resuming an existing session.
+
+    Resumes an existing session and optionally replays retained conversation
+    history according to `replayFrom`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to resume."""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[list[McpServer], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """List of MCP servers to connect to for this session."""
+    replay_from: Annotated[ReplayFrom | None, DefaultOnError] = None
+    """Inclusive cursor describing where conversation replay should begin.
+
+    Optional. Omitted or `null` both mean the Agent should resume without
+    replaying previous conversation history. Replay cursors are inclusive:
+    replay includes the position identified by the cursor. Supplying
+    `{ "type": "start" }` means the Agent should replay all retained
+    conversation history before responding.
+    """
+
+
+class RunningStateSessionUpdate(RunningStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class SessionCapabilities(WithMeta):
+    """Session capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the baseline session methods:
+    `session/new`, `session/list`, `session/resume`, `session/close`,
+    `session/prompt`, `session/cancel`, and `session/update`.
+
+    Agents that support sessions **MAY** support additional session methods,
+    prompt content types, and MCP transports by specifying additional
+    capabilities.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-capabilities)
+    """
+
+    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise any
+    prompt extensions beyond the baseline text and resource-link content
+    required by `session/prompt`.
+    """
+    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
+    """MCP capabilities supported by the agent for session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise MCP
+    server transport support for sessions.
+    """
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/delete`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionConfigSelectGroup(WithMeta):
     """A group of possible values for a session configuration option."""
 
     group_id: SessionConfigGroupId
@@ -3756,13 +3107,6 @@ class SessionConfigSelectGroup(AcpModel):
         list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 SessionConfigSelectOptions: TypeAlias = (
@@ -3814,7 +3158,196 @@ The state of the agent's foreground work has changed.
 """
 
 
-class AvailableCommand(AcpModel):
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `auth/login`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextAvailableCommandInput(TextCommandInput):
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+class AgentCapabilities(WithMeta):
+    """Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#agent-capabilities)
+    """
+
+    session: Annotated[SessionCapabilities | None, DefaultOnError] = None
+    """Session capabilities supported by the agent.
+
+    Optional. Omitted or `null` both mean the agent does not support the
+    `session/*` method surface. Supplying `{}` means the agent supports the
+    baseline session methods: `session/new`, `session/prompt`,
+    `session/cancel`, and `session/update`.
+    """
+    auth: Annotated[AgentAuthCapabilities | None, DefaultOnError] = None
+    """Authentication-related extension capabilities supported by the agent.
+
+    Optional. Omitted or `null` both mean the agent does not advertise any
+    authentication-related extensions. This field does not advertise support
+    for `auth/login` or `auth/logout`; those methods are advertised by a
+    non-empty `authMethods` list in the `initialize` response.
+    """
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+"""
+
+
+AvailableCommandInput: TypeAlias = Annotated[
+    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
+]
+"""The input specification for a command."""
+
+
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
+
+
+class Diff(WithMeta):
+    """File changes produced by a tool call.
+
+    `changes` is authoritative for affected absolute paths and operations.
+    `patch` optionally carries renderable text for some or all of those changes
+    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
+    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/tool-calls#content)
+    """
+
+    changes: Annotated[list[DiffChange], SkipInvalidItems]
+    """Structured file changes described by this diff.
+
+    Clients can use this field without parsing patch text to determine affected paths.
+    """
+    patch: Annotated[DiffPatch | None, DefaultOnError] = None
+    """Renderable patch text for some or all of the structured changes.
+
+    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
+    means no renderable patch text was provided.
+    """
+
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
+
+
+class EmbeddedResource(WithMeta):
+    """The contents of a resource, embedded into a prompt or tool call result."""
+
+    resource: EmbeddedResourceResource
+    """Embedded resource payload, either text or binary data."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+
+
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
+class InitializeResponse(WithMeta):
+    """Response to the `initialize` method.
+
+    Contains the negotiated protocol version and agent capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/initialization)
+    """
+
+    protocol_version: ProtocolVersion
+    """The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
+
+    The client should disconnect, if it doesn't support this version.
+    """
+    info: Implementation
+    """Information about the implementation sending this initialize response."""
+    capabilities: Annotated[AgentCapabilities, DefaultOnError] = Field(
+        default_factory=AgentCapabilities
+    )
+    """Capabilities supported by the agent."""
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Authentication methods supported by the agent.
+
+    Optional. Omitted or empty means the agent does not advertise the
+    authentication method surface. Supplying one or more valid methods means
+    the agent MUST support both `auth/login` and `auth/logout`.
+    """
+
+
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
+
+    plan: PlanUpdateContent
+    """The updated plan content."""
+
+
+class ResourceContentBlock(EmbeddedResource):
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
+
+    Preferred for including context as it avoids extra round-trips.
+
+    Requires the `embeddedContext` prompt capability when included in prompts.
+    """
+
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
+
+
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
+
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
+
+
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -3823,33 +3356,15 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -3899,34 +3414,31 @@ class ContentChunk(AcpModel):
     """
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
 
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -3951,6 +3463,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3958,15 +3486,23 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
 
 
 class UserMessage(AcpModel):
@@ -4169,18 +3705,20 @@ class ClientRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -4192,74 +3730,47 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
 
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
-
-
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
+    session_id: SessionId
+    """Unique identifier for the created session.
 
+    Used in all subsequent requests for this conversation.
+    """
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
@@ -4369,78 +3880,39 @@ class ToolCallUpdate(AcpModel):
     """
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Session configuration options have been updated.
     """
 
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | LoginAuthResponse
+        | LogoutAuthResponse
+        | NewSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
 class ToolCallPermissionSubject(AcpModel):
@@ -4470,15 +3942,8 @@ class ToolCallSessionUpdate(ToolCallUpdate):
     )
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 RequestPermissionSubject: TypeAlias = Annotated[
@@ -4488,30 +3953,6 @@ RequestPermissionSubject: TypeAlias = Annotated[
     TaggedUnion("type"),
 ]
 """The operation requiring permission."""
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | LoginAuthResponse
-        | LogoutAuthResponse
-        | NewSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -4542,7 +3983,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -4554,13 +3995,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -4577,11 +4011,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -4612,13 +4042,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 

@@ -22,128 +22,8 @@ from ._base import (
     UnionTag,
 )
 
-
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[bool, DefaultOnError] = False
-    """Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
-
-
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success. Any other termination signals failure.
-    The client MUST NOT pass this method to `authenticate`.
-    """
-
-    id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable description of this authentication method."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[dict[str, str], DefaultOnNull] = Field(default_factory=dict)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    These values override same-named variables in the base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class AuthenticateRequest(AcpModel):
-    """Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class AuthenticateResponse(AcpModel):
-    """Response to the `authenticate` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
-    """Binary resource contents."""
-
-    blob: str
-    """Base64-encoded bytes for a binary resource payload."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class BooleanConfigOptionCapabilities(AcpModel):
-    """Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class BooleanPropertySchema(AcpModel):
@@ -208,18 +88,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 class CompactionCapabilities(AcpModel):
     """Client support for ID-addressed context compaction updates."""
 
@@ -242,24 +110,6 @@ Other values: Custom or future compaction status. Values beginning with `_` are 
 """
 
 
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: str
-    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
-    unit such as "credits".
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -276,50 +126,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class Diff(AcpModel):
-    """A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
-    """
-
-    path: str
-    """The absolute file path being modified."""
-    old_text: Annotated[str | None, DefaultOnError] = None
-    """The original content (omitted or `null` for new files)."""
-    new_text: str
-    """The new content after modification."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 ElicitationContentValue: TypeAlias = (
@@ -396,22 +202,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -461,70 +251,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/e
 """
 
 
-class FileSystemCapabilities(AcpModel):
-    """File system capabilities that a client may support.
-
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
-    """
-
-    read_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/write_text_file` requests."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn't present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts and optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 class IntegerPropertySchema(AcpModel):
     """Schema for integer properties in an elicitation form."""
 
@@ -559,151 +285,6 @@ class IntegerPropertySchema(AcpModel):
     these keys.
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class KillTerminalResponse(AcpModel):
-    """Response to `terminal/kill` method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class ListSessionsRequest(AcpModel):
-    """Request parameters for listing existing sessions.
-
-    Only available if the Agent supports the `sessionCapabilities.list` capability.
-    """
-
-    cwd: str | None = None
-    """Filter sessions by working directory. Must be an absolute path."""
-    cursor: str | None = None
-    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class LogoutCapabilities(AcpModel):
-    """Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class LogoutRequest(AcpModel):
-    """Request parameters for the logout method.
-
-    Terminates the current authenticated session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class LogoutResponse(AcpModel):
-    """Response to the `logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent"""
-
-    http: Annotated[bool, DefaultOnError] = False
-    """Agent supports `http` MCP servers."""
-    sse: Annotated[bool, DefaultOnError] = False
-    """Agent supports `sse` MCP servers."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class McpServerSse(AcpModel):
-    """SSE transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: str
-    """Absolute path to the MCP server executable."""
-    args: Annotated[list[str], DefaultOnNull]
-    """Command-line arguments to pass to the MCP server."""
-    env: Annotated[list[EnvVariable], DefaultOnNull]
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
@@ -880,72 +461,12 @@ See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/ag
 """
 
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[bool, DefaultOnError] = False
-    """Agent supports `image` content blocks."""
-    audio: Annotated[bool, DefaultOnError] = False
-    """Agent supports `audio` content blocks."""
-    embedded_context: Annotated[bool, DefaultOnError] = False
-    """Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ReadTextFileResponse(AcpModel):
-    """Response containing the contents of a text file."""
-
-    content: str
-    """Content payload returned by this response."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class ReleaseTerminalResponse(AcpModel):
-    """Response to terminal/release method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -967,62 +488,6 @@ Role: TypeAlias = Literal["assistant", "user"]
 - ``'assistant'``: The assistant side of a conversation.
 - ``'user'``: The user side of a conversation.
 """
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SessionCloseCapabilities(AcpModel):
-    """Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1062,43 +527,8 @@ Other values: Unknown / uncategorized selector.
 """
 
 
-class SessionConfigOptionsCapabilities(AcpModel):
-    """Session configuration option capabilities supported by the client."""
-
-    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
-    """Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
-
-
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 SessionId: TypeAlias = StrictStr
@@ -1111,126 +541,8 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/sess
 """
 
 
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SessionInfoUpdate(AcpModel):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SessionListCapabilities(AcpModel):
-    """Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
-
-
-class SessionResumeCapabilities(AcpModel):
-    """Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SetSessionModeRequest(AcpModel):
-    """Request parameters for setting a session mode."""
-
-    session_id: SessionId
-    """The ID of the session to set the mode for."""
-    mode_id: SessionModeId
-    """The ID of the mode to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SetSessionModeResponse(AcpModel):
-    """Response to `session/set_mode` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """Member of ``McpServer`` for ``type: "sse"``.
-
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    type: Annotated[Literal["sse"], UnionTag] = "sse"
 
 
 StopReason: TypeAlias = Literal[
@@ -1346,86 +658,8 @@ class StringPropertySchema(AcpModel):
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
-
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TerminalExitStatus(AcpModel):
-    """Exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
-
-
-class TerminalOutputRequest(AcpModel):
-    """Request to get the current output and status of a terminal."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to get output from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class TerminalOutputResponse(AcpModel):
-    """Response containing the terminal output and exit status."""
-
-    output: str
-    """The terminal output captured so far."""
-    truncated: bool
-    """Whether the output was truncated due to byte limits."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit status if the command has completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class TitledMultiSelectItems(AcpModel):
@@ -1446,28 +680,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
-    """
-
-    path: str
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional 1-based line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
@@ -1516,118 +728,10 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/tool-c
 """
 
 
-class UnstructuredCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 102 classes of this module
+    that have it extend this class.
     """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class ValueIdSetSessionConfigOptionRequest(AcpModel):
-    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
-
-    A `SessionConfigValueId` string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    session_id: SessionId
-    """The ID of the session to set the configuration option for."""
-    config_id: SessionConfigId
-    """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    value: SessionConfigValueId
-    """The value ID."""
-
-
-class WaitForTerminalExitRequest(AcpModel):
-    """Request to wait for a terminal command to exit."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to wait for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class WaitForTerminalExitResponse(AcpModel):
-    """Response containing the exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class WriteTextFileRequest(AcpModel):
-    """Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to write."""
-    content: str
-    """The text content to write to the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class WriteTextFileResponse(AcpModel):
-    """Response to `fs/write_text_file`"""
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -1638,25 +742,7 @@ class WriteTextFileResponse(AcpModel):
     """
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related capabilities supported by the agent."""
-
-    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class Annotations(AcpModel):
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -1665,16 +751,9 @@ class Annotations(AcpModel):
     """Timestamp indicating when the underlying resource was last modified."""
     priority: Annotated[float | None, DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -1683,13 +762,6 @@ class AudioContent(AcpModel):
     """Base64-encoded media payload."""
     mime_type: str
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -1703,7 +775,24 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[bool, DefaultOnError] = False
+    """Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
+    """
+
+
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `authenticate`.
 
     This is the default authentication method type.
@@ -1715,17 +804,64 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable description of this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success. Any other termination signals failure.
+    The client MUST NOT pass this method to `authenticate`.
+    """
+
+    id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable description of this authentication method."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[dict[str, str], DefaultOnNull] = Field(default_factory=dict)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    These values override same-named variables in the base launch configuration.
     """
 
 
-AvailableCommandInput: TypeAlias = UnstructuredCommandInput
-"""The input specification for a command."""
+class AuthenticateRequest(WithMeta):
+    """Request parameters for the authenticate method.
+
+    Specifies which authentication method to use.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
+    """
+
+
+class AuthenticateResponse(WithMeta):
+    """Response to the `authenticate` method."""
+
+
+class BlobResourceContents(WithMeta):
+    """Binary resource contents."""
+
+    blob: str
+    """Base64-encoded bytes for a binary resource payload."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class BooleanConfigOptionCapabilities(WithMeta):
+    """Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
+    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -1761,7 +897,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -1771,19 +907,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
     value: bool
     """The boolean value."""
 
 
-class CancelNotification(AcpModel):
+class CancelNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/prompt-turn#cancellation)
@@ -1791,16 +920,9 @@ class CancelNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/cancellation)
@@ -1808,13 +930,6 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ClientNotification(AcpModel):
@@ -1826,37 +941,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class ClientSessionCapabilities(AcpModel):
-    """Session-related capabilities supported by the client."""
-
-    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
-    """Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported. `{}` advertises the complete compaction contract.
-    """
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None, DefaultOnError
-    ] = None
-    """Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    notices: Annotated[NoticeCapabilities | None, DefaultOnError] = None
-    """Support for live user-facing `notice` session updates.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client can present notices to the user.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -1868,13 +953,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -1893,53 +975,25 @@ class CompleteElicitationNotification(AcpModel):
     """
 
 
-class CreateTerminalRequest(AcpModel):
-    """Request to create a new terminal and execute a command."""
+class Cost(WithMeta):
+    """Cost information for a session."""
 
-    session_id: SessionId
-    """The session ID for this request."""
-    command: str
-    """The command to execute."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Array of command arguments."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Environment variables for the command."""
-    cwd: str | None = None
-    """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    amount: float
+    """Total cumulative cost for session."""
+    currency: str
+    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
     """
 
 
-class CreateTerminalResponse(AcpModel):
+class CreateTerminalResponse(WithMeta):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId
     """The unique identifier for the created terminal."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class CurrentModeUpdate(AcpModel):
+class CurrentModeUpdate(WithMeta):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
@@ -1947,16 +1001,9 @@ class CurrentModeUpdate(AcpModel):
 
     current_mode_id: SessionModeId
     """The ID of the current mode"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -1964,13 +1011,35 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
+
+
+class Diff(WithMeta):
+    """A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-calls#content)
     """
+
+    path: str
+    """The absolute file path being modified."""
+    old_text: Annotated[str | None, DefaultOnError] = None
+    """The original content (omitted or `null` for new files)."""
+    new_text: str
+    """The new content after modification."""
+
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
 
 
 class ElicitationAcceptAction(AcpModel):
@@ -2033,8 +1102,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching an MCP server."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -2084,18 +1158,28 @@ class ErrorClientResponse(AcpModel):
     """Method-specific error data."""
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class FileSystemCapabilities(WithMeta):
+    """File system capabilities that a client may support.
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/initialization#filesystem)
     """
 
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    read_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/write_text_file` requests."""
 
 
-class ImageContent(AcpModel):
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
+
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
+
+
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -2106,13 +1190,6 @@ class ImageContent(AcpModel):
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -2126,6 +1203,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn't present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts and optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -2135,50 +1234,91 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class KillTerminalRequest(AcpModel):
+class KillTerminalRequest(WithMeta):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to kill."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class KillTerminalResponse(WithMeta):
+    """Response to `terminal/kill` method"""
+
+
+class ListSessionsRequest(WithMeta):
+    """Request parameters for listing existing sessions.
+
+    Only available if the Agent supports the `sessionCapabilities.list` capability.
+    """
+
+    cwd: str | None = None
+    """Filter sessions by working directory. Must be an absolute path."""
+    cursor: str | None = None
+    """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
+
+
+class LogoutCapabilities(WithMeta):
+    """Logout capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the logout method.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LogoutRequest(WithMeta):
+    """Request parameters for the logout method.
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects"""
-    next_cursor: Annotated[str | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Terminates the current authenticated session.
     """
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | SseMcpServer | McpServerStdio, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
+class LogoutResponse(WithMeta):
+    """Response to the `logout` method."""
 
-MCP servers provide tools and context that the agent can use when
-processing prompts.
 
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
-"""
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent"""
+
+    http: Annotated[bool, DefaultOnError] = False
+    """Agent supports `http` MCP servers."""
+    sse: Annotated[bool, DefaultOnError] = False
+    """Agent supports `sse` MCP servers."""
+
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerSse(WithMeta):
+    """SSE transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: str
+    """Absolute path to the MCP server executable."""
+    args: Annotated[list[str], DefaultOnNull]
+    """Command-line arguments to pass to the MCP server."""
+    env: Annotated[list[EnvVariable], DefaultOnNull]
+    """Environment variables to set when launching the MCP server."""
 
 
 MultiSelectItems: TypeAlias = Annotated[
@@ -2224,34 +1364,6 @@ class MultiSelectPropertySchema(AcpModel):
     these keys.
 
     Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class NewSessionRequest(AcpModel):
-    """Request parameters for creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], DefaultOnNull] = Field(
-        default_factory=list
-    )
-    """Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's filesystem scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    mcp_servers: Annotated[list[McpServer], DefaultOnNull]
-    """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
@@ -2306,7 +1418,7 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     type: Annotated[Literal["number"], UnionTag] = "number"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -2315,16 +1427,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -2340,16 +1445,36 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[bool, DefaultOnError] = False
+    """Agent supports `image` content blocks."""
+    audio: Annotated[bool, DefaultOnError] = False
+    """Agent supports `audio` content blocks."""
+    embedded_context: Annotated[bool, DefaultOnError] = False
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
     """
 
 
-class PromptResponse(AcpModel):
+class PromptResponse(WithMeta):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/prompt-turn#4-check-for-completion)
@@ -2357,16 +1482,9 @@ class PromptResponse(AcpModel):
 
     stop_reason: StopReason
     """Indicates why the agent stopped processing the turn."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class ReadTextFileRequest(AcpModel):
+class ReadTextFileRequest(WithMeta):
     """Request to read content from a text file.
 
     Only available if the client supports the `fs.readTextFile` capability.
@@ -2380,29 +1498,26 @@ class ReadTextFileRequest(AcpModel):
     """Line number to start reading from (1-based)."""
     limit: Annotated[JsonInt | None, Field(ge=0)] = None
     """Maximum number of lines to read."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class ReleaseTerminalRequest(AcpModel):
+class ReadTextFileResponse(WithMeta):
+    """Response containing the contents of a text file."""
+
+    content: str
+    """Content payload returned by this response."""
+
+
+class ReleaseTerminalRequest(WithMeta):
     """Request to release a terminal and free its resources."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to release."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
+
+class ReleaseTerminalResponse(WithMeta):
+    """Response to terminal/release method"""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -2445,27 +1560,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -2487,7 +1581,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -2504,13 +1598,6 @@ class ResourceLink(AcpModel):
     """Optional display title for end-user UI."""
     uri: str
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -2524,99 +1611,53 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class ResumeSessionRequest(AcpModel):
-    """Request parameters for resuming an existing session.
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
 
-    Resumes an existing session without returning previous messages (unlike `session/load`).
-    This is useful for agents that can resume sessions but don't implement full session loading.
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
 
-    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
     """
 
-    session_id: SessionId
-    """The ID of the session to resume."""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], DefaultOnNull] = Field(
-        default_factory=list
-    )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
-    """List of MCP servers to connect to for this session."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
     """
 
 
-class SessionCapabilities(AcpModel):
-    """Session capabilities supported by the agent.
+class SessionCloseCapabilities(WithMeta):
+    """Capabilities for the `session/close` method.
 
-    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
-
-    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
-
-    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
-
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
-    """
-
-    list_: Annotated[SessionListCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/list`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports listing sessions.
-    """
-    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/delete`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents that also support `session/list` may return
-    `SessionInfo.additionalDirectories` to report the complete ordered
-    additional-root list associated with a listed session.
-    """
-    resume: Annotated[SessionResumeCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/resume`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-    close: Annotated[SessionCloseCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/close`.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class SessionConfigOptionsCapabilities(WithMeta):
+    """Session configuration option capabilities supported by the client."""
+
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
+    """Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
     """
 
 
-class SessionConfigSelectOption(AcpModel):
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -2625,12 +1666,12 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -2646,18 +1687,49 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The URL to direct the user to."""
 
 
-class SessionInfoSessionUpdate(SessionInfoUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
 
-    Session metadata has been updated (title, timestamps, custom metadata)
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity"""
+
+
+class SessionInfoUpdate(WithMeta):
+    """Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    Clients can use it to keep session titles and state current.
     """
 
-    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
-        "session_info_update"
-    )
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session. Set to null to clear."""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity. Set to null to clear."""
 
 
-class SessionMode(AcpModel):
+class SessionListCapabilities(WithMeta):
+    """Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
+    """
+
+
+class SessionMode(WithMeta):
     """A mode the agent can operate in.
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
@@ -2669,29 +1741,15 @@ class SessionMode(AcpModel):
     """Human-readable name shown for this protocol object."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable details shown with this protocol object."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-class SessionModeState(AcpModel):
+class SessionModeState(WithMeta):
     """The set of modes and the one currently active."""
 
     current_mode_id: SessionModeId
     """The current mode the Agent is in."""
     available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
     """The set of modes that the Agent can operate in"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
@@ -2720,6 +1778,13 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
+class SessionResumeCapabilities(WithMeta):
+    """Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+
 class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -2740,11 +1805,28 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-SetSessionConfigOptionRequest: TypeAlias = Annotated[
-    BooleanSetSessionConfigOptionRequest | ValueIdSetSessionConfigOptionRequest,
-    TaggedUnion("type"),
-]
-"""Request parameters for setting a session configuration option."""
+class SetSessionModeRequest(WithMeta):
+    """Request parameters for setting a session mode."""
+
+    session_id: SessionId
+    """The ID of the session to set the mode for."""
+    mode_id: SessionModeId
+    """The ID of the mode to set."""
+
+
+class SetSessionModeResponse(WithMeta):
+    """Response to `session/set_mode` method."""
+
+
+class SseMcpServer(McpServerSse):
+    """Member of ``McpServer`` for ``type: "sse"``.
+
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    type: Annotated[Literal["sse"], UnionTag] = "sse"
 
 
 class StringElicitationPropertySchema(StringPropertySchema):
@@ -2756,7 +1838,7 @@ class StringElicitationPropertySchema(StringPropertySchema):
     type: Annotated[Literal["string"], UnionTag] = "string"
 
 
-class Terminal(AcpModel):
+class Terminal(WithMeta):
     """Embed a terminal created with `terminal/create` by its id.
 
     The terminal must be added before calling `terminal/release`.
@@ -2766,13 +1848,45 @@ class Terminal(AcpModel):
 
     terminal_id: TerminalId
     """Identifier of the terminal instance to embed in the content stream."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `authenticate`.
     """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TerminalExitStatus(WithMeta):
+    """Exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class TerminalOutputRequest(WithMeta):
+    """Request to get the current output and status of a terminal."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to get output from."""
+
+
+class TerminalOutputResponse(WithMeta):
+    """Response containing the terminal output and exit status."""
+
+    output: str
+    """The terminal output captured so far."""
+    truncated: bool
+    """Whether the output was truncated due to byte limits."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit status if the command has completed."""
 
 
 class TerminalToolCallContent(Terminal):
@@ -2788,20 +1902,13 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextContent(AcpModel):
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
     text: str
     """Text payload carried by this content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class TextContentBlock(TextContent):
@@ -2816,6 +1923,39 @@ class TextContentBlock(TextContent):
     type: Annotated[Literal["text"], UnionTag] = "text"
 
 
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/tool-calls#following-the-agent)
+    """
+
+    path: str
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional 1-based line number within the file."""
+
+
+class UnstructuredCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
@@ -2825,13 +1965,69 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
 
-    Context window and cost update for the session.
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class ValueIdSetSessionConfigOptionRequest(WithMeta):
+    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
+
+    A `SessionConfigValueId` string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
     """
 
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+    session_id: SessionId
+    """The ID of the session to set the configuration option for."""
+    config_id: SessionConfigId
+    """The ID of the configuration option to set."""
+    value: SessionConfigValueId
+    """The value ID."""
+
+
+class WaitForTerminalExitRequest(WithMeta):
+    """Request to wait for a terminal command to exit."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to wait for."""
+
+
+class WaitForTerminalExitResponse(WithMeta):
+    """Response containing the exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class WriteTextFileRequest(WithMeta):
+    """Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to write."""
+    content: str
+    """The text content to write to the file."""
+
+
+class WriteTextFileResponse(WithMeta):
+    """Response to `fs/write_text_file`"""
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -2852,43 +2048,14 @@ class AcceptCreateElicitationResponse(ElicitationAcceptAction):
     action: Annotated[Literal["accept"], UnionTag] = "accept"
 
 
-class AgentCapabilities(AcpModel):
-    """Capabilities supported by the agent.
-
-    Advertised during initialization to inform the client about
-    available features and content types.
-
-    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
-    """
-
-    load_session: Annotated[bool, DefaultOnError] = False
-    """Whether the agent supports `session/load`."""
-    prompt_capabilities: Annotated[PromptCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: PromptCapabilities.model_validate(
-            {"image": False, "audio": False, "embeddedContext": False}
-        )
-    )
-    """Prompt capabilities supported by the agent."""
-    mcp_capabilities: Annotated[McpCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: McpCapabilities.model_validate(
-            {"http": False, "sse": False}
-        )
-    )
-    """MCP capabilities supported by the agent."""
-    session_capabilities: Annotated[SessionCapabilities, DefaultOnError] = Field(
-        default_factory=SessionCapabilities
-    )
-    """Session lifecycle and prompt capabilities advertised by the agent."""
-    auth: Annotated[AgentAuthCapabilities, DefaultOnError] = Field(
-        default_factory=AgentAuthCapabilities
-    )
+class AgentAuthCapabilities(WithMeta):
     """Authentication-related capabilities supported by the agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
     """
 
 
@@ -2911,85 +2078,30 @@ When no `type` is present, the method is treated as `agent`.
 """
 
 
-class AvailableCommand(AcpModel):
-    """Information about a command."""
+AvailableCommandInput: TypeAlias = UnstructuredCommandInput
+"""The input specification for a command."""
 
-    name: str
-    """Command name (e.g., `create_plan`, `research_codebase`)."""
-    description: str
-    """Human-readable description of what the command does."""
-    input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
-    """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+class ClientSessionCapabilities(WithMeta):
+    """Session-related capabilities supported by the client."""
+
+    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
+    """Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
     """
+    config_options: Annotated[
+        SessionConfigOptionsCapabilities | None, DefaultOnError
+    ] = None
+    """Config option capabilities supported by the client.
 
-
-class AvailableCommandsUpdate(AcpModel):
-    """Available commands are ready or have changed"""
-
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ]
-    """Commands the agent can execute"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
     """
+    notices: Annotated[NoticeCapabilities | None, DefaultOnError] = None
+    """Support for live user-facing `notice` session updates.
 
-
-class ClientCapabilities(AcpModel):
-    """Capabilities supported by the client.
-
-    Advertised during initialization to inform the agent about
-    available features and methods.
-
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
-    """
-
-    fs: Annotated[FileSystemCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: FileSystemCapabilities.model_validate(
-            {"readTextFile": False, "writeTextFile": False}
-        )
-    )
-    """File system capabilities supported by the client.
-    Determines which file operations the agent can request.
-    """
-    terminal: Annotated[bool, DefaultOnError] = False
-    """Whether the Client support all `terminal/*` methods."""
-    session: Annotated[ClientSessionCapabilities | None, DefaultOnError] = None
-    """Session-related capabilities supported by the client.
-
-    Optional. Omitted or `null` both mean the client does not advertise any
-    session-related extensions.
-    """
-    auth: Annotated[AuthCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
-    )
-    """Authentication capabilities supported by the client.
-    Determines which authentication method types the agent may include
-    in its `InitializeResponse`.
-    """
-    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
-    """Elicitation capabilities supported by the client.
-    Determines which elicitation modes the agent may use.
-
-    Optional. Omitted or `null` both mean the client does not advertise
-    elicitation support.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
     """
 
 
@@ -3001,6 +2113,31 @@ CreateElicitationResponse: TypeAlias = Annotated[
     TaggedUnion("action"),
 ]
 """Response from the client to an elicitation request."""
+
+
+class CreateTerminalRequest(WithMeta):
+    """Request to create a new terminal and execute a command."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    command: str
+    """The command to execute."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Array of command arguments."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Environment variables for the command."""
+    cwd: str | None = None
+    """Working directory for the command. Must be an absolute path."""
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of output bytes to retain.
+
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
 
 
 class CurrentModeSessionUpdate(CurrentModeUpdate):
@@ -3074,135 +2211,63 @@ ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUr
 """URL-based elicitation mode where the client directs the user to a URL."""
 
 
-class EmbeddedResource(AcpModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
 
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    resource: EmbeddedResourceResource
-    """Embedded resource payload, either text or binary data."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects"""
+    next_cursor: Annotated[str | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
     """
 
 
-class InitializeRequest(AcpModel):
-    """Request parameters for the initialize method.
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | SseMcpServer | McpServerStdio, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
 
-    Sent by the client to establish connection and negotiate capabilities.
+MCP servers provide tools and context that the agent can use when
+processing prompts.
 
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/session-setup#mcp-servers)
+"""
+
+
+class NewSessionRequest(WithMeta):
+    """Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
 
-    protocol_version: ProtocolVersion
-    """The latest protocol version supported by the client."""
-    client_capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: ClientCapabilities.model_validate(
-            {
-                "fs": {"readTextFile": False, "writeTextFile": False},
-                "terminal": False,
-                "auth": {"terminal": False},
-            }
-        )
-    )
-    """Capabilities supported by the client."""
-    client_info: Annotated[Implementation | None, DefaultOnError] = None
-    """Information about the Client name and version sent to the Agent.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class InitializeResponse(AcpModel):
-    """Response to the `initialize` method.
-
-    Contains the negotiated protocol version and agent capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
-    """
-
-    protocol_version: ProtocolVersion
-    """The protocol version the client specified if supported by the agent,
-    or the latest protocol version supported by the agent.
-
-    The client should disconnect, if it doesn't support this version.
-    """
-    agent_capabilities: Annotated[AgentCapabilities, DefaultOnError] = Field(
-        default_factory=lambda: AgentCapabilities.model_validate(
-            {
-                "loadSession": False,
-                "promptCapabilities": {
-                    "image": False,
-                    "audio": False,
-                    "embeddedContext": False,
-                },
-                "mcpCapabilities": {"http": False, "sse": False},
-                "sessionCapabilities": {},
-                "auth": {},
-            }
-        )
-    )
-    """Capabilities supported by the agent."""
-    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """Authentication methods supported by the agent."""
-    agent_info: Annotated[Implementation | None, DefaultOnError] = None
-    """Information about the Agent name and version sent to the Client.
-
-    Note: in future versions of the protocol, this will be required.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class LoadSessionRequest(AcpModel):
-    """Request parameters for loading an existing session.
-
-    Only available if the Agent supports the `loadSession` capability.
-
-    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
-    """
-
-    mcp_servers: Annotated[list[McpServer], DefaultOnNull]
-    """List of MCP servers to connect to for this session."""
     cwd: str
     """The working directory for this session. Must be an absolute path."""
     additional_directories: Annotated[list[str], DefaultOnNull] = Field(
         default_factory=list
     )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
+    """Additional workspace roots for this session. Each path must be absolute.
 
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the loaded
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
+    These expand the session's filesystem scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
     """
-    session_id: SessionId
-    """The ID of the session to load."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
+    mcp_servers: Annotated[list[McpServer], DefaultOnNull]
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
 
 
 OtherCreateElicitationRequest: TypeAlias = (
@@ -3222,7 +2287,7 @@ They MUST NOT render it as a known elicitation mode.
 """
 
 
-class Plan(AcpModel):
+class Plan(WithMeta):
     """An execution plan for accomplishing complex tasks.
 
     Plans consist of multiple entries representing individual tasks or goals.
@@ -3237,13 +2302,6 @@ class Plan(AcpModel):
 
     When updating a plan, the agent must send a complete list of all entries
     with their current status. The client replaces the entire plan with each update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
 
 
@@ -3289,17 +2347,18 @@ class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
-class ResourceContentBlock(EmbeddedResource):
-    """Member of ``ContentBlock`` for ``type: "resource"``.
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome | SelectedRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
 
-    Complete resource contents embedded directly in the message.
 
-    Preferred for including context as it avoids extra round-trips.
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
 
-    Requires the `embeddedContext` prompt capability when included in prompts.
-    """
-
-    type: Annotated[Literal["resource"], UnionTag] = "resource"
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
 
 
 class ResultClientResponse(AcpModel):
@@ -3325,7 +2384,85 @@ class ResultClientResponse(AcpModel):
     """Method-specific response data."""
 
 
-class SessionConfigSelectGroup(AcpModel):
+class ResumeSessionRequest(WithMeta):
+    """Request parameters for resuming an existing session.
+
+    Resumes an existing session without returning previous messages (unlike `session/load`).
+    This is useful for agents that can resume sessions but don't implement full session loading.
+
+    Only available if the Agent supports the `sessionCapabilities.resume` capability.
+    """
+
+    session_id: SessionId
+    """The ID of the session to resume."""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], DefaultOnNull] = Field(
+        default_factory=list
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
+    """List of MCP servers to connect to for this session."""
+
+
+class SessionCapabilities(WithMeta):
+    """Session capabilities supported by the agent.
+
+    As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
+
+    Optionally, they **MAY** support other session methods and notifications by specifying additional capabilities.
+
+    Note: `session/load` is still handled by the top-level `loadSession` capability. This will be unified in future versions of the protocol.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#session-capabilities)
+    """
+
+    list_: Annotated[SessionListCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/list`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports listing sessions.
+    """
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/delete`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents that also support `session/list` may return
+    `SessionInfo.additionalDirectories` to report the complete ordered
+    additional-root list associated with a listed session.
+    """
+    resume: Annotated[SessionResumeCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/resume`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+    close: Annotated[SessionCloseCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/close`.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+
+class SessionConfigSelectGroup(WithMeta):
     """A group of possible values for a session configuration option."""
 
     group: SessionConfigGroupId
@@ -3336,13 +2473,6 @@ class SessionConfigSelectGroup(AcpModel):
         list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
     ]
     """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 SessionConfigSelectOptions: TypeAlias = (
@@ -3381,6 +2511,269 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
+class SessionInfoSessionUpdate(SessionInfoUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
+
+    Session metadata has been updated (title, timestamps, custom metadata)
+    """
+
+    session_update: Annotated[Literal["session_info_update"], UnionTag] = (
+        "session_info_update"
+    )
+
+
+SetSessionConfigOptionRequest: TypeAlias = Annotated[
+    BooleanSetSessionConfigOptionRequest | ValueIdSetSessionConfigOptionRequest,
+    TaggedUnion("type"),
+]
+"""Request parameters for setting a session configuration option."""
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+class AgentCapabilities(WithMeta):
+    """Capabilities supported by the agent.
+
+    Advertised during initialization to inform the client about
+    available features and content types.
+
+    See protocol docs: [Agent Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#agent-capabilities)
+    """
+
+    load_session: Annotated[bool, DefaultOnError] = False
+    """Whether the agent supports `session/load`."""
+    prompt_capabilities: Annotated[PromptCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: PromptCapabilities.model_validate(
+            {"image": False, "audio": False, "embeddedContext": False}
+        )
+    )
+    """Prompt capabilities supported by the agent."""
+    mcp_capabilities: Annotated[McpCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: McpCapabilities.model_validate(
+            {"http": False, "sse": False}
+        )
+    )
+    """MCP capabilities supported by the agent."""
+    session_capabilities: Annotated[SessionCapabilities, DefaultOnError] = Field(
+        default_factory=SessionCapabilities
+    )
+    """Session lifecycle and prompt capabilities advertised by the agent."""
+    auth: Annotated[AgentAuthCapabilities, DefaultOnError] = Field(
+        default_factory=AgentAuthCapabilities
+    )
+    """Authentication-related capabilities supported by the agent."""
+
+
+class AvailableCommand(WithMeta):
+    """Information about a command."""
+
+    name: str
+    """Command name (e.g., `create_plan`, `research_codebase`)."""
+    description: str
+    """Human-readable description of what the command does."""
+    input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
+    """Input for the command if required"""
+
+
+class AvailableCommandsUpdate(WithMeta):
+    """Available commands are ready or have changed"""
+
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ]
+    """Commands the agent can execute"""
+
+
+class ClientCapabilities(WithMeta):
+    """Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v1/initialization#client-capabilities)
+    """
+
+    fs: Annotated[FileSystemCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: FileSystemCapabilities.model_validate(
+            {"readTextFile": False, "writeTextFile": False}
+        )
+    )
+    """File system capabilities supported by the client.
+    Determines which file operations the agent can request.
+    """
+    terminal: Annotated[bool, DefaultOnError] = False
+    """Whether the Client support all `terminal/*` methods."""
+    session: Annotated[ClientSessionCapabilities | None, DefaultOnError] = None
+    """Session-related capabilities supported by the client.
+
+    Optional. Omitted or `null` both mean the client does not advertise any
+    session-related extensions.
+    """
+    auth: Annotated[AuthCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: AuthCapabilities.model_validate({"terminal": False})
+    )
+    """Authentication capabilities supported by the client.
+    Determines which authentication method types the agent may include
+    in its `InitializeResponse`.
+    """
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
+    """Elicitation capabilities supported by the client.
+    Determines which elicitation modes the agent may use.
+
+    Optional. Omitted or `null` both mean the client does not advertise
+    elicitation support.
+    """
+
+
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
+
+
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
+
+
+class EmbeddedResource(WithMeta):
+    """The contents of a resource, embedded into a prompt or tool call result."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    resource: EmbeddedResourceResource
+    """Embedded resource payload, either text or binary data."""
+
+
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
+class InitializeRequest(WithMeta):
+    """Request parameters for the initialize method.
+
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    """
+
+    protocol_version: ProtocolVersion
+    """The latest protocol version supported by the client."""
+    client_capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: ClientCapabilities.model_validate(
+            {
+                "fs": {"readTextFile": False, "writeTextFile": False},
+                "terminal": False,
+                "auth": {"terminal": False},
+            }
+        )
+    )
+    """Capabilities supported by the client."""
+    client_info: Annotated[Implementation | None, DefaultOnError] = None
+    """Information about the Client name and version sent to the Agent.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+
+
+class InitializeResponse(WithMeta):
+    """Response to the `initialize` method.
+
+    Contains the negotiated protocol version and agent capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v1/initialization)
+    """
+
+    protocol_version: ProtocolVersion
+    """The protocol version the client specified if supported by the agent,
+    or the latest protocol version supported by the agent.
+
+    The client should disconnect, if it doesn't support this version.
+    """
+    agent_capabilities: Annotated[AgentCapabilities, DefaultOnError] = Field(
+        default_factory=lambda: AgentCapabilities.model_validate(
+            {
+                "loadSession": False,
+                "promptCapabilities": {
+                    "image": False,
+                    "audio": False,
+                    "embeddedContext": False,
+                },
+                "mcpCapabilities": {"http": False, "sse": False},
+                "sessionCapabilities": {},
+                "auth": {},
+            }
+        )
+    )
+    """Capabilities supported by the agent."""
+    auth_methods: Annotated[list[AuthMethod], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """Authentication methods supported by the agent."""
+    agent_info: Annotated[Implementation | None, DefaultOnError] = None
+    """Information about the Agent name and version sent to the Client.
+
+    Note: in future versions of the protocol, this will be required.
+    """
+
+
+class LoadSessionRequest(WithMeta):
+    """Request parameters for loading an existing session.
+
+    Only available if the Agent supports the `loadSession` capability.
+
+    See protocol docs: [Loading Sessions](https://agentclientprotocol.com/protocol/v1/session-setup#loading-sessions)
+    """
+
+    mcp_servers: Annotated[list[McpServer], DefaultOnNull]
+    """List of MCP servers to connect to for this session."""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], DefaultOnNull] = Field(
+        default_factory=list
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the loaded
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    session_id: SessionId
+    """The ID of the session to load."""
+
+
+class ResourceContentBlock(EmbeddedResource):
+    """Member of ``ContentBlock`` for ``type: "resource"``.
+
+    Complete resource contents embedded directly in the message.
+
+    Preferred for including context as it avoids extra round-trips.
+
+    Requires the `embeddedContext` prompt capability when included in prompts.
+    """
+
+    type: Annotated[Literal["resource"], UnionTag] = "resource"
+
+
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
+
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
+
+
 class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "available_commands_update"``.
 
@@ -3390,10 +2783,6 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     session_update: Annotated[Literal["available_commands_update"], UnionTag] = (
         "available_commands_update"
     )
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -3418,7 +2807,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/content
 """
 
 
-class ContentChunk(AcpModel):
+class ContentChunk(WithMeta):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -3429,29 +2818,23 @@ class ContentChunk(AcpModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
 
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
-class PromptRequest(AcpModel):
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -3476,6 +2859,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -3483,15 +2882,22 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
+]
+"""A session configuration option selector and its current state."""
 
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -3607,18 +3013,20 @@ class CompactionUpdate(AcpModel):
     """Extensible metadata patch for this compaction."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -3630,64 +3038,54 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
+class LoadSessionResponse(WithMeta):
+    """Response from loading an existing session."""
 
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
 
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
     """
-
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
     config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
     """
+
+    session_id: SessionId
+    """Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -3703,7 +3101,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/tool-ca
 """
 
 
-class ToolCallUpdate(AcpModel):
+class ToolCallUpdate(WithMeta):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -3738,13 +3136,6 @@ class ToolCallUpdate(AcpModel):
     """Update the raw input."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Update the raw output."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
@@ -3772,73 +3163,18 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+    Session configuration options have been updated.
     """
 
-
-class LoadSessionResponse(AcpModel):
-    """Response from loading an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -3852,37 +3188,35 @@ class RequestPermissionRequest(AcpModel):
     """Details about the tool call requiring permission."""
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
+
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | AuthenticateResponse
+        | LogoutResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
-class ToolCall(AcpModel):
+class ToolCall(WithMeta):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -3921,13 +3255,6 @@ class ToolCall(AcpModel):
     """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class ToolCallSessionUpdate(ToolCall):
@@ -3962,41 +3289,8 @@ class AgentRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | AuthenticateResponse
-        | LogoutResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -4024,11 +3318,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class SessionNotification(AcpModel):
+class SessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -4040,13 +3330,6 @@ class SessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):

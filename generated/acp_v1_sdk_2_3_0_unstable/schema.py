@@ -22,129 +22,8 @@ from ._base import (
     UnionTag,
 )
 
-
-class ArchiveSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from archiving a session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthAccount(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    An account or credential the agent has configured, such as a signed-in user
-    account or an API key.
-
-    All fields are display information only. Clients MUST NOT use them as stable
-    account identifiers, and SHOULD NOT log them or send them elsewhere, such as to
-    telemetry.
-    """
-
-    label: str
-    """Human-readable name for the account, suitable for display on its own,
-    for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
-    """
-    active: Annotated[bool | None, DefaultOnError] = None
-    """Whether the agent currently uses this account by default.
-
-    Several accounts MAY be active, for example one per provider.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
-    """
-    name: Annotated[str | None, DefaultOnError] = None
-    """Display name of the user, such as a username or full name.
-
-    Optional. Omitted and `null` are equivalent and mean no name is reported.
-    """
-    email: Annotated[str | None, DefaultOnError] = None
-    """Email address of the user.
-
-    Optional. Omitted and `null` are equivalent and mean no email is reported.
-    """
-    organization: Annotated[str | None, DefaultOnError] = None
-    """Display name of the organization, team, or workspace the account is using.
-
-    Optional. Omitted and `null` are equivalent and mean no organization is reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[bool, DefaultOnError] = False
-    """Whether the client supports `terminal` authentication methods.
-
-    The client should set this to `true` only when it can reproduce the
-    configured agent invocation in an interactive terminal. When `true`, the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
-
-
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success. Any other termination signals failure.
-    The client MUST NOT pass this method to `authenticate`.
-    """
-
-    id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable description of this authentication method."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[dict[str, str], DefaultOnNull] = Field(default_factory=dict)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    These values override same-named variables in the base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 AuthState: TypeAlias = (
@@ -163,179 +42,6 @@ The agent's overall authentication state.
 
 Other values: Custom or future authentication state. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class AuthStatusCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Auth status capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the `auth/status` method.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthStatusRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for the `auth/status` method.
-
-    Queries the agent's current authentication state without changing it.
-
-    Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
-    whether authentication is required.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthStatusResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to the `auth/status` method.
-    """
-
-    state: AuthState
-    """Whether the agent can start sessions without the user signing in first.
-
-    This is the only field clients should act on. Clients MUST treat values they
-    do not recognize as `unknown`.
-    """
-    accounts: Annotated[list[AuthAccount], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """The accounts the agent has configured, for display.
-
-    Optional. Omitted and empty are equivalent and mean no accounts are reported.
-    Agents that hold credentials for several providers or accounts SHOULD list each
-    of them and mark the ones in effect with `active`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthStatusUpdateNotification(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Notification sent by the agent when its authentication status changes.
-
-    Carries the same fields as the `auth/status` response. Agents that advertise the
-    `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
-    send it when the reported status differs from the last one sent on the connection.
-    """
-
-    state: AuthState
-    """Whether the agent can start sessions without the user signing in first.
-
-    This is the only field clients should act on. Clients MUST treat values they
-    do not recognize as `unknown`.
-    """
-    accounts: Annotated[list[AuthAccount], SkipInvalidItems, DefaultOnError] = Field(
-        default_factory=list
-    )
-    """The accounts the agent has configured, for display.
-
-    Optional. Omitted and empty are equivalent and mean no accounts are reported.
-    Agents that hold credentials for several providers or accounts SHOULD list each
-    of them and mark the ones in effect with `active`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthenticateRequest(AcpModel):
-    """Request parameters for the authenticate method.
-
-    Specifies which authentication method to use.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class AuthenticateResponse(AcpModel):
-    """Response to the `authenticate` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
-    """Binary resource contents."""
-
-    blob: str
-    """Base64-encoded bytes for a binary resource payload."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class BooleanConfigOptionCapabilities(AcpModel):
-    """Capabilities for boolean session configuration options.
-
-    Supplying `{}` means the client supports boolean session configuration options.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class BooleanPropertySchema(AcpModel):
@@ -400,18 +106,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 class CompactionCapabilities(AcpModel):
     """Client support for ID-addressed context compaction updates."""
 
@@ -434,24 +128,6 @@ Other values: Custom or future compaction status. Values beginning with `_` are 
 """
 
 
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: str
-    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
-    unit such as "credits".
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -468,67 +144,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class Diff(AcpModel):
-    """A diff representing file modifications.
-
-    Shows changes to files in a format suitable for display in the client UI.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
-    """
-
-    path: str
-    """The absolute file path being modified."""
-    old_text: Annotated[str | None, DefaultOnError] = None
-    """The original content (omitted or `null` for new files)."""
-    new_text: str
-    """The new content after modification."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
-
-
-class DisableProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/disable`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 ElicitationContentValue: TypeAlias = (
@@ -605,22 +220,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching an MCP server."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -670,70 +269,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/d
 """
 
 
-class FileSystemCapabilities(AcpModel):
-    """File system capabilities that a client may support.
-
-    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
-    """
-
-    read_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/read_text_file` requests."""
-    write_text_file: Annotated[bool, DefaultOnError] = False
-    """Whether the Client supports `fs/write_text_file` requests."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn't present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts and optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 class IntegerPropertySchema(AcpModel):
     """Schema for integer properties in an elicitation form."""
 
@@ -773,35 +308,6 @@ class IntegerPropertySchema(AcpModel):
     """
 
 
-class KillTerminalResponse(AcpModel):
-    """Response to `terminal/kill` method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ListProvidersRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 LlmProtocol: TypeAlias = (
     Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
@@ -824,71 +330,6 @@ Protocol names that do not begin with `_` are reserved for the ACP spec.
 
 Other values: Unknown or custom protocol.
 """
-
-
-class LogoutCapabilities(AcpModel):
-    """Logout capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports the logout method.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class LogoutRequest(AcpModel):
-    """Request parameters for the logout method.
-
-    Terminates the current authenticated session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class LogoutResponse(AcpModel):
-    """Response to the `logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent"""
-
-    http: Annotated[bool, DefaultOnError] = False
-    """Agent supports `http` MCP servers."""
-    sse: Annotated[bool, DefaultOnError] = False
-    """Agent supports `sse` MCP servers."""
-    acp: Annotated[bool, DefaultOnError] = False
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Agent supports `acp` MCP servers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class McpError(AcpModel):
@@ -932,123 +373,8 @@ used by `mcp/message` to route requests to the component that declared the serve
 """
 
 
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class McpServerSse(AcpModel):
-    """SSE transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull]
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: str
-    """Absolute path to the MCP server executable."""
-    args: Annotated[list[str], DefaultOnNull]
-    """Command-line arguments to pass to the MCP server."""
-    env: Annotated[list[EnvVariable], DefaultOnNull]
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 MessageId: TypeAlias = StrictStr
 """Unique identifier for a message within a session."""
-
-
-class MessageMcpNotification(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Notification parameters for `mcp/message`.
-
-    Sent by the provider to the consumer for an active request (including
-    subscription acknowledgements and updates). The outer envelope has no `id`.
-    """
-
-    server_id: McpServerAcpId
-    """The declared ACP MCP server handling the associated request."""
-    request_id: McpRequestId
-    """The identifier of the active inner MCP request."""
-    method: str
-    """The inner MCP method name."""
-    params: dict[str, Any] | None = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class MessageMcpRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `mcp/message`.
-    """
-
-    server_id: McpServerAcpId
-    """The declared ACP MCP server receiving this request."""
-    request_id: McpRequestId
-    """The caller-generated identifier for the inner MCP request."""
-    method: str
-    """The inner MCP method name."""
-    params: dict[str, Any] | None = None
-    """Optional inner MCP params.
-
-    If omitted or set to `null`, the inner MCP message has no params.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class NoticeCapabilities(AcpModel):
@@ -1208,23 +534,6 @@ Helps clients choose appropriate icons and UI treatment.
 """
 
 
-class PlanCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for receiving `plan_update` and `plan_removed` session updates.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 PlanEntryPriority: TypeAlias = Literal["high", "medium", "low"]
 """Priority levels for plan entries.
 
@@ -1259,120 +568,12 @@ Unique identifier for a plan within a session.
 """
 
 
-class PlanMarkdown(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    content: str
-    """Markdown content for the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanRemoved(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    plan_id: PlanId
-    """The plan ID to remove."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
-
-
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
-
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
-    """
-
-    image: Annotated[bool, DefaultOnError] = False
-    """Agent supports `image` content blocks."""
-    audio: Annotated[bool, DefaultOnError] = False
-    """Agent supports `audio` content blocks."""
-    embedded_context: Annotated[bool, DefaultOnError] = False
-    """Agent supports embedded context in `session/prompt` requests.
-
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ProviderCurrentConfig(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    api_type: LlmProtocol
-    """Protocol currently used by this provider."""
-    base_url: str
-    """Base URL currently used by this provider."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 ProviderId: TypeAlias = StrictStr
@@ -1382,54 +583,6 @@ This capability is not part of the spec yet, and may be removed or changed at an
 
 Unique identifier for a configurable LLM provider.
 """
-
-
-class ProviderInfo(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    provider_id: ProviderId
-    """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
-    """Supported protocol types for this provider."""
-    required: bool
-    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    current: ProviderCurrentConfig | None = None
-    """Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ProvidersCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ProxySuccessorNotification(AcpModel):
@@ -1520,32 +673,6 @@ Result of a `proxy/successor` request: the wrapped request's result, forwarded u
 """
 
 
-class ReadTextFileResponse(AcpModel):
-    """Response containing the contents of a text file."""
-
-    content: str
-    """Content payload returned by this response."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ReleaseTerminalResponse(AcpModel):
-    """Response to terminal/release method"""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 RequestId: TypeAlias = JsonInt | StrictStr | None
 """JSON RPC Request Id
 
@@ -1629,67 +756,6 @@ class RunningStateUpdateVariant(RunningStateUpdate):
     state: Annotated[Literal["running"], UnionTag] = "running"
 
 
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionArchiveCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for `session/archive` and `session/unarchive`.
-
-    Supplying `{}` means the agent supports both methods, the `archived` filter on
-    `session/list`, and `SessionInfo.archived`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 SessionArchiveFilter: TypeAlias = Literal["exclude", "include", "only"] | StrictStr
 """**UNSTABLE**
 
@@ -1706,40 +772,6 @@ return `-32602` for a value it does not support rather than treating it as `excl
 
 Other values: Custom or future archive filter. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class SessionCancelCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capability to cancel work in a subagent session without ending that session.
-
-    Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionCloseCapabilities(AcpModel):
-    """Capabilities for the `session/close` method.
-
-    Supplying `{}` means the agent supports closing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1779,62 +811,8 @@ Other values: Unknown / uncategorized selector.
 """
 
 
-class SessionConfigOptionsCapabilities(AcpModel):
-    """Session configuration option capabilities supported by the client."""
-
-    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
-    """Whether the client supports boolean session configuration options.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means agents may include `type: "boolean"` entries in
-    `configOptions`, and the client may send `session/set_config_option`
-    requests with `type: "boolean"` and a boolean `value`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
-
-
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionForkCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 SessionId: TypeAlias = StrictStr
@@ -1847,97 +825,8 @@ See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v1/draf
 """
 
 
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: str
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
-        Field(default_factory=list)
-    )
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity"""
-    archived: Annotated[bool | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the session is archived.
-
-    Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
-    Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionInfoUpdate(AcpModel):
-    """Update to session metadata. All fields are optional to support partial updates.
-
-    Agents send this notification to update session information like title or custom metadata.
-    Clients can use it to keep session titles and state current.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session. Set to null to clear."""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """ISO 8601 timestamp of last activity. Set to null to clear."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionListCapabilities(AcpModel):
-    """Capabilities for the `session/list` method.
-
-    Supplying `{}` means the agent supports listing sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 SessionModeId: TypeAlias = StrictStr
 """Unique identifier for a Session Mode."""
-
-
-class SessionResumeCapabilities(AcpModel):
-    """Capabilities for the `session/resume` method.
-
-    Supplying `{}` means the agent supports resuming sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 SessionStatus: TypeAlias = Literal["open", "saved"] | StrictStr
@@ -1952,258 +841,6 @@ Whether the Agent has a session in memory, as reported by `session/status`.
 
 Other values: Custom or future session status. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants. Clients MUST treat a value they do not recognize as `saved`.
 """
-
-
-class SessionStatusCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/status` method.
-
-    Supplying `{}` means the agent supports checking session status.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionStatusRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for checking the status of a session.
-
-    Only available if the Agent supports the `sessionCapabilities.status` capability.
-
-    `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
-    close, or change the session, and does not attach the requesting connection to it.
-    A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
-    """
-
-    session_id: SessionId
-    """The ID of the session to check."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionStatusResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from checking the status of a session.
-
-    The result is a snapshot. A session reported `open` may be closed or evicted before
-    the Client's next request.
-    """
-
-    status: SessionStatus
-    """Whether the Agent has the session in memory.
-
-    Required. Clients MUST treat a value they do not recognize as `saved`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionSystemPromptOverrideCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `override` system prompt mode.
-
-    Supplying `{}` means the agent supports replacing its built-in default
-    instructions with the client-provided system prompt.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionTitleCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for Client-set session titles.
-
-    Supplying `{}` means the agent supports `session/set_title`. Agents report titles
-    through `session/list` and `session_info_update` without this capability.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetProviderRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    provider_id: ProviderId
-    """Provider ID to configure."""
-    api_type: LlmProtocol
-    """Protocol type for this provider."""
-    base_url: str
-    """Base URL for requests sent through this provider."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionModeRequest(AcpModel):
-    """Request parameters for setting a session mode."""
-
-    session_id: SessionId
-    """The ID of the session to set the mode for."""
-    mode_id: SessionModeId
-    """The ID of the mode to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionModeResponse(AcpModel):
-    """Response to `session/set_mode` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionTitleRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for setting the title of a session.
-
-    Only available if the Agent supports the `sessionCapabilities.title` capability.
-
-    The session does not need to be active on the connection. Any session the Agent would
-    return from `session/list` can be retitled. A session that does not exist gets `-32002`.
-
-    The Agent responds only after it has stored the title. After a successful response, the
-    Agent SHOULD NOT replace the title with one it generates automatically.
-    """
-
-    session_id: SessionId
-    """The ID of the session to retitle."""
-    title: str
-    """The new title for the session.
-
-    Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
-    normalize the title before storing it, for example by trimming whitespace or
-    truncating it. The Agent rejects a title that fails its validation, including one
-    that is empty after normalization, with `-32602`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SetSessionTitleResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from setting the title of a session.
-    """
-
-    title: str
-    """The title the Agent stored.
-
-    This differs from the requested title if the Agent normalized it. Clients SHOULD
-    display this value rather than the one they sent.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SseMcpServer(McpServerSse):
-    """Member of ``McpServer`` for ``type: "sse"``.
-
-    SSE transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
-    """
-
-    type: Annotated[Literal["sse"], UnionTag] = "sse"
 
 
 StopReason: TypeAlias = Literal[
@@ -2339,29 +976,6 @@ class SubagentCapabilities(AcpModel):
     """
 
 
-class SubagentSessionCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Client-initiated session mutations permitted for a specific subagent session.
-
-    A mutation requires an explicit per-child capability. Support for the method
-    on ordinary sessions does not grant support on a child.
-    """
-
-    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
-    """Permits the client to cancel this child's current work without ending
-    the session. Omitted or `null` means unsupported. An object (including
-    `{}`) means supported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-    """
-
-
 SystemPromptMode: TypeAlias = Literal["append", "override"] | StrictStr
 """**UNSTABLE**
 
@@ -2380,86 +994,8 @@ Other values: Custom or future system prompt mode. Values beginning with `_` are
 """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
-
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `authenticate`.
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TerminalExitStatus(AcpModel):
-    """Exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Typed identifier used for terminal values on the wire."""
-
-
-class TerminalOutputRequest(AcpModel):
-    """Request to get the current output and status of a terminal."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to get output from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class TerminalOutputResponse(AcpModel):
-    """Response containing the terminal output and exit status."""
-
-    output: str
-    """The terminal output captured so far."""
-    truncated: bool
-    """Whether the output was truncated due to byte limits."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit status if the command has completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class TitledMultiSelectItems(AcpModel):
@@ -2480,28 +1016,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
-    """
-
-    path: str
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional 1-based line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = Literal["pending", "in_progress", "completed", "failed"]
@@ -2550,50 +1064,6 @@ See protocol docs: [Creating](https://agentclientprotocol.com/protocol/v1/draft/
 """
 
 
-class UnarchiveSessionRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for unarchiving a session.
-
-    Only available if the Agent supports the `sessionCapabilities.archive` capability.
-
-    Unarchiving returns the session to default `session/list` results with the same ID and
-    saved history. It never loads or resumes the session. Clients that want to continue an
-    archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
-    Unarchiving a session that is not archived succeeds. A session that does not exist
-    gets `-32002`.
-    """
-
-    session_id: SessionId
-    """The ID of the session to unarchive."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class UnarchiveSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from unarchiving a session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
 class UnknownStateUpdate(AcpModel):
     """**UNSTABLE**
 
@@ -2630,147 +1100,10 @@ class UnknownStateUpdateVariant(UnknownStateUpdate):
     state: Annotated[Literal["unknown"], UnionTag] = "unknown"
 
 
-class UnstructuredCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 145 classes of this module
+    that have it extend this class.
     """
-
-
-class Usage(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for a prompt turn.
-    """
-
-    total_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Sum of all token types across session."""
-    input_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total input tokens across all turns."""
-    output_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total output tokens across all turns."""
-    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache read tokens."""
-    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache write tokens."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ValueIdSetSessionConfigOptionRequest(AcpModel):
-    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
-
-    A `SessionConfigValueId` string value.
-
-    This is the default when `type` is absent on the wire. Unknown `type`
-    values with string payloads also gracefully deserialize into this
-    variant.
-    """
-
-    session_id: SessionId
-    """The ID of the session to set the configuration option for."""
-    config_id: SessionConfigId
-    """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    value: SessionConfigValueId
-    """The value ID."""
-
-
-class WaitForTerminalExitRequest(AcpModel):
-    """Request to wait for a terminal command to exit."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to wait for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class WaitForTerminalExitResponse(AcpModel):
-    """Response containing the exit status of a terminal command."""
-
-    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """The process exit code (may be null if terminated by signal)."""
-    signal: Annotated[str | None, DefaultOnError] = None
-    """The signal that terminated the process (may be null if exited normally)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class WriteTextFileRequest(AcpModel):
-    """Request to write content to a text file.
-
-    Only available if the client supports the `fs.writeTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to write."""
-    content: str
-    """The text content to write to the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class WriteTextFileResponse(AcpModel):
-    """Response to `fs/write_text_file`"""
 
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
@@ -2781,35 +1114,7 @@ class WriteTextFileResponse(AcpModel):
     """
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related capabilities supported by the agent."""
-
-    status: Annotated[AuthStatusCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Whether the agent supports the `auth/status` method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the `auth/status` method.
-    """
-    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports the logout method.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports the logout method.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class Annotations(AcpModel):
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2818,16 +1123,9 @@ class Annotations(AcpModel):
     """Timestamp indicating when the underlying resource was last modified."""
     priority: Annotated[float | None, DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class ArchiveSessionRequest(AcpModel):
+class ArchiveSessionRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2844,16 +1142,18 @@ class ArchiveSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to archive."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class ArchiveSessionResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from archiving a session.
     """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -2862,13 +1162,6 @@ class AudioContent(AcpModel):
     """Base64-encoded media payload."""
     mime_type: str
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -2882,7 +1175,65 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthAccount(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    An account or credential the agent has configured, such as a signed-in user
+    account or an API key.
+
+    All fields are display information only. Clients MUST NOT use them as stable
+    account identifiers, and SHOULD NOT log them or send them elsewhere, such as to
+    telemetry.
+    """
+
+    label: str
+    """Human-readable name for the account, suitable for display on its own,
+    for example `Claude Max`, `OpenAI API key`, or `Vertex AI`.
+    """
+    active: Annotated[bool | None, DefaultOnError] = None
+    """Whether the agent currently uses this account by default.
+
+    Several accounts MAY be active, for example one per provider.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not indicate whether this account is in effect.
+    """
+    name: Annotated[str | None, DefaultOnError] = None
+    """Display name of the user, such as a username or full name.
+
+    Optional. Omitted and `null` are equivalent and mean no name is reported.
+    """
+    email: Annotated[str | None, DefaultOnError] = None
+    """Email address of the user.
+
+    Optional. Omitted and `null` are equivalent and mean no email is reported.
+    """
+    organization: Annotated[str | None, DefaultOnError] = None
+    """Display name of the organization, team, or workspace the account is using.
+
+    Optional. Omitted and `null` are equivalent and mean no organization is reported.
+    """
+
+
+class AuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[bool, DefaultOnError] = False
+    """Whether the client supports `terminal` authentication methods.
+
+    The client should set this to `true` only when it can reproduce the
+    configured agent invocation in an interactive terminal. When `true`, the
+    agent may include `terminal` entries in its authentication methods.
+    """
+
+
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `authenticate`.
 
     This is the default authentication method type.
@@ -2894,17 +1245,143 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional human-readable description of this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success. Any other termination signals failure.
+    The client MUST NOT pass this method to `authenticate`.
+    """
+
+    id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable description of this authentication method."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[dict[str, str], DefaultOnNull] = Field(default_factory=dict)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    These values override same-named variables in the base launch configuration.
     """
 
 
-AvailableCommandInput: TypeAlias = UnstructuredCommandInput
-"""The input specification for a command."""
+class AuthStatusCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Auth status capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
+
+
+class AuthStatusRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for the `auth/status` method.
+
+    Queries the agent's current authentication state without changing it.
+
+    Agents MUST NOT reject it with `auth_required` (`-32000`), since Clients call it to learn
+    whether authentication is required.
+    """
+
+
+class AuthStatusResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to the `auth/status` method.
+    """
+
+    state: AuthState
+    """Whether the agent can start sessions without the user signing in first.
+
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[list[AuthAccount], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
+    """
+
+
+class AuthStatusUpdateNotification(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification sent by the agent when its authentication status changes.
+
+    Carries the same fields as the `auth/status` response. Agents that advertise the
+    `auth.status` capability MAY send it at any time after `initialize`, and SHOULD only
+    send it when the reported status differs from the last one sent on the connection.
+    """
+
+    state: AuthState
+    """Whether the agent can start sessions without the user signing in first.
+
+    This is the only field clients should act on. Clients MUST treat values they
+    do not recognize as `unknown`.
+    """
+    accounts: Annotated[list[AuthAccount], SkipInvalidItems, DefaultOnError] = Field(
+        default_factory=list
+    )
+    """The accounts the agent has configured, for display.
+
+    Optional. Omitted and empty are equivalent and mean no accounts are reported.
+    Agents that hold credentials for several providers or accounts SHOULD list each
+    of them and mark the ones in effect with `active`.
+    """
+
+
+class AuthenticateRequest(WithMeta):
+    """Request parameters for the authenticate method.
+
+    Specifies which authentication method to use.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
+    """
+
+
+class AuthenticateResponse(WithMeta):
+    """Response to the `authenticate` method."""
+
+
+class BlobResourceContents(WithMeta):
+    """Binary resource contents."""
+
+    blob: str
+    """Base64-encoded bytes for a binary resource payload."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class BooleanConfigOptionCapabilities(WithMeta):
+    """Capabilities for boolean session configuration options.
+
+    Supplying `{}` means the client supports boolean session configuration options.
+    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -2940,7 +1417,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2950,19 +1427,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
     value: bool
     """The boolean value."""
 
 
-class CancelNotification(AcpModel):
+class CancelNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#cancellation)
@@ -2970,16 +1440,9 @@ class CancelNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v1/draft/cancellation)
@@ -2987,93 +1450,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class CancelledIdleStateUpdate(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
-
-    The work was cancelled.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
-    """
-
-
-class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
-
-    The work was cancelled.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class ClientNotification(AcpModel):
-    """A JSON-RPC notification object."""
-
-    method: str
-    """The notification method name."""
-    params: CancelNotification | MessageMcpNotification | ExtNotification | None = None
-    """Method-specific notification parameters."""
-
-
-class ClientSessionCapabilities(AcpModel):
-    """Session-related capabilities supported by the client."""
-
-    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
-    """Support for ID-addressed context compaction updates. Omitted or `null`
-    means unsupported. `{}` advertises the complete compaction contract.
-    """
-    config_options: Annotated[
-        SessionConfigOptionsCapabilities | None, DefaultOnError
-    ] = None
-    """Config option capabilities supported by the client.
-
-    Omitted or `null` both mean the client does not advertise support for any
-    config option extensions.
-    """
-    notices: Annotated[NoticeCapabilities | None, DefaultOnError] = None
-    """Support for live user-facing `notice` session updates.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    Supplying `{}` means the client can present notices to the user.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     If supported, the agent **must** cancel any ongoing work related to the session
@@ -3085,13 +1464,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CompleteElicitationNotification(AcpModel):
@@ -3110,53 +1486,25 @@ class CompleteElicitationNotification(AcpModel):
     """
 
 
-class CreateTerminalRequest(AcpModel):
-    """Request to create a new terminal and execute a command."""
+class Cost(WithMeta):
+    """Cost information for a session."""
 
-    session_id: SessionId
-    """The session ID for this request."""
-    command: str
-    """The command to execute."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Array of command arguments."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Environment variables for the command."""
-    cwd: str | None = None
-    """Working directory for the command. Must be an absolute path."""
-    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of output bytes to retain.
-
-    When the limit is exceeded, the Client truncates from the beginning of the output
-    to stay within the limit.
-
-    The Client MUST ensure truncation happens at a character boundary to maintain valid
-    string output, even if this means the retained output is slightly less than the
-    specified limit.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    amount: float
+    """Total cumulative cost for session."""
+    currency: str
+    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
     """
 
 
-class CreateTerminalResponse(AcpModel):
+class CreateTerminalResponse(WithMeta):
     """Response containing the ID of the created terminal."""
 
     terminal_id: TerminalId
     """The unique identifier for the created terminal."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class CurrentModeUpdate(AcpModel):
+class CurrentModeUpdate(WithMeta):
     """The current mode of the session has changed
 
     See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
@@ -3164,16 +1512,9 @@ class CurrentModeUpdate(AcpModel):
 
     current_mode_id: SessionModeId
     """The ID of the current mode"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `sessionCapabilities.delete` capability.
@@ -3181,16 +1522,38 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
+
+
+class Diff(WithMeta):
+    """A diff representing file modifications.
+
+    Shows changes to files in a format suitable for display in the client UI.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#content)
     """
 
+    path: str
+    """The absolute file path being modified."""
+    old_text: Annotated[str | None, DefaultOnError] = None
+    """The original content (omitted or `null` for new files)."""
+    new_text: str
+    """The new content after modification."""
 
-class DisableProviderRequest(AcpModel):
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+class DisableProviderRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3200,12 +1563,14 @@ class DisableProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class DisableProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/disable`.
     """
 
 
@@ -3269,46 +1634,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching an MCP server."""
 
-
-class EndTurnIdleStateUpdate(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
-
-    The work ended successfully.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
-    """
-
-
-class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
-
-    The work ended successfully.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -3402,18 +1734,28 @@ class ErrorStopReason(AcpModel):
     """
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class FileSystemCapabilities(WithMeta):
+    """File system capabilities that a client may support.
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    See protocol docs: [FileSystem](https://agentclientprotocol.com/protocol/v1/draft/initialization#filesystem)
     """
 
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    read_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/read_text_file` requests."""
+    write_text_file: Annotated[bool, DefaultOnError] = False
+    """Whether the Client supports `fs/write_text_file` requests."""
 
 
-class ImageContent(AcpModel):
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
+
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
+
+
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
@@ -3424,13 +1766,6 @@ class ImageContent(AcpModel):
     """MIME type describing the encoded media payload."""
     uri: Annotated[str | None, DefaultOnError] = None
     """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -3444,6 +1779,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn't present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts and optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -3453,42 +1810,29 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class KillTerminalRequest(AcpModel):
+class KillTerminalRequest(WithMeta):
     """Request to kill a terminal without releasing it."""
 
     session_id: SessionId
     """The session ID for this request."""
     terminal_id: TerminalId
     """The ID of the terminal to kill."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class ListProvidersResponse(AcpModel):
+class KillTerminalResponse(WithMeta):
+    """Response to `terminal/kill` method"""
+
+
+class ListProvidersRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Response to `providers/list`.
-    """
-
-    providers: list[ProviderInfo]
-    """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Request parameters for `providers/list`.
     """
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions.
 
     Only available if the Agent supports the `sessionCapabilities.list` capability.
@@ -3509,16 +1853,1639 @@ class ListSessionsRequest(AcpModel):
     the Agent advertises the `sessionCapabilities.archive` capability. The filter combines with `cwd` and
     applies before pagination. Clients keep the same value when following `nextCursor`.
     """
+
+
+class LogoutCapabilities(WithMeta):
+    """Logout capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+
+class LogoutRequest(WithMeta):
+    """Request parameters for the logout method.
+
+    Terminates the current authenticated session.
+    """
+
+
+class LogoutResponse(WithMeta):
+    """Response to the `logout` method."""
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent"""
+
+    http: Annotated[bool, DefaultOnError] = False
+    """Agent supports `http` MCP servers."""
+    sse: Annotated[bool, DefaultOnError] = False
+    """Agent supports `sse` MCP servers."""
+    acp: Annotated[bool, DefaultOnError] = False
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports `acp` MCP servers.
+    """
+
+
+class McpServerAcp(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    ACP transport configuration for MCP.
+
+    The MCP server is provided by an ACP component and communicates over the ACP channel
+    using `mcp/message`.
+    """
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    server_id: McpServerAcpId
+    """Unique identifier for this MCP server, generated by the component providing it.
+
+    Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
+    on the same ACP connection.
+    """
+
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerSse(WithMeta):
+    """SSE transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull]
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: str
+    """Absolute path to the MCP server executable."""
+    args: Annotated[list[str], DefaultOnNull]
+    """Command-line arguments to pass to the MCP server."""
+    env: Annotated[list[EnvVariable], DefaultOnNull]
+    """Environment variables to set when launching the MCP server."""
+
+
+class MessageMcpNotification(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Notification parameters for `mcp/message`.
+
+    Sent by the provider to the consumer for an active request (including
+    subscription acknowledgements and updates). The outer envelope has no `id`.
+    """
+
+    server_id: McpServerAcpId
+    """The declared ACP MCP server handling the associated request."""
+    request_id: McpRequestId
+    """The identifier of the active inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, Any] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+
+
+class MessageMcpRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `mcp/message`.
+    """
+
+    server_id: McpServerAcpId
+    """The declared ACP MCP server receiving this request."""
+    request_id: McpRequestId
+    """The caller-generated identifier for the inner MCP request."""
+    method: str
+    """The inner MCP method name."""
+    params: dict[str, Any] | None = None
+    """Optional inner MCP params.
+
+    If omitted or set to `null`, the inner MCP message has no params.
+    """
+
+
+MessageMcpResponse: TypeAlias = ResultMessageMcpResponse | ErrorMessageMcpResponse
+"""**UNSTABLE**
+
+The successful outer ACP `mcp/message` response carries exactly one
+inner MCP outcome: an opaque result (including JSON null), or an MCP error.
+Outer ACP errors are reserved for binding and runtime failures.
+
+Both branches require their carrier key. An error must be a non-null object.
+Unknown outer fields are ignored. Inner result and error fields are preserved.
+Carrier `_meta` is optional. Null or invalid values are treated as absent.
+Senders must include exactly one outcome. Receivers prefer `result` if both are present.
+"""
+
+
+MultiSelectItems: TypeAlias = Annotated[
+    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
+    TaggedUnion("type"),
+]
+"""Items for a multi-select (array) property schema."""
+
+
+class MultiSelectPropertySchema(AcpModel):
+    """Schema for multi-select (array) properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Minimum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+    """
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+    """
+    items: MultiSelectItems
+    """The items definition describing allowed values."""
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
+    """Default selected values.
+
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    """
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
     these keys.
 
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
-class ListSessionsResponse(AcpModel):
+class Notice(AcpModel):
+    """Fire-and-forget information for the user.
+
+    Notices are live events rather than session history. Agents must not rely on
+    a notice being received, displayed, or seen by the user.
+    Agents MUST only send notices when the Client advertised
+    the `session.notices` Client capability. Otherwise, Agents may use an agent
+    message when the information should still be surfaced to the user.
+
+    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
+    """
+
+    severity: NoticeSeverity
+    """Presentation severity hint."""
+    title: Annotated[str, Field(min_length=1)]
+    """Required non-empty plain-text title that can stand alone."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional plain-text detail or guidance.
+
+    Omitted and `null` are equivalent and mean no description was supplied.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """Metadata scoped to this notice.
+
+    Omitted and `null` are equivalent and mean no metadata was supplied.
+    """
+
+
+class NoticeSessionUpdate(Notice):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "notice"``.
+
+    Information for the user that is not part of session history.
+
+    Agents MUST only send this update when the Client advertised
+    the `session.notices` Client capability.
+    """
+
+    session_update: Annotated[Literal["notice"], UnionTag] = "notice"
+
+
+class NumberElicitationPropertySchema(NumberPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
+    Number (floating-point) property.
+    """
+
+    type: Annotated[Literal["number"], UnionTag] = "number"
+
+
+class PermissionOption(WithMeta):
+    """An option presented to the user when requesting permission."""
+
+    option_id: PermissionOptionId
+    """Unique identifier for this permission option."""
+    name: str
+    """Human-readable label to display to the user."""
+    kind: PermissionOptionKind
+    """Hint about the nature of this permission option."""
+
+
+class PlanCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for receiving `plan_update` and `plan_removed` session updates.
+    """
+
+
+class PlanEntry(WithMeta):
+    """A single entry in the execution plan.
+
+    Represents a task or goal that the assistant intends to accomplish
+    as part of fulfilling the user's request.
+    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
+    """
+
+    content: str
+    """Human-readable description of what this task aims to accomplish."""
+    priority: PlanEntryPriority
+    """The relative importance of this task.
+    Used to indicate which tasks are most critical to the overall goal.
+    """
+    status: PlanEntryStatus
+    """Current execution status of this task."""
+
+
+class PlanFile(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented by a file URI.
+    """
+
+    plan_id: PlanId
+    """The plan ID to update."""
+    uri: str
+    """The URI of the file containing the plan."""
+
+
+class PlanItems(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as structured entries.
+    """
+
+    plan_id: PlanId
+    """The plan ID to update."""
+    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
+    """The list of tasks to be accomplished.
+
+    When updating an item-based plan, the agent must send a complete list of all entries
+    with their current status. The client replaces that plan with each update.
+    """
+
+
+class PlanMarkdown(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as raw markdown content.
+    """
+
+    plan_id: PlanId
+    """The plan ID to update."""
+    content: str
+    """Markdown content for the plan."""
+
+
+class PlanRemoved(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
+    """
+
+    plan_id: PlanId
+    """The plan ID to remove."""
+
+
+class PlanRemovedSessionUpdate(PlanRemoved):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
+    """
+
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v1/draft/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[bool, DefaultOnError] = False
+    """Agent supports `image` content blocks."""
+    audio: Annotated[bool, DefaultOnError] = False
+    """Agent supports `audio` content blocks."""
+    embedded_context: Annotated[bool, DefaultOnError] = False
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
+    """
+
+
+class ProviderCurrentConfig(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Current effective non-secret routing configuration for a provider.
+    """
+
+    api_type: LlmProtocol
+    """Protocol currently used by this provider."""
+    base_url: str
+    """Base URL currently used by this provider."""
+
+
+class ProviderInfo(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
+    """
+
+    provider_id: ProviderId
+    """Provider identifier, for example "main" or "openai"."""
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
+    """Supported protocol types for this provider."""
+    required: bool
+    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: ProviderCurrentConfig | None = None
+    """Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
+
+
+class ProvidersCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+
+
+class ProxyNotification(AcpModel):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    A JSON-RPC notification object.
+    """
+
+    method: str
+    """The notification method name."""
+    params: ProxySuccessorNotification | None = None
+    """Method-specific notification parameters."""
+
+
+class ReadTextFileRequest(WithMeta):
+    """Request to read content from a text file.
+
+    Only available if the client supports the `fs.readTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to read."""
+    line: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Line number to start reading from (1-based)."""
+    limit: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of lines to read."""
+
+
+class ReadTextFileResponse(WithMeta):
+    """Response containing the contents of a text file."""
+
+    content: str
+    """Content payload returned by this response."""
+
+
+class ReleaseTerminalRequest(WithMeta):
+    """Request to release a terminal and free its resources."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to release."""
+
+
+class ReleaseTerminalResponse(WithMeta):
+    """Response to terminal/release method"""
+
+
+class RequestElicitationUrlMode(ElicitationRequestScope):
+    """Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    elicitation_id: ElicitationId
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+
+
+class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
+    """Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[str, Reserved("form", "url")]
+    """Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
+    """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["url"], UnionTag] = "url"
+
+
+class ResourceLink(WithMeta):
+    """A resource that the server is capable of reading, included in a prompt or tool call result."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    name: str
+    """Human-readable name shown for this protocol object."""
+    size: Annotated[JsonInt | None, DefaultOnError] = None
+    """Optional size of the linked resource in bytes, if known."""
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional display title for end-user UI."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ResourceLinkContentBlock(ResourceLink):
+    """Member of ``ContentBlock`` for ``type: "resource_link"``.
+
+    References to resources that the agent can access.
+
+    All agents MUST support resource links in prompts.
+    """
+
+    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
+
+
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionArchiveCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for `session/archive` and `session/unarchive`.
+
+    Supplying `{}` means the agent supports both methods, the `archived` filter on
+    `session/list`, and `SessionInfo.archived`.
+    """
+
+
+class SessionCancelCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability to cancel work in a subagent session without ending that session.
+
+    Supplying `{}` advertises support. An omitted or `null` `cancel` does not.
+    """
+
+
+class SessionCloseCapabilities(WithMeta):
+    """Capabilities for the `session/close` method.
+
+    Supplying `{}` means the agent supports closing sessions.
+    """
+
+
+class SessionConfigOptionsCapabilities(WithMeta):
+    """Session configuration option capabilities supported by the client."""
+
+    boolean: Annotated[BooleanConfigOptionCapabilities | None, DefaultOnError] = None
+    """Whether the client supports boolean session configuration options.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means agents may include `type: "boolean"` entries in
+    `configOptions`, and the client may send `session/set_config_option`
+    requests with `type: "boolean"` and a boolean `value`.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
+    """A possible value for a session configuration option."""
+
+    value: SessionConfigValueId
+    """Unique identifier for this option value."""
+    name: str
+    """Human-readable label for this option value."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for this option value."""
+
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+
+
+class SessionElicitationUrlMode(ElicitationSessionScope):
+    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    elicitation_id: ElicitationId
+    """The unique identifier for this elicitation."""
+    url: str
+    """The URL to direct the user to."""
+
+
+class SessionForkCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: str
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[str], SkipInvalidItems, DefaultOnError] = (
+        Field(default_factory=list)
+    )
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity"""
+    archived: Annotated[bool | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the session is archived.
+
+    Optional. Omitted and `null` are equivalent and mean the archive state is not reported.
+    Agents that advertise the `sessionCapabilities.archive` capability MUST include it on every listed session.
+    """
+
+
+class SessionInfoUpdate(WithMeta):
+    """Update to session metadata. All fields are optional to support partial updates.
+
+    Agents send this notification to update session information like title or custom metadata.
+    Clients can use it to keep session titles and state current.
+    """
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session. Set to null to clear."""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """ISO 8601 timestamp of last activity. Set to null to clear."""
+
+
+class SessionListCapabilities(WithMeta):
+    """Capabilities for the `session/list` method.
+
+    Supplying `{}` means the agent supports listing sessions.
+    """
+
+
+class SessionMode(WithMeta):
+    """A mode the agent can operate in.
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+
+    id: SessionModeId
+    """Stable identifier used to refer to this protocol object in later messages."""
+    name: str
+    """Human-readable name shown for this protocol object."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional human-readable details shown with this protocol object."""
+
+
+class SessionModeState(WithMeta):
+    """The set of modes and the one currently active."""
+
+    current_mode_id: SessionModeId
+    """The current mode the Agent is in."""
+    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
+    """The set of modes that the Agent can operate in"""
+
+
+class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
+    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[str, Reserved("form", "url")]
+    """Custom or future elicitation mode.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class SessionResumeCapabilities(WithMeta):
+    """Capabilities for the `session/resume` method.
+
+    Supplying `{}` means the agent supports resuming sessions.
+    """
+
+
+class SessionStatusCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/status` method.
+
+    Supplying `{}` means the agent supports checking session status.
+    """
+
+
+class SessionStatusRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for checking the status of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.status` capability.
+
+    `session/status` MUST NOT have side effects. The Agent does not load, resume, create,
+    close, or change the session, and does not attach the requesting connection to it.
+    A session the Agent does not know gets `-32002` with the requested `sessionId` in `data`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to check."""
+
+
+class SessionStatusResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from checking the status of a session.
+
+    The result is a snapshot. A session reported `open` may be closed or evicted before
+    the Client's next request.
+    """
+
+    status: SessionStatus
+    """Whether the Agent has the session in memory.
+
+    Required. Clients MUST treat a value they do not recognize as `saved`.
+    """
+
+
+class SessionSystemPromptOverrideCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `override` system prompt mode.
+
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+
+
+class SessionTitleCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for Client-set session titles.
+
+    Supplying `{}` means the agent supports `session/set_title`. Agents report titles
+    through `session/list` and `session_info_update` without this capability.
+    """
+
+
+class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
+    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    mode: Annotated[Literal["url"], UnionTag] = "url"
+
+
+class SetProviderRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
+    """
+
+    provider_id: ProviderId
+    """Provider ID to configure."""
+    api_type: LlmProtocol
+    """Protocol type for this provider."""
+    base_url: str
+    """Base URL for requests sent through this provider."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+
+
+class SetProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
+    """
+
+
+class SetSessionModeRequest(WithMeta):
+    """Request parameters for setting a session mode."""
+
+    session_id: SessionId
+    """The ID of the session to set the mode for."""
+    mode_id: SessionModeId
+    """The ID of the mode to set."""
+
+
+class SetSessionModeResponse(WithMeta):
+    """Response to `session/set_mode` method."""
+
+
+class SetSessionTitleRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for setting the title of a session.
+
+    Only available if the Agent supports the `sessionCapabilities.title` capability.
+
+    The session does not need to be active on the connection. Any session the Agent would
+    return from `session/list` can be retitled. A session that does not exist gets `-32002`.
+
+    The Agent responds only after it has stored the title. After a successful response, the
+    Agent SHOULD NOT replace the title with one it generates automatically.
+    """
+
+    session_id: SessionId
+    """The ID of the session to retitle."""
+    title: str
+    """The new title for the session.
+
+    Required and non-null. Omission and explicit `null` are both invalid. The Agent MAY
+    normalize the title before storing it, for example by trimming whitespace or
+    truncating it. The Agent rejects a title that fails its validation, including one
+    that is empty after normalization, with `-32602`.
+    """
+
+
+class SetSessionTitleResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from setting the title of a session.
+    """
+
+    title: str
+    """The title the Agent stored.
+
+    This differs from the requested title if the Agent normalized it. Clients SHOULD
+    display this value rather than the one they sent.
+    """
+
+
+class SseMcpServer(McpServerSse):
+    """Member of ``McpServer`` for ``type: "sse"``.
+
+    SSE transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.sse` is `true`.
+    """
+
+    type: Annotated[Literal["sse"], UnionTag] = "sse"
+
+
+class StringElicitationPropertySchema(StringPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    type: Annotated[Literal["string"], UnionTag] = "string"
+
+
+class SubagentSessionCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-initiated session mutations permitted for a specific subagent session.
+
+    A mutation requires an explicit per-child capability. Support for the method
+    on ordinary sessions does not grant support on a child.
+    """
+
+    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
+    """Permits the client to cancel this child's current work without ending
+    the session. Omitted or `null` means unsupported. An object (including
+    `{}`) means supported.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+    """
+
+
+class Terminal(WithMeta):
+    """Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
+    """
+
+    terminal_id: TerminalId
+    """Identifier of the terminal instance to embed in the content stream."""
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `authenticate`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TerminalExitStatus(WithMeta):
+    """Exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class TerminalOutputRequest(WithMeta):
+    """Request to get the current output and status of a terminal."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to get output from."""
+
+
+class TerminalOutputResponse(WithMeta):
+    """Response containing the terminal output and exit status."""
+
+    output: str
+    """The terminal output captured so far."""
+    truncated: bool
+    """Whether the output was truncated due to byte limits."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit status if the command has completed."""
+
+
+class TerminalToolCallContent(Terminal):
+    """Member of ``ToolCallContent`` for ``type: "terminal"``.
+
+    Embed a terminal created with `terminal/create` by its id.
+
+    The terminal must be added before calling `terminal/release`.
+
+    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextContent(WithMeta):
+    """Text provided to or from an LLM."""
+
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+    text: str
+    """Text payload carried by this content block."""
+
+
+class TextContentBlock(TextContent):
+    """Member of ``ContentBlock`` for ``type: "text"``.
+
+    Text content. May be plain text or formatted with Markdown.
+
+    All agents MUST support text content blocks in prompts.
+    Clients SHOULD render this text as Markdown.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    mime_type: Annotated[str | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v1/draft/tool-calls#following-the-agent)
+    """
+
+    path: str
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional 1-based line number within the file."""
+
+
+class UnarchiveSessionRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for unarchiving a session.
+
+    Only available if the Agent supports the `sessionCapabilities.archive` capability.
+
+    Unarchiving returns the session to default `session/list` results with the same ID and
+    saved history. It never loads or resumes the session. Clients that want to continue an
+    archived session SHOULD unarchive it before calling `session/load` or `session/resume`.
+    Unarchiving a session that is not archived succeeds. A session that does not exist
+    gets `-32002`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to unarchive."""
+
+
+class UnarchiveSessionResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from unarchiving a session.
+    """
+
+
+class UnstructuredCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+UrlCreateElicitationRequest: TypeAlias = (
+    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
+
+URL-based elicitation where the client directs the user to a URL.
+"""
+
+
+class Usage(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for a prompt turn.
+    """
+
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Sum of all token types across session."""
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total input tokens across all turns."""
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total output tokens across all turns."""
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total thought/reasoning tokens"""
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache read tokens."""
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache write tokens."""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
+
+
+class ValueIdSetSessionConfigOptionRequest(WithMeta):
+    """Member of ``SetSessionConfigOptionRequest`` for objects without ``type``.
+
+    A `SessionConfigValueId` string value.
+
+    This is the default when `type` is absent on the wire. Unknown `type`
+    values with string payloads also gracefully deserialize into this
+    variant.
+    """
+
+    session_id: SessionId
+    """The ID of the session to set the configuration option for."""
+    config_id: SessionConfigId
+    """The ID of the configuration option to set."""
+    value: SessionConfigValueId
+    """The value ID."""
+
+
+class WaitForTerminalExitRequest(WithMeta):
+    """Request to wait for a terminal command to exit."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    terminal_id: TerminalId
+    """The ID of the terminal to wait for."""
+
+
+class WaitForTerminalExitResponse(WithMeta):
+    """Response containing the exit status of a terminal command."""
+
+    exit_code: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """The process exit code (may be null if terminated by signal)."""
+    signal: Annotated[str | None, DefaultOnError] = None
+    """The signal that terminated the process (may be null if exited normally)."""
+
+
+class WriteTextFileRequest(WithMeta):
+    """Request to write content to a text file.
+
+    Only available if the client supports the `fs.writeTextFile` capability.
+    """
+
+    session_id: SessionId
+    """The session ID for this request."""
+    path: str
+    """Absolute path to the file to write."""
+    content: str
+    """The text content to write to the file."""
+
+
+class WriteTextFileResponse(WithMeta):
+    """Response to `fs/write_text_file`"""
+
+
+class AcceptCreateElicitationResponse(ElicitationAcceptAction):
+    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
+
+    The user accepted and provided content.
+    """
+
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    action: Annotated[Literal["accept"], UnionTag] = "accept"
+
+
+class AcpMcpServer(McpServerAcp):
+    """Member of ``McpServer`` for ``type: "acp"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    ACP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
+    The MCP server is provided by an ACP component and communicates over the ACP channel.
+    """
+
+    type: Annotated[Literal["acp"], UnionTag] = "acp"
+
+
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related capabilities supported by the agent."""
+
+    status: Annotated[AuthStatusCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Whether the agent supports the `auth/status` method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the `auth/status` method.
+    """
+    logout: Annotated[LogoutCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports the logout method.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports the logout method.
+    """
+
+
+class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+
+    Multi-select array property.
+    """
+
+    type: Annotated[Literal["array"], UnionTag] = "array"
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AuthMethodAgent, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+When no `type` is present, the method is treated as `agent`.
+"""
+
+
+AvailableCommandInput: TypeAlias = UnstructuredCommandInput
+"""The input specification for a command."""
+
+
+class CancelledIdleStateUpdate(AcpModel):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
+
+    The work was cancelled.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
+    """
+
+
+class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
+
+    The work was cancelled.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class ClientNotification(AcpModel):
+    """A JSON-RPC notification object."""
+
+    method: str
+    """The notification method name."""
+    params: CancelNotification | MessageMcpNotification | ExtNotification | None = None
+    """Method-specific notification parameters."""
+
+
+class ClientSessionCapabilities(WithMeta):
+    """Session-related capabilities supported by the client."""
+
+    compaction: Annotated[CompactionCapabilities | None, DefaultOnError] = None
+    """Support for ID-addressed context compaction updates. Omitted or `null`
+    means unsupported. `{}` advertises the complete compaction contract.
+    """
+    config_options: Annotated[
+        SessionConfigOptionsCapabilities | None, DefaultOnError
+    ] = None
+    """Config option capabilities supported by the client.
+
+    Omitted or `null` both mean the client does not advertise support for any
+    config option extensions.
+    """
+    notices: Annotated[NoticeCapabilities | None, DefaultOnError] = None
+    """Support for live user-facing `notice` session updates.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    Supplying `{}` means the client can present notices to the user.
+    """
+
+
+CreateElicitationResponse: TypeAlias = Annotated[
+    AcceptCreateElicitationResponse
+    | DeclineCreateElicitationResponse
+    | CancelCreateElicitationResponse
+    | OtherCreateElicitationResponse,
+    TaggedUnion("action"),
+]
+"""Response from the client to an elicitation request."""
+
+
+class CreateTerminalRequest(WithMeta):
+    """Request to create a new terminal and execute a command."""
+
+    session_id: SessionId
+    """The session ID for this request."""
+    command: str
+    """The command to execute."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Array of command arguments."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Environment variables for the command."""
+    cwd: str | None = None
+    """Working directory for the command. Must be an absolute path."""
+    output_byte_limit: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of output bytes to retain.
+
+    When the limit is exceeded, the Client truncates from the beginning of the output
+    to stay within the limit.
+
+    The Client MUST ensure truncation happens at a character boundary to maintain valid
+    string output, even if this means the retained output is slightly less than the
+    specified limit.
+    """
+
+
+class CurrentModeSessionUpdate(CurrentModeUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
+
+    The current mode of the session has changed
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+
+    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
+        "current_mode_update"
+    )
+
+
+ElicitationPropertySchema: TypeAlias = Annotated[
+    StringElicitationPropertySchema
+    | NumberElicitationPropertySchema
+    | IntegerElicitationPropertySchema
+    | BooleanElicitationPropertySchema
+    | ArrayElicitationPropertySchema
+    | OtherElicitationPropertySchema,
+    TaggedUnion("type"),
+]
+"""Property schema for elicitation form fields.
+
+Each variant corresponds to a JSON Schema `"type"` value.
+Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+Multi-select enums use `type: "array"`.
+"""
+
+
+class ElicitationSchema(AcpModel):
+    """Type-safe elicitation schema for requesting structured user input.
+
+    This represents a JSON Schema object with primitive-typed properties,
+    as required by the elicitation specification.
+    """
+
+    type: Annotated[ElicitationSchemaType, DefaultOnError] = "object"
+    """Type discriminator. Always `"object"`."""
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the schema.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
+    """Property definitions (must be primitive types)."""
+    required: list[str] | None = None
+    """List of required property names.
+
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description of what this schema represents.
+
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+
+
+ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
+"""URL-based elicitation mode where the client directs the user to a URL."""
+
+
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
+
+
+class EndTurnIdleStateUpdate(AcpModel):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
+
+    The work ended successfully.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
+    """
+
+
+class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
+
+    The work ended successfully.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class ErrorIdleStateUpdate(ErrorStopReason):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdate`` for ``stopReason: "error"``.
+
+    The work ended because something failed.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE** Token usage for completed foreground work.
+
+    Optional. Omitted or `null` means not reported.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP for additional metadata.
+    Implementations MUST NOT make assumptions about values at these keys.
+    Optional. Omitted and `null` mean no metadata for this state snapshot.
+    """
+    stop_reason: Annotated[Literal["error"], UnionTag] = "error"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
+    """
+
+
+class ErrorIdleStateUpdateVariant(ErrorIdleStateUpdate):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``IdleStateUpdateVariant`` for ``stopReason: "error"``.
+
+    The work ended because something failed.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class FilePlanUpdateContent(PlanFile):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``PlanUpdateContent`` for ``type: "file"``.
+
+    A URI pointing to a file containing the plan.
+    """
+
+    type: Annotated[Literal["file"], UnionTag] = "file"
+
+
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities indicate `mcp_capabilities.http` is `true`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+
+    Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListProvidersResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/list`.
+    """
+
+    providers: list[ProviderInfo]
+    """Configurable providers with current routing info suitable for UI display."""
+
+
+class ListSessionsResponse(WithMeta):
     """Response from listing sessions."""
 
     sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
@@ -3526,13 +3493,6 @@ class ListSessionsResponse(AcpModel):
     next_cursor: Annotated[str | None, DefaultOnError] = None
     """Opaque cursor token. If present, pass this in the next request's cursor parameter
     to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -3625,94 +3585,16 @@ class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class McpServerAcp(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    ACP transport configuration for MCP.
-
-    The MCP server is provided by an ACP component and communicates over the ACP channel
-    using `mcp/message`.
-    """
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    server_id: McpServerAcpId
-    """Unique identifier for this MCP server, generated by the component providing it.
-
-    Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
-    on the same ACP connection.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-MessageMcpResponse: TypeAlias = ResultMessageMcpResponse | ErrorMessageMcpResponse
-"""**UNSTABLE**
-
-The successful outer ACP `mcp/message` response carries exactly one
-inner MCP outcome: an opaque result (including JSON null), or an MCP error.
-Outer ACP errors are reserved for binding and runtime failures.
-
-Both branches require their carrier key. An error must be a non-null object.
-Unknown outer fields are ignored. Inner result and error fields are preserved.
-Carrier `_meta` is optional. Null or invalid values are treated as absent.
-Senders must include exactly one outcome. Receivers prefer `result` if both are present.
-"""
-
-
-MultiSelectItems: TypeAlias = Annotated[
-    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
-    TaggedUnion("type"),
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio, TaggedUnion("type")
 ]
-"""Items for a multi-select (array) property schema."""
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
 
+MCP servers provide tools and context that the agent can use when
+processing prompts.
 
-class MultiSelectPropertySchema(AcpModel):
-    """Schema for multi-select (array) properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Minimum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
-    """
-    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
-    """
-    items: MultiSelectItems
-    """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
-    """Default selected values.
-
-    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers)
+"""
 
 
 class NoneIdleStateUpdate(AcpModel):
@@ -3753,53 +3635,21 @@ class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class Notice(AcpModel):
-    """Fire-and-forget information for the user.
+OtherCreateElicitationRequest: TypeAlias = (
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
 
-    Notices are live events rather than session history. Agents must not rely on
-    a notice being received, displayed, or seen by the user.
-    Agents MUST only send notices when the Client advertised
-    the `session.notices` Client capability. Otherwise, Agents may use an agent
-    message when the information should still be surfaced to the user.
+Custom or future elicitation mode.
 
-    See RFD: [Session Notices](https://agentclientprotocol.com/rfds/session-notices)
-    """
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
 
-    severity: NoticeSeverity
-    """Presentation severity hint."""
-    title: Annotated[str, Field(min_length=1)]
-    """Required non-empty plain-text title that can stand alone."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional plain-text detail or guidance.
-
-    Omitted and `null` are equivalent and mean no description was supplied.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """Metadata scoped to this notice.
-
-    Omitted and `null` are equivalent and mean no metadata was supplied.
-    """
-
-
-class NoticeSessionUpdate(Notice):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "notice"``.
-
-    Information for the user that is not part of session history.
-
-    Agents MUST only send this update when the Client advertised
-    the `session.notices` Client capability.
-    """
-
-    session_update: Annotated[Literal["notice"], UnionTag] = "notice"
-
-
-class NumberElicitationPropertySchema(NumberPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
-
-    Number (floating-point) property.
-    """
-
-    type: Annotated[Literal["number"], UnionTag] = "number"
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
 
 
 class OtherIdleStateUpdate(AcpModel):
@@ -3851,96 +3701,47 @@ class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class PermissionOption(AcpModel):
-    """An option presented to the user when requesting permission."""
+class Plan(WithMeta):
+    """An execution plan for accomplishing complex tasks.
 
-    option_id: PermissionOptionId
-    """Unique identifier for this permission option."""
-    name: str
-    """Human-readable label to display to the user."""
-    kind: PermissionOptionKind
-    """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    Plans consist of multiple entries representing individual tasks or goals.
+    Agents report plans to clients to provide visibility into their execution strategy.
+    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
     """
 
-
-class PlanEntry(AcpModel):
-    """A single entry in the execution plan.
-
-    Represents a task or goal that the assistant intends to accomplish
-    as part of fulfilling the user's request.
-    See protocol docs: [Plan Entries](https://agentclientprotocol.com/protocol/v1/draft/agent-plan#plan-entries)
-    """
-
-    content: str
-    """Human-readable description of what this task aims to accomplish."""
-    priority: PlanEntryPriority
-    """The relative importance of this task.
-    Used to indicate which tasks are most critical to the overall goal.
-    """
-    status: PlanEntryStatus
-    """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanFile(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented by a file URI.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    uri: str
-    """The URI of the file containing the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanItems(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as structured entries.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
     entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
     """The list of tasks to be accomplished.
 
-    When updating an item-based plan, the agent must send a complete list of all entries
-    with their current status. The client replaces that plan with each update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    When updating a plan, the agent must send a complete list of all entries
+    with their current status. The client replaces the entire plan with each update.
     """
 
 
-class PromptResponse(AcpModel):
+class PlanSessionUpdate(Plan):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
+
+    The agent's execution plan for complex tasks.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
+    """
+
+    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
+    TaggedUnion("type"),
+]
+"""**UNSTABLE**
+
+This capability is not part of the spec yet, and may be removed or changed at any point.
+
+Updated content for a plan.
+"""
+
+
+class PromptResponse(WithMeta):
     """Response from processing a user prompt.
 
     See protocol docs: [Check for Completion](https://agentclientprotocol.com/protocol/v1/draft/prompt-turn#4-check-for-completion)
@@ -3954,48 +3755,6 @@ class PromptResponse(AcpModel):
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
     Token usage for this turn (optional).
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ProxyNotification(AcpModel):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    A JSON-RPC notification object.
-    """
-
-    method: str
-    """The notification method name."""
-    params: ProxySuccessorNotification | None = None
-    """Method-specific notification parameters."""
-
-
-class ReadTextFileRequest(AcpModel):
-    """Request to read content from a text file.
-
-    Only available if the client supports the `fs.readTextFile` capability.
-    """
-
-    session_id: SessionId
-    """The session ID for this request."""
-    path: str
-    """Absolute path to the file to read."""
-    line: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Line number to start reading from (1-based)."""
-    limit: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of lines to read."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -4037,37 +3796,19 @@ class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
     state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class ReleaseTerminalRequest(AcpModel):
-    """Request to release a terminal and free its resources."""
-
-    session_id: SessionId
-    """The session ID for this request."""
-    terminal_id: TerminalId
-    """The ID of the terminal to release."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class RequestElicitationUrlMode(ElicitationRequestScope):
-    """Member ``Request`` of ``ElicitationUrlMode``, told apart by its fields.
+class RequestElicitationFormMode(ElicitationRequestScope):
+    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
     """
 
-    elicitation_id: ElicitationId
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
 
 
-class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
-    """Member ``Request`` of ``OtherCreateElicitationRequest``, told apart by its fields.
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
 
     Tied to a specific JSON-RPC request outside of a session
     (e.g., during auth/configuration phases before any session is started).
@@ -4084,13 +3825,7 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[str, Reserved("form", "url")]
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 RequestPermissionOutcome: TypeAlias = Annotated[
@@ -4100,25 +3835,70 @@ RequestPermissionOutcome: TypeAlias = Annotated[
 """The outcome of a permission request."""
 
 
-class RequestPermissionResponse(AcpModel):
+class RequestPermissionResponse(WithMeta):
     """Response to a permission request."""
 
     outcome: RequestPermissionOutcome
     """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class ResultClientResponse(AcpModel):
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
 
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        WriteTextFileResponse
+        | ReadTextFileResponse
+        | RequestPermissionResponse
+        | CreateTerminalResponse
+        | TerminalOutputResponse
+        | ReleaseTerminalResponse
+        | WaitForTerminalExitResponse
+        | KillTerminalResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
-class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
-    """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
+
+    group: SessionConfigGroupId
+    """Unique identifier for this group."""
+    name: str
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
+
+
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
+
+
+class SessionElicitationFormMode(ElicitationSessionScope):
+    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
     """
 
     message: str
@@ -4132,74 +3912,7 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
-    mode: Annotated[Literal["url"], UnionTag] = "url"
-
-
-class ResourceLink(AcpModel):
-    """A resource that the server is capable of reading, included in a prompt or tool call result."""
-
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    mime_type: Annotated[str | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    name: str
-    """Human-readable name shown for this protocol object."""
-    size: Annotated[JsonInt | None, DefaultOnError] = None
-    """Optional size of the linked resource in bytes, if known."""
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional display title for end-user UI."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ResourceLinkContentBlock(ResourceLink):
-    """Member of ``ContentBlock`` for ``type: "resource_link"``.
-
-    References to resources that the agent can access.
-
-    All agents MUST support resource links in prompts.
-    """
-
-    type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
-
-
-class SessionConfigSelectOption(AcpModel):
-    """A possible value for a session configuration option."""
-
-    value: SessionConfigValueId
-    """Unique identifier for this option value."""
-    name: str
-    """Human-readable label for this option value."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionElicitationUrlMode(ElicitationSessionScope):
-    """Member ``Session`` of ``ElicitationUrlMode``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    elicitation_id: ElicitationId
-    """The unique identifier for this elicitation."""
-    url: str
-    """The URL to direct the user to."""
+    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -4213,70 +3926,7 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
     )
 
 
-class SessionMode(AcpModel):
-    """A mode the agent can operate in.
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-    id: SessionModeId
-    """Stable identifier used to refer to this protocol object in later messages."""
-    name: str
-    """Human-readable name shown for this protocol object."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional human-readable details shown with this protocol object."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionModeState(AcpModel):
-    """The set of modes and the one currently active."""
-
-    current_mode_id: SessionModeId
-    """The current mode the Agent is in."""
-    available_modes: Annotated[list[SessionMode], SkipInvalidItems, DefaultOnError]
-    """The set of modes that the Agent can operate in"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
-    """Member ``Session`` of ``OtherCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[str, Reserved("form", "url")]
-    """Custom or future elicitation mode.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class SessionSystemPromptModeCapabilities(AcpModel):
+class SessionSystemPromptModeCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4296,33 +3946,6 @@ class SessionSystemPromptModeCapabilities(AcpModel):
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
-    """Member ``Session`` of ``UrlCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
@@ -4330,84 +3953,6 @@ SetSessionConfigOptionRequest: TypeAlias = Annotated[
     TaggedUnion("type"),
 ]
 """Request parameters for setting a session configuration option."""
-
-
-class StringElicitationPropertySchema(StringPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
-
-    String property (or single-select enum when `enum`/`oneOf` is set).
-    """
-
-    type: Annotated[Literal["string"], UnionTag] = "string"
-
-
-class Terminal(AcpModel):
-    """Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
-    """
-
-    terminal_id: TerminalId
-    """Identifier of the terminal instance to embed in the content stream."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class TerminalToolCallContent(Terminal):
-    """Member of ``ToolCallContent`` for ``type: "terminal"``.
-
-    Embed a terminal created with `terminal/create` by its id.
-
-    The terminal must be added before calling `terminal/release`.
-
-    See protocol docs: [Terminal](https://agentclientprotocol.com/protocol/v1/draft/terminals)
-    """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
-
-
-class TextContent(AcpModel):
-    """Text provided to or from an LLM."""
-
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    text: str
-    """Text payload carried by this content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class TextContentBlock(TextContent):
-    """Member of ``ContentBlock`` for ``type: "text"``.
-
-    Text content. May be plain text or formatted with Markdown.
-
-    All agents MUST support text content blocks in prompts.
-    Clients SHOULD render this text as Markdown.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
-
-
-UrlCreateElicitationRequest: TypeAlias = (
-    SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "url"``.
-
-URL-based elicitation where the client directs the user to a URL.
-"""
 
 
 class UsageSessionUpdate(UsageUpdate):
@@ -4419,60 +3964,7 @@ class UsageSessionUpdate(UsageUpdate):
     session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
-class AcceptCreateElicitationResponse(ElicitationAcceptAction):
-    """Member of ``CreateElicitationResponse`` for ``action: "accept"``.
-
-    The user accepted and provided content.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    action: Annotated[Literal["accept"], UnionTag] = "accept"
-
-
-class AcpMcpServer(McpServerAcp):
-    """Member of ``McpServer`` for ``type: "acp"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    ACP transport configuration
-
-    Only available when the Agent capabilities indicate `mcp_capabilities.acp` is `true`.
-    The MCP server is provided by an ACP component and communicates over the ACP channel.
-    """
-
-    type: Annotated[Literal["acp"], UnionTag] = "acp"
-
-
-class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
-
-    Multi-select array property.
-    """
-
-    type: Annotated[Literal["array"], UnionTag] = "array"
-
-
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AuthMethodAgent, TaggedUnion("type")
-]
-"""Describes an available authentication method.
-
-The `type` field acts as the discriminator in the serialized JSON form.
-When no `type` is present, the method is treated as `agent`.
-"""
-
-
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -4481,32 +3973,18 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4567,159 +4045,32 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-CreateElicitationResponse: TypeAlias = Annotated[
-    AcceptCreateElicitationResponse
-    | DeclineCreateElicitationResponse
-    | CancelCreateElicitationResponse
-    | OtherCreateElicitationResponse,
-    TaggedUnion("action"),
-]
-"""Response from the client to an elicitation request."""
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
 
 
-class CurrentModeSessionUpdate(CurrentModeUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "current_mode_update"``.
-
-    The current mode of the session has changed
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-
-    session_update: Annotated[Literal["current_mode_update"], UnionTag] = (
-        "current_mode_update"
-    )
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
 
 
-ElicitationPropertySchema: TypeAlias = Annotated[
-    StringElicitationPropertySchema
-    | NumberElicitationPropertySchema
-    | IntegerElicitationPropertySchema
-    | BooleanElicitationPropertySchema
-    | ArrayElicitationPropertySchema
-    | OtherElicitationPropertySchema,
-    TaggedUnion("type"),
-]
-"""Property schema for elicitation form fields.
-
-Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use `type: "string"` with `enum` or `oneOf` set.
-Multi-select enums use `type: "array"`.
-"""
-
-
-class ElicitationSchema(AcpModel):
-    """Type-safe elicitation schema for requesting structured user input.
-
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
-    """
-
-    type: Annotated[ElicitationSchemaType, DefaultOnError] = "object"
-    """Type discriminator. Always `"object"`."""
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the schema.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
-    """Property definitions (must be primitive types)."""
-    required: list[str] | None = None
-    """List of required property names.
-
-    Optional. Omitted and `null` are equivalent and mean no property names are required.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description of what this schema represents.
-
-    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
-"""URL-based elicitation mode where the client directs the user to a URL."""
-
-
-class EmbeddedResource(AcpModel):
+class EmbeddedResource(WithMeta):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
     resource: EmbeddedResourceResource
     """Embedded resource payload, either text or binary data."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class ErrorIdleStateUpdate(ErrorStopReason):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
 
-    Member of ``IdleStateUpdate`` for ``stopReason: "error"``.
-
-    The work ended because something failed.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE** Token usage for completed foreground work.
-
-    Optional. Omitted or `null` means not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP for additional metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-    Optional. Omitted and `null` mean no metadata for this state snapshot.
-    """
-    stop_reason: Annotated[Literal["error"], UnionTag] = "error"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Current work state](https://agentclientprotocol.com/rfds/subagents#current-work-state)
-    """
-
-
-class ErrorIdleStateUpdateVariant(ErrorIdleStateUpdate):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``IdleStateUpdateVariant`` for ``stopReason: "error"``.
-
-    The work ended because something failed.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class FilePlanUpdateContent(PlanFile):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
-
-    Member of ``PlanUpdateContent`` for ``type: "file"``.
-
-    A URI pointing to a file containing the plan.
-    """
-
-    type: Annotated[Literal["file"], UnionTag] = "file"
+Form-based elicitation where the client renders a form from the provided schema.
+"""
 
 
 IdleStateUpdate: TypeAlias = Annotated[
@@ -4760,7 +4111,7 @@ The child is ready to process another prompt.
 """
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4785,132 +4136,31 @@ class InitializeRequest(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class PlanUpdate(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
     """
 
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
-class ItemsPlanUpdateContent(PlanItems):
-    """**UNSTABLE**: this is not part of the stable protocol yet and may change or be removed.
 
-    Member of ``PlanUpdateContent`` for ``type: "items"``.
+class PlanUpdateSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    Structured plan entries.
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A content update for a plan identified by ID.
     """
 
-    type: Annotated[Literal["items"], UnionTag] = "items"
-
-
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
-
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v1/draft/session-setup#mcp-servers)
-"""
-
-
-OtherCreateElicitationRequest: TypeAlias = (
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
-
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-class Plan(AcpModel):
-    """An execution plan for accomplishing complex tasks.
-
-    Plans consist of multiple entries representing individual tasks or goals.
-    Agents report plans to clients to provide visibility into their execution strategy.
-    Plans can evolve during execution as the agent discovers new requirements or completes tasks.
-
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
-    """
-
-    entries: Annotated[list[PlanEntry], SkipInvalidItems, DefaultOnError]
-    """The list of tasks to be accomplished.
-
-    When updating a plan, the agent must send a complete list of all entries
-    with their current status. The client replaces the entire plan with each update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanSessionUpdate(Plan):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan"``.
-
-    The agent's execution plan for complex tasks.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/draft/agent-plan)
-    """
-
-    session_update: Annotated[Literal["plan"], UnionTag] = "plan"
-
-
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent | FilePlanUpdateContent | MarkdownPlanUpdateContent,
-    TaggedUnion("type"),
-]
-"""**UNSTABLE**
-
-This capability is not part of the spec yet, and may be removed or changed at any point.
-
-Updated content for a plan.
-"""
-
-
-class RequestElicitationFormMode(ElicitationRequestScope):
-    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -4926,87 +4176,16 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class ResultClientResponse(AcpModel):
-    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        WriteTextFileResponse
-        | ReadTextFileResponse
-        | RequestPermissionResponse
-        | CreateTerminalResponse
-        | TerminalOutputResponse
-        | ReleaseTerminalResponse
-        | WaitForTerminalExitResponse
-        | KillTerminalResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
 
 
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
-
-    group: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
-
-
-class SessionElicitationFormMode(ElicitationSessionScope):
-    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
-
-
-class SessionSystemPromptCapabilities(AcpModel):
+class SessionSystemPromptCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5021,13 +4200,6 @@ class SessionSystemPromptCapabilities(AcpModel):
     """Delivery modes the agent supports in addition to `append`.
 
     Optional. Omitted or `null` both mean the agent supports only `append`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5148,10 +4320,6 @@ class AvailableCommandsSessionUpdate(AvailableCommandsUpdate):
     )
 
 
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
-
-
 ContentBlock: TypeAlias = Annotated[
     TextContentBlock
     | ImageContentBlock
@@ -5174,7 +4342,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/c
 """
 
 
-class ContentChunk(AcpModel):
+class ContentChunk(WithMeta):
     """A streamed item of content"""
 
     content: ContentBlock
@@ -5185,25 +4353,19 @@ class ContentChunk(AcpModel):
     All chunks belonging to the same message share the same `messageId`.
     A change in `messageId` indicates a new message has started.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
 
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
 """
 
 
@@ -5226,39 +4388,7 @@ See the [Proxy Chains RFD](https://agentclientprotocol.com/rfds/proxy-chains).
 """
 
 
-class PlanUpdate(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
-    """
-
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class PlanUpdateSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A content update for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
-
-
-class PromptRequest(AcpModel):
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5283,13 +4413,6 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ProxyRequest(AcpModel):
@@ -5306,7 +4429,31 @@ class ProxyRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class SessionCapabilities(AcpModel):
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    """
+    type: Annotated[Literal["select"], UnionTag] = "select"
+
+
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     As a baseline, all Agents **MUST** support `session/new`, `session/prompt`, `session/cancel`, and `session/update`.
@@ -5411,22 +4558,12 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports closing sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
+]
+"""A session configuration option selector and its current state."""
 
 
 class SessionMessage(AcpModel):
@@ -5527,6 +4664,15 @@ class SessionMessageSessionUpdate(SessionMessage):
     session_update: Annotated[Literal["session_message"], UnionTag] = "session_message"
 
 
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
 class SubagentSessionUpdate(SubagentUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "subagent_update"``.
 
@@ -5541,7 +4687,7 @@ class SubagentSessionUpdate(SubagentUpdate):
     session_update: Annotated[Literal["subagent_update"], UnionTag] = "subagent_update"
 
 
-class SystemPrompt(AcpModel):
+class SystemPrompt(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5572,13 +4718,6 @@ class SystemPrompt(AcpModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with
     `-32602` without creating, loading, resuming, or forking the session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class UserMessageChunkSessionUpdate(ContentChunk):
@@ -5592,7 +4731,7 @@ class UserMessageChunkSessionUpdate(ContentChunk):
     )
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -5632,13 +4771,6 @@ class AgentCapabilities(AcpModel):
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
     """
 
 
@@ -5718,18 +4850,20 @@ class CompactionUpdate(AcpModel):
     """Extensible metadata patch for this compaction."""
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -5741,21 +4875,7 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
-
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-"""
-
-
-class ForkSessionRequest(AcpModel):
+class ForkSessionRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5796,16 +4916,30 @@ class ForkSessionRequest(AcpModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     for the source session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class ForkSessionResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from forking an existing session.
     """
 
+    session_id: SessionId
+    """Unique identifier for the newly created forked session."""
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
 
-class InitializeResponse(AcpModel):
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -5844,16 +4978,9 @@ class InitializeResponse(AcpModel):
 
     Note: in future versions of the protocol, this will be required.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
-class LoadSessionRequest(AcpModel):
+class LoadSessionRequest(WithMeta):
     """Request parameters for loading an existing session.
 
     Only available if the Agent supports the `loadSession` capability.
@@ -5890,16 +5017,23 @@ class LoadSessionRequest(AcpModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class LoadSessionResponse(WithMeta):
+    """Response from loading an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
 
-class NewSessionRequest(AcpModel):
+class NewSessionRequest(WithMeta):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
@@ -5929,16 +5063,31 @@ class NewSessionRequest(AcpModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `sessionCapabilities.systemPrompt`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
     """
 
+    session_id: SessionId
+    """Unique identifier for the created session.
 
-class ResumeSessionRequest(AcpModel):
+    Used in all subsequent requests for this conversation.
+    """
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
+    """
+    config_options: Annotated[
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
+
+
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session without returning previous messages (unlike `session/load`).
@@ -5976,59 +5125,20 @@ class ResumeSessionRequest(AcpModel):
     `sessionCapabilities.systemPrompt`, and SHOULD send the same value they used
     when the session was created.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session."""
+
+    modes: Annotated[SessionModeState | None, DefaultOnError] = None
+    """Initial mode state if supported by the Agent
+
+    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
     """
-
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
-    """
-
-    id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption, TaggedUnion("type")
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
     config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
+        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
+    ] = None
+    """Initial session configuration options if supported by the Agent."""
 
 
 ToolCallContent: TypeAlias = Annotated[
@@ -6044,7 +5154,7 @@ See protocol docs: [Content](https://agentclientprotocol.com/protocol/v1/draft/t
 """
 
 
-class ToolCallUpdate(AcpModel):
+class ToolCallUpdate(WithMeta):
     """An update to an existing tool call.
 
     Used to report progress and results as tools execute. All fields except
@@ -6079,13 +5189,6 @@ class ToolCallUpdate(AcpModel):
     """Update the raw input."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Update the raw output."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ToolCallUpdateSessionUpdate(ToolCallUpdate):
@@ -6148,48 +5251,15 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+    Session configuration options have been updated.
     """
 
-
-class ForkSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from forking an existing session.
-    """
-
-    session_id: SessionId
-    """Unique identifier for the newly created forked session."""
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
 
 InitializeProxyResponse: TypeAlias = InitializeResponse
@@ -6205,57 +5275,7 @@ It MUST NOT change `protocolVersion`.
 """
 
 
-class LoadSessionResponse(AcpModel):
-    """Response from loading an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v1/draft/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to execute a tool call.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -6269,13 +5289,41 @@ class RequestPermissionRequest(AcpModel):
     """Details about the tool call requiring permission."""
     options: list[PermissionOption]
     """Available permission options for the user to choose from."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
+
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
     """
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | AuthenticateResponse
+        | ListProvidersResponse
+        | SetProviderResponse
+        | DisableProviderResponse
+        | LogoutResponse
+        | AuthStatusResponse
+        | NewSessionResponse
+        | LoadSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ForkSessionResponse
+        | ArchiveSessionResponse
+        | UnarchiveSessionResponse
+        | SessionStatusResponse
+        | SetSessionTitleResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionModeResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
 class ResultProxyResponse(AcpModel):
@@ -6292,28 +5340,7 @@ class ResultProxyResponse(AcpModel):
     """Method-specific response data."""
 
 
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session."""
-
-    modes: Annotated[SessionModeState | None, DefaultOnError] = None
-    """Initial mode state if supported by the Agent
-
-    See protocol docs: [Session Modes](https://agentclientprotocol.com/protocol/v1/draft/session-modes)
-    """
-    config_options: Annotated[
-        list[SessionConfigOption] | None, SkipInvalidItems, DefaultOnError
-    ] = None
-    """Initial session configuration options if supported by the Agent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
-
-
-class ToolCall(AcpModel):
+class ToolCall(WithMeta):
     """Represents a tool call that the language model has requested.
 
     Tool calls are actions that the agent executes on behalf of the language model,
@@ -6352,13 +5379,6 @@ class ToolCall(AcpModel):
     """Raw input parameters sent to the tool."""
     raw_output: Annotated[Any, DefaultOnError] = None
     """Raw output returned by the tool."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class ToolCallSessionUpdate(ToolCall):
@@ -6394,15 +5414,8 @@ class AgentRequest(AcpModel):
     """Method-specific request parameters."""
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 ProxyResponse: TypeAlias = ResultProxyResponse | ErrorProxyResponse
@@ -6410,41 +5423,6 @@ ProxyResponse: TypeAlias = ResultProxyResponse | ErrorProxyResponse
 
 A JSON-RPC response object.
 """
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | AuthenticateResponse
-        | ListProvidersResponse
-        | SetProviderResponse
-        | DisableProviderResponse
-        | LogoutResponse
-        | AuthStatusResponse
-        | NewSessionResponse
-        | LoadSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ForkSessionResponse
-        | ArchiveSessionResponse
-        | UnarchiveSessionResponse
-        | SessionStatusResponse
-        | SetSessionTitleResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionModeResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -6477,11 +5455,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class SessionNotification(AcpModel):
+class SessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Used to stream real-time progress and results during prompt processing.
@@ -6493,13 +5467,6 @@ class SessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v1/draft/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):

@@ -24,23 +24,6 @@ AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
 
@@ -108,18 +91,6 @@ class CancelledRequestPermissionOutcome(AcpModel):
     outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 CompactionId: TypeAlias = StrictStr
 """Unique identifier for a context compaction within a session."""
 
@@ -138,22 +109,6 @@ Other values: Custom or future compaction status. Values beginning with `_` are 
 """
 
 
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class DeclineCreateElicitationResponse(AcpModel):
     """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
 
@@ -170,18 +125,6 @@ class DeclineCreateElicitationResponse(AcpModel):
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
     action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -219,23 +162,6 @@ class DiffPathPairChange(AcpModel):
     """Absolute path before the operation."""
     path: AbsolutePath
     """Absolute path after the operation."""
-
-
-class DisableProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/disable`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ElicitationContentValue: TypeAlias = (
@@ -312,22 +238,6 @@ class EnumOption(AcpModel):
     """
 
 
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching a process."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ErrorCode: TypeAlias = (
     Literal[-32700, -32600, -32601, -32602, -32603, -32800, -32000, -32002] | JsonInt
 )
@@ -376,22 +286,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -400,35 +294,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class IntegerPropertySchema(AcpModel):
@@ -470,23 +335,6 @@ class IntegerPropertySchema(AcpModel):
     """
 
 
-class ListProvidersRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 LlmProtocol: TypeAlias = (
     Literal["anthropic", "openai", "azure", "vertex", "bedrock"] | StrictStr
 )
@@ -511,91 +359,6 @@ Other values: Custom or future protocol. Values beginning with `_` are reserved 
 """
 
 
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpAcpCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for ACP MCP server transports.
-
-    Supplying `{}` means the agent supports ACP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class McpError(AcpModel):
     """**UNSTABLE**
 
@@ -611,21 +374,6 @@ class McpError(AcpModel):
     """Inner MCP error message."""
     data: Any = None
     """Optional error data; explicit null is retained."""
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 McpRequestId: TypeAlias = StrictStr
@@ -647,59 +395,6 @@ Unique identifier for an MCP server using the ACP transport.
 The value is opaque and generated by the ACP component providing the MCP server. It is
 used by `mcp/message` to route requests to the component that declared the server.
 """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: list[HttpHeader] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: list[str] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: list[EnvVariable] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 MediaType: TypeAlias = StrictStr
@@ -854,42 +549,6 @@ class NumberPropertySchema(AcpModel):
     """
 
 
-class OtherAuthMethod(AcpModel):
-    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
-
-    Custom or future authentication method.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Clients that do not understand this method type should preserve the raw
-    payload when storing, replaying, proxying, or forwarding initialization
-    data, and otherwise ignore the method or display it generically.
-    """
-
-    type: Annotated[str, Reserved("agent", "terminal")]
-    """Custom or future authentication method type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class OtherAvailableCommandInput(AcpModel):
     """Member of ``AvailableCommandInput`` for any other ``type`` (a custom or future value).
 
@@ -971,42 +630,6 @@ class OtherCreateElicitationResponse(AcpModel):
     """
 
 
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind.
-
-    Omitted or `null` means the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents.
-
-    Omitted or `null` means the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
 class OtherElicitationPropertySchema(AcpModel):
     """Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
 
@@ -1065,37 +688,6 @@ class OtherMultiSelectItems(AcpModel):
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
-    """
-
-
-class OtherReplayFrom(AcpModel):
-    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
-
-    Custom or future replay cursor.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Intermediaries SHOULD preserve the raw payload when storing, replaying,
-    proxying, or forwarding requests. Agents that do not support this cursor
-    MUST reject the request with `-32602` (Invalid params), rather than
-    substituting another cursor or resuming without replay.
-    """
-
-    type: Annotated[str, Reserved("start")]
-    """Custom or future replay cursor type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -1295,162 +887,12 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PlanMarkdown(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    content: str
-    """Markdown content for the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemoved(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    plan_id: PlanId
-    """The plan ID to remove."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
-
-
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was inserted into the ACP conversation.
-
-    This response does not indicate that the prompt was merely received or queued, nor that the
-    agent has finished processing it.
-    Processing and completion are reported through `state_update` session updates.
-
-    Insertion is the logical addition of a user message with a message ID and a position
-    relative to other messages in the ACP conversation.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    message_id: MessageId
-    """Identifies the user message inserted into the ACP conversation.
-
-    Required and non-null. Omission and explicit `null` are both invalid.
-
-    The corresponding user-message session update carries this same identifier and may arrive
-    before or after this response. Agents must echo the message during the live session, but are
-    not required to retain it. If retained and replayed, the message keeps this identifier.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ProviderCurrentConfig(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    api_type: LlmProtocol
-    """Protocol currently used by this provider."""
-    base_url: str
-    """Base URL currently used by this provider."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ProviderId: TypeAlias = StrictStr
@@ -1460,66 +902,6 @@ This capability is not part of the spec yet, and may be removed or changed at an
 
 Unique identifier for a configurable LLM provider.
 """
-
-
-class ProviderInfo(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    provider_id: ProviderId
-    """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
-    """Supported protocol types for this provider."""
-    required: bool
-    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    current: ProviderCurrentConfig | None = None
-    """Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ProvidersCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr | None
@@ -1533,35 +915,6 @@ The Server MUST reply with the same value in the Response object if included. Th
 
 \\[2\\] Fractional parts may be problematic, since many decimal fractions cannot be represented exactly as binary fractions.
 """
-
-
-class RequiresActionStateUpdate(AcpModel):
-    """The foreground workflow as a whole is blocked on user action.
-
-    Agents SHOULD report this state when foreground work cannot progress without
-    user action. Pending permissions or elicitations alone do not imply this
-    state if other foreground work can progress, or if the requests belong only
-    to independent background activity. Once reported, agents MUST report
-    `running` when progress resumes, or `idle` if the work ends without resuming.
-    Responding to one request does not itself imply `running`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 class ResultMessageMcpResponse(AcpModel):
@@ -1586,87 +939,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents that also support
-    `session/list` may return `SessionInfo.additionalDirectories` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SessionCancelCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capability to cancel work in a subagent session without ending that session.
-
-    Supplying `{}` advertises support; an omitted or `null` `cancel` does not.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1710,40 +982,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SessionForkCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -1752,35 +990,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/draft/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[
-        list[AbsolutePath], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session"""
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -1812,92 +1021,6 @@ class SessionInfoUpdate(AcpModel):
 
 SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
-
-
-class SessionSystemPromptOverrideCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `override` system prompt mode.
-
-    Supplying `{}` means the agent supports replacing its built-in default
-    instructions with the client-provided system prompt.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SetProviderRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    provider_id: ProviderId
-    """Provider ID to configure."""
-    api_type: LlmProtocol
-    """Protocol type for this provider."""
-    base_url: str
-    """Base URL for requests sent through this provider."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SetProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay all retained conversation history from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
 
 
 StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
@@ -2002,29 +1125,6 @@ class StringPropertySchema(AcpModel):
     """
 
 
-class SubagentSessionCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Client-initiated session mutations permitted for a specific subagent session.
-
-    A mutation requires an explicit per-child capability; support for the method
-    on ordinary sessions does not grant support on a child.
-    """
-
-    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
-    """Permits the client to cancel this child's current work without ending
-    the session. Omitted or `null` means unsupported; an object (including
-    `{}`) means supported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-    """
-
-
 SystemPromptMode: TypeAlias = Literal["append", "override"] | StrictStr
 """**UNSTABLE**
 
@@ -2041,23 +1141,6 @@ support rather than treating it as `append` or `override`.
 
 Other values: Custom or future system prompt mode. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class TerminalAuthCapabilities(AcpModel):
-    """Capabilities for terminal authentication methods.
-
-    Supplying `{}` means the client can reproduce the configured agent
-    invocation in an interactive terminal and supports terminal authentication
-    methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class TerminalExitStatus(AcpModel):
@@ -2165,38 +1248,6 @@ class TerminalUpdate(AcpModel):
     """
 
 
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class TitledMultiSelectItems(AcpModel):
     """Items definition for titled multi-select enum properties."""
 
@@ -2215,28 +1266,6 @@ class TitledMultiSelectItems(AcpModel):
 
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Optional line number within the file."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -2332,44 +1361,11 @@ class UnknownStateUpdateVariant(UnknownStateUpdate):
     state: Annotated[Literal["unknown"], UnionTag] = "unknown"
 
 
-class Usage(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for completed session work.
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 111 classes of this module
+    that have it extend this class.
     """
 
-    total_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Sum of all token types across session."""
-    input_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total input tokens."""
-    output_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total output tokens."""
-    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total thought/reasoning tokens"""
-    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache read tokens."""
-    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache write tokens."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -2405,7 +1401,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2417,16 +1422,9 @@ class Annotations(AcpModel):
     """
     priority: Annotated[float | None, Field(ge=0, le=1), DefaultOnError] = None
     """Relative importance of this content when clients choose what to surface."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -2435,13 +1433,6 @@ class AudioContent(AcpModel):
     """MIME type describing the encoded media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AudioContentBlock(AudioContent):
@@ -2455,32 +1446,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
-    """Whether the client supports `terminal` authentication methods.
-
-    Optional. Omitted or `null` both mean the client does not advertise support.
-    The client should supply `{}` only when it can reproduce the configured
-    agent invocation in an interactive terminal. Supplying `{}` means the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2492,48 +1458,9 @@ class AuthMethodAgent(AcpModel):
     """Human-readable name of the authentication method."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description providing more details about this authentication method."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `auth/login`.
-    """
-
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method."""
-    args: list[str] = Field(default_factory=list)
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: list[EnvVariable] = Field(default_factory=list)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    Names MUST be unique. These values override same-named variables in the
-    base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -2542,13 +1469,6 @@ class BlobResourceContents(AcpModel):
     """URI associated with this resource or media payload."""
     mime_type: Annotated[MediaType | None, DefaultOnError] = None
     """MIME type describing the encoded media payload."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class BooleanElicitationPropertySchema(BooleanPropertySchema):
@@ -2584,7 +1504,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2594,19 +1514,12 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     value: bool
     """The boolean value."""
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelRequestNotification(AcpModel):
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
@@ -2614,16 +1527,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel ongoing operations for a session.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
@@ -2631,64 +1537,6 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CancelledIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
-
-    Active session work was cancelled by the client via `session/cancel`.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
-
-    Active session work was cancelled by the client via `session/cancel`.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ClientNotification(AcpModel):
@@ -2702,7 +1550,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The agent **must** cancel any ongoing work related to the session (treat it
@@ -2723,13 +1571,10 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
 
 
 class CommandPermissionSubject(AcpModel):
@@ -2806,6 +1651,15 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -2832,7 +1686,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -2840,29 +1694,10 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a [`Diff`].
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
 class DiffPatch(AcpModel):
@@ -2874,7 +1709,7 @@ class DiffPatch(AcpModel):
     """Patch text in the format named by `format`."""
 
 
-class DisableProviderRequest(AcpModel):
+class DisableProviderRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2884,12 +1719,14 @@ class DisableProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class DisableProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/disable`.
     """
 
 
@@ -2953,51 +1790,13 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching a process."""
 
-
-class EndTurnIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
-
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
-
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -3072,15 +1871,13 @@ class ErrorStopReason(AcpModel):
     """
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
-    """
-
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
 
 
 class Icon(AcpModel):
@@ -3101,7 +1898,7 @@ class Icon(AcpModel):
     """Optional theme this icon is designed for."""
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A [`SessionConfigValueId`] string value (`type: "id"`).
@@ -3111,19 +1908,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     value: SessionConfigValueId
     """The value ID."""
     type: Annotated[Literal["id"], UnionTag] = "id"
 
 
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -3134,13 +1924,6 @@ class ImageContent(AcpModel):
     """URI associated with this resource or media payload."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -3154,6 +1937,28 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
+    """
+
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
+
+
 class IntegerElicitationPropertySchema(IntegerPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
 
@@ -3163,191 +1968,78 @@ class IntegerElicitationPropertySchema(IntegerPropertySchema):
     type: Annotated[Literal["integer"], UnionTag] = "integer"
 
 
-class ListProvidersResponse(AcpModel):
+class ListProvidersRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Response to `providers/list`.
-    """
-
-    providers: list[ProviderInfo]
-    """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Request parameters for `providers/list`.
     """
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
     """Filter sessions by working directory. Must be an absolute path."""
     cursor: SessionListCursor | None = None
     """Opaque cursor token from a previous response's nextCursor field for cursor-based pagination"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. If absent, there are no more results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class MarkdownPlanUpdateContent(PlanMarkdown):
-    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Raw markdown content for the plan.
-    """
-
-    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
 
 
-class MaxTokensIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
+class McpAcpCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Token usage for completed foreground work.
+    Capabilities for ACP MCP server transports.
 
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class MaxTurnRequestsIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    allowed agent requests before returning idle.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    allowed agent requests before returning idle.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
-
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Stdio`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports [`McpServer::Http`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Agent supports [`McpServer::Acp`].
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
+
+    Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
 
-class McpServerAcp(AcpModel):
+class McpServerAcp(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3366,12 +2058,36 @@ class McpServerAcp(AcpModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: list[HttpHeader] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: list[str] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: list[EnvVariable] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server."""
+
+
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
+
+    Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
 
@@ -3437,47 +2153,6 @@ class MultiSelectPropertySchema(AcpModel):
     """
 
 
-class NoneIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[None, DefaultOnError] = None
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
 class Notice(AcpModel):
     """Fire-and-forget information for the user.
 
@@ -3525,63 +2200,62 @@ class NumberElicitationPropertySchema(NumberPropertySchema):
     type: Annotated[Literal["number"], UnionTag] = "number"
 
 
-class OtherIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
+class OtherAuthMethod(WithMeta):
+    """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
 
-    Custom or future stop reason.
+    Custom or future authentication method.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Clients that do not understand this method type should preserve the raw
+    payload when storing, replaying, proxying, or forwarding initialization
+    data, and otherwise ignore the method or display it generically.
+    """
+
+    type: Annotated[str, Reserved("agent", "terminal")]
+    """Custom or future authentication method type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+
+
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
 
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind.
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
+    Omitted or `null` means the content kind is unknown.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Omitted or `null` means the MIME type is unknown.
     """
-    stop_reason: Annotated[
-        str,
-        Reserved(
-            "end_turn",
-            "max_tokens",
-            "max_turn_requests",
-            "refusal",
-            "cancelled",
-            "error",
-        ),
-    ]
-    """Custom or future stop reason.
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-
-
-class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
-
-    Custom or future stop reason.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -3609,7 +2283,31 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherReplayFrom(WithMeta):
+    """Member of ``ReplayFrom`` for any other ``type`` (a custom or future value).
+
+    Custom or future replay cursor.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Intermediaries SHOULD preserve the raw payload when storing, replaying,
+    proxying, or forwarding requests. Agents that do not support this cursor
+    MUST reject the request with `-32602` (Invalid params), rather than
+    substituting another cursor or resuming without replay.
+    """
+
+    type: Annotated[str, Reserved("start")]
+    """Custom or future replay cursor type.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -3631,13 +2329,6 @@ class OtherSessionConfigOption(AcpModel):
     """Optional description for the Client to display to the user."""
     category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
     """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -3647,7 +2338,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -3661,13 +2352,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -3692,7 +2376,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -3701,16 +2385,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3726,16 +2403,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanFile(AcpModel):
+class PlanFile(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3747,16 +2417,9 @@ class PlanFile(AcpModel):
     """The plan ID to update."""
     uri: str
     """The URI of the file containing the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -3767,59 +2430,89 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PlanMarkdown(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as raw markdown content.
     """
 
+    plan_id: PlanId
+    """The plan ID to update."""
+    content: str
+    """Markdown content for the plan."""
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
 
-    Baseline agent functionality requires support for [`ContentBlock::Text`]
-    and [`ContentBlock::ResourceLink`] in prompt requests.
+class PlanRemoved(WithMeta):
+    """**UNSTABLE**
 
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#prompt-capabilities)
+    Removal notice for a plan identified by ID.
     """
 
-    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Image`].
+    plan_id: PlanId
+    """The plan ID to remove."""
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
-    Supplying `{}` means the agent supports image content in prompts.
+
+class PlanRemovedSessionUpdate(PlanRemoved):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
     """
-    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
-    """Agent supports [`ContentBlock::Audio`].
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
+
+
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
+
     Supplying `{}` means the agent supports audio content in prompts.
     """
-    embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None, DefaultOnError
-    ] = None
-    """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
-    in prompt requests for pieces of context that are referenced in the message.
 
-    Optional. Omitted or `null` both mean the agent does not advertise support.
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was inserted into the ACP conversation.
+
+    This response does not indicate that the prompt was merely received or queued, nor that the
+    agent has finished processing it.
+    Processing and completion are reported through `state_update` session updates.
+
+    Insertion is the logical addition of a user message with a message ID and a position
+    relative to other messages in the ACP conversation.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
+    """
+
+    message_id: MessageId
+    """Identifies the user message inserted into the ACP conversation.
+
+    Required and non-null. Omission and explicit `null` are both invalid.
+
+    The corresponding user-message session update carries this same identifier and may arrive
+    before or after this response. Agents must echo the message during the live session, but are
+    not required to retain it. If retained and replayed, the message keeps this identifier.
     """
 
 
@@ -3832,58 +2525,55 @@ class ProtocolLevelNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class RefusalIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
-
-    The active work ended because the agent refused to continue. The user
-    prompt and everything that comes after it won't be included in the next
-    prompt, so this should be reflected in the UI.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
+class ProviderCurrentConfig(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Token usage for completed foreground work.
-
-    Optional. Omitted or `null` both mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    Current effective non-secret routing configuration for a provider.
     """
 
+    api_type: LlmProtocol
+    """Protocol currently used by this provider."""
+    base_url: str
+    """Base URL currently used by this provider."""
 
-class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
 
-    The active work ended because the agent refused to continue. The user
-    prompt and everything that comes after it won't be included in the next
-    prompt, so this should be reflected in the UI.
+class ProviderInfo(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
     """
 
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
+    provider_id: ProviderId
+    """Provider identifier, for example "main" or "openai"."""
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
+    """Supported protocol types for this provider."""
+    required: bool
+    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: ProviderCurrentConfig | None = None
+    """Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
 
 
-ReplayFrom: TypeAlias = Annotated[
-    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
-]
-"""Inclusive cursor describing where replayed session history should begin.
+class ProvidersCapabilities(WithMeta):
+    """**UNSTABLE**
 
-Replay includes the position identified by the cursor.
-"""
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+
+
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -3926,29 +2616,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome
-    | SelectedRequestPermissionOutcome
-    | OtherRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -3970,16 +2637,28 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+class RequiresActionStateUpdate(WithMeta):
+    """The foreground workflow as a whole is blocked on user action.
+
+    Agents SHOULD report this state when foreground work cannot progress without
+    user action. Pending permissions or elicitations alone do not imply this
+    state if other foreground work can progress, or if the requests belong only
+    to independent background activity. Once reported, agents MUST report
+    `running` when progress resumes, or `idle` if the work ends without resuming.
+    Responding to one request does not itself imply `running`.
+    """
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     name: str
@@ -3998,13 +2677,6 @@ class ResourceLink(AcpModel):
     """Optional size of the linked resource in bytes, if known."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -4018,16 +2690,57 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
+
+
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
-class SessionConfigSelectOption(AcpModel):
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents that also support
+    `session/list` may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionCancelCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability to cancel work in a subagent session without ending that session.
+
+    Supplying `{}` advertises support; an omitted or `null` `cancel` does not.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -4036,12 +2749,12 @@ class SessionConfigSelectOption(AcpModel):
     """Human-readable label for this option value."""
     description: Annotated[str | None, DefaultOnError] = None
     """Optional description for this option value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -4055,6 +2768,39 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
+
+
+class SessionForkCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[
+        list[AbsolutePath], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session"""
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity."""
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -4094,32 +2840,15 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
-class SessionSystemPromptModeCapabilities(AcpModel):
+class SessionSystemPromptOverrideCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    System prompt delivery modes the agent supports in addition to `append`.
+    Capabilities for the `override` system prompt mode.
 
-    `append` has no entry because every agent advertising `session.systemPrompt`
-    supports it.
-    """
-
-    override: Annotated[
-        SessionSystemPromptOverrideCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `override` mode.
-
-    Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -4143,6 +2872,37 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
+class SetProviderRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
+    """
+
+    provider_id: ProviderId
+    """Provider ID to configure."""
+    api_type: LlmProtocol
+    """Protocol type for this provider."""
+    base_url: str
+    """Base URL for requests sent through this provider."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+
+
+class SetProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
+    """
+
+
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
     IdSetSessionConfigOptionRequest
     | BooleanSetSessionConfigOptionRequest
@@ -4152,6 +2912,26 @@ SetSessionConfigOptionRequest: TypeAlias = Annotated[
 """Request parameters for setting a session configuration option."""
 
 
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
+
+    Replay all retained conversation history from its first replayable entry.
+    """
+
+    type: Annotated[Literal["start"], UnionTag] = "start"
+
+
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
+
+
 class StringElicitationPropertySchema(StringPropertySchema):
     """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
 
@@ -4159,6 +2939,29 @@ class StringElicitationPropertySchema(StringPropertySchema):
     """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
+
+
+class SubagentSessionCapabilities(AcpModel):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-initiated session mutations permitted for a specific subagent session.
+
+    A mutation requires an explicit per-child capability; support for the method
+    on ordinary sessions does not grant support on a child.
+    """
+
+    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
+    """Permits the client to cancel this child's current work without ending
+    the session. Omitted or `null` means unsupported; an object (including
+    `{}`) means supported.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+    """
 
 
 class Terminal(AcpModel):
@@ -4180,14 +2983,13 @@ class Terminal(AcpModel):
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
+class TerminalAuthCapabilities(WithMeta):
+    """Capabilities for terminal authentication methods.
 
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `auth/login`.
+    Supplying `{}` means the client can reproduce the configured agent
+    invocation in an interactive terminal and supports terminal authentication
+    methods.
     """
-
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
 class TerminalSessionUpdate(TerminalUpdate):
@@ -4208,29 +3010,20 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextAvailableCommandInput(TextCommandInput):
-    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
 
-    All text that was typed after the command name is provided as input.
-    """
-
-    type: Annotated[Literal["text"], UnionTag] = "text"
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
 
 
-class TextContent(AcpModel):
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     text: str
     """Text payload carried by this content block."""
     annotations: Annotated[Annotations | None, DefaultOnError] = None
     """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class TextContentBlock(TextContent):
@@ -4243,6 +3036,32 @@ class TextContentBlock(TextContent):
     """
 
     type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Optional line number within the file."""
 
 
 class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
@@ -4268,13 +3087,37 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class Usage(WithMeta):
+    """**UNSTABLE**
 
-    Context window and cost update for the session.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for completed session work.
     """
 
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Sum of all token types across session."""
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total input tokens."""
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total output tokens."""
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total thought/reasoning tokens"""
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache read tokens."""
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache write tokens."""
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional)."""
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -4331,23 +3174,51 @@ class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
     type: Annotated[Literal["array"], UnionTag] = "array"
 
 
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
-]
-"""Describes an available authentication method.
+class AuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
 
-The `type` field acts as the discriminator in the serialized JSON form.
-"""
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
+    """Whether the client supports `terminal` authentication methods.
+
+    Optional. Omitted or `null` both mean the client does not advertise support.
+    The client should supply `{}` only when it can reproduce the configured
+    agent invocation in an interactive terminal. Supplying `{}` means the
+    agent may include `terminal` entries in its authentication methods.
+    """
 
 
-AvailableCommandInput: TypeAlias = Annotated[
-    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
-]
-"""The input specification for a command."""
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `auth/login`.
+    """
+
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method."""
+    args: list[str] = Field(default_factory=list)
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: list[EnvVariable] = Field(default_factory=list)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    Names MUST be unique. These values override same-named variables in the
+    base launch configuration.
+    """
 
 
-class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+class CancelledIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
 
     Active session work was cancelled by the client via `session/cancel`.
 
@@ -4357,10 +3228,40 @@ class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
     `error`.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
 
 
-class ClientCapabilities(AcpModel):
+class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
+
+    Active session work was cancelled by the client via `session/cancel`.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4384,13 +3285,6 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the client does not advertise
     elicitation support.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 CreateElicitationResponse: TypeAlias = Annotated[
@@ -4403,44 +3297,20 @@ CreateElicitationResponse: TypeAlias = Annotated[
 """Response from the client to an elicitation request."""
 
 
-class Diff(AcpModel):
-    """File changes produced by a tool call.
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
+]
+"""One file-level change described by a [`Diff`].
 
-    `changes` is authoritative for affected absolute paths and operations.
-    `patch` optionally carries renderable text for some or all of those changes
-    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
-    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
-    """
-
-    changes: Annotated[list[DiffChange], SkipInvalidItems]
-    """Structured file changes described by this diff.
-
-    Clients can use this field without parsing patch text to determine affected paths.
-    """
-    patch: Annotated[DiffPatch | None, DefaultOnError] = None
-    """Renderable patch text for some or all of the structured changes.
-
-    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
-    means no renderable patch text was provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
+"""
 
 
 ElicitationPropertySchema: TypeAlias = Annotated[
@@ -4501,30 +3371,44 @@ ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUr
 """URL-based elicitation mode where the client directs the user to a URL."""
 
 
-class EmbeddedResource(AcpModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
-
-    resource: EmbeddedResourceResource
-    """Embedded resource payload, either text or binary data."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
 
 
-class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+class EndTurnIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
 
     The active work ended successfully.
     Includes locally handled commands that required no model call.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
@@ -4589,6 +3473,682 @@ class FilePlanUpdateContent(PlanFile):
     type: Annotated[Literal["file"], UnionTag] = "file"
 
 
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class InitializeRequest(WithMeta):
+    """Request parameters for the initialize method.
+
+    Sent by the client to establish connection and negotiate capabilities.
+
+    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
+    """
+
+    protocol_version: ProtocolVersion
+    """The latest protocol version supported by the client."""
+    info: Implementation
+    """Information about the implementation sending this initialize request."""
+    capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
+        default_factory=ClientCapabilities
+    )
+    """Capabilities supported by the client."""
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListProvidersResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/list`.
+    """
+
+    providers: list[ProviderInfo]
+    """Configurable providers with current routing info suitable for UI display."""
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: Annotated[SessionListCursor | None, DefaultOnError] = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. If absent, there are no more results.
+    """
+
+
+class MarkdownPlanUpdateContent(PlanMarkdown):
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Raw markdown content for the plan.
+    """
+
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+
+
+class MaxTokensIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class MaxTurnRequestsIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    allowed agent requests before returning idle.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    allowed agent requests before returning idle.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Stdio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports [`McpServer::Http`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports [`McpServer::Acp`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports ACP MCP server transports.
+    """
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | AcpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/draft/session-setup#mcp-servers)
+"""
+
+
+class NoneIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[None, DefaultOnError] = None
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+OtherCreateElicitationRequest: TypeAlias = (
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class OtherIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[
+        str,
+        Reserved(
+            "end_turn",
+            "max_tokens",
+            "max_turn_requests",
+            "refusal",
+            "cancelled",
+            "error",
+        ),
+    ]
+    """Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent
+    | FilePlanUpdateContent
+    | MarkdownPlanUpdateContent
+    | OtherPlanUpdateContent,
+    TaggedUnion("type"),
+]
+"""Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for [`ContentBlock::Text`]
+    and [`ContentBlock::ResourceLink`] in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#prompt-capabilities)
+    """
+
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Image`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
+    """Agent supports [`ContentBlock::Audio`].
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+    embedded_context: Annotated[
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
+    ] = None
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include [`ContentBlock::Resource`]
+    in prompt requests for pieces of context that are referenced in the message.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+class RefusalIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
+
+    The active work ended because the agent refused to continue. The user
+    prompt and everything that comes after it won't be included in the next
+    prompt, so this should be reflected in the UI.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted or `null` both mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted or `null` both mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
+
+    The active work ended because the agent refused to continue. The user
+    prompt and everything that comes after it won't be included in the next
+    prompt, so this should be reflected in the UI.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+ReplayFrom: TypeAlias = Annotated[
+    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
+]
+"""Inclusive cursor describing where replayed session history should begin.
+
+Replay includes the position identified by the cursor.
+"""
+
+
+class RequestElicitationFormMode(ElicitationRequestScope):
+    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
+
+
+class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
+    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a specific JSON-RPC request outside of a session
+    (e.g., during auth/configuration phases before any session is started).
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    """
+    mode: Annotated[Literal["form"], UnionTag] = "form"
+
+
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome
+    | SelectedRequestPermissionOutcome
+    | OtherRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
+
+
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
+
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ResultClientResponse(AcpModel):
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        RequestPermissionResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
+
+
+class RunningStateSessionUpdate(RunningStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
+
+    group_id: SessionConfigGroupId
+    """Unique identifier for this group."""
+    name: str
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
+
+
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
+
+
+class SessionElicitationFormMode(ElicitationSessionScope):
+    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    requested_schema: ElicitationSchema
+    """A JSON Schema describing the form fields to present to the user."""
+
+
+class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
+    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
+
+    Tied to a session, optionally to a specific tool call within that session.
+    """
+
+    message: str
+    """A human-readable message describing what input is needed."""
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Implementations MUST NOT make assumptions about values at
+    these keys.
+
+    Optional. Omitted and `null` are equivalent and mean no metadata.
+
+    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    """
+    mode: Annotated[Literal["form"], UnionTag] = "form"
+
+
+class SessionSystemPromptModeCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System prompt delivery modes the agent supports in addition to `append`.
+
+    `append` has no entry because every agent advertising `session.systemPrompt`
+    supports it.
+    """
+
+    override: Annotated[
+        SessionSystemPromptOverrideCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `override` mode.
+
+    Optional. Omitted or `null` both mean the agent does not advertise support.
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `auth/login`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TextAvailableCommandInput(TextCommandInput):
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+"""
+
+
+AvailableCommandInput: TypeAlias = Annotated[
+    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
+]
+"""The input specification for a command."""
+
+
+class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+
+    Active session work was cancelled by the client via `session/cancel`.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
+
+
+class Diff(WithMeta):
+    """File changes produced by a tool call.
+
+    `changes` is authoritative for affected absolute paths and operations.
+    `patch` optionally carries renderable text for some or all of those changes
+    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
+    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
+    """
+
+    changes: Annotated[list[DiffChange], SkipInvalidItems]
+    """Structured file changes described by this diff.
+
+    Clients can use this field without parsing patch text to determine affected paths.
+    """
+    patch: Annotated[DiffPatch | None, DefaultOnError] = None
+    """Renderable patch text for some or all of the structured changes.
+
+    Agents SHOULD provide patch text whenever feasible. Omitted or `null`
+    means no renderable patch text was provided.
+    """
+
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
+"""Form-based elicitation mode where the client renders a form from the provided schema."""
+
+
+class EmbeddedResource(WithMeta):
+    """The contents of a resource, embedded into a prompt or tool call result."""
+
+    resource: EmbeddedResourceResource
+    """Embedded resource payload, either text or binary data."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content."""
+
+
+class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ErrorIdleStateSessionUpdate(ErrorIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "error"``.
+
+    The active work ended because something failed.
+
+    This includes pre-insertion foreground work. A prompt failure before
+    insertion also requires an error response to `session/prompt`; after
+    insertion, the prompt's response remains successful.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+FormCreateElicitationRequest: TypeAlias = (
+    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
+
+Form-based elicitation where the client renders a form from the provided schema.
+"""
+
+
 IdleStateUpdate: TypeAlias = Annotated[
     EndTurnIdleStateUpdate
     | MaxTokensIdleStateUpdate
@@ -4628,40 +4188,6 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class InitializeRequest(AcpModel):
-    """Request parameters for the initialize method.
-
-    Sent by the client to establish connection and negotiate capabilities.
-
-    See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/v2/draft/initialization)
-    """
-
-    protocol_version: ProtocolVersion
-    """The latest protocol version supported by the client."""
-    info: Implementation
-    """Information about the implementation sending this initialize request."""
-    capabilities: Annotated[ClientCapabilities, DefaultOnError] = Field(
-        default_factory=ClientCapabilities
-    )
-    """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ItemsPlanUpdateContent(PlanItems):
-    """Member of ``PlanUpdateContent`` for ``type: "items"``.
-
-    Structured plan entries.
-    """
-
-    type: Annotated[Literal["items"], UnionTag] = "items"
-
-
 class MaxTokensIdleStateSessionUpdate(MaxTokensIdleStateUpdateVariant):
     """Member of ``IdleStateSessionUpdate`` for ``stopReason: "max_tokens"``.
 
@@ -4681,18 +4207,6 @@ class MaxTurnRequestsIdleStateSessionUpdate(MaxTurnRequestsIdleStateUpdateVarian
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | AcpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
-
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/draft/session-setup#mcp-servers)
-"""
-
-
 class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
     """Member of ``IdleStateSessionUpdate`` for ``stopReason`` null or absent.
 
@@ -4700,23 +4214,6 @@ class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
     """
 
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-OtherCreateElicitationRequest: TypeAlias = (
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
-
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
 
 
 class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
@@ -4732,14 +4229,11 @@ class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent
-    | FilePlanUpdateContent
-    | MarkdownPlanUpdateContent
-    | OtherPlanUpdateContent,
-    TaggedUnion("type"),
-]
-"""Updated content for a plan."""
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
+
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
 
 class RefusalIdleStateSessionUpdate(RefusalIdleStateUpdateVariant):
@@ -4751,38 +4245,6 @@ class RefusalIdleStateSessionUpdate(RefusalIdleStateUpdateVariant):
     """
 
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-class RequestElicitationFormMode(ElicitationRequestScope):
-    """Member ``Request`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class RequestFormCreateElicitationRequest(RequestElicitationFormMode):
-    """Member ``Request`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a specific JSON-RPC request outside of a session
-    (e.g., during auth/configuration phases before any session is started).
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
 class ResourceContentBlock(EmbeddedResource):
@@ -4798,80 +4260,16 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class ResultClientResponse(AcpModel):
-    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        RequestPermissionResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
+    current_value: SessionConfigValueId
+    """The currently selected value."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options."""
 
 
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
-
-    group_id: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
-
-
-class SessionElicitationFormMode(ElicitationSessionScope):
-    """Member ``Session`` of ``ElicitationFormMode``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    requested_schema: ElicitationSchema
-    """A JSON Schema describing the form fields to present to the user."""
-
-
-class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
-    """Member ``Session`` of ``FormCreateElicitationRequest``, told apart by its fields.
-
-    Tied to a session, optionally to a specific tool call within that session.
-    """
-
-    message: str
-    """A human-readable message describing what input is needed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    Optional. Omitted and `null` are equivalent and mean no metadata.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    mode: Annotated[Literal["form"], UnionTag] = "form"
-
-
-class SessionSystemPromptCapabilities(AcpModel):
+class SessionSystemPromptCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -4886,13 +4284,6 @@ class SessionSystemPromptCapabilities(AcpModel):
     """Delivery modes the agent supports in addition to `append`.
 
     Optional. Omitted or `null` both mean the agent supports only `append`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5023,7 +4414,7 @@ class SubagentUpdate(AcpModel):
     """
 
 
-class AvailableCommand(AcpModel):
+class AvailableCommand(WithMeta):
     """Information about a command."""
 
     name: str
@@ -5032,33 +4423,15 @@ class AvailableCommand(AcpModel):
     """Human-readable description of what the command does."""
     input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
     """Input for the command if required"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[
         list[AvailableCommand], SkipInvalidItems, DefaultOnError
     ]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -5108,29 +4481,29 @@ class ContentChunk(AcpModel):
     """
 
 
-ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitationFormMode
-"""Form-based elicitation mode where the client renders a form from the provided schema."""
+CreateElicitationRequest: TypeAlias = Annotated[
+    FormCreateElicitationRequest
+    | UrlCreateElicitationRequest
+    | OtherCreateElicitationRequest,
+    TaggedUnion("mode"),
+]
+"""Request from the agent to elicit structured user input.
 
+The agent sends this to the client to request information from the user,
+either via a form or by directing them to a URL.
+Elicitations are tied to a session (optionally a tool call) or a request.
 
-class ErrorIdleStateSessionUpdate(ErrorIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "error"``.
+A session-scoped request follows the aggregate foreground-state contract:
+agents SHOULD report `requires_action` when the whole foreground workflow is
+blocked on user action. Once reported, they MUST report `running` when progress
+resumes, or `idle` if work ends without resuming. Independent background requests
+and request-scoped elicitations do not themselves change session state.
+Accepting a URL does not mean the external interaction completed.
 
-    The active work ended because something failed.
+Agents SHOULD cancel pending elicitations no longer needed by cancelled work.
+The request's scope alone does not establish that dependency.
 
-    This includes pre-insertion foreground work. A prompt failure before
-    insertion also requires an error response to `session/prompt`; after
-    insertion, the prompt's response remains successful.
-    """
-
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-FormCreateElicitationRequest: TypeAlias = (
-    SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for ``mode: "form"``.
-
-Form-based elicitation where the client renders a form from the provided schema.
+See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
 """
 
 
@@ -5151,21 +4524,17 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5190,6 +4559,22 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user."""
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only)."""
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Implementations MUST NOT make assumptions about values at
@@ -5197,9 +4582,10 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionCapabilities(AcpModel):
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the baseline session methods:
@@ -5266,22 +4652,13 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: SessionConfigValueId
-    """The currently selected value."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
 
 class SessionMessage(AcpModel):
@@ -5368,6 +4745,15 @@ class SessionMessageSessionUpdate(SessionMessage):
     session_update: Annotated[Literal["session_message"], UnionTag] = "session_message"
 
 
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
 StateSessionUpdate: TypeAlias = Annotated[
     RunningStateSessionUpdate
     | IdleStateSessionUpdate
@@ -5396,7 +4782,7 @@ class SubagentSessionUpdate(SubagentUpdate):
     session_update: Annotated[Literal["subagent_update"], UnionTag] = "subagent_update"
 
 
-class SystemPrompt(AcpModel):
+class SystemPrompt(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5425,13 +4811,6 @@ class SystemPrompt(AcpModel):
     capability allows them, and Agents MUST return an error for content
     blocks they do not support, including unknown types preserved as
     [`ContentBlock::Other`].
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5493,7 +4872,7 @@ class UserMessageSessionUpdate(UserMessage):
     session_update: Annotated[Literal["user_message"], UnionTag] = "user_message"
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -5528,13 +4907,6 @@ class AgentCapabilities(AcpModel):
 
     Optional. Omitted or `null` both mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5721,18 +5093,20 @@ class CompactionUpdate(AcpModel):
     """
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -5744,33 +5118,7 @@ class ContentToolCallContent(Content):
     type: Annotated[Literal["content"], UnionTag] = "content"
 
 
-CreateElicitationRequest: TypeAlias = Annotated[
-    FormCreateElicitationRequest
-    | UrlCreateElicitationRequest
-    | OtherCreateElicitationRequest,
-    TaggedUnion("mode"),
-]
-"""Request from the agent to elicit structured user input.
-
-The agent sends this to the client to request information from the user,
-either via a form or by directing them to a URL.
-Elicitations are tied to a session (optionally a tool call) or a request.
-
-A session-scoped request follows the aggregate foreground-state contract:
-agents SHOULD report `requires_action` when the whole foreground workflow is
-blocked on user action. Once reported, they MUST report `running` when progress
-resumes, or `idle` if work ends without resuming. Independent background requests
-and request-scoped elicitations do not themselves change session state.
-Accepting a URL does not mean the external interaction completed.
-
-Agents SHOULD cancel pending elicitations no longer needed by cancelled work.
-The request's scope alone does not establish that dependency.
-
-See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/draft/elicitation)
-"""
-
-
-class ForkSessionRequest(AcpModel):
+class ForkSessionRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5809,16 +5157,34 @@ class ForkSessionRequest(AcpModel):
     `session.systemPrompt`, and SHOULD send the same value they used for the
     source session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class ForkSessionResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from forking an existing session.
+    """
+
+    session_id: SessionId
+    """Unique identifier for the newly created forked session."""
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
+
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -5847,16 +5213,9 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class NewSessionRequest(AcpModel):
+class NewSessionRequest(WithMeta):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
@@ -5884,26 +5243,39 @@ class NewSessionRequest(AcpModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `session.systemPrompt`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    New sessions default to `idle` until a state update reports otherwise.
+    Updates may arrive before or after this response. Clients MUST NOT overwrite
+    an already-reported state when the response arrives.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
+    """
+
+    session_id: SessionId
+    """Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
+
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
-    """
-
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
-
-
-class ResumeSessionRequest(AcpModel):
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays retained conversation
@@ -5950,59 +5322,30 @@ class ResumeSessionRequest(AcpModel):
     `session.systemPrompt`, and SHOULD send the same value they used when the
     session was created.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session.
+
+    The agent MUST send a current `state_update` after any requested history
+    replay and before this response, even without replay. The update reports
+    foreground state after resuming. The response alone does not imply `idle`.
+
+    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/draft/session-setup#current-state-synchronization)
     """
-
-
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
-    """
-
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user."""
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only)."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
 
     config_options: Annotated[
         list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
@@ -6155,121 +5498,43 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
+class ConfigOptionSessionUpdate(ConfigOptionUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Session configuration options have been updated.
     """
 
+    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
+        "config_option_update"
+    )
 
-class ForkSessionResponse(AcpModel):
-    """**UNSTABLE**
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+class ResultAgentResponse(AcpModel):
+    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
 
-    Response from forking an existing session.
+    A successful JSON-RPC response.
     """
 
-    session_id: SessionId
-    """Unique identifier for the newly created forked session."""
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    New sessions default to `idle` until a state update reports otherwise.
-    Updates may arrive before or after this response. Clients MUST NOT overwrite
-    an already-reported state when the response arrives.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session.
-
-    The agent MUST send a current `state_update` after any requested history
-    replay and before this response, even without replay. The update reports
-    foreground state after resuming. The response alone does not imply `idle`.
-
-    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/draft/session-setup#current-state-synchronization)
-    """
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        InitializeResponse
+        | LoginAuthResponse
+        | ListProvidersResponse
+        | SetProviderResponse
+        | DisableProviderResponse
+        | LogoutAuthResponse
+        | NewSessionResponse
+        | ListSessionsResponse
+        | DeleteSessionResponse
+        | ForkSessionResponse
+        | ResumeSessionResponse
+        | CloseSessionResponse
+        | SetSessionConfigOptionResponse
+        | PromptResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
 
 
 class ToolCallPermissionSubject(AcpModel):
@@ -6299,15 +5564,8 @@ class ToolCallSessionUpdate(ToolCallUpdate):
     )
 
 
-class ConfigOptionSessionUpdate(ConfigOptionUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
-
-    Session configuration options have been updated.
-    """
-
-    session_update: Annotated[Literal["config_option_update"], UnionTag] = (
-        "config_option_update"
-    )
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
 
 
 RequestPermissionSubject: TypeAlias = Annotated[
@@ -6317,34 +5575,6 @@ RequestPermissionSubject: TypeAlias = Annotated[
     TaggedUnion("type"),
 ]
 """The operation requiring permission."""
-
-
-class ResultAgentResponse(AcpModel):
-    """Member ``Result`` of ``AgentResponse``, told apart by its fields.
-
-    A successful JSON-RPC response.
-    """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        InitializeResponse
-        | LoginAuthResponse
-        | ListProvidersResponse
-        | SetProviderResponse
-        | DisableProviderResponse
-        | LogoutAuthResponse
-        | NewSessionResponse
-        | ListSessionsResponse
-        | DeleteSessionResponse
-        | ForkSessionResponse
-        | ResumeSessionResponse
-        | CloseSessionResponse
-        | SetSessionConfigOptionResponse
-        | PromptResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -6382,7 +5612,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -6394,13 +5624,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -6417,11 +5640,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -6452,13 +5671,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Implementations MUST NOT make assumptions about values at
-    these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 

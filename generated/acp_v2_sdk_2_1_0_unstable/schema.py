@@ -25,109 +25,8 @@ AbsolutePath: TypeAlias = StrictStr
 """An absolute filesystem path used by the protocol."""
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
-
-
-class BooleanPropertySchema(AcpModel):
-    """Schema for boolean properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    default: Annotated[bool | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CancelCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
-
-    The elicitation was cancelled.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
-
-
-class CancelledPermissionOutcome(AcpModel):
-    """The session's work was cancelled before the user responded."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
-
-    The session's work was cancelled before the user responded.
-
-    When a client sends a `session/cancel` notification, it MUST respond to all
-    pending `session/request_permission` requests in that session with this
-    `cancelled` outcome, without answering any request twice. Requests in other
-    sessions are unaffected. Agents treat `cancelled` for background work as a
-    denial.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
-    """
-
-    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 CompactionId: TypeAlias = StrictStr
@@ -146,50 +45,6 @@ CompactionStatus: TypeAlias = (
 
 Other values: Custom or future compaction status. Values beginning with `_` are reserved for implementation-specific extensions. Other unknown values are reserved for future ACP statuses.
 """
-
-
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
-    """ISO 4217 currency code (e.g., "USD", "EUR")."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class DeclineCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
-
-    The user declined the elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -229,42 +84,10 @@ class DiffPathPairChange(AcpModel):
     """Absolute path after the operation."""
 
 
-class DisableProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/disable`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ElicitationContentValue: TypeAlias = (
     StrictStr | JsonInt | StrictFloat | StrictBool | list[StrictStr]
 )
 """Allowed wire representations for `ElicitationContentValue`."""
-
-
-class ElicitationFormCapabilities(AcpModel):
-    """Form-based elicitation capabilities.
-
-    Supplying `{}` means the client supports form-based elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ElicitationId: TypeAlias = StrictStr
@@ -276,58 +99,6 @@ ElicitationSchemaType: TypeAlias = Literal["object"]
 
 - ``'object'``: Object schema type.
 """
-
-
-class ElicitationUrlCapabilities(AcpModel):
-    """URL-based elicitation capabilities.
-
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class EnumOption(AcpModel):
-    """A titled enum option with a const value, human-readable title, and optional description."""
-
-    const: str
-    """The constant value for this option."""
-    title: str
-    """Human-readable title for this option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching a process."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ErrorCode: TypeAlias = (
@@ -381,22 +152,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/d
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -405,91 +160,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-
-    Omitted and `null` are equivalent and mean the `name` is used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class IntegerPropertySchema(AcpModel):
-    """Schema for integer properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    minimum: JsonInt | None = None
-    """Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    maximum: JsonInt | None = None
-    """Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    default: Annotated[JsonInt | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ListProvidersRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 LlmProtocol: TypeAlias = (
@@ -516,91 +186,6 @@ Other values: Custom or future protocol. Values beginning with `_` are reserved 
 """
 
 
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response advertised
-    at least one valid authentication method. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpAcpCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for ACP MCP server transports.
-
-    Supplying `{}` means the agent supports ACP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class McpError(AcpModel):
     """**UNSTABLE**
 
@@ -616,21 +201,6 @@ class McpError(AcpModel):
     """Inner MCP error message."""
     data: Any = None
     """Optional error data; explicit null is retained."""
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 McpRequestId: TypeAlias = StrictStr
@@ -652,59 +222,6 @@ Unique identifier for an MCP server using the ACP transport.
 The value is opaque and generated by the ACP component providing the MCP server. It is
 used by `mcp/message` to route requests to the component that declared the server.
 """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 MediaType: TypeAlias = StrictStr
@@ -832,43 +349,6 @@ Other values: Custom or future notice severity. Values beginning with `_` are re
 """
 
 
-class NumberPropertySchema(AcpModel):
-    """Schema for number (floating-point) properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    minimum: float | None = None
-    """Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    maximum: float | None = None
-    """Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    default: Annotated[float | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class OtherAuthMethod(AcpModel):
     """Member of ``AuthMethod`` for any other ``type`` (a custom or future value).
 
@@ -968,72 +448,6 @@ class OtherContentBlock(AcpModel):
         str, Reserved("text", "image", "audio", "resource_link", "resource")
     ]
     """Custom or future content block type.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
-
-    Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Agents that do not understand this action should preserve the raw
-    payload when storing, replaying, proxying, or forwarding elicitation
-    responses, and otherwise MUST handle it as `cancel`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    action: Annotated[str, Reserved("accept", "decline", "cancel")]
-    """Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind after the operation (for `delete`, of the deleted file).
-
-    Omitted and `null` are equivalent and mean the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents after the operation (for `delete`, of the deleted file).
-
-    Omitted and `null` are equivalent and mean the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
@@ -1329,162 +743,12 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PlanMarkdown(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    A plan represented as raw markdown content.
-    """
-
-    plan_id: PlanId
-    """The plan ID to update."""
-    content: str
-    """Markdown content for the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemoved(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    plan_id: PlanId
-    """The plan ID to remove."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PlanRemovedSessionUpdate(PlanRemoved):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Removal notice for a plan identified by ID.
-    """
-
-    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
-
-
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was inserted into the ACP conversation.
-
-    This response does not indicate that the prompt was merely received or queued, nor that the
-    agent has finished processing it.
-    Processing and completion are reported through `state_update` session updates.
-
-    Insertion is the logical addition of a user message with a message ID and a position
-    relative to other messages in the ACP conversation.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    message_id: MessageId
-    """Identifies the user message inserted into the ACP conversation.
-
-    Required and non-null. Omission and explicit `null` are both invalid.
-
-    The corresponding user-message session update carries this same identifier and may arrive
-    before or after this response. Agents must echo the message during the live session, but are
-    not required to retain it. If retained and replayed, the message keeps this identifier.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class ProviderCurrentConfig(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Current effective non-secret routing configuration for a provider.
-    """
-
-    api_type: LlmProtocol
-    """Protocol currently used by this provider."""
-    base_url: str
-    """Base URL currently used by this provider."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ProviderId: TypeAlias = StrictStr
@@ -1496,100 +760,11 @@ Unique identifier for a configurable LLM provider.
 """
 
 
-class ProviderInfo(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Information about a configurable LLM provider.
-    """
-
-    provider_id: ProviderId
-    """Provider identifier, for example "main" or "openai"."""
-    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
-    """Supported protocol types for this provider."""
-    required: bool
-    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
-    If true, clients must not call `providers/disable` for this provider ID.
-    """
-    current: ProviderCurrentConfig | None = None
-    """Current effective non-secret routing config.
-    Null or omitted means provider is disabled.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ProvidersCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Provider configuration capabilities supported by the agent.
-
-    Supplying `{}` means the agent supports provider configuration methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 RequestId: TypeAlias = JsonInt | StrictStr
 """A JSON-RPC request ID: a string or an integer. Unlike base JSON-RPC, it MUST NOT be `null`.
 
 The receiver MUST reply with the same value in the response.
 """
-
-
-class RequiresActionStateUpdate(AcpModel):
-    """The foreground workflow as a whole is blocked on user action.
-
-    Agents SHOULD report this state when foreground work cannot progress without
-    user action. Pending permissions or elicitations alone do not imply this
-    state if other foreground work can progress, or if the requests belong only
-    to independent background activity. Once reported, agents MUST report
-    `running` when progress resumes, or `idle` if the work ends without resuming.
-    Responding to one request does not itself imply `running`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
 class ResultMessageMcpResponse(AcpModel):
@@ -1620,87 +795,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents may return
-    `SessionInfo.additionalDirectories` in `session/list` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SessionCancelCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capability to cancel work in a subagent session without ending that session.
-
-    Supplying `{}` advertises support; an omitted or `null` `cancel` does not.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1744,40 +838,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SessionForkCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `session/fork` method.
-
-    Supplying `{}` means the agent supports forking sessions.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -1786,39 +846,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/draft/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: list[AbsolutePath] = Field(default_factory=list)
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted, `null`, and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session
-
-    Omitted and `null` are equivalent and mean no title is provided.
-    """
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity.
-
-    Omitted and `null` are equivalent and mean the last activity time is not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -1852,92 +879,6 @@ SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
-class SessionSystemPromptOverrideCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Capabilities for the `override` system prompt mode.
-
-    Supplying `{}` means the agent supports replacing its built-in default
-    instructions with the client-provided system prompt.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SetProviderRequest(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Request parameters for `providers/set`.
-
-    Replaces the full configuration for one provider ID.
-    """
-
-    provider_id: ProviderId
-    """Provider ID to configure."""
-    api_type: LlmProtocol
-    """Protocol type for this provider."""
-    base_url: str
-    """Base URL for requests sent through this provider."""
-    headers: dict[str, str] = Field(default_factory=dict)
-    """Full headers map for this provider.
-    May include authorization, routing, or other integration-specific headers.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SetProviderResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response to `providers/set`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay all retained conversation history from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
-
-
 StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
@@ -1948,117 +889,6 @@ StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictS
 
 Other values: Custom or future string format. Unknown formats are preserved. Implementations that do not understand a format should treat it as an annotation rather than rejecting the schema.
 """
-
-
-class StringMultiSelectItems(AcpModel):
-    """String item schema for multi-select enum properties."""
-
-    enum: Annotated[list[str], Field(min_length=1)]
-    """Allowed enum values. Must contain at least one value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class StringMultiSelectItemsVariant(StringMultiSelectItems):
-    """Member of ``MultiSelectItems`` for ``type: "string"``.
-
-    Multi-select string items with plain string values.
-    """
-
-    type: Annotated[Literal["string"], UnionTag] = "string"
-
-
-class StringPropertySchema(AcpModel):
-    """Schema for string properties in an elicitation form.
-
-    When `enum` or `oneOf` is set, this represents a single-select enum
-    with `"type": "string"`.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Minimum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
-    """
-    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
-    """
-    pattern: str | None = None
-    """Pattern the string must match, in ECMA-262 regular expression syntax.
-
-    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
-    """
-    format: StringFormat | None = None
-    """String format.
-
-    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
-    """
-    default: Annotated[str | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    enum: Annotated[list[str] | None, Field(min_length=1)] = None
-    """Enum values for untitled single-select enums.
-    Must contain at least one value when present.
-    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
-    declared by `enum`.
-    """
-    one_of: Annotated[list[EnumOption] | None, Field(min_length=1)] = None
-    """Titled enum options for titled single-select enums.
-    Must contain at least one option when present.
-    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
-    declared by `oneOf`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class SubagentSessionCapabilities(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Client-initiated session mutations permitted for a specific subagent session.
-
-    A mutation requires an explicit per-child capability; support for the method
-    on ordinary sessions does not grant support on a child.
-    """
-
-    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
-    """Permits the client to cancel this child's current work without ending
-    the session. Omitted and `null` are equivalent and mean unsupported; an object (including
-    `{}`) means supported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 SystemPromptMode: TypeAlias = Literal["append", "override"] | StrictStr
@@ -2079,66 +909,8 @@ Other values: Custom or future system prompt mode. Values beginning with `_` are
 """
 
 
-class TerminalAuthCapabilities(AcpModel):
-    """Capabilities for terminal authentication methods.
-
-    Supplying `{}` means the client can reproduce the configured agent
-    invocation in an interactive terminal and supports terminal authentication
-    methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TerminalExitStatus(AcpModel):
-    """Exit information for an agent-owned terminal.
-
-    The presence of this object marks the terminal as exited, even when neither
-    an exit code nor a signal is known.
-    """
-
-    exit_code: Annotated[JsonInt | None, DefaultOnError] = None
-    """Process exit code as the platform reports it, when known. Negative values are
-    allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
-    """
-    signal: Annotated[str | None, DefaultOnError] = None
-    """Signal that terminated the process, when known.
-
-    Agents should use the conventional platform signal name. POSIX examples
-    include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
-    platform-specific name. Omitted and `null` are equivalent.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
-
-
-class TerminalOutput(AcpModel):
-    """An authoritative replacement snapshot of terminal output bytes."""
-
-    data: str
-    """Base64-encoded replacement terminal output bytes."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class TerminalOutputChunk(AcpModel):
@@ -2169,135 +941,8 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     )
 
 
-class TerminalSize(AcpModel):
-    """The size of an agent-owned terminal in character cells."""
-
-    cols: Annotated[JsonInt, Field(ge=1, le=65535)]
-    """Number of columns."""
-    rows: Annotated[JsonInt, Field(ge=1, le=65535)]
-    """Number of rows."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TerminalUpdate(AcpModel):
-    """An upsert for the stored state of an agent-owned terminal.
-
-    Only `terminalId` is required. Other fields have patch
-    semantics: omitted fields leave the stored value unchanged, `null` clears
-    it, and concrete values replace it. A concrete `_meta` object instead
-    patches the stored metadata by top-level key. When the terminal ID is new,
-    omitted fields start unknown.
-    """
-
-    terminal_id: TerminalId
-    """Unique identifier for this terminal within the session."""
-    command: Annotated[str | None, DefaultOnError] = None
-    """The command being run."""
-    cwd: Annotated[AbsolutePath | None, DefaultOnError] = None
-    """The absolute working directory of the command."""
-    output: Annotated[TerminalOutput | None, DefaultOnError] = None
-    """An authoritative replacement snapshot of terminal output bytes."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit information. A concrete object marks the terminal as exited."""
-    size: Annotated[TerminalSize | None, DefaultOnError] = None
-    """The terminal size the command runs with, when known.
-
-    Clients can render output at this size so that column layouts, progress bars,
-    and cursor-positioned output display as the program wrote them.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted leaves the stored metadata unchanged; `null`
-    clears it. An object patches the stored metadata by top-level key: keys it omits are
-    unchanged, a key set to `null` is removed, and any other value replaces that key's
-    stored value without merging nested objects. Beyond this patch rule, implementations
-    MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
-    """
-
-
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload.
-
-    Omitted and `null` are equivalent and mean the MIME type is not specified.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class TitledMultiSelectItems(AcpModel):
-    """Items definition for titled multi-select enum properties."""
-
-    any_of: Annotated[list[EnumOption], Field(min_length=1)]
-    """Titled enum options. Must contain at least one option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=1), DefaultOnError] = None
-    """Optional 1-based line number within the file. Omitted and `null` are equivalent and
-    mean no specific line; `0` is invalid.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -2356,95 +1001,11 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 """
 
 
-class UnknownStateUpdate(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The Agent cannot currently determine foreground activity.
-
-    Report this when activity becomes unobservable, not merely because the session
-    has been quiet. The Client MUST stop presenting the previous state as confirmed
-    current activity, but may retain it as last known. A later state replaces this
-    snapshot normally.
-
-    This is not a task outcome or session closure. It does not cancel work, resolve
-    pending requests, or revoke capabilities; capabilities are updated separately.
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 137 classes of this module
+    that have it extend this class.
     """
 
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class UnknownStateUpdateVariant(UnknownStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "unknown"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    The Agent cannot currently determine foreground activity.
-    This replaces previously confirmed activity without ending the work or session.
-    """
-
-    state: Annotated[Literal["unknown"], UnionTag] = "unknown"
-
-
-class Usage(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage information for completed session work.
-    """
-
-    total_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Sum of all token types across session."""
-    input_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total input tokens."""
-    output_tokens: Annotated[JsonInt, Field(ge=0)]
-    """Total output tokens."""
-    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total thought/reasoning tokens
-
-    Omitted and `null` are equivalent and mean the count is not reported.
-    """
-    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache read tokens.
-
-    Omitted and `null` are equivalent and mean the count is not reported.
-    """
-    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
-    """Total cache write tokens.
-
-    Omitted and `null` are equivalent and mean the count is not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost (optional).
-
-    Omitted and `null` are equivalent and mean no cost is reported.
-    """
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2480,7 +1041,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2500,16 +1070,9 @@ class Annotations(AcpModel):
 
     Omitted and `null` are equivalent and mean no priority is specified.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -2520,13 +1083,6 @@ class AudioContent(AcpModel):
     """Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -2541,7 +1097,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2556,51 +1112,9 @@ class AuthMethodAgent(AcpModel):
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `auth/login`.
-    """
-
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method.
-
-    Omitted and `null` are equivalent and mean no description is provided.
-    """
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    Names MUST be unique. These values override same-named variables in the
-    base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -2612,22 +1126,26 @@ class BlobResourceContents(AcpModel):
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class BooleanPropertySchema(WithMeta):
+    """Schema for boolean properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
 
-
-class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
-
-    Boolean property.
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
+    default: Annotated[bool | None, DefaultOnError] = None
+    """Default value.
 
-    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -2660,7 +1178,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2670,19 +1188,21 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
     value: bool
     """The boolean value."""
 
 
-class CancelRequestNotification(AcpModel):
+class CancelCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
+    The elicitation was cancelled.
+    """
+
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
+
+
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/cancellation)
@@ -2690,16 +1210,9 @@ class CancelRequestNotification(AcpModel):
 
     request_id: RequestId
     """The ID of the request to cancel."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
@@ -2707,93 +1220,27 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class CancelledPermissionOutcome(WithMeta):
+    """The session's work was cancelled before the user responded."""
+
+
+class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    The session's work was cancelled before the user responded.
+
+    When a client sends a `session/cancel` notification, it MUST respond to all
+    pending `session/request_permission` requests in that session with this
+    `cancelled` outcome, without answering any request twice. Requests in other
+    sessions are unaffected. Agents treat `cancelled` for background work as a
+    denial.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#cancellation)
     """
 
-
-class CancelledIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
-
-    The client cancelled the work, via `session/cancel` or by closing the
-    session. Work the agent stops on its own uses another reason, such as
-    `error` for an internal timeout.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
-
-    The client cancelled the work, via `session/cancel` or by closing the
-    session. Work the agent stops on its own uses another reason, such as
-    `error` for an internal timeout.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class ClientAuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
-    """
-
-    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
-    """Whether the client supports `terminal` authentication methods.
-
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
-    The client should supply `{}` only when it can reproduce the configured
-    agent invocation in an interactive terminal. Supplying `{}` means the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class ClientNotification(AcpModel):
@@ -2807,7 +1254,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The agent **must** cancel any ongoing work related to the session (treat it
@@ -2828,16 +1275,13 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class CommandPermissionSubject(AcpModel):
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
+
+
+class CommandPermissionSubject(WithMeta):
     """Permission request details for a command."""
 
     command: str
@@ -2848,13 +1292,6 @@ class CommandPermissionSubject(AcpModel):
     """The associated tool call, when known. Omitted and `null` are equivalent."""
     terminal_id: Annotated[TerminalId | None, DefaultOnError] = None
     """The associated terminal, when already known. Omitted and `null` are equivalent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
@@ -2866,7 +1303,7 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     type: Annotated[Literal["command"], UnionTag] = "command"
 
 
-class CompleteElicitationNotification(AcpModel):
+class CompleteElicitationNotification(WithMeta):
     """Notification sent by the agent when a URL-based elicitation is complete.
 
     This notification is not a foreground state update.
@@ -2874,13 +1311,6 @@ class CompleteElicitationNotification(AcpModel):
 
     elicitation_id: ElicitationId
     """The ID of the elicitation that completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -2909,6 +1339,24 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: Annotated[str, Field(pattern="^[A-Z]{3}$")]
+    """ISO 4217 currency code (e.g., "USD", "EUR")."""
+
+
+class DeclineCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
+
+    The user declined the elicitation.
+    """
+
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -2935,7 +1383,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -2943,48 +1391,22 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a `Diff`.
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
-class DiffPatch(AcpModel):
+class DiffPatch(WithMeta):
     """Renderable patch text and its format."""
 
     format: DiffPatchFormat
     """Patch format. The only ACP-defined value is `git_patch`."""
     text: str
     """Patch text in the format named by `format`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class DisableProviderRequest(AcpModel):
+class DisableProviderRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -2994,12 +1416,14 @@ class DisableProviderRequest(AcpModel):
 
     provider_id: ProviderId
     """Provider ID to disable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class DisableProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/disable`.
     """
 
 
@@ -3013,27 +1437,10 @@ class ElicitationAcceptAction(AcpModel):
     """
 
 
-class ElicitationCapabilities(AcpModel):
-    """Elicitation capabilities supported by the client."""
+class ElicitationFormCapabilities(WithMeta):
+    """Form-based elicitation capabilities.
 
-    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError] = None
-    """Whether the client supports form-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
-    Supplying `{}` explicitly advertises form support.
-    """
-    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError] = None
-    """Whether the client supports URL-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Supplying `{}` means the client supports form-based elicitation.
     """
 
 
@@ -3064,51 +1471,34 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class ElicitationUrlCapabilities(WithMeta):
+    """URL-based elicitation capabilities.
 
-
-class EndTurnIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
-
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    Supplying `{}` means the client supports URL-based elicitation.
     """
 
 
-class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
+class EnumOption(WithMeta):
+    """A titled enum option with a const value, human-readable title, and optional description."""
 
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
+    const: str
+    """The constant value for this option."""
+    title: str
+    """Human-readable title for this option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
 
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching a process."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
 
 
 class Error(AcpModel):
@@ -3199,18 +1589,16 @@ class ErrorStopReason(AcpModel):
     """
 
 
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
 
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
-    """
-
-    type: Annotated[Literal["http"], UnionTag] = "http"
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
 
 
-class Icon(AcpModel):
+class Icon(WithMeta):
     """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
@@ -3234,16 +1622,9 @@ class Icon(AcpModel):
 
     Omitted and `null` are equivalent and mean the icon is not theme-specific.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A `SessionConfigValueId` string value (`type: "id"`).
@@ -3253,19 +1634,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[Literal["id"], UnionTag] = "id"
     value: SessionConfigValueId
     """The value ID."""
 
 
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -3282,13 +1656,6 @@ class ImageContent(AcpModel):
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -3302,35 +1669,70 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
-class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
-
-    Integer property.
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
     """
 
-    type: Annotated[Literal["integer"], UnionTag] = "integer"
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+
+    Omitted and `null` are equivalent and mean the `name` is used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
 
 
-class ListProvidersResponse(AcpModel):
+class IntegerPropertySchema(WithMeta):
+    """Schema for integer properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: JsonInt | None = None
+    """Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: JsonInt | None = None
+    """Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[JsonInt | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+
+
+class ListProvidersRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Response to `providers/list`.
-    """
-
-    providers: list[ProviderInfo]
-    """Configurable providers with current routing info suitable for UI display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Request parameters for `providers/list`.
     """
 
 
-class ListSessionsRequest(AcpModel):
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
@@ -3343,166 +1745,62 @@ class ListSessionsRequest(AcpModel):
 
     Omitted and `null` are equivalent and mean the first page is requested.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: SessionListCursor | None = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. Omitted and `null` are equivalent and mean there are no more
-    results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response advertised
+    at least one valid authentication method. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class MarkdownPlanUpdateContent(PlanMarkdown):
-    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
-
-    **UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Raw markdown content for the plan.
-    """
-
-    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
 
 
-class MaxTokensIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
+class McpAcpCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Token usage for completed foreground work.
+    Capabilities for ACP MCP server transports.
 
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class MaxTurnRequestsIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    allowed agent requests before returning idle.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    allowed agent requests before returning idle.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
-
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports `stdio` MCP servers.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports `http` MCP servers.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Agent supports `acp` MCP servers.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports ACP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
+
+    Supplying `{}` means the agent supports HTTP MCP server transports.
     """
 
 
-class McpServerAcp(AcpModel):
+class McpServerAcp(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3521,12 +1819,36 @@ class McpServerAcp(AcpModel):
     Providers MUST NOT reuse an ID for multiple ACP-transport MCP servers that are visible
     on the same ACP connection.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server."""
+
+
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server."""
+
+
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
+
+    Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
 
@@ -3544,94 +1866,7 @@ Senders must include exactly one outcome; receivers prefer `result` if both are 
 """
 
 
-MultiSelectItems: TypeAlias = Annotated[
-    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
-    TaggedUnion("type"),
-]
-"""Items for a multi-select (array) property schema."""
-
-
-class MultiSelectPropertySchema(AcpModel):
-    """Schema for multi-select (array) properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Minimum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
-    """
-    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
-    """
-    items: MultiSelectItems
-    """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
-    """Default selected values.
-
-    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NoneIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[None, DefaultOnError] = None
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
-    """
-
-
-class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class Notice(AcpModel):
+class Notice(WithMeta):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -3650,13 +1885,6 @@ class Notice(AcpModel):
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class NoticeSessionUpdate(Notice):
@@ -3671,72 +1899,86 @@ class NoticeSessionUpdate(Notice):
     session_update: Annotated[Literal["notice"], UnionTag] = "notice"
 
 
-class NumberElicitationPropertySchema(NumberPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+class NumberPropertySchema(WithMeta):
+    """Schema for number (floating-point) properties in an elicitation form."""
 
-    Number (floating-point) property.
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: float | None = None
+    """Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: float | None = None
+    """Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[float | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
 
-    type: Annotated[Literal["number"], UnionTag] = "number"
 
+class OtherCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
 
-class OtherIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
+    Custom or future elicitation action.
 
-    Custom or future stop reason.
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Agents that do not understand this action should preserve the raw
+    payload when storing, replaying, proxying, or forwarding elicitation
+    responses, and otherwise MUST handle it as `cancel`.
+    """
+
+    action: Annotated[str, Reserved("accept", "decline", "cancel")]
+    """Custom or future elicitation action.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
 
-    usage: Annotated[Usage | None, DefaultOnError] = None
-    """**UNSTABLE**
 
-    This capability is not part of the spec yet, and may be removed or changed at any point.
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
 
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[
-        str,
-        Reserved(
-            "end_turn",
-            "max_tokens",
-            "max_turn_requests",
-            "refusal",
-            "cancelled",
-            "error",
-        ),
-    ]
-    """Custom or future stop reason.
+    Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
 
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind after the operation (for `delete`, of the deleted file).
 
-class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
+    Omitted and `null` are equivalent and mean the content kind is unknown.
+    """
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents after the operation (for `delete`, of the deleted file).
 
-    Custom or future stop reason.
+    Omitted and `null` are equivalent and mean the MIME type is unknown.
+    """
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
 
     Values beginning with `_` are reserved for implementation-specific
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -3764,7 +2006,7 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -3792,13 +2034,6 @@ class OtherSessionConfigOption(AcpModel):
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -3808,7 +2043,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -3825,13 +2060,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -3862,7 +2090,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -3871,16 +2099,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3896,16 +2117,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanFile(AcpModel):
+class PlanFile(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -3917,16 +2131,9 @@ class PlanFile(AcpModel):
     """The plan ID to update."""
     uri: str
     """The URI of the file containing the plan."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -3937,59 +2144,89 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PlanMarkdown(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    A plan represented as raw markdown content.
     """
 
+    plan_id: PlanId
+    """The plan ID to update."""
+    content: str
+    """Markdown content for the plan."""
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
 
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
+class PlanRemoved(WithMeta):
+    """**UNSTABLE**
 
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-prompt-capabilities)
+    Removal notice for a plan identified by ID.
     """
 
-    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
-    """Agent supports `image` content blocks.
+    plan_id: PlanId
+    """The plan ID to remove."""
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports image content in prompts.
+
+class PlanRemovedSessionUpdate(PlanRemoved):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_removed"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Removal notice for a plan identified by ID.
     """
-    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
-    """Agent supports `audio` content blocks.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    session_update: Annotated[Literal["plan_removed"], UnionTag] = "plan_removed"
+
+
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
+
     Supplying `{}` means the agent supports audio content in prompts.
     """
-    embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None, DefaultOnError
-    ] = None
-    """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+
+
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was inserted into the ACP conversation.
+
+    This response does not indicate that the prompt was merely received or queued, nor that the
+    agent has finished processing it.
+    Processing and completion are reported through `state_update` session updates.
+
+    Insertion is the logical addition of a user message with a message ID and a position
+    relative to other messages in the ACP conversation.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#2-prompt-accepted)
+    """
+
+    message_id: MessageId
+    """Identifies the user message inserted into the ACP conversation.
+
+    Required and non-null. Omission and explicit `null` are both invalid.
+
+    The corresponding user-message session update carries this same identifier and may arrive
+    before or after this response. Agents must echo the message during the live session, but are
+    not required to retain it. If retained and replayed, the message keeps this identifier.
     """
 
 
@@ -4002,58 +2239,55 @@ class ProtocolLevelNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class RefusalIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
-
-    The active work ended because the agent refused to continue. The user
-    prompt and everything that comes after it won't be included in the next
-    prompt, so this should be reflected in the UI.
-    """
-
-    usage: Annotated[Usage | None, DefaultOnError] = None
+class ProviderCurrentConfig(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    Token usage for completed foreground work.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
-    usage for this state update.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    Current effective non-secret routing configuration for a provider.
     """
 
+    api_type: LlmProtocol
+    """Protocol currently used by this provider."""
+    base_url: str
+    """Base URL currently used by this provider."""
 
-class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
 
-    The active work ended because the agent refused to continue. The user
-    prompt and everything that comes after it won't be included in the next
-    prompt, so this should be reflected in the UI.
+class ProviderInfo(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Information about a configurable LLM provider.
     """
 
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
+    provider_id: ProviderId
+    """Provider identifier, for example "main" or "openai"."""
+    supported: Annotated[list[LlmProtocol], SkipInvalidItems, DefaultOnError]
+    """Supported protocol types for this provider."""
+    required: bool
+    """Whether this provider is mandatory and cannot be disabled via `providers/disable`.
+    If true, clients must not call `providers/disable` for this provider ID.
+    """
+    current: ProviderCurrentConfig | None = None
+    """Current effective non-secret routing config.
+    Null or omitted means provider is disabled.
+    """
 
 
-ReplayFrom: TypeAlias = Annotated[
-    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
-]
-"""Inclusive cursor describing where replayed session history should begin.
+class ProvidersCapabilities(WithMeta):
+    """**UNSTABLE**
 
-Replay includes the position identified by the cursor.
-"""
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Provider configuration capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports provider configuration methods.
+    """
+
+
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -4094,29 +2328,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome
-    | SelectedRequestPermissionOutcome
-    | OtherRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -4136,16 +2347,28 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+class RequiresActionStateUpdate(WithMeta):
+    """The foreground workflow as a whole is blocked on user action.
+
+    Agents SHOULD report this state when foreground work cannot progress without
+    user action. Pending permissions or elicitations alone do not imply this
+    state if other foreground work can progress, or if the requests belong only
+    to independent background activity. Once reported, agents MUST report
+    `running` when progress resumes, or `idle` if the work ends without resuming.
+    Responding to one request does not itself imply `running`.
+    """
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A resource that the server is capable of reading, included in a prompt or tool call result."""
 
     name: str
@@ -4182,13 +2405,6 @@ class ResourceLink(AcpModel):
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -4202,16 +2418,57 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
+
+
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
-class SessionConfigSelectOption(AcpModel):
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
+
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
+
+
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+    """
+
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
+
+
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
+
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents may return
+    `SessionInfo.additionalDirectories` in `session/list` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionCancelCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capability to cancel work in a subagent session without ending that session.
+
+    Supplying `{}` advertises support; an omitted or `null` `cancel` does not.
+    """
+
+
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -4223,12 +2480,12 @@ class SessionConfigSelectOption(AcpModel):
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -4242,6 +2499,43 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The unique identifier for this elicitation."""
     url: str
     """The URL to direct the user to."""
+
+
+class SessionForkCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Capabilities for the `session/fork` method.
+
+    Supplying `{}` means the agent supports forking sessions.
+    """
+
+
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: list[AbsolutePath] = Field(default_factory=list)
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted, `null`, and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session
+
+    Omitted and `null` are equivalent and mean no title is provided.
+    """
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity.
+
+    Omitted and `null` are equivalent and mean the last activity time is not reported.
+    """
 
 
 class SessionInfoSessionUpdate(SessionInfoUpdate):
@@ -4279,32 +2573,15 @@ class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
     """
 
 
-class SessionSystemPromptModeCapabilities(AcpModel):
+class SessionSystemPromptOverrideCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
 
-    System prompt delivery modes the agent supports in addition to `append`.
+    Capabilities for the `override` system prompt mode.
 
-    `append` has no entry because every agent advertising `session.systemPrompt`
-    supports it.
-    """
-
-    override: Annotated[
-        SessionSystemPromptOverrideCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `override` mode.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports replacing its built-in default
     instructions with the client-provided system prompt.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -4326,6 +2603,37 @@ class SessionUrlCreateElicitationRequest(SessionElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
+class SetProviderRequest(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Request parameters for `providers/set`.
+
+    Replaces the full configuration for one provider ID.
+    """
+
+    provider_id: ProviderId
+    """Provider ID to configure."""
+    api_type: LlmProtocol
+    """Protocol type for this provider."""
+    base_url: str
+    """Base URL for requests sent through this provider."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """Full headers map for this provider.
+    May include authorization, routing, or other integration-specific headers.
+    """
+
+
+class SetProviderResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/set`.
+    """
+
+
 SetSessionConfigOptionRequest: TypeAlias = Annotated[
     IdSetSessionConfigOptionRequest
     | BooleanSetSessionConfigOptionRequest
@@ -4342,16 +2650,117 @@ See protocol docs: [Session Config Options](https://agentclientprotocol.com/prot
 """
 
 
-class StringElicitationPropertySchema(StringPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
 
-    String property (or single-select enum when `enum`/`oneOf` is set).
+    Replay all retained conversation history from its first replayable entry.
+    """
+
+    type: Annotated[Literal["start"], UnionTag] = "start"
+
+
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
+
+
+class StringMultiSelectItems(WithMeta):
+    """String item schema for multi-select enum properties."""
+
+    enum: Annotated[list[str], Field(min_length=1)]
+    """Allowed enum values. Must contain at least one value."""
+
+
+class StringMultiSelectItemsVariant(StringMultiSelectItems):
+    """Member of ``MultiSelectItems`` for ``type: "string"``.
+
+    Multi-select string items with plain string values.
     """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
 
-class Terminal(AcpModel):
+class StringPropertySchema(WithMeta):
+    """Schema for string properties in an elicitation form.
+
+    When `enum` or `oneOf` is set, this represents a single-select enum
+    with `"type": "string"`.
+    """
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Minimum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
+    """
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
+    """
+    pattern: str | None = None
+    """Pattern the string must match, in ECMA-262 regular expression syntax.
+
+    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
+    """
+    format: StringFormat | None = None
+    """String format.
+
+    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
+    """
+    default: Annotated[str | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    enum: Annotated[list[str] | None, Field(min_length=1)] = None
+    """Enum values for untitled single-select enums.
+    Must contain at least one value when present.
+    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
+    declared by `enum`.
+    """
+    one_of: Annotated[list[EnumOption] | None, Field(min_length=1)] = None
+    """Titled enum options for titled single-select enums.
+    Must contain at least one option when present.
+    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
+    declared by `oneOf`.
+    """
+
+
+class SubagentSessionCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Client-initiated session mutations permitted for a specific subagent session.
+
+    A mutation requires an explicit per-child capability; support for the method
+    on ordinary sessions does not grant support on a child.
+    """
+
+    cancel: Annotated[SessionCancelCapabilities | None, DefaultOnError] = None
+    """Permits the client to cancel this child's current work without ending
+    the session. Omitted and `null` are equivalent and mean unsupported; an object (including
+    `{}`) means supported.
+    """
+
+
+class Terminal(WithMeta):
     """A display-only reference to an agent-owned terminal.
 
     Terminal state and output are delivered separately through
@@ -4360,32 +2769,51 @@ class Terminal(AcpModel):
 
     terminal_id: TerminalId
     """The ID of the terminal to display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class TerminalAuthCapabilities(WithMeta):
+    """Capabilities for terminal authentication methods.
+
+    Supplying `{}` means the client can reproduce the configured agent
+    invocation in an interactive terminal and supports terminal authentication
+    methods.
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
+class TerminalExitStatus(WithMeta):
+    """Exit information for an agent-owned terminal.
 
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `auth/login`.
+    The presence of this object marks the terminal as exited, even when neither
+    an exit code nor a signal is known.
     """
 
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+    exit_code: Annotated[JsonInt | None, DefaultOnError] = None
+    """Process exit code as the platform reports it, when known. Negative values are
+    allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
+    """
+    signal: Annotated[str | None, DefaultOnError] = None
+    """Signal that terminated the process, when known.
 
-
-class TerminalSessionUpdate(TerminalUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
-
-    An agent-owned terminal has been created or updated.
+    Agents should use the conventional platform signal name. POSIX examples
+    include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
+    platform-specific name. Omitted and `null` are equivalent.
     """
 
-    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
+
+class TerminalOutput(WithMeta):
+    """An authoritative replacement snapshot of terminal output bytes."""
+
+    data: str
+    """Base64-encoded replacement terminal output bytes."""
+
+
+class TerminalSize(WithMeta):
+    """The size of an agent-owned terminal in character cells."""
+
+    cols: Annotated[JsonInt, Field(ge=1, le=65535)]
+    """Number of columns."""
+    rows: Annotated[JsonInt, Field(ge=1, le=65535)]
+    """Number of rows."""
 
 
 class TerminalToolCallContent(Terminal):
@@ -4397,16 +2825,52 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextAvailableCommandInput(TextCommandInput):
-    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+class TerminalUpdate(AcpModel):
+    """An upsert for the stored state of an agent-owned terminal.
 
-    All text that was typed after the command name is provided as input.
+    Only `terminalId` is required. Other fields have patch
+    semantics: omitted fields leave the stored value unchanged, `null` clears
+    it, and concrete values replace it. A concrete `_meta` object instead
+    patches the stored metadata by top-level key. When the terminal ID is new,
+    omitted fields start unknown.
     """
 
-    type: Annotated[Literal["text"], UnionTag] = "text"
+    terminal_id: TerminalId
+    """Unique identifier for this terminal within the session."""
+    command: Annotated[str | None, DefaultOnError] = None
+    """The command being run."""
+    cwd: Annotated[AbsolutePath | None, DefaultOnError] = None
+    """The absolute working directory of the command."""
+    output: Annotated[TerminalOutput | None, DefaultOnError] = None
+    """An authoritative replacement snapshot of terminal output bytes."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit information. A concrete object marks the terminal as exited."""
+    size: Annotated[TerminalSize | None, DefaultOnError] = None
+    """The terminal size the command runs with, when known.
+
+    Clients can render output at this size so that column layouts, progress bars,
+    and cursor-positioned output display as the program wrote them.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Omitted leaves the stored metadata unchanged; `null`
+    clears it. An object patches the stored metadata by top-level key: keys it omits are
+    unchanged, a key set to `null` is removed, and any other value replaces that key's
+    stored value without merging nested objects. Beyond this patch rule, implementations
+    MUST NOT make assumptions about values at these keys.
+
+    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/draft/extensibility#metadata-patches)
+    """
 
 
-class TextContent(AcpModel):
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     text: str
@@ -4415,13 +2879,6 @@ class TextContent(AcpModel):
     """Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -4438,8 +2895,63 @@ class TextContentBlock(TextContent):
     type: Annotated[Literal["text"], UnionTag] = "text"
 
 
-class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "unknown"``.
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload.
+
+    Omitted and `null` are equivalent and mean the MIME type is not specified.
+    """
+
+
+class TitledMultiSelectItems(WithMeta):
+    """Items definition for titled multi-select enum properties."""
+
+    any_of: Annotated[list[EnumOption], Field(min_length=1)]
+    """Titled enum options. Must contain at least one option."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=1), DefaultOnError] = None
+    """Optional 1-based line number within the file. Omitted and `null` are equivalent and
+    mean no specific line; `0` is invalid.
+    """
+
+
+class UnknownStateUpdate(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    The Agent cannot currently determine foreground activity.
+
+    Report this when activity becomes unobservable, not merely because the session
+    has been quiet. The Client MUST stop presenting the previous state as confirmed
+    current activity, but may retain it as last known. A later state replaces this
+    snapshot normally.
+
+    This is not a task outcome or session closure. It does not cancel work, resolve
+    pending requests, or revoke capabilities; capabilities are updated separately.
+    """
+
+
+class UnknownStateUpdateVariant(UnknownStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "unknown"``.
 
     **UNSTABLE**
 
@@ -4449,7 +2961,7 @@ class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
     This replaces previously confirmed activity without ending the work or session.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["unknown"], UnionTag] = "unknown"
 
 
 UrlCreateElicitationRequest: TypeAlias = (
@@ -4461,13 +2973,49 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class Usage(WithMeta):
+    """**UNSTABLE**
 
-    Context window and cost update for the session.
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage information for completed session work.
     """
 
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+    total_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Sum of all token types across session."""
+    input_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total input tokens."""
+    output_tokens: Annotated[JsonInt, Field(ge=0)]
+    """Total output tokens."""
+    thought_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total thought/reasoning tokens
+
+    Omitted and `null` are equivalent and mean the count is not reported.
+    """
+    cached_read_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache read tokens.
+
+    Omitted and `null` are equivalent and mean the count is not reported.
+    """
+    cached_write_tokens: Annotated[JsonInt | None, Field(ge=0), DefaultOnError] = None
+    """Total cache write tokens.
+
+    Omitted and `null` are equivalent and mean the count is not reported.
+    """
+
+
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
+
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost (optional).
+
+    Omitted and `null` are equivalent and mean no cost is reported.
+    """
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -4513,32 +3061,45 @@ class AgentAuthMethod(AuthMethodAgent):
     type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
-class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
 
-    Multi-select array property.
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `auth/login`.
     """
 
-    type: Annotated[Literal["array"], UnionTag] = "array"
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method.
+
+    Omitted and `null` are equivalent and mean no description is provided.
+    """
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    Names MUST be unique. These values override same-named variables in the
+    base launch configuration.
+    """
 
 
-AuthMethod: TypeAlias = Annotated[
-    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
-]
-"""Describes an available authentication method.
+class BooleanElicitationPropertySchema(BooleanPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
 
-The `type` field acts as the discriminator in the serialized JSON form.
-"""
+    Boolean property.
+    """
 
-
-AvailableCommandInput: TypeAlias = Annotated[
-    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
-]
-"""The input specification for a command."""
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+class CancelledIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
 
     The client cancelled the work, via `session/cancel` or by closing the
     session. Work the agent stops on its own uses another reason, such as
@@ -4550,73 +3111,57 @@ class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
     `error`.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
 
+    This capability is not part of the spec yet, and may be removed or changed at any point.
 
-class ClientCapabilities(AcpModel):
-    """Capabilities supported by the client.
+    Token usage for completed foreground work.
 
-    Advertised during initialization to inform the agent about
-    available features and methods.
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
 
-    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#client-capabilities)
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
     """
 
-    auth: Annotated[ClientAuthCapabilities | None, DefaultOnError] = None
+
+class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
+
+    The client cancelled the work, via `session/cancel` or by closing the
+    session. Work the agent stops on its own uses another reason, such as
+    `error` for an internal timeout.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class ClientAuthCapabilities(WithMeta):
     """Authentication capabilities supported by the client.
-    Determines which authentication method types the agent may include
-    in its `InitializeResponse`.
 
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise any
-    authentication-method extensions.
-    """
-    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
-    """Elicitation capabilities supported by the client.
-    Determines which elicitation modes the agent may use.
-
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise
-    elicitation support.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
     """
 
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
+    """Whether the client supports `terminal` authentication methods.
 
-class Command(AcpModel):
-    """A slash command the user can invoke by including it in a prompt.
-
-    The `type` discriminator value is `command`.
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
+    The client should supply `{}` only when it can reproduce the configured
+    agent invocation in an interactive terminal. Supplying `{}` means the
+    agent may include `terminal` entries in its authentication methods.
     """
-
-    name: str
-    """Command name (e.g., `create_plan`, `research_codebase`)."""
-    description: str
-    """Human-readable description of what the command does."""
-    input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
-    """Input for the command if required
-
-    Omitted and `null` are equivalent and mean the command takes no input.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class CommandAvailableCommand(Command):
-    """Member of ``AvailableCommand`` for ``type: "command"``.
-
-    A slash command the user can invoke by including it in a prompt.
-    """
-
-    type: Annotated[Literal["command"], UnionTag] = "command"
 
 
 CreateElicitationResponse: TypeAlias = Annotated[
@@ -4629,97 +3174,36 @@ CreateElicitationResponse: TypeAlias = Annotated[
 """Response from the client to an elicitation request."""
 
 
-class Diff(AcpModel):
-    """File changes produced by a tool call.
-
-    `changes` is authoritative for affected absolute paths and operations.
-    `patch` optionally carries renderable text for some or all of those changes
-    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
-    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
-
-    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
-    """
-
-    changes: Annotated[list[DiffChange], SkipInvalidItems]
-    """Structured file changes described by this diff.
-
-    Clients can use this field without parsing patch text to determine affected paths.
-    """
-    patch: Annotated[DiffPatch | None, DefaultOnError] = None
-    """Renderable patch text for some or all of the structured changes.
-
-    Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
-    equivalent and mean no renderable patch text was provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class DiffToolCallContent(Diff):
-    """Member of ``ToolCallContent`` for ``type: "diff"``.
-
-    File modification shown as a diff.
-    """
-
-    type: Annotated[Literal["diff"], UnionTag] = "diff"
-
-
-ElicitationPropertySchema: TypeAlias = Annotated[
-    StringElicitationPropertySchema
-    | NumberElicitationPropertySchema
-    | IntegerElicitationPropertySchema
-    | BooleanElicitationPropertySchema
-    | ArrayElicitationPropertySchema
-    | OtherElicitationPropertySchema,
-    TaggedUnion("type"),
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
 ]
-"""Property schema for elicitation form fields.
+"""One file-level change described by a `Diff`.
 
-Each variant corresponds to a JSON Schema `"type"` value.
-Single-select enums use `type: "string"` with `enum` or `oneOf` set.
-Multi-select enums use `type: "array"`.
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
 """
 
 
-class ElicitationSchema(AcpModel):
-    """Type-safe elicitation schema for requesting structured user input.
+class ElicitationCapabilities(WithMeta):
+    """Elicitation capabilities supported by the client."""
 
-    This represents a JSON Schema object with primitive-typed properties,
-    as required by the elicitation specification.
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError] = None
+    """Whether the client supports form-based elicitation.
+
+    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
+    Supplying `{}` explicitly advertises form support.
     """
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError] = None
+    """Whether the client supports URL-based elicitation.
 
-    type: ElicitationSchemaType = "object"
-    """Type discriminator. Always `"object"`. Omitted means `"object"`; any other value is
-    rejected.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the schema.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
-    """Property definitions (must be primitive types)."""
-    required: list[str] | None = None
-    """List of required property names.
-
-    Optional. Omitted and `null` are equivalent and mean no property names are required.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description of what this schema represents.
-
-    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
+    Supplying `{}` means the client supports URL-based elicitation.
     """
 
 
@@ -4727,33 +3211,44 @@ ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUr
 """URL-based elicitation mode where the client directs the user to a URL."""
 
 
-class EmbeddedResource(AcpModel):
-    """The contents of a resource, embedded into a prompt or tool call result."""
-
-    resource: EmbeddedResourceResource
-    """Embedded resource payload, either text or binary data."""
-    annotations: Annotated[Annotations | None, DefaultOnError] = None
-    """Optional annotations that help clients decide how to display or route this content.
-
-    Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
 
 
-class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+class EndTurnIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
 
     The active work ended successfully.
     Includes locally handled commands that required no model call.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class ErrorIdleStateUpdate(ErrorStopReason):
@@ -4818,6 +3313,792 @@ class FilePlanUpdateContent(PlanFile):
     type: Annotated[Literal["file"], UnionTag] = "file"
 
 
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class IntegerElicitationPropertySchema(IntegerPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
+
+    Integer property.
+    """
+
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListProvidersResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response to `providers/list`.
+    """
+
+    providers: list[ProviderInfo]
+    """Configurable providers with current routing info suitable for UI display."""
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: SessionListCursor | None = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. Omitted and `null` are equivalent and mean there are no more
+    results.
+    """
+
+
+class MarkdownPlanUpdateContent(PlanMarkdown):
+    """Member of ``PlanUpdateContent`` for ``type: "markdown"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Raw markdown content for the plan.
+    """
+
+    type: Annotated[Literal["markdown"], UnionTag] = "markdown"
+
+
+class MaxTokensIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class MaxTurnRequestsIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    allowed agent requests before returning idle.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    allowed agent requests before returning idle.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports `stdio` MCP servers.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports `http` MCP servers.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+    acp: Annotated[McpAcpCapabilities | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Agent supports `acp` MCP servers.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports ACP MCP server transports.
+    """
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | AcpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/draft/session-setup#mcp-servers)
+"""
+
+
+MultiSelectItems: TypeAlias = Annotated[
+    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
+    TaggedUnion("type"),
+]
+"""Items for a multi-select (array) property schema."""
+
+
+class MultiSelectPropertySchema(WithMeta):
+    """Schema for multi-select (array) properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Minimum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+    """
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+    """
+    items: MultiSelectItems
+    """The items definition describing allowed values."""
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
+    """Default selected values.
+
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    """
+
+
+class NoneIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[None, DefaultOnError] = None
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class NumberElicitationPropertySchema(NumberPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
+    Number (floating-point) property.
+    """
+
+    type: Annotated[Literal["number"], UnionTag] = "number"
+
+
+OtherCreateElicitationRequest: TypeAlias = (
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class OtherIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[
+        str,
+        Reserved(
+            "end_turn",
+            "max_tokens",
+            "max_turn_requests",
+            "refusal",
+            "cancelled",
+            "error",
+        ),
+    ]
+    """Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent
+    | FilePlanUpdateContent
+    | MarkdownPlanUpdateContent
+    | OtherPlanUpdateContent,
+    TaggedUnion("type"),
+]
+"""Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#session-prompt-capabilities)
+    """
+
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
+    """Agent supports `image` content blocks.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
+    """Agent supports `audio` content blocks.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+    embedded_context: Annotated[
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
+    ] = None
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+class RefusalIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
+
+    The active work ended because the agent refused to continue. The user
+    prompt and everything that comes after it won't be included in the next
+    prompt, so this should be reflected in the UI.
+    """
+
+    usage: Annotated[Usage | None, DefaultOnError] = None
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Token usage for completed foreground work.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting token
+    usage for this state update.
+    """
+    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/draft/prompt-lifecycle#stop-reasons)
+    """
+
+
+class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
+
+    The active work ended because the agent refused to continue. The user
+    prompt and everything that comes after it won't be included in the next
+    prompt, so this should be reflected in the UI.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+ReplayFrom: TypeAlias = Annotated[
+    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
+]
+"""Inclusive cursor describing where replayed session history should begin.
+
+Replay includes the position identified by the cursor.
+"""
+
+
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome
+    | SelectedRequestPermissionOutcome
+    | OtherRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
+
+
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
+
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ResultClientResponse(AcpModel):
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: (
+        RequestPermissionResponse
+        | CreateElicitationResponse
+        | MessageMcpResponse
+        | ExtResponse
+    )
+    """Method-specific response data."""
+
+
+class RunningStateSessionUpdate(RunningStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
+
+    group_id: SessionConfigGroupId
+    """Unique identifier for this group."""
+    name: str
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
+    ]
+    """The set of option values in this group."""
+
+
+SessionConfigSelectOptions: TypeAlias = (
+    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
+)
+"""Possible values for a session configuration option."""
+
+
+class SessionSystemPromptModeCapabilities(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    System prompt delivery modes the agent supports in addition to `append`.
+
+    `append` has no entry because every agent advertising `session.systemPrompt`
+    supports it.
+    """
+
+    override: Annotated[
+        SessionSystemPromptOverrideCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `override` mode.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports replacing its built-in default
+    instructions with the client-provided system prompt.
+    """
+
+
+class StringElicitationPropertySchema(StringPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    type: Annotated[Literal["string"], UnionTag] = "string"
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `auth/login`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TerminalSessionUpdate(TerminalUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
+
+    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
+
+
+class TextAvailableCommandInput(TextCommandInput):
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text that was typed after the command name is provided as input.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class UnknownStateSessionUpdate(UnknownStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "unknown"``.
+
+    **UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    The Agent cannot currently determine foreground activity.
+    This replaces previously confirmed activity without ending the work or session.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+class ArrayElicitationPropertySchema(MultiSelectPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "array"``.
+
+    Multi-select array property.
+    """
+
+    type: Annotated[Literal["array"], UnionTag] = "array"
+
+
+AuthMethod: TypeAlias = Annotated[
+    TerminalAuthMethod | AgentAuthMethod | OtherAuthMethod, TaggedUnion("type")
+]
+"""Describes an available authentication method.
+
+The `type` field acts as the discriminator in the serialized JSON form.
+"""
+
+
+AvailableCommandInput: TypeAlias = Annotated[
+    TextAvailableCommandInput | OtherAvailableCommandInput, TaggedUnion("type")
+]
+"""The input specification for a command."""
+
+
+class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+
+    The client cancelled the work, via `session/cancel` or by closing the
+    session. Work the agent stops on its own uses another reason, such as
+    `error` for an internal timeout.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ClientCapabilities(WithMeta):
+    """Capabilities supported by the client.
+
+    Advertised during initialization to inform the agent about
+    available features and methods.
+
+    See protocol docs: [Client Capabilities](https://agentclientprotocol.com/protocol/v2/draft/initialization#client-capabilities)
+    """
+
+    auth: Annotated[ClientAuthCapabilities | None, DefaultOnError] = None
+    """Authentication capabilities supported by the client.
+    Determines which authentication method types the agent may include
+    in its `InitializeResponse`.
+
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise any
+    authentication-method extensions.
+    """
+    elicitation: Annotated[ElicitationCapabilities | None, DefaultOnError] = None
+    """Elicitation capabilities supported by the client.
+    Determines which elicitation modes the agent may use.
+
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise
+    elicitation support.
+    """
+
+
+ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
+"""A JSON-RPC response object."""
+
+
+class Command(WithMeta):
+    """A slash command the user can invoke by including it in a prompt.
+
+    The `type` discriminator value is `command`.
+    """
+
+    name: str
+    """Command name (e.g., `create_plan`, `research_codebase`)."""
+    description: str
+    """Human-readable description of what the command does."""
+    input: Annotated[AvailableCommandInput | None, DefaultOnError] = None
+    """Input for the command if required
+
+    Omitted and `null` are equivalent and mean the command takes no input.
+    """
+
+
+class CommandAvailableCommand(Command):
+    """Member of ``AvailableCommand`` for ``type: "command"``.
+
+    A slash command the user can invoke by including it in a prompt.
+    """
+
+    type: Annotated[Literal["command"], UnionTag] = "command"
+
+
+class Diff(WithMeta):
+    """File changes produced by a tool call.
+
+    `changes` is authoritative for affected absolute paths and operations.
+    `patch` optionally carries renderable text for some or all of those changes
+    and MUST be consistent with `changes`. Agents SHOULD provide `patch` whenever
+    feasible. Clients MUST handle diffs where `patch` is omitted or `null`.
+
+    See protocol docs: [Content](https://agentclientprotocol.com/protocol/v2/draft/tool-calls#content)
+    """
+
+    changes: Annotated[list[DiffChange], SkipInvalidItems]
+    """Structured file changes described by this diff.
+
+    Clients can use this field without parsing patch text to determine affected paths.
+    """
+    patch: Annotated[DiffPatch | None, DefaultOnError] = None
+    """Renderable patch text for some or all of the structured changes.
+
+    Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
+    equivalent and mean no renderable patch text was provided.
+    """
+
+
+class DiffToolCallContent(Diff):
+    """Member of ``ToolCallContent`` for ``type: "diff"``.
+
+    File modification shown as a diff.
+    """
+
+    type: Annotated[Literal["diff"], UnionTag] = "diff"
+
+
+ElicitationPropertySchema: TypeAlias = Annotated[
+    StringElicitationPropertySchema
+    | NumberElicitationPropertySchema
+    | IntegerElicitationPropertySchema
+    | BooleanElicitationPropertySchema
+    | ArrayElicitationPropertySchema
+    | OtherElicitationPropertySchema,
+    TaggedUnion("type"),
+]
+"""Property schema for elicitation form fields.
+
+Each variant corresponds to a JSON Schema `"type"` value.
+Single-select enums use `type: "string"` with `enum` or `oneOf` set.
+Multi-select enums use `type: "array"`.
+"""
+
+
+class ElicitationSchema(WithMeta):
+    """Type-safe elicitation schema for requesting structured user input.
+
+    This represents a JSON Schema object with primitive-typed properties,
+    as required by the elicitation specification.
+    """
+
+    type: ElicitationSchemaType = "object"
+    """Type discriminator. Always `"object"`. Omitted means `"object"`; any other value is
+    rejected.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the schema.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    properties: dict[str, ElicitationPropertySchema] = Field(default_factory=dict)
+    """Property definitions (must be primitive types)."""
+    required: list[str] | None = None
+    """List of required property names.
+
+    Optional. Omitted and `null` are equivalent and mean no property names are required.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description of what this schema represents.
+
+    Optional. Omitted and `null` are equivalent and mean no schema description is provided.
+    """
+
+
+class EmbeddedResource(WithMeta):
+    """The contents of a resource, embedded into a prompt or tool call result."""
+
+    resource: EmbeddedResourceResource
+    """Embedded resource payload, either text or binary data."""
+    annotations: Annotated[Annotations | None, DefaultOnError] = None
+    """Optional annotations that help clients decide how to display or route this content.
+
+    Omitted and `null` are equivalent and mean no annotations are provided.
+    """
+
+
+class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ErrorIdleStateSessionUpdate(ErrorIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "error"``.
+
+    The active work ended because something failed.
+
+    This includes pre-insertion foreground work. A prompt failure before
+    insertion also requires an error response to `session/prompt`; after
+    insertion, the prompt's response remains successful.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
 IdleStateUpdate: TypeAlias = Annotated[
     EndTurnIdleStateUpdate
     | MaxTokensIdleStateUpdate
@@ -4857,7 +4138,7 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4873,22 +4154,6 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ItemsPlanUpdateContent(PlanItems):
-    """Member of ``PlanUpdateContent`` for ``type: "items"``.
-
-    Structured plan entries.
-    """
-
-    type: Annotated[Literal["items"], UnionTag] = "items"
 
 
 class MaxTokensIdleStateSessionUpdate(MaxTokensIdleStateUpdateVariant):
@@ -4910,18 +4175,6 @@ class MaxTurnRequestsIdleStateSessionUpdate(MaxTurnRequestsIdleStateUpdateVarian
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | AcpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
-
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/draft/session-setup#mcp-servers)
-"""
-
-
 class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
     """Member of ``IdleStateSessionUpdate`` for ``stopReason`` null or absent.
 
@@ -4929,23 +4182,6 @@ class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
     """
 
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
-OtherCreateElicitationRequest: TypeAlias = (
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
-
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
 
 
 class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
@@ -4961,14 +4197,11 @@ class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent
-    | FilePlanUpdateContent
-    | MarkdownPlanUpdateContent
-    | OtherPlanUpdateContent,
-    TaggedUnion("type"),
-]
-"""Updated content for a plan."""
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
+
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
 
 class RefusalIdleStateSessionUpdate(RefusalIdleStateUpdateVariant):
@@ -5025,47 +4258,15 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class ResultClientResponse(AcpModel):
-    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    A successful JSON-RPC response.
+    current_value: SessionConfigValueId
+    """The currently selected value. MUST be one of the `value`s in `options`."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options. MUST contain at least one value, and each `value` MUST be
+    unique within the option, including across groups.
     """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: (
-        RequestPermissionResponse
-        | CreateElicitationResponse
-        | MessageMcpResponse
-        | ExtResponse
-    )
-    """Method-specific response data."""
-
-
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
-
-    group_id: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption], SkipInvalidItems, DefaultOnError
-    ]
-    """The set of option values in this group."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    list[SessionConfigSelectOption] | list[SessionConfigSelectGroup]
-)
-"""Possible values for a session configuration option."""
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
@@ -5096,7 +4297,7 @@ class SessionFormCreateElicitationRequest(SessionElicitationFormMode):
     mode: Annotated[Literal["form"], UnionTag] = "form"
 
 
-class SessionSystemPromptCapabilities(AcpModel):
+class SessionSystemPromptCapabilities(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5111,13 +4312,6 @@ class SessionSystemPromptCapabilities(AcpModel):
     """Delivery modes the agent supports in addition to `append`.
 
     Optional. Omitted and `null` are equivalent and mean the agent supports only `append`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5257,22 +4451,11 @@ The `type` field acts as the discriminator in the serialized JSON form.
 """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[list[AvailableCommand], SkipInvalidItems]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
-"""A JSON-RPC response object."""
 
 
 ContentBlock: TypeAlias = Annotated[
@@ -5327,19 +4510,6 @@ ElicitationFormMode: TypeAlias = SessionElicitationFormMode | RequestElicitation
 """Form-based elicitation mode where the client renders a form from the provided schema."""
 
 
-class ErrorIdleStateSessionUpdate(ErrorIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "error"``.
-
-    The active work ended because something failed.
-
-    This includes pre-insertion foreground work. A prompt failure before
-    insertion also requires an error response to `session/prompt`; after
-    insertion, the prompt's response remains successful.
-    """
-
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
-
-
 FormCreateElicitationRequest: TypeAlias = (
     SessionFormCreateElicitationRequest | RequestFormCreateElicitationRequest
 )
@@ -5366,21 +4536,17 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -5405,6 +4571,28 @@ class PromptRequest(AcpModel):
     as it avoids extra round-trips and allows the message to include
     pieces of context from sources the agent may not have access to.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user.
+
+    Omitted and `null` are equivalent and mean no description is provided.
+    """
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only).
+
+    Omitted and `null` are equivalent and mean no category is provided.
+    """
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -5412,9 +4600,10 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionCapabilities(AcpModel):
+class SessionCapabilities(WithMeta):
     """Session capabilities supported by the agent.
 
     Supplying `{}` means the agent supports the baseline session methods:
@@ -5481,24 +4670,13 @@ class SessionCapabilities(AcpModel):
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports forking sessions.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
-
-    current_value: SessionConfigValueId
-    """The currently selected value. MUST be one of the `value`s in `options`."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options. MUST contain at least one value, and each `value` MUST be
-    unique within the option, including across groups.
-    """
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
 
 class SessionMessage(AcpModel):
@@ -5607,6 +4785,13 @@ class SessionMessageSessionUpdate(SessionMessage):
     session_update: Annotated[Literal["session_message"], UnionTag] = "session_message"
 
 
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
+    """The full set of configuration options and their current values."""
+
+
 StateSessionUpdate: TypeAlias = Annotated[
     RunningStateSessionUpdate
     | IdleStateSessionUpdate
@@ -5635,7 +4820,7 @@ class SubagentSessionUpdate(SubagentUpdate):
     session_update: Annotated[Literal["subagent_update"], UnionTag] = "subagent_update"
 
 
-class SystemPrompt(AcpModel):
+class SystemPrompt(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -5663,13 +4848,6 @@ class SystemPrompt(AcpModel):
     Clients MUST NOT send other content block types until a future
     capability allows them, and Agents MUST return an error for content
     blocks they do not support, including unknown types.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5731,7 +4909,7 @@ class UserMessageSessionUpdate(UserMessage):
     session_update: Annotated[Literal["user_message"], UnionTag] = "user_message"
 
 
-class AgentCapabilities(AcpModel):
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -5766,13 +4944,6 @@ class AgentCapabilities(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports provider configuration methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 
@@ -5965,18 +5136,18 @@ class CompactionUpdate(AcpModel):
     """
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -6014,7 +5185,7 @@ See protocol docs: [Elicitation](https://agentclientprotocol.com/protocol/v2/dra
 """
 
 
-class ForkSessionRequest(AcpModel):
+class ForkSessionRequest(WithMeta):
     """**UNSTABLE**
 
     This capability is not part of the spec yet, and may be removed or changed at any point.
@@ -6055,16 +5226,34 @@ class ForkSessionRequest(AcpModel):
     `session.systemPrompt`, and SHOULD send the same value they used for the
     source session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class ForkSessionResponse(WithMeta):
+    """**UNSTABLE**
+
+    This capability is not part of the spec yet, and may be removed or changed at any point.
+
+    Response from forking an existing session.
+    """
+
+    session_id: SessionId
+    """Unique identifier for the newly created forked session."""
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
+
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -6095,16 +5284,9 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more valid methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
-class NewSessionRequest(AcpModel):
+class NewSessionRequest(WithMeta):
     """Request parameters for creating a new session.
 
     See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
@@ -6134,26 +5316,39 @@ class NewSessionRequest(AcpModel):
     own default instructions. Clients MUST only send this when the Agent
     advertises `session.systemPrompt`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
+
+    New sessions default to `idle` until a state update reports otherwise.
+    Updates may arrive before or after this response. Clients MUST NOT overwrite
+    an already-reported state when the response arrives.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
+    """
+
+    session_id: SessionId
+    """Unique identifier for the created session.
+
+    Used in all subsequent requests for this conversation.
+    """
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
+
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
-
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/draft/agent-plan)
-    """
-
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
-
-
-class ResumeSessionRequest(AcpModel):
+class ResumeSessionRequest(WithMeta):
     """Request parameters for resuming an existing session.
 
     Resumes an existing session and optionally replays retained conversation
@@ -6202,63 +5397,30 @@ class ResumeSessionRequest(AcpModel):
     `session.systemPrompt`, and SHOULD send the same value they used when the
     session was created.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session.
+
+    The agent MUST send a current `state_update` after any requested history
+    replay and before this response, even without replay. The update reports
+    foreground state after resuming. The response alone does not imply `idle`.
+
+    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/draft/session-setup#current-state-synchronization)
     """
 
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options."""
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
-
-    Single-value selector (dropdown).
-    """
-
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user.
-
-    Omitted and `null` are equivalent and mean no description is provided.
-    """
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only).
-
-    Omitted and `null` are equivalent and mean no category is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
-    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
@@ -6423,160 +5585,6 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
-
-    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ForkSessionResponse(AcpModel):
-    """**UNSTABLE**
-
-    This capability is not part of the spec yet, and may be removed or changed at any point.
-
-    Response from forking an existing session.
-    """
-
-    session_id: SessionId
-    """Unique identifier for the newly created forked session."""
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    New sessions default to `idle` until a state update reports otherwise.
-    Updates may arrive before or after this response. Clients MUST NOT overwrite
-    an already-reported state when the response arrives.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/draft/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session.
-
-    The agent MUST send a current `state_update` after any requested history
-    replay and before this response, even without replay. The update reports
-    foreground state after resuming. The response alone does not imply `idle`.
-
-    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/draft/session-setup#current-state-synchronization)
-    """
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options."""
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ToolCallPermissionSubject(AcpModel):
-    """Permission request details for a tool call."""
-
-    tool_call: ToolCallUpdate
-    """Details about the tool call requiring permission.
-
-    Clients apply this to their stored tool call exactly like a `tool_call_update`
-    notification, in the order it was received, before showing the prompt. A first-seen
-    `toolCallId` creates the tool call.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
-
-
-class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
-
-    Permission is requested before executing a tool call.
-    """
-
-    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
-
-
-class ToolCallSessionUpdate(ToolCallUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
-
-    A tool call has been created or updated.
-    """
-
-    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
-        "tool_call_update"
-    )
-
-
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
@@ -6586,15 +5594,6 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
     )
-
-
-RequestPermissionSubject: TypeAlias = Annotated[
-    ToolCallRequestPermissionSubject
-    | CommandRequestPermissionSubject
-    | OtherRequestPermissionSubject,
-    TaggedUnion("type"),
-]
-"""The operation requiring permission."""
 
 
 class ResultAgentResponse(AcpModel):
@@ -6623,6 +5622,51 @@ class ResultAgentResponse(AcpModel):
         | ExtResponse
     )
     """Method-specific response data."""
+
+
+class ToolCallPermissionSubject(WithMeta):
+    """Permission request details for a tool call."""
+
+    tool_call: ToolCallUpdate
+    """Details about the tool call requiring permission.
+
+    Clients apply this to their stored tool call exactly like a `tool_call_update`
+    notification, in the order it was received, before showing the prompt. A first-seen
+    `toolCallId` creates the tool call.
+    """
+
+
+class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
+
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
+
+
+class ToolCallSessionUpdate(ToolCallUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
+
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
+
+
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
+
+
+RequestPermissionSubject: TypeAlias = Annotated[
+    ToolCallRequestPermissionSubject
+    | CommandRequestPermissionSubject
+    | OtherRequestPermissionSubject,
+    TaggedUnion("type"),
+]
+"""The operation requiring permission."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -6660,7 +5704,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -6672,13 +5716,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -6695,11 +5732,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -6730,13 +5763,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT make assumptions about values at these keys.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/draft/extensibility)
     """
 
 

@@ -29,159 +29,8 @@ Uses the native syntax of the machine the Agent runs on, such as `/home/user/pro
 """
 
 
-class AgentAuthCapabilities(AcpModel):
-    """Authentication-related extension capabilities supported by the agent.
-
-    This object does not advertise support for `auth/login` or `auth/logout`.
-    Those methods are advertised by a non-empty `authMethods` list in the
-    `initialize` response.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 AuthMethodId: TypeAlias = StrictStr
 """Typed identifier used for auth method values on the wire."""
-
-
-class BooleanPropertySchema(AcpModel):
-    """Schema for boolean properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    default: Annotated[bool | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class CancelCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
-
-    The elicitation was cancelled.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
-
-
-class CancelledIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
-
-    The user or client chose to stop the work: via `session/cancel`, by
-    closing the session, or through an interaction the agent offers, such
-    as a permission option that tells the agent to stop. Work the agent
-    stops for its own reasons uses another reason, such as `error` for an
-    internal timeout.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
-
-    The user or client chose to stop the work: via `session/cancel`, by
-    closing the session, or through an interaction the agent offers, such
-    as a permission option that tells the agent to stop. Work the agent
-    stops for its own reasons uses another reason, such as `error` for an
-    internal timeout.
-
-    Agents MUST report this stop reason on an idle `state_update` when
-    cancellation ends active foreground work, even if aborting causes
-    exceptions. Agents MUST catch these errors and report `cancelled`, not
-    `error`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class CancelledPermissionOutcome(AcpModel):
-    """The request was not approved and no option was selected."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
-
-    The request was not approved and no option was selected: the session's work was
-    cancelled, the user dismissed the prompt, or the client declined it by policy.
-    Agents MUST NOT proceed with the operation.
-
-    When a client sends a `session/cancel` notification, it MUST respond to all
-    pending `session/request_permission` requests in that session with this
-    `cancelled` outcome, without answering any request twice. Requests in other
-    sessions are unaffected.
-
-    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
-    """
-
-    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
-
-
-class CloseSessionResponse(AcpModel):
-    """Response from closing a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 CompactionId: TypeAlias = StrictStr
@@ -200,52 +49,6 @@ CompactionStatus: TypeAlias = (
 
 Other values: Custom or future compaction status. Values beginning with `_` are reserved for implementation-specific extensions. Other unknown values are reserved for future ACP statuses.
 """
-
-
-class Cost(AcpModel):
-    """Cost information for a session."""
-
-    amount: float
-    """Total cumulative cost for session."""
-    currency: str
-    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
-    unit such as "credits".
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class DeclineCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
-
-    The user declined the elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    action: Annotated[Literal["decline"], UnionTag] = "decline"
-
-
-class DeleteSessionResponse(AcpModel):
-    """Response from deleting a session."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 DiffFileType: TypeAlias = Literal["text", "binary", "directory", "symlink"] | StrictStr
@@ -291,21 +94,6 @@ ElicitationContentValue: TypeAlias = (
 """Allowed wire representations for `ElicitationContentValue`."""
 
 
-class ElicitationFormCapabilities(AcpModel):
-    """Form-based elicitation capabilities.
-
-    Supplying `{}` means the client supports form-based elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ElicitationId: TypeAlias = StrictStr
 """Unique identifier for an elicitation."""
 
@@ -315,91 +103,6 @@ ElicitationSchemaType: TypeAlias = Literal["object"]
 
 - ``'object'``: Object schema type.
 """
-
-
-class ElicitationUrlCapabilities(AcpModel):
-    """URL-based elicitation capabilities.
-
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class EndTurnIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
-
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
-
-    The active work ended successfully.
-    Includes locally handled commands that required no model call.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class EnumOption(AcpModel):
-    """A titled enum option with a const value, human-readable title, and optional description."""
-
-    const: str
-    """The constant value for this option."""
-    title: str
-    """Human-readable title for this option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class EnvVariable(AcpModel):
-    """An environment variable to set when launching a process."""
-
-    name: str
-    """The name of the environment variable."""
-    value: str
-    """The value to set for the environment variable."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ErrorCode: TypeAlias = (
@@ -453,22 +156,6 @@ See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/e
 """
 
 
-class HttpHeader(AcpModel):
-    """An HTTP header to set when making requests to the MCP server."""
-
-    name: str
-    """The name of the HTTP header."""
-    value: str
-    """The value to set for the HTTP header."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 """Theme an icon is designed for.
 
@@ -477,276 +164,6 @@ IconTheme: TypeAlias = Literal["light", "dark"] | StrictStr
 
 Other values: Custom or future icon theme. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class Implementation(AcpModel):
-    """Metadata about the implementation of the client or agent.
-    Describes the name and version of an ACP implementation, with an optional
-    title for UI representation.
-    """
-
-    name: str
-    """Intended for programmatic or logical use, but can be used as a display
-    name fallback if title isn’t present.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Intended for UI and end-user contexts — optimized to be human-readable
-    and easily understood.
-
-    If not provided, the name should be used for display.
-
-    Omitted and `null` are equivalent and mean the `name` is used for display.
-    """
-    version: str
-    """Version of the implementation. Can be displayed to the user or used
-    for debugging or metrics purposes. (e.g. "1.0.0").
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class IntegerPropertySchema(AcpModel):
-    """Schema for integer properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    minimum: JsonInt | None = None
-    """Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    maximum: JsonInt | None = None
-    """Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    default: Annotated[JsonInt | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthRequest(AcpModel):
-    """Request parameters for the `auth/login` method.
-
-    Specifies which authentication method to use.
-
-    Agents MUST support this method when their `initialize` response included
-    a non-empty `authMethods` list. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    method_id: AuthMethodId
-    """The ID of the authentication method to use.
-    Must be one of the methods advertised in the initialize response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LoginAuthResponse(AcpModel):
-    """Response to the `auth/login` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthRequest(AcpModel):
-    """Request parameters for the `auth/logout` method.
-
-    Terminates the current authenticated session.
-
-    Agents MUST support this method when their `initialize` response included
-    a non-empty `authMethods` list. Clients MUST NOT call this method
-    when `authMethods` was omitted or empty.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class LogoutAuthResponse(AcpModel):
-    """Response to the `auth/logout` method."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class MaxTokensIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
-
-    The active work ended because the agent reached the maximum number of tokens.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class MaxTurnRequestsIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    model requests for the foreground work.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
-
-    The active work ended because the agent reached the maximum number of
-    model requests for the foreground work.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class McpHttpCapabilities(AcpModel):
-    """Capabilities for HTTP MCP server transports.
-
-    Supplying `{}` means the agent supports HTTP MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerHttp(AcpModel):
-    """HTTP transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    url: str
-    """URL to the MCP server."""
-    headers: Annotated[list[HttpHeader], DefaultOnNull] = Field(default_factory=list)
-    """HTTP headers to set when making requests to the MCP server. Headers the MCP transport
-    defines are owned by the transport, and Agents use the transport's values for them.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpServerStdio(AcpModel):
-    """Stdio transport configuration for MCP."""
-
-    name: str
-    """Human-readable name identifying this MCP server."""
-    command: AbsolutePath
-    """Absolute path to the MCP server executable."""
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Command-line arguments to pass to the MCP server."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Environment variables to set when launching the MCP server. Names SHOULD be unique;
-    Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class McpStdioCapabilities(AcpModel):
-    """Capabilities for stdio MCP server transports.
-
-    Supplying `{}` means the agent supports stdio MCP server transports.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 MediaType: TypeAlias = StrictStr
@@ -814,37 +231,6 @@ class MoveDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["move"], UnionTag] = "move"
 
 
-class NoneIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[None, DefaultOnError] = None
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
-
-    No stop reason: `stopReason` is omitted or `null`.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
 NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 """Severity hint for a session notice.
 
@@ -854,43 +240,6 @@ NoticeSeverity: TypeAlias = Literal["info", "warning", "error"] | StrictStr
 
 Other values: Custom or future notice severity. Values beginning with `_` are reserved for implementation-specific extensions. Other unknown values are reserved for future ACP severities.
 """
-
-
-class NumberPropertySchema(AcpModel):
-    """Schema for number (floating-point) properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    minimum: float | None = None
-    """Minimum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
-    """
-    maximum: float | None = None
-    """Maximum value (inclusive).
-
-    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
-    """
-    default: Annotated[float | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class OtherAuthMethod(AcpModel):
@@ -1001,72 +350,6 @@ class OtherContentBlock(AcpModel):
     """
 
 
-class OtherCreateElicitationResponse(AcpModel):
-    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
-
-    Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-
-    Agents that do not understand this action should preserve the raw
-    payload when storing, replaying, proxying, or forwarding elicitation
-    responses, and otherwise MUST handle it as `cancel`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    action: Annotated[str, Reserved("accept", "decline", "cancel")]
-    """Custom or future elicitation action.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherDiffChange(AcpModel):
-    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
-
-    Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
-    """File content kind after the operation (for `delete`, of the deleted file).
-
-    Omitted and `null` are equivalent and mean the content kind is unknown.
-    """
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type of the file contents after the operation (for `delete`, of the deleted file).
-
-    Omitted and `null` are equivalent and mean the MIME type is unknown.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
-    """Custom or future file operation.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
 class OtherElicitationPropertySchema(AcpModel):
     """Member of ``ElicitationPropertySchema`` for any other ``type`` (a custom or future value).
 
@@ -1088,55 +371,6 @@ class OtherElicitationPropertySchema(AcpModel):
     extensions. Unknown values that do not begin with `_` are reserved for
     future ACP variants.
     """
-
-
-class OtherIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
-
-    Custom or future stop reason.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[
-        str,
-        Reserved(
-            "end_turn",
-            "max_tokens",
-            "max_turn_requests",
-            "refusal",
-            "cancelled",
-            "error",
-        ),
-    ]
-    """Custom or future stop reason.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-
-class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
-
-    Custom or future stop reason.
-
-    Values beginning with `_` are reserved for implementation-specific
-    extensions. Unknown values that do not begin with `_` are reserved for
-    future ACP variants.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class OtherMcpServer(AcpModel):
@@ -1400,131 +634,12 @@ PlanId: TypeAlias = StrictStr
 """Unique identifier for a plan within a session."""
 
 
-class PromptAudioCapabilities(AcpModel):
-    """Capabilities for audio content in prompt requests.
-
-    Supplying `{}` means the agent supports audio content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptEmbeddedContextCapabilities(AcpModel):
-    """Capabilities for embedded context in prompt requests.
-
-    Supplying `{}` means the agent supports embedded context in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptImageCapabilities(AcpModel):
-    """Capabilities for image content in prompt requests.
-
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class PromptResponse(AcpModel):
-    """Response acknowledging that a user prompt was inserted into the ACP conversation.
-
-    This response does not indicate that the prompt was merely received or held, nor that the
-    agent has finished processing it.
-    Processing and completion are reported through `state_update` session updates.
-
-    Insertion is the logical addition of a user message with a message ID and a position
-    relative to other messages in the ACP conversation.
-
-    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
-    """
-
-    message_id: MessageId
-    """Identifies the user message inserted into the ACP conversation.
-
-    Required and non-null. Omission and explicit `null` are both invalid.
-
-    The corresponding user-message session update carries this same identifier and may arrive
-    before or after this response. Agents must echo the message during the live session, but are
-    not required to retain it. If retained and replayed, the message keeps this identifier.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ProtocolVersion: TypeAlias = Annotated[JsonInt, Field(ge=0, le=65535)]
 """Protocol version identifier.
 
 This version is only bumped for breaking changes.
 Non-breaking changes should be introduced via capabilities.
 """
-
-
-class RefusalIdleStateUpdate(AcpModel):
-    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
-
-    The active work ended because the agent refused to continue.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
-    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
-
-    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
-
-    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
-    """
-
-
-class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
-    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
-
-    The active work ended because the agent refused to continue.
-    """
-
-    state: Annotated[Literal["idle"], UnionTag] = "idle"
-
-
-class ReplayFromStart(AcpModel):
-    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 RequestId: TypeAlias = JsonInt | StrictStr
@@ -1536,35 +651,6 @@ a request with it is still awaiting a response.
 """
 
 
-class RequiresActionStateUpdate(AcpModel):
-    """The foreground workflow as a whole is blocked on user action.
-
-    Agents SHOULD report this state when foreground work cannot progress without
-    user action. Pending permissions or elicitations alone do not imply this
-    state if other foreground work can progress, or if the requests belong only
-    to independent background activity. Once reported, agents MUST report
-    `running` when progress resumes, or `idle` if the work ends without resuming.
-    Responding to one request does not itself imply `running`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "requires_action"``.
-
-    Foreground work is blocked on user action.
-    """
-
-    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
-
-
 Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 """The sender or recipient of messages and data in a conversation.
 
@@ -1573,71 +659,6 @@ Role: TypeAlias = Literal["assistant", "user"] | StrictStr
 
 Other values: Custom or future role. Values beginning with `_` are reserved for implementation-specific extensions. Unknown values that do not begin with `_` are reserved for future ACP variants.
 """
-
-
-class RunningStateUpdate(AcpModel):
-    """Foreground work is in progress."""
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class RunningStateUpdateVariant(RunningStateUpdate):
-    """Member of ``StateUpdate`` for ``state: "running"``.
-
-    Foreground work is in progress.
-    """
-
-    state: Annotated[Literal["running"], UnionTag] = "running"
-
-
-class SelectedPermissionOutcome(AcpModel):
-    """The user selected one of the provided options."""
-
-    option_id: PermissionOptionId
-    """The ID of the option the user selected."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
-    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
-
-    The user selected one of the provided options.
-
-    If `optionId` doesn't match an offered option, the agent MUST treat the request as not
-    approved.
-    """
-
-    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
-
-
-class SessionAdditionalDirectoriesCapabilities(AcpModel):
-    """Capabilities for additional session directories support.
-
-    Supplying `{}` means the agent supports the `additionalDirectories` field on
-    supported session lifecycle requests. Agents may return
-    `SessionInfo.additionalDirectories` in `session/list` to report the
-    complete ordered additional-root list associated with a listed session.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionConfigBoolean(AcpModel):
@@ -1681,21 +702,6 @@ SessionConfigValueId: TypeAlias = StrictStr
 """Unique identifier for a session configuration option value."""
 
 
-class SessionDeleteCapabilities(AcpModel):
-    """Capabilities for the `session/delete` method.
-
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 SessionId: TypeAlias = StrictStr
 """A unique identifier for a conversation session between a client and agent.
 
@@ -1704,41 +710,6 @@ allowing multiple independent interactions with the same agent.
 
 See protocol docs: [Session ID](https://agentclientprotocol.com/protocol/v2/session-setup#session-id)
 """
-
-
-class SessionInfo(AcpModel):
-    """Information about a session returned by session/list"""
-
-    session_id: SessionId
-    """Unique identifier for the session"""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
-        default_factory=list
-    )
-    """Additional workspace roots reported for this session. Each path must be absolute.
-
-    When present, this is the complete ordered additional-root list reported
-    by the Agent. Omitted and empty values are equivalent: the response
-    reports no additional roots.
-    """
-    title: Annotated[str | None, DefaultOnError] = None
-    """Human-readable title for the session
-
-    Omitted and `null` are equivalent and mean no title is provided.
-    """
-    updated_at: Annotated[str | None, DefaultOnError] = None
-    """RFC 3339 timestamp of last activity.
-
-    Omitted and `null` are equivalent and mean the last activity time is not reported.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class SessionInfoUpdate(AcpModel):
@@ -1772,44 +743,6 @@ SessionListCursor: TypeAlias = StrictStr
 """An opaque cursor used to paginate `session/list` results."""
 
 
-class SessionNotFoundErrorData(AcpModel):
-    """Data for the `-32002` (Resource not found) error when a session-scoped request names a
-    session that does not exist or is not active.
-
-    See protocol docs: [Unknown Sessions](https://agentclientprotocol.com/protocol/v2/error#unknown-sessions)
-    """
-
-    session_id: SessionId
-    """The session ID from the request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class StartReplayFrom(ReplayFromStart):
-    """Member of ``ReplayFrom`` for ``type: "start"``.
-
-    Replay all retained conversation history from its first replayable entry.
-    """
-
-    type: Annotated[Literal["start"], UnionTag] = "start"
-
-
-class StdioMcpServer(McpServerStdio):
-    """Member of ``McpServer`` for ``type: "stdio"``.
-
-    Stdio transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.stdio`.
-    """
-
-    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
-
-
 StringFormat: TypeAlias = Literal["email", "uri", "date", "date-time"] | StrictStr
 """String format types for string properties in elicitation schemas.
 
@@ -1822,152 +755,8 @@ Other values: Custom or future string format. Unknown formats are preserved. Imp
 """
 
 
-class StringMultiSelectItems(AcpModel):
-    """String item schema for multi-select enum properties."""
-
-    enum: Annotated[list[str], Field(min_length=1)]
-    """Allowed enum values. Must contain at least one value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class StringMultiSelectItemsVariant(StringMultiSelectItems):
-    """Member of ``MultiSelectItems`` for ``type: "string"``.
-
-    Multi-select string items with plain string values.
-    """
-
-    type: Annotated[Literal["string"], UnionTag] = "string"
-
-
-class StringPropertySchema(AcpModel):
-    """Schema for string properties in an elicitation form.
-
-    When `enum` or `oneOf` is set, this represents a single-select enum
-    with `"type": "string"`.
-    """
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Minimum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
-    """
-    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum string length.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
-    """
-    pattern: str | None = None
-    """Pattern the string must match, in ECMA-262 regular expression syntax.
-
-    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
-    """
-    format: StringFormat | None = None
-    """String format.
-
-    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
-    """
-    default: Annotated[str | None, DefaultOnError] = None
-    """Default value.
-
-    Optional. Omitted and `null` are equivalent and mean no default value is provided.
-    """
-    enum: Annotated[list[str] | None, Field(min_length=1)] = None
-    """Enum values for untitled single-select enums.
-    Must contain at least one value when present.
-    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
-    declared by `enum`.
-    """
-    one_of: Annotated[list[EnumOption] | None, Field(min_length=1)] = None
-    """Titled enum options for titled single-select enums.
-    Must contain at least one option when present.
-    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
-    declared by `oneOf`.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TerminalAuthCapabilities(AcpModel):
-    """Capabilities for terminal authentication methods.
-
-    Supplying `{}` means the client can reproduce the configured agent
-    invocation in an interactive terminal and supports terminal authentication
-    methods.
-    """
-
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TerminalExitStatus(AcpModel):
-    """Exit information for an agent-owned terminal.
-
-    The presence of this object marks the terminal as exited, even when neither
-    an exit code nor a signal is known.
-    """
-
-    exit_code: Annotated[JsonInt | None, DefaultOnError] = None
-    """Process exit code as the platform reports it, when known. Negative values are
-    allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
-    """
-    signal: Annotated[str | None, DefaultOnError] = None
-    """Signal that terminated the process, when known.
-
-    Agents should use the conventional platform signal name. POSIX examples
-    include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
-    platform-specific name. Omitted and `null` are equivalent.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 TerminalId: TypeAlias = StrictStr
 """Unique identifier for an agent-owned terminal within a session."""
-
-
-class TerminalOutput(AcpModel):
-    """An authoritative replacement snapshot of terminal output bytes."""
-
-    data: str
-    """Base64-encoded replacement terminal output bytes."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class TerminalOutputChunk(AcpModel):
@@ -1998,135 +787,8 @@ class TerminalOutputChunkSessionUpdate(TerminalOutputChunk):
     )
 
 
-class TerminalSize(AcpModel):
-    """The size of an agent-owned terminal in character cells."""
-
-    cols: Annotated[JsonInt, Field(ge=1, le=65535)]
-    """Number of columns."""
-    rows: Annotated[JsonInt, Field(ge=1, le=65535)]
-    """Number of rows."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TerminalUpdate(AcpModel):
-    """An upsert for the stored state of an agent-owned terminal.
-
-    Only `terminalId` is required. Other fields have patch
-    semantics: omitted fields leave the stored value unchanged, `null` clears
-    it, and concrete values replace it. A concrete `_meta` object instead
-    patches the stored metadata by top-level key. When the terminal ID is new,
-    omitted fields start unknown.
-    """
-
-    terminal_id: TerminalId
-    """Unique identifier for this terminal within the session."""
-    command: Annotated[str | None, DefaultOnError] = None
-    """The command being run."""
-    cwd: Annotated[AbsolutePath | None, DefaultOnError] = None
-    """The absolute working directory of the command."""
-    output: Annotated[TerminalOutput | None, DefaultOnError] = None
-    """An authoritative replacement snapshot of terminal output bytes."""
-    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
-    """Exit information. A concrete object marks the terminal as exited."""
-    size: Annotated[TerminalSize | None, DefaultOnError] = None
-    """The terminal size the command runs with, when known.
-
-    Clients can render output at this size so that column layouts, progress bars,
-    and cursor-positioned output display as the program wrote them.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted leaves the stored metadata unchanged; `null`
-    clears it. An object patches the stored metadata by top-level key: keys it omits are
-    unchanged, a key set to `null` is removed, and any other value replaces that key's
-    stored value without merging nested objects. Beyond this patch rule, implementations
-    MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
-    """
-
-
-class TextCommandInput(AcpModel):
-    """All text that was typed after the command name is provided as input."""
-
-    hint: str
-    """A hint to display when the input hasn't been provided yet"""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TextResourceContents(AcpModel):
-    """Text-based resource contents."""
-
-    text: str
-    """Text payload carried by this content block."""
-    uri: str
-    """URI associated with this resource or media payload."""
-    mime_type: Annotated[MediaType | None, DefaultOnError] = None
-    """MIME type describing the encoded media payload.
-
-    Omitted and `null` are equivalent and mean the MIME type is not specified.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class TitledMultiSelectItems(AcpModel):
-    """Items definition for titled multi-select enum properties."""
-
-    any_of: Annotated[list[EnumOption], Field(min_length=1)]
-    """Titled enum options. Must contain at least one option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 ToolCallId: TypeAlias = StrictStr
 """Unique identifier for a tool call within a session."""
-
-
-class ToolCallLocation(AcpModel):
-    """A file location being accessed or modified by a tool.
-
-    Enables clients to implement "follow-along" features that track
-    which files the agent is working with in real-time.
-
-    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
-    """
-
-    path: AbsolutePath
-    """The absolute file path being accessed or modified."""
-    line: Annotated[JsonInt | None, Field(ge=1), DefaultOnError] = None
-    """Optional 1-based line number within the file. Omitted and `null` are equivalent and
-    mean no specific line; `0` is invalid.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ToolCallStatus: TypeAlias = (
@@ -2185,37 +847,11 @@ Other values: Custom or future tool kind. Values beginning with `_` are reserved
 """
 
 
-class UnsupportedProtocolVersionErrorData(AcpModel):
-    """Data for the `-32022` (Unsupported protocol version) error.
-
-    See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/initialization#version-negotiation)
+class WithMeta(AcpModel):
+    """The ``_meta`` field ACP reserves on its types, declared once: the 114 classes of this module
+    that have it extend this class.
     """
 
-    requested: ProtocolVersion
-    """The protocol version the Client requested."""
-    supported: list[ProtocolVersion]
-    """The protocol versions the Agent supports."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class UsageUpdate(AcpModel):
-    """Context window and cost update for a session."""
-
-    used: Annotated[JsonInt, Field(ge=0)]
-    """Tokens currently in context."""
-    size: Annotated[JsonInt, Field(ge=0)]
-    """Total context window size in tokens."""
-    cost: Annotated[Cost | None, DefaultOnError] = None
-    """Cumulative session cost.
-
-    Omitted leaves the last reported cost unchanged; `null` clears it; a value replaces it.
-    """
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -2251,7 +887,16 @@ class AddDiffChange(DiffPathChange):
     operation: Annotated[Literal["add"], UnionTag] = "add"
 
 
-class Annotations(AcpModel):
+class AgentAuthCapabilities(WithMeta):
+    """Authentication-related extension capabilities supported by the agent.
+
+    This object does not advertise support for `auth/login` or `auth/logout`.
+    Those methods are advertised by a non-empty `authMethods` list in the
+    `initialize` response.
+    """
+
+
+class Annotations(WithMeta):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
     audience: Annotated[list[Role] | None, SkipInvalidItems, DefaultOnError] = None
@@ -2272,16 +917,9 @@ class Annotations(AcpModel):
 
     Omitted and `null` are equivalent and mean no priority is specified.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AudioContent(AcpModel):
+class AudioContent(WithMeta):
     """Audio provided to or from an LLM."""
 
     data: str
@@ -2292,13 +930,6 @@ class AudioContent(AcpModel):
     """Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -2313,7 +944,7 @@ class AudioContentBlock(AudioContent):
     type: Annotated[Literal["audio"], UnionTag] = "audio"
 
 
-class AuthMethodAgent(AcpModel):
+class AuthMethodAgent(WithMeta):
     """Agent handles authentication itself through `auth/login`.
 
     The `type` discriminator value is `agent`.
@@ -2328,51 +959,9 @@ class AuthMethodAgent(AcpModel):
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class AuthMethodTerminal(AcpModel):
-    """Terminal-based authentication method.
-
-    The client runs the configured agent program as a separate interactive
-    process for the user to authenticate via a TUI. Agents MUST advertise this
-    method only when the client enabled its terminal authentication capability.
-    A zero exit status signals success; any other termination signals failure.
-    The client MUST NOT pass this method to `auth/login`.
-    """
-
-    method_id: AuthMethodId
-    """Unique identifier for this authentication method."""
-    name: str
-    """Human-readable name of the authentication method."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description providing more details about this authentication method.
-
-    Omitted and `null` are equivalent and mean no description is provided.
-    """
-    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
-    """Additional arguments to append to the configured agent invocation for terminal auth."""
-    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
-    """Additional environment variables to set on the configured agent invocation for terminal auth.
-    Names MUST be unique. These values override same-named variables in the
-    base launch configuration.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class BlobResourceContents(AcpModel):
+class BlobResourceContents(WithMeta):
     """Binary resource contents."""
 
     blob: str
@@ -2384,22 +973,26 @@ class BlobResourceContents(AcpModel):
 
     Omitted and `null` are equivalent and mean the MIME type is not specified.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class BooleanPropertySchema(WithMeta):
+    """Schema for boolean properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
     """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
 
-
-class BooleanElicitationPropertySchema(BooleanPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
-
-    Boolean property.
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
     """
+    default: Annotated[bool | None, DefaultOnError] = None
+    """Default value.
 
-    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
 
 
 class BooleanSessionConfigOption(SessionConfigBoolean):
@@ -2432,7 +1025,7 @@ class BooleanSessionConfigOption(SessionConfigBoolean):
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
 
 
-class BooleanSetSessionConfigOptionRequest(AcpModel):
+class BooleanSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "boolean"``.
 
     A boolean value (`type: "boolean"`).
@@ -2442,19 +1035,21 @@ class BooleanSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[Literal["boolean"], UnionTag] = "boolean"
     value: bool
     """The boolean value."""
 
 
-class CancelRequestNotification(AcpModel):
+class CancelCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for ``action: "cancel"``.
+
+    The elicitation was cancelled.
+    """
+
+    action: Annotated[Literal["cancel"], UnionTag] = "cancel"
+
+
+class CancelRequestNotification(WithMeta):
     """Notification to cancel an ongoing request.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/cancellation)
@@ -2464,16 +1059,9 @@ class CancelRequestNotification(AcpModel):
     """The ID of the request to cancel: a request that the sender of this notification issued.
     Receivers match it only against requests they received from that sender.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class CancelSessionNotification(AcpModel):
+class CancelSessionNotification(WithMeta):
     """Notification to cancel a session's foreground work and its prompts not yet inserted.
 
     See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
@@ -2481,17 +1069,10 @@ class CancelSessionNotification(AcpModel):
 
     session_id: SessionId
     """The ID of the session to cancel operations for."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+class CancelledIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "cancelled"``.
 
     The user or client chose to stop the work: via `session/cancel`, by
     closing the session, or through an interaction the agent offers, such
@@ -2505,32 +1086,53 @@ class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
     `error`.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
 
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
 
-class ClientAuthCapabilities(AcpModel):
-    """Authentication capabilities supported by the client.
-
-    Advertised during initialization to inform the agent which authentication
-    method types the client can handle. This governs opt-in types that require
-    additional client-side support.
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
     """
 
-    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
-    """Whether the client supports `terminal` authentication methods.
 
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
-    The client should supply `{}` only when it can reproduce the configured
-    agent invocation in an interactive terminal. Supplying `{}` means the
-    agent may include `terminal` entries in its authentication methods.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
+class CancelledIdleStateUpdateVariant(CancelledIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "cancelled"``.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    The user or client chose to stop the work: via `session/cancel`, by
+    closing the session, or through an interaction the agent offers, such
+    as a permission option that tells the agent to stop. Work the agent
+    stops for its own reasons uses another reason, such as `error` for an
+    internal timeout.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
     """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class CancelledPermissionOutcome(WithMeta):
+    """The request was not approved and no option was selected."""
+
+
+class CancelledRequestPermissionOutcome(CancelledPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "cancelled"``.
+
+    The request was not approved and no option was selected: the session's work was
+    cancelled, the user dismissed the prompt, or the client declined it by policy.
+    Agents MUST NOT proceed with the operation.
+
+    When a client sends a `session/cancel` notification, it MUST respond to all
+    pending `session/request_permission` requests in that session with this
+    `cancelled` outcome, without answering any request twice. Requests in other
+    sessions are unaffected.
+
+    See protocol docs: [Cancellation](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#cancellation)
+    """
+
+    outcome: Annotated[Literal["cancelled"], UnionTag] = "cancelled"
 
 
 class ClientNotification(AcpModel):
@@ -2542,7 +1144,7 @@ class ClientNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-class CloseSessionRequest(AcpModel):
+class CloseSessionRequest(WithMeta):
     """Request parameters for closing an active session.
 
     The Agent MUST cancel any ongoing work related to the session as if `session/cancel`
@@ -2567,16 +1169,13 @@ class CloseSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to close."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class CommandPermissionSubject(AcpModel):
+class CloseSessionResponse(WithMeta):
+    """Response from closing a session."""
+
+
+class CommandPermissionSubject(WithMeta):
     """Permission request details for a command."""
 
     command: str
@@ -2587,13 +1186,6 @@ class CommandPermissionSubject(AcpModel):
     """The associated tool call, when known. Omitted and `null` are equivalent."""
     terminal_id: Annotated[TerminalId | None, DefaultOnError] = None
     """The associated terminal, when already known. Omitted and `null` are equivalent."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class CommandRequestPermissionSubject(CommandPermissionSubject):
@@ -2605,7 +1197,7 @@ class CommandRequestPermissionSubject(CommandPermissionSubject):
     type: Annotated[Literal["command"], UnionTag] = "command"
 
 
-class CompleteElicitationNotification(AcpModel):
+class CompleteElicitationNotification(WithMeta):
     """Notification sent by the agent when a URL-based elicitation is complete.
 
     This notification is not a foreground state update.
@@ -2613,13 +1205,6 @@ class CompleteElicitationNotification(AcpModel):
 
     elicitation_id: ElicitationId
     """The ID of the elicitation that completed."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class CopyDiffChange(DiffPathPairChange):
@@ -2648,6 +1233,26 @@ class CopyDiffChange(DiffPathPairChange):
     operation: Annotated[Literal["copy"], UnionTag] = "copy"
 
 
+class Cost(WithMeta):
+    """Cost information for a session."""
+
+    amount: float
+    """Total cumulative cost for session."""
+    currency: str
+    """Unit of `amount`: an ISO 4217 currency code (e.g., "USD", "EUR") for money, or another
+    unit such as "credits".
+    """
+
+
+class DeclineCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for ``action: "decline"``.
+
+    The user declined the elicitation.
+    """
+
+    action: Annotated[Literal["decline"], UnionTag] = "decline"
+
+
 class DeleteDiffChange(DiffPathChange):
     """Member of ``DiffChange`` for ``operation: "delete"``.
 
@@ -2674,7 +1279,7 @@ class DeleteDiffChange(DiffPathChange):
     operation: Annotated[Literal["delete"], UnionTag] = "delete"
 
 
-class DeleteSessionRequest(AcpModel):
+class DeleteSessionRequest(WithMeta):
     """Request parameters for deleting an existing session from `session/list`.
 
     Only available if the Agent supports the `session.delete` capability.
@@ -2682,45 +1287,19 @@ class DeleteSessionRequest(AcpModel):
 
     session_id: SessionId
     """The ID of the session to delete."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-DiffChange: TypeAlias = Annotated[
-    AddDiffChange
-    | DeleteDiffChange
-    | ModifyDiffChange
-    | MoveDiffChange
-    | CopyDiffChange
-    | OtherDiffChange,
-    TaggedUnion("operation"),
-]
-"""One file-level change described by a `Diff`.
-
-Structured change metadata lets clients identify affected files and
-operations without parsing the text patch.
-"""
+class DeleteSessionResponse(WithMeta):
+    """Response from deleting a session."""
 
 
-class DiffPatch(AcpModel):
+class DiffPatch(WithMeta):
     """Renderable patch text and its format."""
 
     format: DiffPatchFormat
     """Patch format. The only ACP-defined value is `git_patch`."""
     text: str
     """Patch text in the format named by `format`."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ElicitationAcceptAction(AcpModel):
@@ -2733,27 +1312,10 @@ class ElicitationAcceptAction(AcpModel):
     """
 
 
-class ElicitationCapabilities(AcpModel):
-    """Elicitation capabilities supported by the client."""
+class ElicitationFormCapabilities(WithMeta):
+    """Form-based elicitation capabilities.
 
-    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError] = None
-    """Whether the client supports form-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
-    Supplying `{}` explicitly advertises form support.
-    """
-    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError] = None
-    """Whether the client supports URL-based elicitation.
-
-    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
-    Supplying `{}` means the client supports URL-based elicitation.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Supplying `{}` means the client supports form-based elicitation.
     """
 
 
@@ -2784,38 +1346,72 @@ class ElicitationSessionScope(AcpModel):
     """
 
 
-EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
-"""Resource content that can be embedded in a message."""
+class ElicitationUrlCapabilities(WithMeta):
+    """URL-based elicitation capabilities.
+
+    Supplying `{}` means the client supports URL-based elicitation.
+    """
 
 
-class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+class EndTurnIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "end_turn"``.
 
     The active work ended successfully.
     Includes locally handled commands that required no model call.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[Literal["end_turn"], UnionTag] = "end_turn"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
 
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
 
-ErrorData: TypeAlias = (
-    UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | Any
-)
-"""Schema for [`Error::data`]: the shapes ACP defines, or any other value."""
-
-
-class HttpMcpServer(McpServerHttp):
-    """Member of ``McpServer`` for ``type: "http"``.
-
-    HTTP transport configuration
-
-    Only available when the Agent capabilities include `session.mcp.http`.
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
     """
 
-    type: Annotated[Literal["http"], UnionTag] = "http"
+
+class EndTurnIdleStateUpdateVariant(EndTurnIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
-class Icon(AcpModel):
+class EnumOption(WithMeta):
+    """A titled enum option with a const value, human-readable title, and optional description."""
+
+    const: str
+    """The constant value for this option."""
+    title: str
+    """Human-readable title for this option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+
+
+class EnvVariable(WithMeta):
+    """An environment variable to set when launching a process."""
+
+    name: str
+    """The name of the environment variable."""
+    value: str
+    """The value to set for the environment variable."""
+
+
+class HttpHeader(WithMeta):
+    """An HTTP header to set when making requests to the MCP server."""
+
+    name: str
+    """The name of the HTTP header."""
+    value: str
+    """The value to set for the HTTP header."""
+
+
+class Icon(WithMeta):
     """An optionally-sized icon that can be displayed in a user interface."""
 
     src: str
@@ -2842,16 +1438,9 @@ class Icon(AcpModel):
 
     Omitted and `null` are equivalent and mean the icon is not theme-specific.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class IdSetSessionConfigOptionRequest(AcpModel):
+class IdSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for ``type: "id"``.
 
     A `SessionConfigValueId` string value (`type: "id"`).
@@ -2861,19 +1450,12 @@ class IdSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[Literal["id"], UnionTag] = "id"
     value: SessionConfigValueId
     """The value ID."""
 
 
-class ImageContent(AcpModel):
+class ImageContent(WithMeta):
     """An image provided to or from an LLM."""
 
     data: str
@@ -2890,13 +1472,6 @@ class ImageContent(AcpModel):
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ImageContentBlock(ImageContent):
@@ -2910,16 +1485,61 @@ class ImageContentBlock(ImageContent):
     type: Annotated[Literal["image"], UnionTag] = "image"
 
 
-class IntegerElicitationPropertySchema(IntegerPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
-
-    Integer property.
+class Implementation(WithMeta):
+    """Metadata about the implementation of the client or agent.
+    Describes the name and version of an ACP implementation, with an optional
+    title for UI representation.
     """
 
-    type: Annotated[Literal["integer"], UnionTag] = "integer"
+    name: str
+    """Intended for programmatic or logical use, but can be used as a display
+    name fallback if title isn’t present.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Intended for UI and end-user contexts — optimized to be human-readable
+    and easily understood.
+
+    If not provided, the name should be used for display.
+
+    Omitted and `null` are equivalent and mean the `name` is used for display.
+    """
+    version: str
+    """Version of the implementation. Can be displayed to the user or used
+    for debugging or metrics purposes. (e.g. "1.0.0").
+    """
 
 
-class ListSessionsRequest(AcpModel):
+class IntegerPropertySchema(WithMeta):
+    """Schema for integer properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: JsonInt | None = None
+    """Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: JsonInt | None = None
+    """Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[JsonInt | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+
+
+class ListSessionsRequest(WithMeta):
     """Request parameters for listing existing sessions."""
 
     cwd: AbsolutePath | None = None
@@ -2935,173 +1555,160 @@ class ListSessionsRequest(AcpModel):
 
     Omitted and `null` are equivalent and mean the first page is requested.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class LoginAuthRequest(WithMeta):
+    """Request parameters for the `auth/login` method.
+
+    Specifies which authentication method to use.
+
+    Agents MUST support this method when their `initialize` response included
+    a non-empty `authMethods` list. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
+    """
+
+    method_id: AuthMethodId
+    """The ID of the authentication method to use.
+    Must be one of the methods advertised in the initialize response.
     """
 
 
-class ListSessionsResponse(AcpModel):
-    """Response from listing sessions."""
+class LoginAuthResponse(WithMeta):
+    """Response to the `auth/login` method."""
 
-    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
-    """Array of session information objects."""
-    next_cursor: SessionListCursor | None = None
-    """Opaque cursor token. If present, pass this in the next request's cursor parameter
-    to fetch the next page. Omitted and `null` are equivalent and mean there are no more
-    results. An empty string is a valid cursor, not the end of results.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+class LogoutAuthRequest(WithMeta):
+    """Request parameters for the `auth/logout` method.
+
+    Terminates the current authenticated session.
+
+    Agents MUST support this method when their `initialize` response included
+    a non-empty `authMethods` list. Clients MUST NOT call this method
+    when `authMethods` was omitted or empty.
     """
 
 
-class MaxTokensIdleStateSessionUpdate(MaxTokensIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "max_tokens"``.
+class LogoutAuthResponse(WithMeta):
+    """Response to the `auth/logout` method."""
+
+
+class MaxTokensIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_tokens"``.
 
     The active work ended because the agent reached the maximum number of tokens.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[Literal["max_tokens"], UnionTag] = "max_tokens"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
+    """
 
 
-class MaxTurnRequestsIdleStateSessionUpdate(MaxTurnRequestsIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "max_turn_requests"``.
+class MaxTokensIdleStateUpdateVariant(MaxTokensIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class MaxTurnRequestsIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "max_turn_requests"``.
 
     The active work ended because the agent reached the maximum number of
     model requests for the foreground work.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[Literal["max_turn_requests"], UnionTag] = "max_turn_requests"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
 
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
 
-class McpCapabilities(AcpModel):
-    """MCP capabilities supported by the agent for session lifecycle requests."""
-
-    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
-    """Agent supports `stdio` MCP servers.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports stdio MCP server transports.
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
     """
-    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
-    """Agent supports `http` MCP servers.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+
+class MaxTurnRequestsIdleStateUpdateVariant(MaxTurnRequestsIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    model requests for the foreground work.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class McpHttpCapabilities(WithMeta):
+    """Capabilities for HTTP MCP server transports.
+
     Supplying `{}` means the agent supports HTTP MCP server transports.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class McpServerHttp(WithMeta):
+    """HTTP transport configuration for MCP."""
+
+    name: str
+    """Human-readable name identifying this MCP server."""
+    url: str
+    """URL to the MCP server."""
+    headers: Annotated[list[HttpHeader], DefaultOnNull] = Field(default_factory=list)
+    """HTTP headers to set when making requests to the MCP server. Headers the MCP transport
+    defines are owned by the transport, and Agents use the transport's values for them.
     """
 
 
-McpServer: TypeAlias = Annotated[
-    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
-]
-"""Configuration for connecting to an MCP (Model Context Protocol) server.
+class McpServerStdio(WithMeta):
+    """Stdio transport configuration for MCP."""
 
-MCP servers provide tools and context that the agent can use when
-processing prompts.
-
-See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
-"""
-
-
-MultiSelectItems: TypeAlias = Annotated[
-    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
-    TaggedUnion("type"),
-]
-"""Items for a multi-select (array) property schema."""
-
-
-class MultiSelectPropertySchema(AcpModel):
-    """Schema for multi-select (array) properties in an elicitation form."""
-
-    title: Annotated[str | None, DefaultOnError] = None
-    """Optional title for the property.
-
-    Optional. Omitted and `null` are equivalent and mean no title is provided.
-    """
-    description: Annotated[str | None, DefaultOnError] = None
-    """Human-readable description.
-
-    Optional. Omitted and `null` are equivalent and mean no description is provided.
-    """
-    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Minimum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
-    """
-    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
-    """Maximum number of items to select.
-
-    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
-    """
-    items: MultiSelectItems
-    """The items definition describing allowed values."""
-    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
-    """Default selected values.
-
-    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    name: str
+    """Human-readable name identifying this MCP server."""
+    command: AbsolutePath
+    """Absolute path to the MCP server executable."""
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Command-line arguments to pass to the MCP server."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Environment variables to set when launching the MCP server. Names SHOULD be unique;
+    Agents MAY reject duplicates with `-32602`, and otherwise the last entry wins.
     """
 
 
-class NewSessionRequest(AcpModel):
-    """Request parameters for creating a new session.
+class McpStdioCapabilities(WithMeta):
+    """Capabilities for stdio MCP server transports.
 
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
-    """
-
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path."""
-    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
-        default_factory=list
-    )
-    """Additional workspace roots for this session. Each path must be absolute.
-
-    These expand the session's workspace scope without changing `cwd`, which
-    remains the base for relative paths. When omitted or empty, no
-    additional roots are activated for the new session.
-    """
-    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
-    """List of MCP (Model Context Protocol) servers the agent should connect to."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Supplying `{}` means the agent supports stdio MCP server transports.
     """
 
 
-class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason`` null or absent.
+class NoneIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason`` null or absent.
 
     No stop reason: `stopReason` is omitted or `null`.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[None, DefaultOnError] = None
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
+    """
 
 
-class Notice(AcpModel):
+class NoneIdleStateUpdateVariant(NoneIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class Notice(WithMeta):
     """Fire-and-forget information for the user.
 
     Notices are live events rather than session history. Agents must not rely on
@@ -3120,13 +1727,6 @@ class Notice(AcpModel):
 
     Omitted and `null` are equivalent and mean no description was supplied.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class NoticeSessionUpdate(Notice):
@@ -3141,17 +1741,90 @@ class NoticeSessionUpdate(Notice):
     session_update: Annotated[Literal["notice"], UnionTag] = "notice"
 
 
-class NumberElicitationPropertySchema(NumberPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+class NumberPropertySchema(WithMeta):
+    """Schema for number (floating-point) properties in an elicitation form."""
 
-    Number (floating-point) property.
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    minimum: float | None = None
+    """Minimum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive lower bound.
+    """
+    maximum: float | None = None
+    """Maximum value (inclusive).
+
+    Optional. Omitted and `null` are equivalent and mean there is no inclusive upper bound.
+    """
+    default: Annotated[float | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
     """
 
-    type: Annotated[Literal["number"], UnionTag] = "number"
+
+class OtherCreateElicitationResponse(WithMeta):
+    """Member of ``CreateElicitationResponse`` for any other ``action`` (a custom or future value).
+
+    Custom or future elicitation action.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+
+    Agents that do not understand this action should preserve the raw
+    payload when storing, replaying, proxying, or forwarding elicitation
+    responses, and otherwise MUST handle it as `cancel`.
+    """
+
+    action: Annotated[str, Reserved("accept", "decline", "cancel")]
+    """Custom or future elicitation action.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
 
 
-class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for any other ``stopReason`` (a custom or future value).
+class OtherDiffChange(WithMeta):
+    """Member of ``DiffChange`` for any other ``operation`` (a custom or future value).
+
+    Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    file_type: Annotated[DiffFileType | None, DefaultOnError] = None
+    """File content kind after the operation (for `delete`, of the deleted file).
+
+    Omitted and `null` are equivalent and mean the content kind is unknown.
+    """
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type of the file contents after the operation (for `delete`, of the deleted file).
+
+    Omitted and `null` are equivalent and mean the MIME type is unknown.
+    """
+    operation: Annotated[str, Reserved("add", "delete", "modify", "move", "copy")]
+    """Custom or future file operation.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for any other ``stopReason`` (a custom or future value).
 
     Custom or future stop reason.
 
@@ -3160,7 +1833,36 @@ class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
     future ACP variants.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[
+        str,
+        Reserved(
+            "end_turn",
+            "max_tokens",
+            "max_turn_requests",
+            "refusal",
+            "cancelled",
+            "error",
+        ),
+    ]
+    """Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+
+class OtherIdleStateUpdateVariant(OtherIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
 
 
 class OtherPlanUpdateContent(AcpModel):
@@ -3189,7 +1891,7 @@ class OtherPlanUpdateContent(AcpModel):
     """The plan ID to update."""
 
 
-class OtherSessionConfigOption(AcpModel):
+class OtherSessionConfigOption(WithMeta):
     """Member of ``SessionConfigOption`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option payload.
@@ -3217,13 +1919,6 @@ class OtherSessionConfigOption(AcpModel):
 
     Omitted and `null` are equivalent and mean no category is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("select", "boolean")]
     """Custom or future session configuration option type.
 
@@ -3233,7 +1928,7 @@ class OtherSessionConfigOption(AcpModel):
     """
 
 
-class OtherSetSessionConfigOptionRequest(AcpModel):
+class OtherSetSessionConfigOptionRequest(WithMeta):
     """Member of ``SetSessionConfigOptionRequest`` for any other ``type`` (a custom or future value).
 
     Custom or future session configuration option value payload.
@@ -3250,13 +1945,6 @@ class OtherSetSessionConfigOptionRequest(AcpModel):
     """The ID of the session to set the configuration option for."""
     config_id: SessionConfigId
     """The ID of the configuration option to set."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
     type: Annotated[str, Reserved("id", "boolean")]
     """Custom or future session configuration option value type.
 
@@ -3287,7 +1975,7 @@ class OtherStateSessionUpdate(OtherStateUpdate):
     session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
 
 
-class PermissionOption(AcpModel):
+class PermissionOption(WithMeta):
     """An option presented to the user when requesting permission."""
 
     option_id: PermissionOptionId
@@ -3296,16 +1984,9 @@ class PermissionOption(AcpModel):
     """Human-readable label to display to the user."""
     kind: PermissionOptionKind
     """Hint about the nature of this permission option."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanEntry(AcpModel):
+class PlanEntry(WithMeta):
     """A single entry in the execution plan.
 
     Represents a task or goal that the assistant intends to accomplish
@@ -3321,16 +2002,9 @@ class PlanEntry(AcpModel):
     """
     status: PlanEntryStatus
     """Current execution status of this task."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PlanItems(AcpModel):
+class PlanItems(WithMeta):
     """A plan represented as structured entries."""
 
     plan_id: PlanId
@@ -3341,78 +2015,79 @@ class PlanItems(AcpModel):
     When updating an item-based plan, the agent must send a complete list of all entries
     with their current status. The client replaces that plan with each update.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class PromptCapabilities(AcpModel):
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
+class PromptAudioCapabilities(WithMeta):
+    """Capabilities for audio content in prompt requests.
 
-    Baseline agent functionality requires support for `text`
-    and `resource_link` content blocks in prompt requests.
-
-    Other variants must be explicitly opted in to.
-    Capabilities for different types of content in prompt requests.
-
-    Indicates which content types beyond the baseline (text and resource links)
-    the agent can process.
-
-    See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-prompt-capabilities)
-    """
-
-    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
-    """Agent supports `image` content blocks.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports image content in prompts.
-    """
-    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
-    """Agent supports `audio` content blocks.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
     Supplying `{}` means the agent supports audio content in prompts.
     """
-    embedded_context: Annotated[
-        PromptEmbeddedContextCapabilities | None, DefaultOnError
-    ] = None
-    """Agent supports embedded context in `session/prompt` requests.
 
-    When enabled, the Client is allowed to include `resource` content blocks
-    in prompt requests for pieces of context that are referenced in the message.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+class PromptEmbeddedContextCapabilities(WithMeta):
+    """Capabilities for embedded context in prompt requests.
+
     Supplying `{}` means the agent supports embedded context in prompts.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class PromptImageCapabilities(WithMeta):
+    """Capabilities for image content in prompt requests.
+
+    Supplying `{}` means the agent supports image content in prompts.
     """
 
 
-class RefusalIdleStateSessionUpdate(RefusalIdleStateUpdateVariant):
-    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "refusal"``.
+class PromptResponse(WithMeta):
+    """Response acknowledging that a user prompt was inserted into the ACP conversation.
+
+    This response does not indicate that the prompt was merely received or held, nor that the
+    agent has finished processing it.
+    Processing and completion are reported through `state_update` session updates.
+
+    Insertion is the logical addition of a user message with a message ID and a position
+    relative to other messages in the ACP conversation.
+
+    See protocol docs: [Prompt Accepted](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#2-prompt-accepted)
+    """
+
+    message_id: MessageId
+    """Identifies the user message inserted into the ACP conversation.
+
+    Required and non-null. Omission and explicit `null` are both invalid.
+
+    The corresponding user-message session update carries this same identifier and may arrive
+    before or after this response. Agents must echo the message during the live session, but are
+    not required to retain it. If retained and replayed, the message keeps this identifier.
+    """
+
+
+class RefusalIdleStateUpdate(WithMeta):
+    """Member of ``IdleStateUpdate`` for ``stopReason: "refusal"``.
 
     The active work ended because the agent refused to continue.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    stop_reason: Annotated[Literal["refusal"], UnionTag] = "refusal"
+    """Why foreground work stopped. The value selects one of this type's variants, which may add fields of their own.
+
+    Optional. Omitted and `null` are equivalent and mean the agent is not reporting a stop reason; a malformed value is treated the same way.
+
+    See protocol docs: [Stop Reasons](https://agentclientprotocol.com/protocol/v2/prompt-lifecycle#stop-reasons)
+    """
 
 
-ReplayFrom: TypeAlias = Annotated[
-    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
-]
-"""Inclusive cursor describing where replayed session history should begin.
+class RefusalIdleStateUpdateVariant(RefusalIdleStateUpdate):
+    """Member of ``IdleStateUpdateVariant`` for ``stopReason: "refusal"``.
 
-Replay includes the position identified by the cursor.
-"""
+    The active work ended because the agent refused to continue.
+    """
+
+    state: Annotated[Literal["idle"], UnionTag] = "idle"
+
+
+class ReplayFromStart(WithMeta):
+    """Inclusive replay cursor requesting replay from the start of retained conversation history."""
 
 
 class RequestElicitationUrlMode(ElicitationRequestScope):
@@ -3453,29 +2128,6 @@ class RequestOtherCreateElicitationRequest(ElicitationRequestScope):
     """
 
 
-RequestPermissionOutcome: TypeAlias = Annotated[
-    CancelledRequestPermissionOutcome
-    | SelectedRequestPermissionOutcome
-    | OtherRequestPermissionOutcome,
-    TaggedUnion("outcome"),
-]
-"""The outcome of a permission request."""
-
-
-class RequestPermissionResponse(AcpModel):
-    """Response to a permission request."""
-
-    outcome: RequestPermissionOutcome
-    """The user's decision on the permission request."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
 class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     """Member ``Request`` of ``UrlCreateElicitationRequest``, told apart by its fields.
 
@@ -3495,16 +2147,28 @@ class RequestUrlCreateElicitationRequest(RequestElicitationUrlMode):
     mode: Annotated[Literal["url"], UnionTag] = "url"
 
 
-class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+class RequiresActionStateUpdate(WithMeta):
+    """The foreground workflow as a whole is blocked on user action.
+
+    Agents SHOULD report this state when foreground work cannot progress without
+    user action. Pending permissions or elicitations alone do not imply this
+    state if other foreground work can progress, or if the requests belong only
+    to independent background activity. Once reported, agents MUST report
+    `running` when progress resumes, or `idle` if the work ends without resuming.
+    Responding to one request does not itself imply `running`.
+    """
+
+
+class RequiresActionStateUpdateVariant(RequiresActionStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "requires_action"``.
 
     Foreground work is blocked on user action.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["requires_action"], UnionTag] = "requires_action"
 
 
-class ResourceLink(AcpModel):
+class ResourceLink(WithMeta):
     """A link to a resource that the receiver may be able to read, included in a prompt or tool call result."""
 
     name: str
@@ -3541,13 +2205,6 @@ class ResourceLink(AcpModel):
 
     Omitted and `null` are equivalent and mean no annotations are provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ResourceLinkContentBlock(ResourceLink):
@@ -3561,123 +2218,49 @@ class ResourceLinkContentBlock(ResourceLink):
     type: Annotated[Literal["resource_link"], UnionTag] = "resource_link"
 
 
-class ResumeSessionRequest(AcpModel):
-    """Request parameters for resuming an existing session.
-
-    Resumes an existing session and optionally replays retained conversation
-    history according to `replayFrom`.
-    """
-
-    session_id: SessionId
-    """The ID of the session to resume."""
-    cwd: AbsolutePath
-    """The working directory for this session. Must be an absolute path.
-
-    Clients MUST send the session's working directory. Agents MAY reject a different directory
-    with `-32602`, and MAY normalize paths when comparing.
-    """
-    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
-        default_factory=list
-    )
-    """Additional workspace roots to activate for this session. Each path must be absolute.
-
-    When omitted or empty, no additional roots are activated. When non-empty,
-    this is the complete resulting additional-root list for the resumed
-    session. It may differ from any previously used or reported list as long as
-    the request `cwd` matches the session's `cwd`.
-    """
-    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
-    """List of MCP servers to connect to for this session.
-
-    The complete set of Client-provided servers; omitted and `[]` mean none. Agents SHOULD
-    NOT restore servers from earlier requests.
-    """
-    replay_from: ReplayFrom | None = None
-    """Inclusive cursor describing where conversation replay should begin.
-
-    Optional. Omitted and `null` are equivalent and mean the Agent should resume without
-    replaying previous conversation history. Replay cursors are inclusive:
-    replay includes the position identified by the cursor. Supplying
-    `{ "type": "start" }` means the Agent should replay all retained
-    conversation history before responding.
-
-    Agents MUST reject unsupported cursor types or malformed cursor values
-    with `-32602` (Invalid params), rather than substituting another cursor
-    or resuming without replay.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
+class RunningStateUpdate(WithMeta):
+    """Foreground work is in progress."""
 
 
-class RunningStateSessionUpdate(RunningStateUpdateVariant):
-    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+class RunningStateUpdateVariant(RunningStateUpdate):
+    """Member of ``StateUpdate`` for ``state: "running"``.
 
     Foreground work is in progress.
     """
 
-    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+    state: Annotated[Literal["running"], UnionTag] = "running"
 
 
-class SessionCapabilities(AcpModel):
-    """Session capabilities supported by the agent.
+class SelectedPermissionOutcome(WithMeta):
+    """The user selected one of the provided options."""
 
-    Supplying `{}` means the agent supports the baseline session methods:
-    `session/new`, `session/list`, `session/resume`, `session/close`,
-    `session/prompt`, `session/cancel`, and `session/update`.
+    option_id: PermissionOptionId
+    """The ID of the option the user selected."""
 
-    Agents that support sessions **MAY** support additional session methods,
-    prompt content types, and MCP transports by specifying additional
-    capabilities.
 
-    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-capabilities)
+class SelectedRequestPermissionOutcome(SelectedPermissionOutcome):
+    """Member of ``RequestPermissionOutcome`` for ``outcome: "selected"``.
+
+    The user selected one of the provided options.
+
+    If `optionId` doesn't match an offered option, the agent MUST treat the request as not
+    approved.
     """
 
-    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
-    """Prompt capabilities supported by the agent in `session/prompt` requests.
+    outcome: Annotated[Literal["selected"], UnionTag] = "selected"
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
-    prompt extensions beyond the baseline text and resource-link content
-    required by `session/prompt`.
-    """
-    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
-    """MCP capabilities supported by the agent for session lifecycle requests.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
-    server transport support for sessions.
-    """
-    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
-    """Whether the agent supports `session/delete`.
+class SessionAdditionalDirectoriesCapabilities(WithMeta):
+    """Capabilities for additional session directories support.
 
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports deleting sessions from `session/list`.
-    """
-    additional_directories: Annotated[
-        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
-    ] = None
-    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
-
-    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
-    Supplying `{}` means the agent supports `additionalDirectories` on
-    supported session lifecycle requests.
-
-    Agents may return `SessionInfo.additionalDirectories` to report the
+    Supplying `{}` means the agent supports the `additionalDirectories` field on
+    supported session lifecycle requests. Agents may return
+    `SessionInfo.additionalDirectories` in `session/list` to report the
     complete ordered additional-root list associated with a listed session.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class SessionConfigSelectOption(AcpModel):
+class SessionConfigSelectOption(WithMeta):
     """A possible value for a session configuration option."""
 
     value: SessionConfigValueId
@@ -3689,12 +2272,12 @@ class SessionConfigSelectOption(AcpModel):
 
     Omitted and `null` are equivalent and mean no description is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class SessionDeleteCapabilities(WithMeta):
+    """Capabilities for the `session/delete` method.
+
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
     """
 
 
@@ -3710,6 +2293,34 @@ class SessionElicitationUrlMode(ElicitationSessionScope):
     """The URL to direct the user to."""
 
 
+class SessionInfo(WithMeta):
+    """Information about a session returned by session/list"""
+
+    session_id: SessionId
+    """Unique identifier for the session"""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
+        default_factory=list
+    )
+    """Additional workspace roots reported for this session. Each path must be absolute.
+
+    When present, this is the complete ordered additional-root list reported
+    by the Agent. Omitted and empty values are equivalent: the response
+    reports no additional roots.
+    """
+    title: Annotated[str | None, DefaultOnError] = None
+    """Human-readable title for the session
+
+    Omitted and `null` are equivalent and mean no title is provided.
+    """
+    updated_at: Annotated[str | None, DefaultOnError] = None
+    """RFC 3339 timestamp of last activity.
+
+    Omitted and `null` are equivalent and mean the last activity time is not reported.
+    """
+
+
 class SessionInfoSessionUpdate(SessionInfoUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "session_info_update"``.
 
@@ -3719,6 +2330,17 @@ class SessionInfoSessionUpdate(SessionInfoUpdate):
     session_update: Annotated[Literal["session_info_update"], UnionTag] = (
         "session_info_update"
     )
+
+
+class SessionNotFoundErrorData(WithMeta):
+    """Data for the `-32002` (Resource not found) error when a session-scoped request names a
+    session that does not exist or is not active.
+
+    See protocol docs: [Unknown Sessions](https://agentclientprotocol.com/protocol/v2/error#unknown-sessions)
+    """
+
+    session_id: SessionId
+    """The session ID from the request."""
 
 
 class SessionOtherCreateElicitationRequest(ElicitationSessionScope):
@@ -3779,16 +2401,99 @@ See protocol docs: [Session Config Options](https://agentclientprotocol.com/prot
 """
 
 
-class StringElicitationPropertySchema(StringPropertySchema):
-    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+class StartReplayFrom(ReplayFromStart):
+    """Member of ``ReplayFrom`` for ``type: "start"``.
 
-    String property (or single-select enum when `enum`/`oneOf` is set).
+    Replay all retained conversation history from its first replayable entry.
+    """
+
+    type: Annotated[Literal["start"], UnionTag] = "start"
+
+
+class StdioMcpServer(McpServerStdio):
+    """Member of ``McpServer`` for ``type: "stdio"``.
+
+    Stdio transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.stdio`.
+    """
+
+    type: Annotated[Literal["stdio"], UnionTag] = "stdio"
+
+
+class StringMultiSelectItems(WithMeta):
+    """String item schema for multi-select enum properties."""
+
+    enum: Annotated[list[str], Field(min_length=1)]
+    """Allowed enum values. Must contain at least one value."""
+
+
+class StringMultiSelectItemsVariant(StringMultiSelectItems):
+    """Member of ``MultiSelectItems`` for ``type: "string"``.
+
+    Multi-select string items with plain string values.
     """
 
     type: Annotated[Literal["string"], UnionTag] = "string"
 
 
-class Terminal(AcpModel):
+class StringPropertySchema(WithMeta):
+    """Schema for string properties in an elicitation form.
+
+    When `enum` or `oneOf` is set, this represents a single-select enum
+    with `"type": "string"`.
+    """
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_length: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Minimum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum length constraint.
+    """
+    max_length: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum string length.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum length constraint.
+    """
+    pattern: str | None = None
+    """Pattern the string must match, in ECMA-262 regular expression syntax.
+
+    Optional. Omitted and `null` are equivalent and mean there is no pattern constraint.
+    """
+    format: StringFormat | None = None
+    """String format.
+
+    Optional. Omitted and `null` are equivalent and mean there is no format constraint.
+    """
+    default: Annotated[str | None, DefaultOnError] = None
+    """Default value.
+
+    Optional. Omitted and `null` are equivalent and mean no default value is provided.
+    """
+    enum: Annotated[list[str] | None, Field(min_length=1)] = None
+    """Enum values for untitled single-select enums.
+    Must contain at least one value when present.
+    Optional. Omitted and `null` are equivalent and mean no untitled single-select choices are
+    declared by `enum`.
+    """
+    one_of: Annotated[list[EnumOption] | None, Field(min_length=1)] = None
+    """Titled enum options for titled single-select enums.
+    Must contain at least one option when present.
+    Optional. Omitted and `null` are equivalent and mean no titled single-select choices are
+    declared by `oneOf`.
+    """
+
+
+class Terminal(WithMeta):
     """A display-only reference to an agent-owned terminal.
 
     Terminal state and output are delivered separately through
@@ -3797,32 +2502,51 @@ class Terminal(AcpModel):
 
     terminal_id: TerminalId
     """The ID of the terminal to display."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+
+class TerminalAuthCapabilities(WithMeta):
+    """Capabilities for terminal authentication methods.
+
+    Supplying `{}` means the client can reproduce the configured agent
+    invocation in an interactive terminal and supports terminal authentication
+    methods.
     """
 
 
-class TerminalAuthMethod(AuthMethodTerminal):
-    """Member of ``AuthMethod`` for ``type: "terminal"``.
+class TerminalExitStatus(WithMeta):
+    """Exit information for an agent-owned terminal.
 
-    Client runs the configured agent program as a separate interactive
-    process, without passing this method to `auth/login`.
+    The presence of this object marks the terminal as exited, even when neither
+    an exit code nor a signal is known.
     """
 
-    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+    exit_code: Annotated[JsonInt | None, DefaultOnError] = None
+    """Process exit code as the platform reports it, when known. Negative values are
+    allowed, for example signed Windows exit codes. Omitted and `null` are equivalent.
+    """
+    signal: Annotated[str | None, DefaultOnError] = None
+    """Signal that terminated the process, when known.
 
-
-class TerminalSessionUpdate(TerminalUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
-
-    An agent-owned terminal has been created or updated.
+    Agents should use the conventional platform signal name. POSIX examples
+    include `SIGTERM`, `SIGKILL`, and `SIGINT`. Other platforms may use a
+    platform-specific name. Omitted and `null` are equivalent.
     """
 
-    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
+
+class TerminalOutput(WithMeta):
+    """An authoritative replacement snapshot of terminal output bytes."""
+
+    data: str
+    """Base64-encoded replacement terminal output bytes."""
+
+
+class TerminalSize(WithMeta):
+    """The size of an agent-owned terminal in character cells."""
+
+    cols: Annotated[JsonInt, Field(ge=1, le=65535)]
+    """Number of columns."""
+    rows: Annotated[JsonInt, Field(ge=1, le=65535)]
+    """Number of rows."""
 
 
 class TerminalToolCallContent(Terminal):
@@ -3834,16 +2558,52 @@ class TerminalToolCallContent(Terminal):
     type: Annotated[Literal["terminal"], UnionTag] = "terminal"
 
 
-class TextAvailableCommandInput(TextCommandInput):
-    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+class TerminalUpdate(AcpModel):
+    """An upsert for the stored state of an agent-owned terminal.
 
-    All text after the command name and the whitespace following it is provided as input.
+    Only `terminalId` is required. Other fields have patch
+    semantics: omitted fields leave the stored value unchanged, `null` clears
+    it, and concrete values replace it. A concrete `_meta` object instead
+    patches the stored metadata by top-level key. When the terminal ID is new,
+    omitted fields start unknown.
     """
 
-    type: Annotated[Literal["text"], UnionTag] = "text"
+    terminal_id: TerminalId
+    """Unique identifier for this terminal within the session."""
+    command: Annotated[str | None, DefaultOnError] = None
+    """The command being run."""
+    cwd: Annotated[AbsolutePath | None, DefaultOnError] = None
+    """The absolute working directory of the command."""
+    output: Annotated[TerminalOutput | None, DefaultOnError] = None
+    """An authoritative replacement snapshot of terminal output bytes."""
+    exit_status: Annotated[TerminalExitStatus | None, DefaultOnError] = None
+    """Exit information. A concrete object marks the terminal as exited."""
+    size: Annotated[TerminalSize | None, DefaultOnError] = None
+    """The terminal size the command runs with, when known.
+
+    Clients can render output at this size so that column layouts, progress bars,
+    and cursor-positioned output display as the program wrote them.
+    """
+    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
+    """The _meta property is reserved by ACP to allow clients and agents to attach additional
+    metadata to their interactions. Omitted leaves the stored metadata unchanged; `null`
+    clears it. An object patches the stored metadata by top-level key: keys it omits are
+    unchanged, a key set to `null` is removed, and any other value replaces that key's
+    stored value without merging nested objects. Beyond this patch rule, implementations
+    MUST NOT assign meaning to keys they do not recognize.
+
+    See protocol docs: [Metadata Patches](https://agentclientprotocol.com/protocol/v2/extensibility#metadata-patches)
+    """
 
 
-class TextContent(AcpModel):
+class TextCommandInput(WithMeta):
+    """All text that was typed after the command name is provided as input."""
+
+    hint: str
+    """A hint to display when the input hasn't been provided yet"""
+
+
+class TextContent(WithMeta):
     """Text provided to or from an LLM."""
 
     text: str
@@ -3852,13 +2612,6 @@ class TextContent(AcpModel):
     """Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -3875,6 +2628,56 @@ class TextContentBlock(TextContent):
     type: Annotated[Literal["text"], UnionTag] = "text"
 
 
+class TextResourceContents(WithMeta):
+    """Text-based resource contents."""
+
+    text: str
+    """Text payload carried by this content block."""
+    uri: str
+    """URI associated with this resource or media payload."""
+    mime_type: Annotated[MediaType | None, DefaultOnError] = None
+    """MIME type describing the encoded media payload.
+
+    Omitted and `null` are equivalent and mean the MIME type is not specified.
+    """
+
+
+class TitledMultiSelectItems(WithMeta):
+    """Items definition for titled multi-select enum properties."""
+
+    any_of: Annotated[list[EnumOption], Field(min_length=1)]
+    """Titled enum options. Must contain at least one option."""
+
+
+class ToolCallLocation(WithMeta):
+    """A file location being accessed or modified by a tool.
+
+    Enables clients to implement "follow-along" features that track
+    which files the agent is working with in real-time.
+
+    See protocol docs: [Following the Agent](https://agentclientprotocol.com/protocol/v2/tool-calls#following-the-agent)
+    """
+
+    path: AbsolutePath
+    """The absolute file path being accessed or modified."""
+    line: Annotated[JsonInt | None, Field(ge=1), DefaultOnError] = None
+    """Optional 1-based line number within the file. Omitted and `null` are equivalent and
+    mean no specific line; `0` is invalid.
+    """
+
+
+class UnsupportedProtocolVersionErrorData(WithMeta):
+    """Data for the `-32022` (Unsupported protocol version) error.
+
+    See protocol docs: [Version Negotiation](https://agentclientprotocol.com/protocol/v2/initialization#version-negotiation)
+    """
+
+    requested: ProtocolVersion
+    """The protocol version the Client requested."""
+    supported: list[ProtocolVersion]
+    """The protocol versions the Agent supports."""
+
+
 UrlCreateElicitationRequest: TypeAlias = (
     SessionUrlCreateElicitationRequest | RequestUrlCreateElicitationRequest
 )
@@ -3884,13 +2687,18 @@ URL-based elicitation where the client directs the user to a URL.
 """
 
 
-class UsageSessionUpdate(UsageUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+class UsageUpdate(WithMeta):
+    """Context window and cost update for a session."""
 
-    Context window and cost update for the session.
+    used: Annotated[JsonInt, Field(ge=0)]
+    """Tokens currently in context."""
+    size: Annotated[JsonInt, Field(ge=0)]
+    """Total context window size in tokens."""
+    cost: Annotated[Cost | None, DefaultOnError] = None
+    """Cumulative session cost.
+
+    Omitted leaves the last reported cost unchanged; `null` clears it; a value replaces it.
     """
-
-    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
 
 
 class AcceptCreateElicitationResponse(ElicitationAcceptAction):
@@ -3920,7 +2728,616 @@ class AgentAuthMethod(AuthMethodAgent):
     type: Annotated[Literal["agent"], UnionTag] = "agent"
 
 
-class AgentCapabilities(AcpModel):
+class AuthMethodTerminal(WithMeta):
+    """Terminal-based authentication method.
+
+    The client runs the configured agent program as a separate interactive
+    process for the user to authenticate via a TUI. Agents MUST advertise this
+    method only when the client enabled its terminal authentication capability.
+    A zero exit status signals success; any other termination signals failure.
+    The client MUST NOT pass this method to `auth/login`.
+    """
+
+    method_id: AuthMethodId
+    """Unique identifier for this authentication method."""
+    name: str
+    """Human-readable name of the authentication method."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description providing more details about this authentication method.
+
+    Omitted and `null` are equivalent and mean no description is provided.
+    """
+    args: Annotated[list[str], DefaultOnNull] = Field(default_factory=list)
+    """Additional arguments to append to the configured agent invocation for terminal auth."""
+    env: Annotated[list[EnvVariable], DefaultOnNull] = Field(default_factory=list)
+    """Additional environment variables to set on the configured agent invocation for terminal auth.
+    Names MUST be unique. These values override same-named variables in the
+    base launch configuration.
+    """
+
+
+class BooleanElicitationPropertySchema(BooleanPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "boolean"``.
+
+    Boolean property.
+    """
+
+    type: Annotated[Literal["boolean"], UnionTag] = "boolean"
+
+
+class CancelledIdleStateSessionUpdate(CancelledIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "cancelled"``.
+
+    The user or client chose to stop the work: via `session/cancel`, by
+    closing the session, or through an interaction the agent offers, such
+    as a permission option that tells the agent to stop. Work the agent
+    stops for its own reasons uses another reason, such as `error` for an
+    internal timeout.
+
+    Agents MUST report this stop reason on an idle `state_update` when
+    cancellation ends active foreground work, even if aborting causes
+    exceptions. Agents MUST catch these errors and report `cancelled`, not
+    `error`.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ClientAuthCapabilities(WithMeta):
+    """Authentication capabilities supported by the client.
+
+    Advertised during initialization to inform the agent which authentication
+    method types the client can handle. This governs opt-in types that require
+    additional client-side support.
+    """
+
+    terminal: Annotated[TerminalAuthCapabilities | None, DefaultOnError] = None
+    """Whether the client supports `terminal` authentication methods.
+
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
+    The client should supply `{}` only when it can reproduce the configured
+    agent invocation in an interactive terminal. Supplying `{}` means the
+    agent may include `terminal` entries in its authentication methods.
+    """
+
+
+CreateElicitationResponse: TypeAlias = Annotated[
+    AcceptCreateElicitationResponse
+    | DeclineCreateElicitationResponse
+    | CancelCreateElicitationResponse
+    | OtherCreateElicitationResponse,
+    TaggedUnion("action"),
+]
+"""Response from the client to an elicitation request."""
+
+
+DiffChange: TypeAlias = Annotated[
+    AddDiffChange
+    | DeleteDiffChange
+    | ModifyDiffChange
+    | MoveDiffChange
+    | CopyDiffChange
+    | OtherDiffChange,
+    TaggedUnion("operation"),
+]
+"""One file-level change described by a `Diff`.
+
+Structured change metadata lets clients identify affected files and
+operations without parsing the text patch.
+"""
+
+
+class ElicitationCapabilities(WithMeta):
+    """Elicitation capabilities supported by the client."""
+
+    form: Annotated[ElicitationFormCapabilities | None, DefaultOnError] = None
+    """Whether the client supports form-based elicitation.
+
+    Optional. Omitted and `null` are equivalent and mean form support is not advertised.
+    Supplying `{}` explicitly advertises form support.
+    """
+    url: Annotated[ElicitationUrlCapabilities | None, DefaultOnError] = None
+    """Whether the client supports URL-based elicitation.
+
+    Optional. Omitted and `null` are equivalent and mean the client does not advertise support.
+    Supplying `{}` means the client supports URL-based elicitation.
+    """
+
+
+ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
+"""URL-based elicitation mode where the client directs the user to a URL."""
+
+
+EmbeddedResourceResource: TypeAlias = TextResourceContents | BlobResourceContents
+"""Resource content that can be embedded in a message."""
+
+
+class EndTurnIdleStateSessionUpdate(EndTurnIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "end_turn"``.
+
+    The active work ended successfully.
+    Includes locally handled commands that required no model call.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+ErrorData: TypeAlias = (
+    UnsupportedProtocolVersionErrorData | SessionNotFoundErrorData | Any
+)
+"""Schema for [`Error::data`]: the shapes ACP defines, or any other value."""
+
+
+class HttpMcpServer(McpServerHttp):
+    """Member of ``McpServer`` for ``type: "http"``.
+
+    HTTP transport configuration
+
+    Only available when the Agent capabilities include `session.mcp.http`.
+    """
+
+    type: Annotated[Literal["http"], UnionTag] = "http"
+
+
+class IntegerElicitationPropertySchema(IntegerPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "integer"``.
+
+    Integer property.
+    """
+
+    type: Annotated[Literal["integer"], UnionTag] = "integer"
+
+
+class ItemsPlanUpdateContent(PlanItems):
+    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+
+    Structured plan entries.
+    """
+
+    type: Annotated[Literal["items"], UnionTag] = "items"
+
+
+class ListSessionsResponse(WithMeta):
+    """Response from listing sessions."""
+
+    sessions: Annotated[list[SessionInfo], SkipInvalidItems, DefaultOnError]
+    """Array of session information objects."""
+    next_cursor: SessionListCursor | None = None
+    """Opaque cursor token. If present, pass this in the next request's cursor parameter
+    to fetch the next page. Omitted and `null` are equivalent and mean there are no more
+    results. An empty string is a valid cursor, not the end of results.
+    """
+
+
+class MaxTokensIdleStateSessionUpdate(MaxTokensIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "max_tokens"``.
+
+    The active work ended because the agent reached the maximum number of tokens.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class MaxTurnRequestsIdleStateSessionUpdate(MaxTurnRequestsIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "max_turn_requests"``.
+
+    The active work ended because the agent reached the maximum number of
+    model requests for the foreground work.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class McpCapabilities(WithMeta):
+    """MCP capabilities supported by the agent for session lifecycle requests."""
+
+    stdio: Annotated[McpStdioCapabilities | None, DefaultOnError] = None
+    """Agent supports `stdio` MCP servers.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports stdio MCP server transports.
+    """
+    http: Annotated[McpHttpCapabilities | None, DefaultOnError] = None
+    """Agent supports `http` MCP servers.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports HTTP MCP server transports.
+    """
+
+
+McpServer: TypeAlias = Annotated[
+    HttpMcpServer | StdioMcpServer | OtherMcpServer, TaggedUnion("type")
+]
+"""Configuration for connecting to an MCP (Model Context Protocol) server.
+
+MCP servers provide tools and context that the agent can use when
+processing prompts.
+
+See protocol docs: [MCP Servers](https://agentclientprotocol.com/protocol/v2/session-setup#mcp-servers)
+"""
+
+
+MultiSelectItems: TypeAlias = Annotated[
+    StringMultiSelectItemsVariant | TitledMultiSelectItems | OtherMultiSelectItems,
+    TaggedUnion("type"),
+]
+"""Items for a multi-select (array) property schema."""
+
+
+class MultiSelectPropertySchema(WithMeta):
+    """Schema for multi-select (array) properties in an elicitation form."""
+
+    title: Annotated[str | None, DefaultOnError] = None
+    """Optional title for the property.
+
+    Optional. Omitted and `null` are equivalent and mean no title is provided.
+    """
+    description: Annotated[str | None, DefaultOnError] = None
+    """Human-readable description.
+
+    Optional. Omitted and `null` are equivalent and mean no description is provided.
+    """
+    min_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Minimum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no minimum selection count.
+    """
+    max_items: Annotated[JsonInt | None, Field(ge=0)] = None
+    """Maximum number of items to select.
+
+    Optional. Omitted and `null` are equivalent and mean there is no maximum selection count.
+    """
+    items: MultiSelectItems
+    """The items definition describing allowed values."""
+    default: Annotated[list[str] | None, SkipInvalidItems, DefaultOnError] = None
+    """Default selected values.
+
+    Optional. Omitted and `null` are equivalent and mean no default selections are provided.
+    """
+
+
+class NewSessionRequest(WithMeta):
+    """Request parameters for creating a new session.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
+    """
+
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path."""
+    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
+        default_factory=list
+    )
+    """Additional workspace roots for this session. Each path must be absolute.
+
+    These expand the session's workspace scope without changing `cwd`, which
+    remains the base for relative paths. When omitted or empty, no
+    additional roots are activated for the new session.
+    """
+    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
+    """List of MCP (Model Context Protocol) servers the agent should connect to."""
+
+
+class NoneIdleStateSessionUpdate(NoneIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason`` null or absent.
+
+    No stop reason: `stopReason` is omitted or `null`.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class NumberElicitationPropertySchema(NumberPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "number"``.
+
+    Number (floating-point) property.
+    """
+
+    type: Annotated[Literal["number"], UnionTag] = "number"
+
+
+OtherCreateElicitationRequest: TypeAlias = (
+    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
+)
+"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
+
+Custom or future elicitation mode.
+
+Values beginning with `_` are reserved for implementation-specific
+extensions. Unknown values that do not begin with `_` are reserved for
+future ACP variants.
+
+Clients that do not understand this mode should preserve the raw payload
+when storing, replaying, proxying, or forwarding elicitation requests.
+They MUST NOT render it as a known elicitation mode.
+"""
+
+
+class OtherIdleStateSessionUpdate(OtherIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for any other ``stopReason`` (a custom or future value).
+
+    Custom or future stop reason.
+
+    Values beginning with `_` are reserved for implementation-specific
+    extensions. Unknown values that do not begin with `_` are reserved for
+    future ACP variants.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+PlanUpdateContent: TypeAlias = Annotated[
+    ItemsPlanUpdateContent | OtherPlanUpdateContent, TaggedUnion("type")
+]
+"""Updated content for a plan."""
+
+
+class PromptCapabilities(WithMeta):
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Baseline agent functionality requires support for `text`
+    and `resource_link` content blocks in prompt requests.
+
+    Other variants must be explicitly opted in to.
+    Capabilities for different types of content in prompt requests.
+
+    Indicates which content types beyond the baseline (text and resource links)
+    the agent can process.
+
+    See protocol docs: [Session Prompt Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-prompt-capabilities)
+    """
+
+    image: Annotated[PromptImageCapabilities | None, DefaultOnError] = None
+    """Agent supports `image` content blocks.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports image content in prompts.
+    """
+    audio: Annotated[PromptAudioCapabilities | None, DefaultOnError] = None
+    """Agent supports `audio` content blocks.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports audio content in prompts.
+    """
+    embedded_context: Annotated[
+        PromptEmbeddedContextCapabilities | None, DefaultOnError
+    ] = None
+    """Agent supports embedded context in `session/prompt` requests.
+
+    When enabled, the Client is allowed to include `resource` content blocks
+    in prompt requests for pieces of context that are referenced in the message.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports embedded context in prompts.
+    """
+
+
+class RefusalIdleStateSessionUpdate(RefusalIdleStateUpdateVariant):
+    """Member of ``IdleStateSessionUpdate`` for ``stopReason: "refusal"``.
+
+    The active work ended because the agent refused to continue.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+ReplayFrom: TypeAlias = Annotated[
+    StartReplayFrom | OtherReplayFrom, TaggedUnion("type")
+]
+"""Inclusive cursor describing where replayed session history should begin.
+
+Replay includes the position identified by the cursor.
+"""
+
+
+RequestPermissionOutcome: TypeAlias = Annotated[
+    CancelledRequestPermissionOutcome
+    | SelectedRequestPermissionOutcome
+    | OtherRequestPermissionOutcome,
+    TaggedUnion("outcome"),
+]
+"""The outcome of a permission request."""
+
+
+class RequestPermissionResponse(WithMeta):
+    """Response to a permission request."""
+
+    outcome: RequestPermissionOutcome
+    """The user's decision on the permission request."""
+
+
+class RequiresActionStateSessionUpdate(RequiresActionStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "requires_action"``.
+
+    Foreground work is blocked on user action.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class ResultClientResponse(AcpModel):
+    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+
+    A successful JSON-RPC response.
+    """
+
+    id: RequestId
+    """The id of the request this response answers."""
+    result: RequestPermissionResponse | CreateElicitationResponse | ExtResponse
+    """Method-specific response data."""
+
+
+class ResumeSessionRequest(WithMeta):
+    """Request parameters for resuming an existing session.
+
+    Resumes an existing session and optionally replays retained conversation
+    history according to `replayFrom`.
+    """
+
+    session_id: SessionId
+    """The ID of the session to resume."""
+    cwd: AbsolutePath
+    """The working directory for this session. Must be an absolute path.
+
+    Clients MUST send the session's working directory. Agents MAY reject a different directory
+    with `-32602`, and MAY normalize paths when comparing.
+    """
+    additional_directories: Annotated[list[AbsolutePath], DefaultOnNull] = Field(
+        default_factory=list
+    )
+    """Additional workspace roots to activate for this session. Each path must be absolute.
+
+    When omitted or empty, no additional roots are activated. When non-empty,
+    this is the complete resulting additional-root list for the resumed
+    session. It may differ from any previously used or reported list as long as
+    the request `cwd` matches the session's `cwd`.
+    """
+    mcp_servers: Annotated[list[McpServer], DefaultOnNull] = Field(default_factory=list)
+    """List of MCP servers to connect to for this session.
+
+    The complete set of Client-provided servers; omitted and `[]` mean none. Agents SHOULD
+    NOT restore servers from earlier requests.
+    """
+    replay_from: ReplayFrom | None = None
+    """Inclusive cursor describing where conversation replay should begin.
+
+    Optional. Omitted and `null` are equivalent and mean the Agent should resume without
+    replaying previous conversation history. Replay cursors are inclusive:
+    replay includes the position identified by the cursor. Supplying
+    `{ "type": "start" }` means the Agent should replay all retained
+    conversation history before responding.
+
+    Agents MUST reject unsupported cursor types or malformed cursor values
+    with `-32602` (Invalid params), rather than substituting another cursor
+    or resuming without replay.
+    """
+
+
+class RunningStateSessionUpdate(RunningStateUpdateVariant):
+    """Member of ``StateSessionUpdate`` for ``state: "running"``.
+
+    Foreground work is in progress.
+    """
+
+    session_update: Annotated[Literal["state_update"], UnionTag] = "state_update"
+
+
+class SessionCapabilities(WithMeta):
+    """Session capabilities supported by the agent.
+
+    Supplying `{}` means the agent supports the baseline session methods:
+    `session/new`, `session/list`, `session/resume`, `session/close`,
+    `session/prompt`, `session/cancel`, and `session/update`.
+
+    Agents that support sessions **MAY** support additional session methods,
+    prompt content types, and MCP transports by specifying additional
+    capabilities.
+
+    See protocol docs: [Session Capabilities](https://agentclientprotocol.com/protocol/v2/initialization#session-capabilities)
+    """
+
+    prompt: Annotated[PromptCapabilities | None, DefaultOnError] = None
+    """Prompt capabilities supported by the agent in `session/prompt` requests.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise any
+    prompt extensions beyond the baseline text and resource-link content
+    required by `session/prompt`.
+    """
+    mcp: Annotated[McpCapabilities | None, DefaultOnError] = None
+    """MCP capabilities supported by the agent for session lifecycle requests.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise MCP
+    server transport support for sessions.
+    """
+    delete: Annotated[SessionDeleteCapabilities | None, DefaultOnError] = None
+    """Whether the agent supports `session/delete`.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports deleting sessions from `session/list`.
+    """
+    additional_directories: Annotated[
+        SessionAdditionalDirectoriesCapabilities | None, DefaultOnError
+    ] = None
+    """Whether the agent supports `additionalDirectories` on supported session lifecycle requests.
+
+    Optional. Omitted and `null` are equivalent and mean the agent does not advertise support.
+    Supplying `{}` means the agent supports `additionalDirectories` on
+    supported session lifecycle requests.
+
+    Agents may return `SessionInfo.additionalDirectories` to report the
+    complete ordered additional-root list associated with a listed session.
+    """
+
+
+class SessionConfigSelectGroup(WithMeta):
+    """A group of possible values for a session configuration option."""
+
+    group_id: SessionConfigGroupId
+    """Unique identifier for this group."""
+    name: str
+    """Human-readable label for this group."""
+    options: Annotated[
+        list[SessionConfigSelectOption],
+        Field(min_length=1),
+        SkipInvalidItems,
+        DefaultOnError,
+    ]
+    """The set of option values in this group. MUST contain at least one value."""
+
+
+SessionConfigSelectOptions: TypeAlias = (
+    Annotated[list[SessionConfigSelectOption], Field(min_length=1)]
+    | Annotated[list[SessionConfigSelectGroup], Field(min_length=1)]
+)
+"""Possible values for a session configuration option."""
+
+
+class StringElicitationPropertySchema(StringPropertySchema):
+    """Member of ``ElicitationPropertySchema`` for ``type: "string"``.
+
+    String property (or single-select enum when `enum`/`oneOf` is set).
+    """
+
+    type: Annotated[Literal["string"], UnionTag] = "string"
+
+
+class TerminalAuthMethod(AuthMethodTerminal):
+    """Member of ``AuthMethod`` for ``type: "terminal"``.
+
+    Client runs the configured agent program as a separate interactive
+    process, without passing this method to `auth/login`.
+    """
+
+    type: Annotated[Literal["terminal"], UnionTag] = "terminal"
+
+
+class TerminalSessionUpdate(TerminalUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "terminal_update"``.
+
+    An agent-owned terminal has been created or updated.
+    """
+
+    session_update: Annotated[Literal["terminal_update"], UnionTag] = "terminal_update"
+
+
+class TextAvailableCommandInput(TextCommandInput):
+    """Member of ``AvailableCommandInput`` for ``type: "text"``.
+
+    All text after the command name and the whitespace following it is provided as input.
+    """
+
+    type: Annotated[Literal["text"], UnionTag] = "text"
+
+
+class UsageSessionUpdate(UsageUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "usage_update"``.
+
+    Context window and cost update for the session.
+    """
+
+    session_update: Annotated[Literal["usage_update"], UnionTag] = "usage_update"
+
+
+class AgentCapabilities(WithMeta):
     """Capabilities supported by the agent.
 
     Advertised during initialization to inform the client about
@@ -3945,13 +3362,6 @@ class AgentCapabilities(AcpModel):
     authentication-related extensions. This field does not advertise support
     for `auth/login` or `auth/logout`; those methods are advertised by a
     non-empty `authMethods` list in the `initialize` response.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -3979,7 +3389,7 @@ AvailableCommandInput: TypeAlias = Annotated[
 """The input specification for a command."""
 
 
-class ClientCapabilities(AcpModel):
+class ClientCapabilities(WithMeta):
     """Capabilities supported by the client.
 
     Advertised during initialization to inform the agent about
@@ -4003,16 +3413,9 @@ class ClientCapabilities(AcpModel):
     Optional. Omitted and `null` are equivalent and mean the client does not advertise
     elicitation support.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class Command(AcpModel):
+class Command(WithMeta):
     """A slash command the user can invoke by including it in a prompt.
 
     The `type` discriminator value is `command`.
@@ -4030,13 +3433,6 @@ class Command(AcpModel):
 
     Omitted and `null` are equivalent and mean the command takes no input.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class CommandAvailableCommand(Command):
@@ -4048,17 +3444,7 @@ class CommandAvailableCommand(Command):
     type: Annotated[Literal["command"], UnionTag] = "command"
 
 
-CreateElicitationResponse: TypeAlias = Annotated[
-    AcceptCreateElicitationResponse
-    | DeclineCreateElicitationResponse
-    | CancelCreateElicitationResponse
-    | OtherCreateElicitationResponse,
-    TaggedUnion("action"),
-]
-"""Response from the client to an elicitation request."""
-
-
-class Diff(AcpModel):
+class Diff(WithMeta):
     """File changes produced by a tool call.
 
     `changes` is authoritative for affected absolute paths and operations.
@@ -4079,13 +3465,6 @@ class Diff(AcpModel):
 
     Agents SHOULD provide patch text whenever feasible. Omitted and `null` are
     equivalent and mean no renderable patch text was provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -4115,7 +3494,7 @@ Multi-select enums use `type: "array"`.
 """
 
 
-class ElicitationSchema(AcpModel):
+class ElicitationSchema(WithMeta):
     """Type-safe elicitation schema for requesting structured user input.
 
     This represents a JSON Schema object with primitive-typed properties,
@@ -4141,20 +3520,9 @@ class ElicitationSchema(AcpModel):
 
     Optional. Omitted and `null` are equivalent and mean no schema description is provided.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-ElicitationUrlMode: TypeAlias = SessionElicitationUrlMode | RequestElicitationUrlMode
-"""URL-based elicitation mode where the client directs the user to a URL."""
-
-
-class EmbeddedResource(AcpModel):
+class EmbeddedResource(WithMeta):
     """The contents of a resource, embedded into a prompt or tool call result."""
 
     resource: EmbeddedResourceResource
@@ -4163,13 +3531,6 @@ class EmbeddedResource(AcpModel):
     """Optional annotations that help clients decide how to display or route this content.
 
     Omitted and `null` are equivalent and mean no annotations are provided.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 
@@ -4243,7 +3604,7 @@ class ErrorStopReason(AcpModel):
     """
 
 
-class InitializeRequest(AcpModel):
+class InitializeRequest(WithMeta):
     """Request parameters for the initialize method.
 
     Sent by the client to establish connection and negotiate capabilities.
@@ -4259,16 +3620,9 @@ class InitializeRequest(AcpModel):
         default_factory=ClientCapabilities
     )
     """Capabilities supported by the client."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class InitializeResponse(AcpModel):
+class InitializeResponse(WithMeta):
     """Response to the `initialize` method.
 
     Contains the negotiated protocol version and agent capabilities.
@@ -4299,45 +3653,13 @@ class InitializeResponse(AcpModel):
     authentication method surface. Supplying one or more methods means
     the agent MUST support both `auth/login` and `auth/logout`.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
-class ItemsPlanUpdateContent(PlanItems):
-    """Member of ``PlanUpdateContent`` for ``type: "items"``.
+class PlanUpdate(WithMeta):
+    """A content update for a plan identified by ID."""
 
-    Structured plan entries.
-    """
-
-    type: Annotated[Literal["items"], UnionTag] = "items"
-
-
-OtherCreateElicitationRequest: TypeAlias = (
-    SessionOtherCreateElicitationRequest | RequestOtherCreateElicitationRequest
-)
-"""Member of ``CreateElicitationRequest`` for any other ``mode`` (a custom or future value).
-
-Custom or future elicitation mode.
-
-Values beginning with `_` are reserved for implementation-specific
-extensions. Unknown values that do not begin with `_` are reserved for
-future ACP variants.
-
-Clients that do not understand this mode should preserve the raw payload
-when storing, replaying, proxying, or forwarding elicitation requests.
-They MUST NOT render it as a known elicitation mode.
-"""
-
-
-PlanUpdateContent: TypeAlias = Annotated[
-    ItemsPlanUpdateContent | OtherPlanUpdateContent, TaggedUnion("type")
-]
-"""Updated content for a plan."""
+    plan: PlanUpdateContent
+    """The updated plan content."""
 
 
 class RequestElicitationFormMode(ElicitationRequestScope):
@@ -4383,46 +3705,15 @@ class ResourceContentBlock(EmbeddedResource):
     type: Annotated[Literal["resource"], UnionTag] = "resource"
 
 
-class ResultClientResponse(AcpModel):
-    """Member ``Result`` of ``ClientResponse``, told apart by its fields.
+class SessionConfigSelect(AcpModel):
+    """A single-value selector (dropdown) session configuration option payload."""
 
-    A successful JSON-RPC response.
+    current_value: SessionConfigValueId
+    """The currently selected value. MUST be one of the `value`s in `options`."""
+    options: SessionConfigSelectOptions
+    """The set of selectable options. MUST contain at least one value, and each `value` MUST be
+    unique within the option, including across groups.
     """
-
-    id: RequestId
-    """The id of the request this response answers."""
-    result: RequestPermissionResponse | CreateElicitationResponse | ExtResponse
-    """Method-specific response data."""
-
-
-class SessionConfigSelectGroup(AcpModel):
-    """A group of possible values for a session configuration option."""
-
-    group_id: SessionConfigGroupId
-    """Unique identifier for this group."""
-    name: str
-    """Human-readable label for this group."""
-    options: Annotated[
-        list[SessionConfigSelectOption],
-        Field(min_length=1),
-        SkipInvalidItems,
-        DefaultOnError,
-    ]
-    """The set of option values in this group. MUST contain at least one value."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-SessionConfigSelectOptions: TypeAlias = (
-    Annotated[list[SessionConfigSelectOption], Field(min_length=1)]
-    | Annotated[list[SessionConfigSelectGroup], Field(min_length=1)]
-)
-"""Possible values for a session configuration option."""
 
 
 class SessionElicitationFormMode(ElicitationSessionScope):
@@ -4462,18 +3753,11 @@ The `type` field acts as the discriminator in the serialized JSON form.
 """
 
 
-class AvailableCommandsUpdate(AcpModel):
+class AvailableCommandsUpdate(WithMeta):
     """Available commands are ready or have changed"""
 
     available_commands: Annotated[list[AvailableCommand], SkipInvalidItems]
     """Commands the agent can execute."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 ClientResponse: TypeAlias = ResultClientResponse | ErrorClientResponse
@@ -4619,21 +3903,17 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class PlanUpdate(AcpModel):
-    """A content update for a plan identified by ID."""
+class PlanSessionUpdate(PlanUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
 
-    plan: PlanUpdateContent
-    """The updated plan content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    A content update for a plan identified by ID.
+    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
     """
 
+    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
 
-class PromptRequest(AcpModel):
+
+class PromptRequest(WithMeta):
     """Request parameters for sending a user prompt to the agent.
 
     Contains the user's message and any additional context.
@@ -4661,6 +3941,28 @@ class PromptRequest(AcpModel):
     Clients MUST NOT send an empty array. Agents MAY reject one with `-32602` without
     inserting it.
     """
+
+
+class SelectSessionConfigOption(SessionConfigSelect):
+    """Member of ``SessionConfigOption`` for ``type: "select"``.
+
+    Single-value selector (dropdown).
+    """
+
+    config_id: SessionConfigId
+    """Unique identifier for the configuration option."""
+    name: str
+    """Human-readable label for the option."""
+    description: Annotated[str | None, DefaultOnError] = None
+    """Optional description for the Client to display to the user.
+
+    Omitted and `null` are equivalent and mean no description is provided.
+    """
+    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
+    """Optional semantic category for this option (UX only).
+
+    Omitted and `null` are equivalent and mean no category is provided.
+    """
     field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
     """The _meta property is reserved by ACP to allow clients and agents to attach additional
     metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
@@ -4668,17 +3970,21 @@ class PromptRequest(AcpModel):
 
     See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
+    type: Annotated[Literal["select"], UnionTag] = "select"
 
 
-class SessionConfigSelect(AcpModel):
-    """A single-value selector (dropdown) session configuration option payload."""
+SessionConfigOption: TypeAlias = Annotated[
+    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
+    TaggedUnion("type"),
+]
+"""A session configuration option selector and its current state."""
 
-    current_value: SessionConfigValueId
-    """The currently selected value. MUST be one of the `value`s in `options`."""
-    options: SessionConfigSelectOptions
-    """The set of selectable options. MUST contain at least one value, and each `value` MUST be
-    unique within the option, including across groups.
-    """
+
+class SetSessionConfigOptionResponse(WithMeta):
+    """Response to `session/set_config_option` method."""
+
+    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
+    """The full set of configuration options and their current values."""
 
 
 StateUpdate: TypeAlias = Annotated[
@@ -5002,18 +4308,18 @@ class CompactionUpdate(AcpModel):
     """
 
 
-class Content(AcpModel):
+class ConfigOptionUpdate(WithMeta):
+    """Session configuration options have been updated."""
+
+    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
+    """The full set of configuration options and their current values."""
+
+
+class Content(WithMeta):
     """Standard content block (text, images, resources)."""
 
     content: ContentBlock
     """The actual content block."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class ContentToolCallContent(Content):
@@ -5081,64 +4387,68 @@ No foreground work is active. Background activity may continue.
 """
 
 
-class PlanSessionUpdate(PlanUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "plan_update"``.
+class NewSessionResponse(WithMeta):
+    """Response from creating a new session.
 
-    A content update for a plan identified by ID.
-    See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v2/agent-plan)
+    New sessions default to `idle` until a state update reports otherwise.
+    Updates may arrive before or after this response. Clients MUST NOT overwrite
+    an already-reported state when the response arrives.
+
+    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
     """
 
-    session_update: Annotated[Literal["plan_update"], UnionTag] = "plan_update"
+    session_id: SessionId
+    """Unique identifier for the created session.
 
+    Used in all subsequent requests for this conversation.
+    """
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options.
 
-class SelectSessionConfigOption(SessionConfigSelect):
-    """Member of ``SessionConfigOption`` for ``type: "select"``.
+    Optional. Omitted or empty means no config options are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `config_option_update` notifications replace this list.
+    """
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-    Single-value selector (dropdown).
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
-    config_id: SessionConfigId
-    """Unique identifier for the configuration option."""
-    name: str
-    """Human-readable label for the option."""
-    description: Annotated[str | None, DefaultOnError] = None
-    """Optional description for the Client to display to the user.
 
-    Omitted and `null` are equivalent and mean no description is provided.
+class ResumeSessionResponse(WithMeta):
+    """Response from resuming an existing session.
+
+    The agent MUST send a current `state_update` after any requested history
+    replay and before this response, even without replay. The update reports
+    foreground state after resuming. The response alone does not imply `idle`.
+
+    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/session-setup#current-state-synchronization)
     """
-    category: Annotated[SessionConfigOptionCategory | None, DefaultOnError] = None
-    """Optional semantic category for this option (UX only).
 
-    Omitted and `null` are equivalent and mean no category is provided.
+    config_options: Annotated[
+        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial session configuration options.
+
+    Optional. Omitted or empty means no config options are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `config_option_update` notifications replace this list.
     """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
+    available_commands: Annotated[
+        list[AvailableCommand], SkipInvalidItems, DefaultOnError
+    ] = Field(default_factory=list)
+    """Initial commands the agent can execute in this session.
 
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-    type: Annotated[Literal["select"], UnionTag] = "select"
-
-
-SessionConfigOption: TypeAlias = Annotated[
-    SelectSessionConfigOption | BooleanSessionConfigOption | OtherSessionConfigOption,
-    TaggedUnion("type"),
-]
-"""A session configuration option selector and its current state."""
-
-
-class SetSessionConfigOptionResponse(AcpModel):
-    """Response to `session/set_config_option` method."""
-
-    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
+    Optional. Omitted or empty means no initial commands are advertised.
+    Senders MUST use an array, not `null`; receivers treat `null` like omission.
+    Later `available_commands_update` notifications replace this list.
     """
 
 
@@ -5288,138 +4598,6 @@ class CompactionSessionUpdate(CompactionUpdate):
     )
 
 
-class ConfigOptionUpdate(AcpModel):
-    """Session configuration options have been updated."""
-
-    config_options: Annotated[list[SessionConfigOption], SkipInvalidItems]
-    """The full set of configuration options and their current values."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class NewSessionResponse(AcpModel):
-    """Response from creating a new session.
-
-    New sessions default to `idle` until a state update reports otherwise.
-    Updates may arrive before or after this response. Clients MUST NOT overwrite
-    an already-reported state when the response arrives.
-
-    See protocol docs: [Creating a Session](https://agentclientprotocol.com/protocol/v2/session-setup#creating-a-session)
-    """
-
-    session_id: SessionId
-    """Unique identifier for the created session.
-
-    Used in all subsequent requests for this conversation.
-    """
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options.
-
-    Optional. Omitted or empty means no config options are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `config_option_update` notifications replace this list.
-    """
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ResumeSessionResponse(AcpModel):
-    """Response from resuming an existing session.
-
-    The agent MUST send a current `state_update` after any requested history
-    replay and before this response, even without replay. The update reports
-    foreground state after resuming. The response alone does not imply `idle`.
-
-    See protocol docs: [Current-State Synchronization](https://agentclientprotocol.com/protocol/v2/session-setup#current-state-synchronization)
-    """
-
-    config_options: Annotated[
-        list[SessionConfigOption], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial session configuration options.
-
-    Optional. Omitted or empty means no config options are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `config_option_update` notifications replace this list.
-    """
-    available_commands: Annotated[
-        list[AvailableCommand], SkipInvalidItems, DefaultOnError
-    ] = Field(default_factory=list)
-    """Initial commands the agent can execute in this session.
-
-    Optional. Omitted or empty means no initial commands are advertised.
-    Senders MUST use an array, not `null`; receivers treat `null` like omission.
-    Later `available_commands_update` notifications replace this list.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ToolCallPermissionSubject(AcpModel):
-    """Permission request details for a tool call."""
-
-    tool_call: ToolCallUpdate
-    """Details about the tool call requiring permission.
-
-    Clients apply this to their stored tool call exactly like a `tool_call_update`
-    notification, in the order it was received, before showing the prompt. A first-seen
-    `toolCallId` creates the tool call.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
-
-
-class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
-    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
-
-    Permission is requested before executing a tool call.
-    """
-
-    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
-
-
-class ToolCallSessionUpdate(ToolCallUpdate):
-    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
-
-    A tool call has been created or updated.
-    """
-
-    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
-        "tool_call_update"
-    )
-
-
 class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     """Member of ``SessionUpdate`` for ``sessionUpdate: "config_option_update"``.
 
@@ -5429,15 +4607,6 @@ class ConfigOptionSessionUpdate(ConfigOptionUpdate):
     session_update: Annotated[Literal["config_option_update"], UnionTag] = (
         "config_option_update"
     )
-
-
-RequestPermissionSubject: TypeAlias = Annotated[
-    ToolCallRequestPermissionSubject
-    | CommandRequestPermissionSubject
-    | OtherRequestPermissionSubject,
-    TaggedUnion("type"),
-]
-"""The operation requiring permission."""
 
 
 class ResultAgentResponse(AcpModel):
@@ -5462,6 +4631,51 @@ class ResultAgentResponse(AcpModel):
         | ExtResponse
     )
     """Method-specific response data."""
+
+
+class ToolCallPermissionSubject(WithMeta):
+    """Permission request details for a tool call."""
+
+    tool_call: ToolCallUpdate
+    """Details about the tool call requiring permission.
+
+    Clients apply this to their stored tool call exactly like a `tool_call_update`
+    notification, in the order it was received, before showing the prompt. A first-seen
+    `toolCallId` creates the tool call.
+    """
+
+
+class ToolCallRequestPermissionSubject(ToolCallPermissionSubject):
+    """Member of ``RequestPermissionSubject`` for ``type: "tool_call"``.
+
+    Permission is requested before executing a tool call.
+    """
+
+    type: Annotated[Literal["tool_call"], UnionTag] = "tool_call"
+
+
+class ToolCallSessionUpdate(ToolCallUpdate):
+    """Member of ``SessionUpdate`` for ``sessionUpdate: "tool_call_update"``.
+
+    A tool call has been created or updated.
+    """
+
+    session_update: Annotated[Literal["tool_call_update"], UnionTag] = (
+        "tool_call_update"
+    )
+
+
+AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
+"""A JSON-RPC response object."""
+
+
+RequestPermissionSubject: TypeAlias = Annotated[
+    ToolCallRequestPermissionSubject
+    | CommandRequestPermissionSubject
+    | OtherRequestPermissionSubject,
+    TaggedUnion("type"),
+]
+"""The operation requiring permission."""
 
 
 SessionUpdate: TypeAlias = Annotated[
@@ -5495,7 +4709,7 @@ See protocol docs: [Agent Reports Output](https://agentclientprotocol.com/protoc
 """
 
 
-class UpdateSessionNotification(AcpModel):
+class UpdateSessionNotification(WithMeta):
     """Notification containing a session update from the agent.
 
     Agents can send session updates at any point while the session exists.
@@ -5507,13 +4721,6 @@ class UpdateSessionNotification(AcpModel):
     """The ID of the session this update pertains to."""
     update: SessionUpdate
     """The actual update content."""
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
-    """
 
 
 class AgentNotification(AcpModel):
@@ -5530,11 +4737,7 @@ class AgentNotification(AcpModel):
     """Method-specific notification parameters."""
 
 
-AgentResponse: TypeAlias = ResultAgentResponse | ErrorAgentResponse
-"""A JSON-RPC response object."""
-
-
-class RequestPermissionRequest(AcpModel):
+class RequestPermissionRequest(WithMeta):
     """Request for user permission to proceed with an operation.
 
     Sent when the agent needs authorization before performing a sensitive operation.
@@ -5565,13 +4768,6 @@ class RequestPermissionRequest(AcpModel):
     options: Annotated[list[PermissionOption], Field(min_length=1)]
     """Available permission options for the user to choose from.
     Must contain at least one option.
-    """
-    field_meta: Annotated[dict[str, Any] | None, DefaultOnError] = None
-    """The _meta property is reserved by ACP to allow clients and agents to attach additional
-    metadata to their interactions. Omitted and `null` are equivalent and mean no metadata.
-    Implementations MUST NOT assign meaning to keys they do not recognize.
-
-    See protocol docs: [Extensibility](https://agentclientprotocol.com/protocol/v2/extensibility)
     """
 
 

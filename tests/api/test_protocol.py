@@ -6,11 +6,12 @@ import dataclasses
 
 import pytest
 
+from codegen import knowledge
 from codegen.api.protocol import experimental_operations, gates, prompt_echo, protocol_names
 from codegen.errors import CodegenError
-from codegen.knowledge import NONE_KEY, knowledge, section
+from codegen.knowledge import NONE_KEY, GateKey
 from codegen.schema.ir import ApiSurface, ObjectType, Ref, strip_nullable
-from tests.support.releases import RELEASES, SURFACES, knowledge_of, surface_of, surfaces_with
+from tests.support.releases import RELEASES, SURFACES, knowledge_of, raw_knowledge, surface_of, surfaces_with
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 
@@ -21,11 +22,13 @@ def test_every_experimental_operation_of_every_release_is_covered() -> None:
     for release, unstable in SURFACES:
         surface = surface_of(release, unstable)
         version = surface.protocol_version
-        table = section("capability_gates", version)
+        table = knowledge.capability_gates(version)
+        raw = raw_knowledge()[f"v{version}"]["capability_gates"]
         for side, key in experimental_operations(surface):
             found[version] = found.get(version, 0) + 1
-            if key not in table[side]:
-                missing.add(f"[v{version}.capability_gates.{side}] {key!r} ({release})")
+            assert table.covers(side, key) == (str(key) in raw[side]), key
+            if not table.covers(side, key):
+                missing.add(f"[v{version}.capability_gates.{side}] {str(key)!r} ({release})")
     assert sorted(found) == [1, 2] and min(found.values()) > 20
     assert not missing, "codegen/knowledge.toml does not cover:\n" + "\n".join(sorted(missing))
 
@@ -58,7 +61,7 @@ def test_every_gate_names_a_capability_the_release_defines() -> None:
 
 def test_gates_only_name_methods_of_their_side() -> None:
     for version in sorted({surface_of(r, u).protocol_version for r, u in SURFACES}):
-        table = section("capability_gates", version)
+        table = knowledge.capability_gates(version)
         everywhere = {
             (m.side, m.wire_name)
             for r, u in SURFACES
@@ -66,29 +69,28 @@ def test_gates_only_name_methods_of_their_side() -> None:
             for m in surface_of(r, u).methods
         }
         for side in ("agent", "client"):
-            for key in table[side]:
-                method = key.split(" ")[0]
-                assert (side, method) in everywhere, (version, key)
+            for gate in table.of(side):
+                assert (side, gate.key.method) in everywhere, (version, gate.key)
 
 
 def test_the_protocol_methods_exist_in_every_release() -> None:
     for release, unstable in SURFACES:
         surface = surface_of(release, unstable)
-        protocol = section("protocol", surface.protocol_version)
-        initialize = [m for m in surface.methods if m.wire_name == protocol["initialize"]]
+        protocol = knowledge.protocol(surface.protocol_version)
+        initialize = [m for m in surface.methods if m.wire_name == protocol.initialize]
         assert [(m.side, m.kind) for m in initialize] == [("agent", "request")]
-        cancel = [m for m in surface.methods if m.wire_name == protocol["cancel_request"]]
+        cancel = [m for m in surface.methods if m.wire_name == protocol.cancel_request]
         assert [(m.side, m.kind) for m in cancel] == [("protocol", "notification")]
         params = surface.object(cancel[0].params)
-        assert protocol["request_id"] in {f.wire_name for f in params.fields}
+        assert protocol.request_id in {f.wire_name for f in params.fields}
 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_each_side_reads_the_capabilities_its_peer_advertised(release: str) -> None:
     """The client's connection reads the initialize result's field, the agent's the params' field."""
     surface = surface_of(release, False)
-    protocol = section("protocol", surface.protocol_version)
-    initialize = next(m for m in surface.methods if m.wire_name == protocol["initialize"])
+    protocol = knowledge.protocol(surface.protocol_version)
+    initialize = next(m for m in surface.methods if m.wire_name == protocol.initialize)
     assert initialize.result is not None
     fields = {
         "client": {f.wire_name for f in surface.all_fields(initialize.result)},
@@ -138,8 +140,10 @@ def test_prompt_echo_applies_exactly_where_prompt_responses_carry_a_message_id()
 
 def test_v1_declares_that_it_has_no_prompt_echo() -> None:
     """Declared none, with the reason, rather than missing; its prompt responses have no message id."""
-    assert section("prompt_echo", 1, optional=True) is None
-    assert "stopReason" in knowledge()["v1"]["prompt_echo"][NONE_KEY]
+    assert knowledge.prompt_echo(1) is None
+    declined = knowledge.knowledge().versions[1].prompt_echo
+    assert isinstance(declined, knowledge.Declined) and "stopReason" in declined.why
+    assert declined.why == raw_knowledge()["v1"]["prompt_echo"][NONE_KEY]
     v1 = [(r, u) for r, u in SURFACES if surface_of(r, u).protocol_version == 1]
     assert v1 and not set(v1) & set(surfaces_with("prompt_echo"))
     for release, unstable in v1:
@@ -152,7 +156,8 @@ def test_v1_declares_that_it_has_no_prompt_echo() -> None:
 def test_a_gate_on_a_tag_value_the_release_lacks_gates_nothing_there() -> None:
     """compaction_update is a session/update kind of 1.21.0 (unstable) only: 1.20.0 gets no gate for it."""
     key = "update.sessionUpdate=compaction_update"
-    assert f"session/update {key}" in section("capability_gates", 1)["client"]
+    gate_key = GateKey("session/update", ("update", "sessionUpdate"), "compaction_update")
+    assert knowledge.capability_gates(1).covers("client", gate_key) and gate_key.selector == key
     newer = {g.field: g.capability for g in gates(surface_of("1.21.0", True), "client")}
     older = {g.field: g.capability for g in gates(surface_of("1.20.0", True), "client")}
     assert newer[key] == "session.compaction"

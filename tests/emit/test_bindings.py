@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import re
@@ -17,10 +18,11 @@ from codegen import naming
 from codegen.api.ends import bindings as ends_of
 from codegen.api.methods import handled_by
 from codegen.api.protocol import protocol_names
-from codegen.emit.bindings import render_bindings
+from codegen.emit.bindings import CONNECTION_MEMBERS, ECHO_MEMBER, HANDLER_MEMBERS, render_bindings
+from codegen.emit.bindings import _check_members as check_members
 from codegen.errors import CodegenError
 from codegen.schema.ir import ApiSurface, Method, ObjectType, UnionType
-from tests.support.releases import SURFACES, package_of, surface_id, surface_of
+from tests.support.releases import GENERATED, SURFACES, package_of, surface_id, surface_of, sweep
 from tests.support.wire import Wire, run
 
 # -- method names ----------------------------------------------------------------------------
@@ -83,6 +85,65 @@ def test_a_method_named_like_a_member_of_the_bindings_is_refused(python_name: st
     assert naming.method_name(python_name, "request", "ListSessionsRequest") == python_name
     with pytest.raises(CodegenError, match=f"\\.{python_name}: a method of the schema gets the name"):
         render_bindings(dataclasses.replace(surface, methods=methods))
+
+
+@pytest.mark.parametrize("python_name", ["ext_method", "close"])
+def test_a_method_named_like_an_inherited_member_is_refused(python_name: str) -> None:
+    """Proxy(Agent) inherits ext_method, ConductorSideConnection(ClientSideConnection) close: a proxy
+    method of either name would override them."""
+    surface = surface_of("v2-sdk-2.3.0", True)
+    spec = ends_of(surface)
+
+    def renamed(end: Any) -> Any:
+        return dataclasses.replace(
+            end,
+            served=tuple(
+                dataclasses.replace(m, name=python_name) if m.wire == "proxy/initialize" else m
+                for m in end.served
+            ),
+            called=tuple(
+                dataclasses.replace(m, name=python_name) if m.wire == "proxy/initialize" else m
+                for m in end.called
+            ),
+        )
+
+    changed = dataclasses.replace(
+        spec, ends=tuple(renamed(e) for e in spec.ends), handlers=tuple(renamed(e) for e in spec.handlers)
+    )
+    owner = "Proxy" if python_name == "ext_method" else "ConductorSideConnection"
+    with pytest.raises(CodegenError, match=f"{owner}\\.{python_name}: a method of the schema gets the name"):
+        check_members(surface, changed)
+
+
+@pytest.mark.parametrize("release, unstable", sweep(SURFACES))
+def test_the_members_the_template_writes_are_the_ones_the_clash_check_knows(
+    release: str, unstable: bool
+) -> None:
+    """The bindings emitter refuses clashes from the spec (HANDLER_MEMBERS, CONNECTION_MEMBERS): each
+    class of every generated bindings.py holds exactly its methods and those members."""
+    surface = surface_of(release, unstable)
+    spec = ends_of(surface)
+    expected: dict[str, set[str]] = {}
+    for end in spec.handlers:
+        own = {m.name for m in end.own_served}
+        expected[end.role.handler] = own if end.handler_base else own | set(HANDLER_MEMBERS)
+    for end in spec.ends:
+        template = {"__init__"} if end.connection_base else set(CONNECTION_MEMBERS)
+        expected[end.role.connection] = {m.name for m in end.own_called} | template
+        if end.echo is not None:
+            expected[end.role.connection].add(ECHO_MEMBER)
+    source = (GENERATED / package_of(release, unstable).__name__ / "bindings.py").read_text()
+    found = {
+        node.name: {
+            item.name
+            for item in node.body
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and not any(isinstance(d, ast.Name) and d.id == "overload" for d in item.decorator_list)
+        }
+        for node in ast.parse(source).body
+        if isinstance(node, ast.ClassDef)
+    }
+    assert found == expected
 
 
 def test_protocol_names_are_checked_against_the_schema() -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from codegen import naming
 from codegen.schema.ir import (
     ApiSurface,
     ArrayOf,
@@ -341,6 +342,112 @@ def test_no_numbered_names(release: str, unstable: bool) -> None:
     upstream = {t.schema_name for t in surface.types.values() if t.schema_name}
     source = (GENERATED / package_of(release, unstable).__name__ / "schema.py").read_text()
     names = defined_names(source)
-    assert sorted(names) == sorted(surface.types)
+    assert names.count(naming.META_BASE) == 1  # the base class that declares _meta once
+    assert sorted(n for n in names if n != naming.META_BASE) == sorted(surface.types)
     numbered = [n for n in names if re.search(r"\d$", n) and n not in upstream]
     assert numbered == []
+
+
+# -- _meta, declared once ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("release, unstable", SURFACES, ids=[surface_id(s) for s in SURFACES])
+def test_every_class_has_exactly_the_fields_of_its_schema_type(release: str, unstable: bool) -> None:
+    """Declaring _meta on WithMeta loses no field and adds none: each class's fields, aliases and
+    defaults are the IR's."""
+    surface = surface_of(release, unstable)
+    package = package_of(release, unstable)
+    for obj in surface.types.values():
+        if not isinstance(obj, ObjectType):
+            continue
+        fields = model_class(package, obj.name).model_fields
+        expected = {f.py_name: f for f in surface.all_fields(obj.name)}
+        assert set(fields) == set(expected), obj.name
+        for name, info in fields.items():
+            alias = info.validation_alias if isinstance(info.validation_alias, str) else info.alias
+            assert alias == expected[name].wire_name, (obj.name, name)
+
+
+def test_the_classes_that_declare_meta_alike_extend_one_base() -> None:
+    surface = surface_of("v2-sdk-2.3.0", False)
+    package = package_of("v2-sdk-2.3.0", False)
+    base = package.schema.WithMeta
+    assert list(base.model_fields) == ["field_meta"] and base.__bases__ == (package.schema.AcpModel,)
+    source = (GENERATED / package.__name__ / "schema.py").read_text()
+    assert source.count("The _meta property is reserved by ACP") == 150 - 124 + 1  # said once for the 124
+    shared = [
+        name
+        for name, t in surface.types.items()
+        if isinstance(t, ObjectType) and base in model_class(package, name).__bases__
+    ]
+    assert len(shared) == 124  # of the 150 classes with _meta: 139 say it alike, 15 of those extend a class
+    for name in shared:
+        cls = model_class(package, name)
+        assert "field_meta" not in vars(cls).get("__annotations__", {})
+        assert next(iter(cls.model_fields)) == "field_meta"  # the order change docs/models.md describes
+    # a class whose _meta says more (an upsert patches it key by key) keeps its own
+    update = surface.object("ToolCallUpdate")
+    assert any(f.wire_name == "_meta" for f in update.fields)
+    assert base not in package.schema.ToolCallUpdate.__bases__
+
+
+def test_meta_reads_and_writes_as_before_on_a_class_that_extends_the_base() -> None:
+    schema = package_of("v2-sdk-2.3.0", False).schema
+    message = {"sessionId": "s", "_meta": {"trace": "1"}}
+    parsed = schema.CancelSessionNotification.model_validate(message)
+    assert parsed.field_meta == {"trace": "1"}
+    assert wire(parsed) == message  # the same keys and values; _meta now comes first
+    assert list(wire(parsed)) == ["_meta", "sessionId"]
+    lenient = schema.CancelSessionNotification.model_validate({"sessionId": "s", "_meta": "not an object"})
+    assert lenient.field_meta is None and "field_meta" not in lenient.model_fields_set
+    built = schema.CancelSessionNotification(session_id="s", field_meta=None)
+    assert wire(built) == {"_meta": None, "sessionId": "s"}
+
+
+def imported_and_used(source: str) -> tuple[set[str], set[str]]:
+    tree = ast.parse(source)
+    imported = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+        for alias in node.names
+    }
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return imported, used & set(naming.MODEL_IMPORTS)
+
+
+@pytest.mark.parametrize("release, unstable", SURFACES, ids=[surface_id(s) for s in SURFACES])
+def test_the_models_import_what_the_normaliser_declares_and_use_all_of_it(
+    release: str, unstable: bool
+) -> None:
+    """The imports come from the names each class and alias declares, not from reading the code back:
+    they must be what the code uses."""
+    source = (GENERATED / package_of(release, unstable).__name__ / "schema.py").read_text()
+    imported, used = imported_and_used(source)
+    assert imported == used
+
+
+def test_declared_names_cover_constraints_open_enums_and_maps() -> None:
+    from codegen.emit.models import render_models
+    from tests.support.schemas import surface as hand_made
+
+    built = hand_made(
+        {
+            "Size": {"type": "integer", "minimum": 0},
+            "Kind": {"anyOf": [{"const": 1}, {"const": 2}, {"type": "integer"}]},
+            "Box": {
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "array", "items": {"type": "string", "minLength": 1}},
+                    "extra": {"type": "object", "additionalProperties": True},
+                    "ratio": {"type": ["number", "null"]},
+                    "on": {"type": "boolean", "default": True},
+                },
+                "required": ["tags"],
+                "additionalProperties": False,
+            },
+        }
+    )
+    imported, used = imported_and_used(render_models(built))
+    assert imported == used
+    assert {"Annotated", "Field", "JsonInt", "Literal", "Any", "ConfigDict", "TypeAlias"} <= imported

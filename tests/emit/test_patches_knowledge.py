@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from codegen import knowledge
 from codegen.diagnostics import collecting
 from codegen.emit.output import template_environment
 from codegen.emit.patches import (
@@ -25,7 +26,7 @@ from codegen.emit.patches import (
     session_plan,
 )
 from codegen.errors import CodegenError
-from codegen.knowledge import section
+from codegen.knowledge import Patches
 from codegen.schema.ir import ApiSurface, Ref, UnionType, Variant
 from tests.support.releases import (
     GENERATED,
@@ -41,7 +42,7 @@ from tests.support.releases import (
 PATCHED = surfaces_with("patches")
 """The surfaces whose protocol version has patch semantics in codegen/knowledge.toml."""
 ALPHA_7_UNSTABLE = ("2.0.0-alpha.7", True)
-TABLE = section("patches", surface_of(*ALPHA_7_UNSTABLE).protocol_version)
+TABLE = knowledge.needed(knowledge.patches(surface_of(*ALPHA_7_UNSTABLE).protocol_version))
 
 
 @pytest.fixture(params=PATCHED, ids=surface_id)
@@ -52,7 +53,10 @@ def surface(request: pytest.FixtureRequest) -> ApiSurface:
 
 
 def table_of(surface: ApiSurface) -> dict[str, Any]:
-    return section("patches", surface.protocol_version)
+    """``[patches]`` as plain TOML data: the tests read the file, not the planner's reading of it."""
+    found = knowledge_of(surface, "patches")
+    assert found is not None
+    return found
 
 
 def update_union(surface: ApiSurface) -> UnionType:
@@ -97,8 +101,9 @@ def test_nothing_in_the_table_is_stale() -> None:
         states.setdefault(version, set()).update(str(v.tag) for v in state_union(surface).variants)
     assert tags
     for version in tags:
-        assert set(section("patches", version)["updates"]) - tags[version] == set()
-        assert set(section("patches", version)["activity"]) - states[version] == set()
+        table = knowledge.needed(knowledge.patches(version))
+        assert {e.tag for e in table.updates} - tags[version] == set()
+        assert set(table.activity) - states[version] == set()
 
 
 def test_patch_helpers_are_emitted_exactly_where_the_knowledge_gives_patches() -> None:
@@ -185,50 +190,46 @@ def test_an_unclassified_foreground_state_is_unconfirmed_otherwise() -> None:
     [
         ("tool_call_update", {"key": "title"}, "ToolCallUpdate.title must be required"),
         ("tool_call_update", {"key": "nope"}, "ToolCallUpdate has no field 'nope'"),
-        ("tool_call_content_chunk", {"into": "title"}, "`into` must be an array of what `content` holds"),
-        ("terminal_output_chunk", {"join": "list"}, "output_chunk: `join` must be 'base64', not 'list'"),
-        ("agent_message_chunk", {"join": "bas64"}, "message_chunk: `join` must be 'base64', not 'bas64'"),
-        ("usage_update", {"collection": 3}, "usage_update: `collection` must be a string, not 3"),
-        ("plan_update", {"key": ["plan", "planId"]}, "plan_update: `key` must be a string"),
-        ("terminal_output_chunk", {"into": ["output", "data"]}, "`into` must be a string, not \\['output'"),
-        ("session_message", {"keep_on_null": "senderSessionId"}, "`keep_on_null` must be a list of strings"),
-        ("session_message", {"keep_on_null": [1]}, "`keep_on_null` must be a list of strings, not \\[1\\]"),
-        ("tool_call_content_chunk", {"creates": "no"}, "`creates` must be true or false, not 'no'"),
+        ("tool_call_content_chunk", {"into": ("title",)}, "`into` must be an array of what `content` holds"),
         ("tool_call_content_chunk", {"of": "plan_update"}, "`of` must name a keyed upsert"),
-        ("plan_update", {"key": "plan.nope"}, "has no field 'nope'"),
-        ("plan_update", {"key": "sessionUpdate.planId"}, "through sessionUpdate, which holds no object"),
-        ("session_message", {"keep_on_null": ["messageId"]}, "not a patch field"),
+        ("plan_update", {"key": ("plan", "nope")}, "has no field 'nope'"),
+        ("plan_update", {"key": ("sessionUpdate", "planId")}, "through sessionUpdate, which holds no object"),
+        ("session_message", {"keep_on_null": ("messageId",)}, "not a patch field"),
         ("usage_update", {"collection": "state"}, "cannot be a SessionState attribute"),
         ("usage_update", {"collection": "class"}, "collection name 'class' cannot be a SessionState"),
         ("usage_update", {"collection": "_keyed"}, "collection name '_keyed' cannot be a SessionState"),
         ("usage_update", {"collection": "_replay"}, "collection name '_replay' cannot be a SessionState"),
         ("tool_call_update", {"collection": "_current"}, "name '_current' cannot be a SessionState"),
-        ("notice", {"role": "chunk"}, "a chunk needs of, append, into, creates"),
-        ("notice", {"role": "teleport"}, "`role` must be one of"),
-        ("notice", {"colour": "red"}, "does not take colour"),
     ],
 )
 def test_a_table_entry_the_schema_contradicts_is_refused(
-    monkeypatch: pytest.MonkeyPatch, tag: str, change: dict[str, Any], message: str
+    tag: str, change: dict[str, Any], message: str
 ) -> None:
-    table = {**TABLE, "updates": {**TABLE["updates"], tag: {**TABLE["updates"][tag], **change}}}
-    monkeypatch.setattr("codegen.emit.patches.section", lambda *args, **kwargs: table)
-    with pytest.raises(CodegenError, match=message):
-        session_plan(surface_of(*ALPHA_7_UNSTABLE))
+    """What the entry's types allow but the schema contradicts (bad types: tests/test_knowledge.py)."""
+    entry = TABLE.entry(tag)
+    assert entry is not None
+    changed = dataclasses.replace(entry, **change)
+    table = dataclasses.replace(TABLE, updates=tuple(changed if e is entry else e for e in TABLE.updates))
+    with pytest.raises(CodegenError, match=message) as caught:
+        session_plan(surface_of(*ALPHA_7_UNSTABLE), table)
+    assert caught.value.message.startswith("[v2.patches.updates] ")
+    assert str(caught.value.file).startswith(f"{knowledge.KNOWLEDGE_FILE}:")  # the line of an entry
+    if caught.value.message.startswith(f"[v2.patches.updates] {tag}: "):
+        assert caught.value.file == entry.where
 
 
 def test_a_surface_without_the_notification_gets_no_patches_module() -> None:
     surface = surface_of(*ALPHA_7_UNSTABLE)
     assert set(emit_patches(surface)) == {"patches.py", "_patch.py"}
-    methods = tuple(m for m in surface.methods if m.wire_name != TABLE["method"])
+    methods = tuple(m for m in surface.methods if m.wire_name != TABLE.method)
     assert emit_patches(dataclasses.replace(surface, methods=methods)) == {}
 
 
-def test_a_misspelt_method_key_is_refused_not_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    table = {**{k: v for k, v in TABLE.items() if k != "method"}, "methd": TABLE["method"]}
-    monkeypatch.setattr("codegen.emit.patches.section", lambda *args, **kwargs: table)
-    with pytest.raises(CodegenError, match=r"\[patches\] needs `method`"):
-        emit_patches(surface_of(*ALPHA_7_UNSTABLE))
+def test_the_planner_reads_the_table_it_is_given() -> None:
+    surface = surface_of(*ALPHA_7_UNSTABLE)
+    renamed = Patches("session/changed", TABLE.metadata, TABLE.updates, TABLE.activity)
+    with pytest.raises(CodegenError, match="no session/changed notification"):
+        session_plan(surface, renamed)
 
 
 def test_every_attribute_the_store_sets_is_reserved() -> None:

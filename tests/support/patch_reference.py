@@ -17,7 +17,6 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from codegen.knowledge import section
 from codegen.schema.ir import (
     AliasType,
     AnyOf,
@@ -35,6 +34,7 @@ from codegen.schema.ir import (
     UnionType,
     strip_nullable,
 )
+from tests.support.releases import knowledge_of
 
 TAG = "sessionUpdate"
 META = "_meta"
@@ -108,7 +108,8 @@ def _per_surface(build: Any) -> Any:
 
 @_per_surface
 def spec_of(surface: ApiSurface) -> Spec:
-    table = section("patches", surface.protocol_version)
+    table = knowledge_of(surface, "patches")
+    assert table is not None
     union = surface.type("SessionUpdate")
     assert isinstance(union, UnionType)
     rules: dict[str, RefRule] = {}

@@ -17,10 +17,11 @@ if str(GENERATED) not in sys.path:
     sys.path.insert(0, str(GENERATED))
 
 from codegen import naming  # noqa: E402
-from codegen.knowledge import section  # noqa: E402
+from codegen.knowledge import KNOWLEDGE_FILE, NONE_KEY  # noqa: E402
 from codegen.schema.builder import build_release  # noqa: E402
 from codegen.schema.ir import ApiSurface  # noqa: E402
 from codegen.schema.load import ReleaseFiles, SchemaSource, protocol_major, read_lock  # noqa: E402
+from codegen.textfile import read_toml  # noqa: E402
 
 RELEASES: list[str] = list(read_lock().releases)
 SURFACES: list[tuple[str, bool]] = [(r, u) for r in RELEASES for u in (False, True)]
@@ -81,9 +82,17 @@ def package_of(release: str, unstable: bool) -> ModuleType:
     return importlib.import_module(naming.package_name(release, unstable))
 
 
+@functools.cache
+def raw_knowledge() -> dict[str, Any]:
+    """codegen/knowledge.toml as plain TOML data: what the tests check the typed reading against."""
+    return read_toml(KNOWLEDGE_FILE)
+
+
 def knowledge_of(surface: ApiSurface, name: str) -> dict[str, Any] | None:
-    """Section ``name`` of codegen/knowledge.toml for the surface's protocol version (``None``: none)."""
-    return section(name, surface.protocol_version, optional=True)
+    """Section ``name`` of codegen/knowledge.toml for the surface's protocol version, as plain TOML data
+    (``None``: declared none)."""
+    found: dict[str, Any] = raw_knowledge()[f"v{surface.protocol_version}"][name]
+    return None if NONE_KEY in found else found
 
 
 def surfaces_with(name: str) -> list[tuple[str, bool]]:

@@ -3,6 +3,7 @@
 The builder knows the few shapes upstream's generator emits and nothing about
 any particular release.  It is split along the schema's seams:
 
+* :mod:`.node`: a JSON value of the schema with its pointer (:class:`~.node.Node`);
 * :mod:`.context`: the state every part shares (documents, names, stability);
 * :mod:`.types`: ``$defs`` entries, objects, fields, enums, aliases, type expressions;
 * :mod:`.unions`: unions of objects, their tags, catch-alls and nesting;
@@ -18,6 +19,7 @@ from ..ir import AliasType, ApiSurface, EnumType, ObjectType, Stability, UnionTy
 from ..load import ReleaseFiles, SchemaDocument
 from .context import BuildContext
 from .methods import MethodBuilder
+from .node import Pointer
 from .types import TypeBuilder
 from .unions import UnionBuilder
 
@@ -84,4 +86,4 @@ def _check_alias_cycles(ctx: BuildContext) -> None:
     cycle = find_cycle(edges)
     if cycle is not None:
         chain = " -> ".join(cycle)
-        raise ctx.error(f"$ref cycle cannot be typed: {chain}", ctx.types[cycle[0]].pointer)
+        raise ctx.error(f"$ref cycle cannot be typed: {chain}", Pointer.parse(ctx.types[cycle[0]].pointer))

@@ -8,29 +8,18 @@ that tells what is unstable.  The part builders (:mod:`.types`, :mod:`.unions`,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
+from ... import knowledge
 from ...diagnostics import gap
-from ...errors import CodegenError, pointer_join
-from ...knowledge import section as knowledge_section
+from ...errors import CodegenError
 from ..ir import UNSTABLE_MARKER, ApiSurface, Field, NamedType, ObjectType, Stability, all_fields
 from ..load import SchemaDocument
+from .node import ROOT, Node, Pointer
 
 MAX_UNION_MEMBERS = 256
 """How many non-const members an ``anyOf``/``oneOf`` may have (upstream needs 24)."""
-INTERPRETED_EXTENSIONS = frozenset(
-    {
-        "x-method",
-        "x-side",
-        "x-deserialize-default-on-error",
-        "x-deserialize-skip-invalid-items",
-        "x-deserialize-default-on-null",
-        "x-docs-ignore",
-    }
-)
-"""The ``x-`` keywords the builder reads; every other one is dropped before it looks at a schema."""
 _NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties", "dependentSchemas"})
 """Keywords whose value maps names (not keywords) to schemas."""
 _ANNOTATIONS = frozenset(
@@ -74,38 +63,50 @@ union builder reads it.
 """
 
 
-def without_extensions(node: Any, pointer: str, seen: dict[str, str], unenforced: dict[str, str]) -> Any:
-    """``node`` without the ``x-`` keywords the builder does not read.
+def without_extensions(
+    node: Node, interpreted: frozenset[str], seen: dict[str, str], unenforced: dict[str, str]
+) -> Any:
+    """The value of ``node`` without the ``x-`` keywords the builder does not read (not ``interpreted``).
 
     Schema text is walked keyword by keyword, so that property names and data
     that happen to start with ``x-`` stay; ``seen`` collects each dropped
     keyword with the pointer where it first appears, ``unenforced`` each of the
-    :data:`UNENFORCED_KEYWORDS` met (they stay in the schema).
+    :data:`UNENFORCED_KEYWORDS` met (they stay in the schema).  The builder reads
+    the keywords ``[extensions]`` of the knowledge file lists.
     """
-    if isinstance(node, list):
-        return [
-            without_extensions(item, pointer_join(pointer, index), seen, unenforced)
-            for index, item in enumerate(node)
-        ]
-    if not isinstance(node, dict):
-        return node
+    if isinstance(node.value, list):
+        return [without_extensions(item, interpreted, seen, unenforced) for item in node.elements()]
+    if not node.is_object:
+        return node.value
     out: dict[str, Any] = {}
     for key, value in node.items():
-        where = pointer_join(pointer, key)
+        where = str(value.pointer)
         if key in UNENFORCED_KEYWORDS:
             unenforced.setdefault(key, where)
-        if key.startswith("x-") and key not in INTERPRETED_EXTENSIONS:
+        if key.startswith("x-") and key not in interpreted:
             seen.setdefault(key, where)
         elif key in _DATA:
-            out[key] = value
-        elif key in _NAME_MAPS and isinstance(value, dict):
+            out[key] = value.value
+        elif key in _NAME_MAPS and value.is_object:
             out[key] = {
-                name: without_extensions(item, pointer_join(where, name), seen, unenforced)
-                for name, item in value.items()
+                name: without_extensions(item, interpreted, seen, unenforced) for name, item in value.items()
             }
         else:
-            out[key] = without_extensions(value, where, seen, unenforced)
+            out[key] = without_extensions(value, interpreted, seen, unenforced)
     return out
+
+
+@dataclass(frozen=True)
+class Members:
+    """The members of a union keyword: ``anyOf`` or ``oneOf`` (``key``), each a schema object."""
+
+    key: str
+    nodes: list[Node]
+
+    @property
+    def exclusive(self) -> bool:
+        """``oneOf``: exactly one member may match."""
+        return self.key == "oneOf"
 
 
 class TypeInfoFields(TypedDict):
@@ -148,24 +149,13 @@ class TypeInfo:
         return replace(self, unstable=self.unstable or unstable)
 
 
-def doc_of(node: Mapping[str, Any]) -> str:
-    """A schema's ``description``, stripped (``""`` if it has none)."""
-    text = node.get("description")
-    return text.strip() if isinstance(text, str) else ""
+def properties_of(node: Node) -> dict[str, Node]:
+    """The schema of each property of ``node`` (none when its ``properties`` is no object)."""
+    return dict(node.child("properties").items()) if isinstance(node.get("properties"), dict) else {}
 
 
-def properties_of(node: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``node["properties"]`` if it is an object, else nothing (the checks report it elsewhere)."""
-    found = node.get("properties")
-    return found if isinstance(found, dict) else {}
-
-
-def list_of(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def is_marked_unstable(node: Mapping[str, Any]) -> bool:
-    return UNSTABLE_MARKER in doc_of(node)
+def is_marked_unstable(node: Node) -> bool:
+    return UNSTABLE_MARKER in node.doc()
 
 
 class BuildContext:
@@ -182,22 +172,21 @@ class BuildContext:
         self.meta = meta
         self.stability: Stability = stability
         self.baseline = baseline
-        root = schema.data
-        if not isinstance(root, dict):
-            raise self.error("the schema root must be a JSON object", "")
+        if not isinstance(schema.data, dict):
+            raise self.error("the schema root must be a JSON object", ROOT)
         dropped: dict[str, str] = {}
         unenforced: dict[str, str] = {}
-        root = without_extensions(root, "", dropped, unenforced)
-        acknowledged = knowledge_section("extensions")
+        root = Node(
+            without_extensions(Node(schema.data), knowledge.extensions().keywords, dropped, unenforced)
+        )
         for keyword, where in dropped.items():
-            if keyword not in acknowledged:
-                gap(
-                    f"unknown extension keyword {keyword!r}",
-                    default="ignored",
-                    section="[extensions]",
-                    file=schema.path,
-                    pointer=where,
-                )
+            gap(
+                f"unknown extension keyword {keyword!r}",
+                default="ignored",
+                section="[extensions]",
+                file=schema.path,
+                pointer=where,
+            )
         for keyword, where in unenforced.items():
             gap(
                 f"JSON Schema keyword {keyword!r} is not enforced by the generated models",
@@ -205,11 +194,11 @@ class BuildContext:
                 file=schema.path,
                 pointer=where,
             )
-        defs = root.get("$defs")
-        if not isinstance(defs, dict):
-            raise self.error("the schema has no '$defs' object", "")
-        self.root: dict[str, Any] = root
-        self.defs: dict[str, Any] = defs
+        if not isinstance(root.get("$defs"), dict):
+            raise self.error("the schema has no '$defs' object", ROOT)
+        self.root = root
+        self.defs = root.child("$defs")
+        """The ``$defs`` object: :meth:`definition` gives one entry."""
         self.class_of: dict[str, str] = {}
         """``$defs`` name -> the class name it was given."""
         self.taken: set[str] = set()
@@ -217,43 +206,46 @@ class BuildContext:
         self.in_progress: list[str] = []
         """``$defs`` names being built, outermost first (to refuse ``allOf`` cycles)."""
 
+    def definition(self, def_name: str) -> Node:
+        """The ``$defs`` entry ``def_name``."""
+        return self.defs.child(def_name)
+
     # -- errors ---------------------------------------------------------------
 
-    def error(self, message: str, pointer: str) -> CodegenError:
-        return CodegenError(message, file=self.doc.path, pointer=pointer)
+    def error(self, message: str, where: Node | Pointer) -> CodegenError:
+        pointer = where.pointer if isinstance(where, Node) else where
+        return CodegenError(message, file=self.doc.path, pointer=str(pointer))
 
     # -- names ------------------------------------------------------------------
 
-    def claim_first(self, names: list[str], pointer: str) -> str:
+    def claim_first(self, names: list[str], where: Node | Pointer) -> str:
         """The first of ``names`` not taken yet, else :meth:`claim` of the first (``Variant``)."""
         free = next((name for name in names if name not in self.taken), names[0])
-        return self.claim(free, pointer)
+        return self.claim(free, where)
 
-    def claim(self, name: str, pointer: str) -> str:
+    def claim(self, name: str, where: Node | Pointer) -> str:
         """Reserve a class name; a taken one gets ``Variant``, never a number."""
         if name in self.taken:
             fallback = name + "Variant"
             if fallback in self.taken:
-                raise self.error(f"cannot name this type: both {name} and {fallback} are taken", pointer)
+                raise self.error(f"cannot name this type: both {name} and {fallback} are taken", where)
             name = fallback
         self.taken.add(name)
         return name
 
     # -- stability --------------------------------------------------------------
 
-    def type_info(
-        self, schema_name: str | None, node: Mapping[str, Any], pointer: str, *, internal: bool = False
-    ) -> TypeInfo:
-        """The :class:`TypeInfo` of a type written at ``pointer`` (``schema_name``: its ``$defs`` name)."""
+    def type_info(self, schema_name: str | None, node: Node, *, internal: bool = False) -> TypeInfo:
+        """The :class:`TypeInfo` of the type ``node`` writes (``schema_name``: its ``$defs`` name)."""
         return TypeInfo(
-            doc=doc_of(node),
+            doc=node.doc(),
             schema_name=schema_name,
-            pointer=pointer,
+            pointer=str(node.pointer),
             unstable=self.type_is_unstable(schema_name, node),
             internal=internal,
         )
 
-    def type_is_unstable(self, schema_name: str | None, node: Mapping[str, Any]) -> bool:
+    def type_is_unstable(self, schema_name: str | None, node: Node) -> bool:
         if self.stability == "stable":
             return False
         if is_marked_unstable(node):
@@ -262,7 +254,7 @@ class BuildContext:
             return False
         return self.baseline.by_schema_name(schema_name) is None
 
-    def field_is_unstable(self, owner_schema_name: str | None, wire: str, node: Mapping[str, Any]) -> bool:
+    def field_is_unstable(self, owner_schema_name: str | None, wire: str, node: Node) -> bool:
         if self.stability == "stable":
             return False
         if is_marked_unstable(node):
@@ -276,58 +268,57 @@ class BuildContext:
 
     # -- references and shapes ----------------------------------------------------
 
-    def resolve(self, ref: Any, pointer: str) -> str:
-        """The ``$defs`` name a local ``$ref`` points to."""
-        if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
-            raise self.error(f"unsupported $ref {ref!r}: only '#/$defs/<name>' is supported", pointer)
-        target = ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
+    def resolve(self, ref: Node) -> str:
+        """The ``$defs`` name a local ``$ref`` (the keyword's node) points to."""
+        if not isinstance(ref.value, str) or not ref.value.startswith("#/$defs/"):
+            raise self.error(f"unsupported $ref {ref.value!r}: only '#/$defs/<name>' is supported", ref)
+        target = ref.value[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
         if target not in self.defs:
-            raise self.error(f"$ref points to nowhere: {ref}", pointer)
+            raise self.error(f"$ref points to nowhere: {ref.value}", ref)
         return target
 
     def all_fields(self, class_name: str) -> tuple[Field, ...]:
         return all_fields(self.types, class_name)
 
-    def members(self, node: Mapping[str, Any], pointer: str) -> tuple[str, list[Any]] | None:
+    def members(self, node: Node) -> Members | None:
+        """The ``anyOf`` (else ``oneOf``) of ``node``, each member an object."""
         for key in ("anyOf", "oneOf"):
             if key in node:
-                value = node[key]
+                value = node.get(key)
                 if not isinstance(value, list) or not value:
-                    raise self.error(f"'{key}' must be a non-empty array", pointer_join(pointer, key))
-                for index, member in enumerate(value):
-                    if not isinstance(member, dict):
-                        raise self.error(
-                            "a union member must be an object", pointer_join(pointer, key, index)
-                        )
-                if sum(self.enum_member(m) != "const" for m in value) > MAX_UNION_MEMBERS:
+                    raise self.error(f"'{key}' must be a non-empty array", node.at(key))
+                found = node.entries(key)
+                for member in found:
+                    if not member.is_object:
+                        raise self.error("a union member must be an object", member)
+                if sum(self.enum_member(m) != "const" for m in found) > MAX_UNION_MEMBERS:
                     message = f"a union of more than {MAX_UNION_MEMBERS} types cannot be typed"
-                    raise self.error(message, pointer_join(pointer, key))
-                return key, value
+                    raise self.error(message, node.at(key))
+                return Members(key, found)
         return None
 
-    def is_objectish(self, node: Any, seen: frozenset[str] = frozenset()) -> bool:
-        if not isinstance(node, dict):
+    def is_objectish(self, node: Node, seen: frozenset[str] = frozenset()) -> bool:
+        if not node.is_object:
             return False
         if node.get("type") == "object" or "properties" in node:
             return True
-        if "$ref" in node and isinstance(node["$ref"], str):
-            target = node["$ref"].removeprefix("#/$defs/")
+        if "$ref" in node and isinstance(node.get("$ref"), str):
+            target = node.get("$ref").removeprefix("#/$defs/")
             if target in self.defs and target not in seen:
-                return self.is_objectish(self.defs[target], seen | {target})
-        all_of = node.get("allOf")
-        if isinstance(all_of, list):
-            return any(self.is_objectish(item, seen) for item in all_of)
+                return self.is_objectish(self.definition(target), seen | {target})
+        if isinstance(node.get("allOf"), list):
+            return any(self.is_objectish(item, seen) for item in node.entries("allOf"))
         return False
 
     @staticmethod
-    def enum_member(member: Mapping[str, Any]) -> str | None:
+    def enum_member(member: Node) -> str | None:
         """``"const"`` or ``"open"`` for a member an enum may have, else ``None``."""
         structural = {"properties", "items", "anyOf", "oneOf", "allOf", "$ref", "not", "enum"}
         if structural & member.keys():
             return None
         kind = member.get("type")
         if "const" in member:
-            value = member["const"]
+            value = member.get("const")
             if (
                 isinstance(value, (str, int))
                 and not isinstance(value, bool)

@@ -9,16 +9,16 @@ names a side.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import replace
-from typing import Any, cast
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import cast
 
-from ... import naming
+from ... import knowledge, naming
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
-from ...knowledge import section as knowledge_section
 from ..ir import Batch, Method, MethodKind, Side
-from .context import BuildContext, doc_of, list_of, properties_of
+from .context import BuildContext, properties_of
+from .node import Node, Pointer
 
 BOTH = "both"
 """The ``x-side`` of a method the agent and the client each handle (the schema's own word)."""
@@ -28,7 +28,30 @@ META_TABLE_SUFFIX = "Methods"
 
 def handlers() -> dict[str, Side]:
     """Each side of ``[sides]`` -> the side that handles what it sends."""
-    return {side: str(entry["handler"]) for side, entry in knowledge_section("sides").items()}
+    return knowledge.handlers()
+
+
+def side_of_title(title: str) -> str:
+    """The side a root message kind is sent by: the first word of its title (``AgentRequest``: agent).
+
+    The schema names each message kind after its sender and nothing else says who sends it;
+    ``[sides]`` of the knowledge file lists the sides this names.
+    """
+    return naming.snake(title).split("_")[0]
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One payload a root message kind carries: the ``$defs`` type of an envelope's params or result."""
+
+    role: str
+    """``Request``, ``Response`` or ``Notification``: the title of the member that holds the envelope."""
+    payload: str
+    """The ``$defs`` name of the type it carries."""
+    title: str
+    doc: str
+    carrier: Pointer
+    """Where the ``params`` or ``result`` schema that lists the type is."""
 
 
 class MethodBuilder:
@@ -37,109 +60,89 @@ class MethodBuilder:
     def __init__(self, ctx: BuildContext) -> None:
         self.ctx = ctx
 
-    def envelope_payloads(self, node: Any, pointer: str) -> Iterator[tuple[str, str, str]]:
+    def envelope_payloads(self, node: Node) -> Iterator[tuple[str, str, str]]:
         """``(def name, title, description)`` of every payload a params/result schema lists."""
-        if not isinstance(node, dict):
+        if not node.is_object:
             return
         if "$ref" in node:
-            yield self.ctx.resolve(node["$ref"], pointer_join(pointer, "$ref")), "", ""
+            yield self.ctx.resolve(node.child("$ref")), "", ""
             return
         for key in ("anyOf", "oneOf", "allOf"):
-            items = node.get(key)
-            if isinstance(items, list):
-                for index, item in enumerate(items):
-                    for def_name, title, doc in self.envelope_payloads(
-                        item, pointer_join(pointer, key, index)
-                    ):
-                        yield def_name, title or str(item.get("title", "")), doc or doc_of(item)
+            for item in node.entries(key):
+                for def_name, title, doc in self.envelope_payloads(item):
+                    yield def_name, title or item.title(), doc or item.doc()
 
-    def envelope(self, node: Mapping[str, Any], pointer: str) -> dict[str, list[tuple[str, str, str, str]]]:
-        """Payloads of one root message kind, by role (Request/Response/Notification)."""
-        found: dict[str, list[tuple[str, str, str, str]]] = {}
-        targets: list[tuple[Mapping[str, Any], str, str]] = []
-        members = node.get("anyOf")
-        for index, member in enumerate(members if isinstance(members, list) else []):
-            if not isinstance(member, dict):
-                continue
-            member_pointer = pointer_join(pointer, "anyOf", index)
-            role = str(member.get("title", ""))
-            for ref_index, item in enumerate(list_of(member.get("allOf"))):
-                if isinstance(item, dict) and "$ref" in item:
-                    def_name = self.ctx.resolve(
-                        item["$ref"], pointer_join(member_pointer, "allOf", ref_index, "$ref")
-                    )
-                    targets.append((self.ctx.defs[def_name], role, pointer_join("/$defs", def_name)))
+    def envelopes(self, node: Node) -> list[Envelope]:
+        """The payloads of one root message kind, each with the role of its envelope."""
+        targets = [
+            (self.ctx.definition(self.ctx.resolve(item.child("$ref"))), member.title())
+            for member in node.entries("anyOf")
+            if member.is_object
+            for item in member.entries("allOf")
+            if item.is_object and "$ref" in item
+        ]
         if "params" in properties_of(node):
-            targets.append((node, "Notification", pointer))
-        for target, role, target_pointer in targets:
+            targets.append((node, "Notification"))
+        found: list[Envelope] = []
+        for target, role in targets:
             props = properties_of(target)
-            carriers: list[tuple[Any, str]] = []
-            if "params" in props:
-                carriers.append((props["params"], pointer_join(target_pointer, "properties", "params")))
-            for index, branch in enumerate(
-                target.get("anyOf", []) if isinstance(target.get("anyOf"), list) else []
-            ):
-                if isinstance(branch, dict) and "result" in properties_of(branch):
-                    carriers.append(
-                        (
-                            branch["properties"]["result"],
-                            pointer_join(target_pointer, "anyOf", index, "properties", "result"),
-                        )
-                    )
-            for carrier, carrier_pointer in carriers:
-                for def_name, title, doc in self.envelope_payloads(carrier, carrier_pointer):
-                    found.setdefault(role, []).append((def_name, title, doc, carrier_pointer))
+            carriers = [props["params"]] if "params" in props else []
+            carriers += [
+                branch.child("properties", "result")
+                for branch in target.entries("anyOf")
+                if branch.is_object and "result" in properties_of(branch)
+            ]
+            found += [
+                Envelope(role, def_name, title, doc, carrier.pointer)
+                for carrier in carriers
+                for def_name, title, doc in self.envelope_payloads(carrier)
+            ]
         return found
 
     def build_methods(self) -> tuple[tuple[Method, ...], tuple[Batch, ...], dict[str, str]]:
-        roots = self.ctx.root.get("anyOf")
-        if not isinstance(roots, list):
-            raise self.ctx.error("the schema root has no 'anyOf' list of message kinds", "")
-        sent: dict[str, dict[str, list[tuple[str, str, str, str]]]] = {}
+        if not isinstance(self.ctx.root.get("anyOf"), list):
+            raise self.ctx.error("the schema root has no 'anyOf' list of message kinds", self.ctx.root)
+        sent: dict[str, list[Envelope]] = {}
         batches: list[Batch] = []
-        for index, member in enumerate(roots):
-            pointer = pointer_join("/anyOf", index)
-            if not isinstance(member, dict):
-                raise self.ctx.error("a message kind must be an object", pointer)
-            title = str(member.get("title", ""))
+        for member in self.ctx.root.entries("anyOf"):
+            if not member.is_object:
+                raise self.ctx.error("a message kind must be an object", member)
+            title = member.title()
             if member.get("type") == "array":
-                items = member.get("items")
-                members = list_of(items.get("anyOf")) if isinstance(items, dict) else []
-                kinds = tuple(str(m.get("title", "")) for m in members if isinstance(m, dict))
-                sender = naming.snake(title).split("_")[0] if title else ""
-                batches.append(Batch(name=title, sender=sender, items=kinds))
+                items = member.child("items") if isinstance(member.get("items"), dict) else None
+                kinds = tuple(m.title() for m in (items.entries("anyOf") if items else []) if m.is_object)
+                batches.append(Batch(name=title, sender=side_of_title(title), items=kinds))
                 continue
-            sender = naming.snake(title).split("_")[0]
-            for role, payloads in self.envelope(member, pointer).items():
-                sent.setdefault(sender, {}).setdefault(role, []).extend(payloads)
+            sent.setdefault(side_of_title(title), []).extend(self.envelopes(member))
         methods: list[Method] = []
         extensions: dict[str, str] = {}
         responses: dict[tuple[str, str], str] = {}
-        for sender, roles in sent.items():
-            for def_name, _title, _doc_text, _ptr in roles.get("Response", []):
-                wire = self.ctx.defs[def_name].get("x-method")
+        for sender, envelopes in sent.items():
+            for envelope in envelopes:
+                if envelope.role != "Response":
+                    continue
+                wire = self.ctx.definition(envelope.payload).get("x-method")
                 if isinstance(wire, str):
-                    responses[(sender, wire)] = def_name
+                    responses[(sender, wire)] = envelope.payload
                 else:
-                    extensions.setdefault("response", self.ctx.class_of[def_name])
+                    extensions.setdefault("response", self.ctx.class_of[envelope.payload])
         unbound: dict[str, set[str]] = {}
         """Side -> the methods of a side the knowledge does not know (they get models only)."""
         sides = handlers()
         for sender in sorted(sent):
-            roles = sent[sender]
             handler = sides.get(sender)
             for role, kind in (("Request", "request"), ("Notification", "notification")):
-                for def_name, _title, doc, _carrier in roles.get(role, []):
-                    node = self.ctx.defs[def_name]
-                    def_pointer = pointer_join("/$defs", def_name)
+                for envelope in sent[sender]:
+                    if envelope.role != role:
+                        continue
+                    def_name = envelope.payload
+                    node = self.ctx.definition(def_name)
                     wire = node.get("x-method")
                     if wire is None:
                         extensions.setdefault(kind, self.ctx.class_of[def_name])
                         continue
                     if not isinstance(wire, str):
-                        raise self.ctx.error(
-                            "'x-method' must be a string", pointer_join(def_pointer, "x-method")
-                        )
+                        raise self.ctx.error("'x-method' must be a string", node.at("x-method"))
                     side = node.get("x-side")
                     if handler is None or (isinstance(side, str) and side not in sides and side != BOTH):
                         unbound.setdefault(sender if handler is None else side, set()).add(wire)
@@ -149,7 +152,7 @@ class MethodBuilder:
                         raise self.ctx.error(
                             f"'x-side' {said}, but the schema routes this {kind} "
                             f"from the {sender} to the {handler}",
-                            pointer_join(def_pointer, "x-side"),
+                            node.at("x-side"),
                         )
                     result = None
                     if kind == "request":
@@ -158,7 +161,7 @@ class MethodBuilder:
                             raise self.ctx.error(
                                 f"x-method {wire!r} has a request but no matching response "
                                 f"sent by the {handler}",
-                                def_pointer,
+                                node,
                             )
                         result = self.ctx.class_of[response]
                     methods.append(
@@ -169,7 +172,7 @@ class MethodBuilder:
                             kind=cast(MethodKind, kind),
                             params=self.ctx.class_of[def_name],
                             result=result,
-                            doc=doc or doc_of(node),
+                            doc=envelope.doc or node.doc(),
                             unstable=self.ctx.type_is_unstable(def_name, node) or self.method_is_new(wire),
                         )
                     )
@@ -198,7 +201,7 @@ class MethodBuilder:
                     if def_name in responses.values()
                     else "is not a request, response or notification of any message kind"
                 )
-                raise self.ctx.error(f"x-method {wire!r} {what}", pointer_join("/$defs", def_name))
+                raise self.ctx.error(f"x-method {wire!r} {what}", node)
         methods.sort(key=lambda m: (m.side, m.wire_name, m.kind))
         return tuple(methods), tuple(batches), dict(sorted(extensions.items()))
 
@@ -206,20 +209,16 @@ class MethodBuilder:
         """Class name of each envelope a root message kind refers to -> the side sending it."""
         found: dict[str, str] = {}
         sides = handlers()
-        for index, member in enumerate(self.ctx.root.get("anyOf", [])):
-            if not isinstance(member, dict) or member.get("type") == "array":
+        for member in self.ctx.root.entries("anyOf"):
+            if not member.is_object or member.get("type") == "array":
                 continue
-            sender = naming.snake(str(member.get("title", ""))).split("_")[0]
+            sender = side_of_title(member.title())
             if sender not in sides:
                 continue
-            for role_index, role in enumerate(member.get("anyOf", [])):
-                items = role.get("allOf", []) if isinstance(role, dict) else []
-                for item_index, item in enumerate(items if isinstance(items, list) else []):
-                    if isinstance(item, dict) and "$ref" in item:
-                        where = pointer_join(
-                            "/anyOf", index, "anyOf", role_index, "allOf", item_index, "$ref"
-                        )
-                        found[self.ctx.class_of[self.ctx.resolve(item["$ref"], where)]] = sender
+            for role in member.entries("anyOf"):
+                for item in role.entries("allOf") if role.is_object else []:
+                    if item.is_object and "$ref" in item:
+                        found[self.ctx.class_of[self.ctx.resolve(item.child("$ref"))]] = sender
         return dict(sorted(found.items()))
 
     def method_is_new(self, wire: str) -> bool:

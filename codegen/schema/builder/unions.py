@@ -22,12 +22,10 @@ that their docstrings can say which member of which union they are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ... import naming
-from ...errors import pointer_join
 from ..ir import (
     JsonScalar,
     ObjectType,
@@ -42,7 +40,8 @@ from ..ir import (
     Variant,
     resolve,
 )
-from .context import BuildContext, TypeInfo, doc_of, is_marked_unstable, properties_of
+from .context import BuildContext, Members, TypeInfo, is_marked_unstable, properties_of
+from .node import Node, Pointer
 from .types import Part
 
 if TYPE_CHECKING:
@@ -83,14 +82,14 @@ class UnionBuilder:
         self.ctx = ctx
         self.type_builder = type_builder
 
-    def tag_property(self, members: list[dict[str, Any]]) -> str | None:
+    def tag_property(self, members: list[Node]) -> str | None:
         """The property every tagged member pins with ``const``."""
         candidates: set[str] | None = None
         for member in members:
             consts = {
                 key
                 for key, prop in properties_of(member).items()
-                if isinstance(prop, dict) and "const" in prop and isinstance(prop["const"], (str, int))
+                if "const" in prop and isinstance(prop.get("const"), (str, int))
             }
             if not consts or "not" in member:
                 continue
@@ -100,10 +99,10 @@ class UnionBuilder:
         return sorted(candidates)[0]
 
     @staticmethod
-    def reserved_values(member: Mapping[str, Any], tag: str) -> tuple[JsonScalar, ...]:
+    def reserved_values(member: Node, tag: str) -> tuple[JsonScalar, ...]:
         found: list[JsonScalar] = []
 
-        def walk(node: Any) -> None:
+        def walk(node: object) -> None:
             if isinstance(node, dict):
                 prop = (
                     node.get("properties", {}).get(tag) if isinstance(node.get("properties"), dict) else None
@@ -123,58 +122,54 @@ class UnionBuilder:
         return tuple(dict.fromkeys(v for v in found if v is None or isinstance(v, (str, int, float))))
 
     @staticmethod
-    def is_value_member(member: Mapping[str, Any]) -> bool:
+    def is_value_member(member: Node) -> bool:
         """Whether a union member is not an object: a scalar or array schema, or an untyped one."""
         return not (_OBJECT_KEYWORDS & member.keys()) and member.get("type") != "object"
 
-    def member_parts(self, member: Mapping[str, Any], pointer: str) -> tuple[list[Part], list[Branch]]:
+    def member_parts(self, member: Node) -> tuple[list[Part], list[Branch]]:
         """The field sources of one union member, and the inner unions it builds on."""
         parts: list[Part] = []
         if "properties" in member or "required" in member:
-            parts.append(self.type_builder.inline_part(member, pointer))
+            parts.append(self.type_builder.inline_part(member))
         branches: list[Branch] = []
-        refs: list[tuple[Any, str]] = []
+        refs: list[Node] = []
         if "$ref" in member:
-            refs.append((member["$ref"], pointer_join(pointer, "$ref")))
-        all_of = member.get("allOf")
-        for index, item in enumerate(all_of if isinstance(all_of, list) else []):
-            item_pointer = pointer_join(pointer, "allOf", index)
-            if isinstance(item, dict) and "$ref" in item:
-                refs.append((item["$ref"], pointer_join(item_pointer, "$ref")))
-            elif isinstance(item, dict):
-                item_parts, item_branches = self.member_parts(item, item_pointer)
+            refs.append(member.child("$ref"))
+        for item in member.entries("allOf"):
+            if item.is_object and "$ref" in item:
+                refs.append(item.child("$ref"))
+            elif item.is_object:
+                item_parts, item_branches = self.member_parts(item)
                 parts.extend(item_parts)
                 branches.extend(item_branches)
-        for ref, ref_pointer in refs:
-            target = self.type_builder.ensure(self.ctx.resolve(ref, ref_pointer))
+        for ref in refs:
+            target = self.type_builder.ensure(self.ctx.resolve(ref))
             if isinstance(target, ObjectType):
-                parts.append(Part(class_name=target.name, pointer=ref_pointer))
+                parts.append(Part(ref, class_name=target.name))
             elif isinstance(target, UnionType):
-                branches.append(self.branch_of_union(target, ref_pointer))
+                branches.append(self.branch_of_union(target, ref.pointer))
             else:
-                raise self.ctx.error("a union member may only build on object types", ref_pointer)
-        nested = self.ctx.members(member, pointer)
+                raise self.ctx.error("a union member may only build on object types", ref)
+        nested = self.ctx.members(member)
         if nested is not None:
-            branches.append(self.inline_branch(nested, pointer))
+            branches.append(self.inline_branch(nested))
         return parts, branches
 
-    def inline_branch(self, nested: tuple[str, list[dict[str, Any]]], pointer: str) -> Branch:
+    def inline_branch(self, nested: Members) -> Branch:
         """An ``anyOf`` written inside a member: its members are options, tagged or told apart by title."""
-        key, members = nested
-        tag = self.tag_property(members)
+        tag = self.tag_property(nested.nodes)
         tag_py = naming.field_name(tag) if tag is not None else None
         options: list[Option] = []
-        for index, item in enumerate(members):
-            item_pointer = pointer_join(pointer, key, index)
+        for item in nested.nodes:
             selector = self.selector(item, tag)
-            item_parts, item_branches = self.member_parts(item, item_pointer)
-            label = str(item.get("title", "")) or (str(selector[0]) if selector[1] == "tag" else "")
+            item_parts, item_branches = self.member_parts(item)
+            label = item.title() or (str(selector[0]) if selector[1] == "tag" else "")
             if not label:
-                raise self.ctx.error("a nested union member needs a title to be named", item_pointer)
-            options.append(Option(label, selector[1], item_parts, item_branches, doc_of(item), selector[0]))
-        return Branch(options, tag, tag_py, exclusive=key == "oneOf")
+                raise self.ctx.error("a nested union member needs a title to be named", item)
+            options.append(Option(label, selector[1], item_parts, item_branches, item.doc(), selector[0]))
+        return Branch(options, tag, tag_py, exclusive=nested.exclusive)
 
-    def branch_of_union(self, target: UnionType, pointer: str) -> Branch:
+    def branch_of_union(self, target: UnionType, where: Pointer) -> Branch:
         """A variant builds on the union ``target``: each of its members is an option, at any depth."""
         options: list[Option] = []
         for variant in target.members:
@@ -182,13 +177,13 @@ class UnionBuilder:
             label = variant.title or ("other" if kind == "other" else str(variant.tag))
             found = resolve(self.ctx.types, variant.type)
             if isinstance(found, ObjectType):
-                parts, branches = [Part(class_name=found.name, pointer=pointer)], []
+                parts, branches = [Part(where, class_name=found.name)], []
             elif isinstance(found, UnionType):
-                parts, branches = [], [self.branch_of_union(found, pointer)]
+                parts, branches = [], [self.branch_of_union(found, where)]
             else:
                 raise self.ctx.error(
                     f"a variant may not build on {target.name}: its member {label!r} is not an object",
-                    pointer,
+                    where,
                 )
             options.append(Option(label, kind, parts, branches, variant.doc, variant.tag))
         return Branch(options, target.tag_wire_name, target.tag_py_name, exclusive=target.exclusive)
@@ -210,13 +205,13 @@ class UnionBuilder:
             return "null"
         return "untagged"
 
-    def selector(self, member: Mapping[str, Any], tag: str | None) -> tuple[JsonScalar, OriginKind]:
+    def selector(self, member: Node, tag: str | None) -> tuple[JsonScalar, OriginKind]:
         """How a union member is selected: its tag value, or as catch-all, null-tag or untagged member."""
         prop = properties_of(member).get(tag) if tag is not None else None
-        if not isinstance(prop, dict):
+        if prop is None or not prop.is_object:
             return None, "untagged"
         if "const" in prop:
-            return prop["const"], "tag"
+            return prop.get("const"), "tag"
         if "not" in member:
             return None, "other"
         if prop.get("type") == "null":
@@ -228,7 +223,7 @@ class UnionBuilder:
         name: str,
         parts: list[Part],
         doc: str,
-        pointer: str,
+        where: Node,
         info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
@@ -243,7 +238,7 @@ class UnionBuilder:
             name=name,
             fields=fields,
             doc=doc,
-            pointer=pointer,
+            pointer=str(where.pointer),
             unstable=info.unstable,
             internal=info.internal,
             base=base,
@@ -258,39 +253,32 @@ class UnionBuilder:
         self,
         name: str,
         def_name: str | None,
-        node: dict[str, Any],
-        key: str,
-        members: list[dict[str, Any]],
-        pointer: str,
+        node: Node,
+        members: Members,
         info: TypeInfo,
-        skip: frozenset[int] = frozenset(),
+        skip: frozenset[Pointer] = frozenset(),
     ) -> UnionType:
         """A union of objects, written as a ``$defs`` entry or inline (``def_name`` is then ``None``).
 
-        Members whose ``id()`` is in ``skip`` are left out (an inline union's bare ``null`` members).
+        Members at a pointer in ``skip`` are left out (an inline union's bare ``null`` members).
         """
-        shared = (
-            [self.type_builder.inline_part(node, pointer)]
-            if "properties" in node or "required" in node
-            else []
-        )
-        tag = self.tag_property(members)
+        shared = [self.type_builder.inline_part(node)] if "properties" in node or "required" in node else []
+        tag = self.tag_property(members.nodes)
         tag_py = naming.field_name(tag) if tag is not None else None
         variants: list[Variant] = []
         catch_all: Variant | None = None
-        for index, member in enumerate(members):
-            if id(member) in skip:
+        for member in members.nodes:
+            if member.pointer in skip:
                 continue
-            member_pointer = pointer_join(pointer, key, index)
             tag_value, kind = self.selector(member, tag)
-            title = str(member.get("title", ""))
-            doc = doc_of(member)
+            title = member.title()
+            doc = member.doc()
             if self.is_value_member(member):
                 context = name + naming.pascal(title or "member")
-                value = self.type_builder.type_expr(member, member_pointer, context)
+                value = self.type_builder.type_expr(member, context)
                 variants.append(Variant(tag=None, type=value, title=title, doc=doc))
                 continue
-            parts, branches = self.member_parts(member, member_pointer)
+            parts, branches = self.member_parts(member)
             member_info = info.marked_unstable(is_marked_unstable(member))
             tag_info = (
                 TagValue(tag, tag_py, tag_value) if tag is not None and tag_py and kind == "tag" else None
@@ -304,28 +292,20 @@ class UnionBuilder:
             if plain and len(parts) == 1 and parts[0].class_name is not None:
                 expr: TypeExpr = Ref(parts[0].class_name)
             else:
-                label = self.member_label(tag_value, title, kind == "other", parts, member_pointer)
+                label = self.member_label(tag_value, title, kind == "other", parts, member)
                 origin = Origin(name, tag, tag_value, label, kind)
-                base_name = self.ctx.claim_first(naming.variant_names(label, name), member_pointer)
+                base_name = self.ctx.claim_first(naming.variant_names(label, name), member)
                 expr = self.expand(
-                    base_name,
-                    shared + parts,
-                    branches,
-                    doc,
-                    member_pointer,
-                    member_info,
-                    tag_info,
-                    reserved,
-                    origin,
+                    base_name, shared + parts, branches, doc, member, member_info, tag_info, reserved, origin
                 )
             variant = Variant(tag=tag_value, type=expr, title=title, doc=doc)
             if kind == "other":
                 if catch_all is not None:
-                    raise self.ctx.error("a union may have only one catch-all member", member_pointer)
+                    raise self.ctx.error("a union may have only one catch-all member", member)
                 catch_all = variant
             else:
                 if tag_value is not None and any(v.tag == tag_value for v in variants):
-                    raise self.ctx.error(f"tag value {tag_value!r} appears twice", member_pointer)
+                    raise self.ctx.error(f"tag value {tag_value!r} appears twice", member)
                 variants.append(variant)
         common_fields = self.type_builder.combine(shared, name, def_name)[0] if shared else ()
         return UnionType(
@@ -335,12 +315,12 @@ class UnionBuilder:
             tag_py_name=tag_py,
             catch_all=catch_all,
             fields=common_fields,
-            exclusive=key == "oneOf",
+            exclusive=members.exclusive,
             **info.fields(),
         )
 
     def member_label(
-        self, tag_value: JsonScalar, title: str, is_catch_all: bool, parts: list[Part], pointer: str
+        self, tag_value: JsonScalar, title: str, is_catch_all: bool, parts: list[Part], member: Node
     ) -> str:
         if tag_value is not None:
             return str(tag_value)
@@ -350,7 +330,7 @@ class UnionBuilder:
             return "other"
         required = sorted(set().union(*(p.required for p in parts))) if parts else []
         if not required:
-            raise self.ctx.error("an untagged union member needs a title to be named", pointer)
+            raise self.ctx.error("an untagged union member needs a title to be named", member)
         return "with_" + required[0]
 
     def expand(
@@ -359,7 +339,7 @@ class UnionBuilder:
         parts: list[Part],
         branches: list[Branch],
         doc: str,
-        pointer: str,
+        member: Node,
         info: TypeInfo,
         tag: TagValue | None,
         reserved: ReservedTags | None,
@@ -371,22 +351,23 @@ class UnionBuilder:
         first inner union's tag, with one member per option, each expanded in
         turn with the option's parts and the remaining inner unions: the
         nesting of the schema, level by level, with the outer tags pinned on
-        every class at the bottom.
+        every class at the bottom.  Every class and union of it is placed at
+        the union ``member`` it comes from.
         """
         if not branches:
-            return Ref(self.variant_class(name, parts, doc, pointer, info, tag, reserved, origin))
+            return Ref(self.variant_class(name, parts, doc, member, info, tag, reserved, origin))
         first, rest = branches[0], branches[1:]
         variants: list[Variant] = []
         catch_all: Variant | None = None
         for option in first.options:
-            child = self.ctx.claim(naming.pascal(option.label) + name, pointer)
+            child = self.ctx.claim(naming.pascal(option.label) + name, member)
             child_origin = Origin(name, first.tag_wire, option.tag, option.label, option.kind)
             expr = self.expand(
                 child,
                 parts + option.parts,
                 option.branches + rest,
                 option.doc,
-                pointer,
+                member,
                 info,
                 tag,
                 reserved,
@@ -401,7 +382,7 @@ class UnionBuilder:
             name=name,
             variants=tuple(variants),
             doc=doc,
-            pointer=pointer,
+            pointer=str(member.pointer),
             unstable=info.unstable,
             internal=info.internal,
             tag_wire_name=first.tag_wire,

@@ -400,10 +400,10 @@ def test_the_proxy_meta_table_is_checked_like_the_others() -> None:
 
 def test_a_side_the_knowledge_lacks_is_listed_once_per_method(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without [sides].proxy the proxy methods are a gap, proxy/successor named once for its two kinds."""
-    from codegen.knowledge import section
+    from codegen import knowledge
 
-    sides = {k: v for k, v in section("sides").items() if k != "proxy"}
-    monkeypatch.setattr("codegen.schema.builder.methods.knowledge_section", lambda name: sides)
+    sides = {k: v for k, v in knowledge.handlers().items() if k != "proxy"}
+    monkeypatch.setattr("codegen.knowledge.handlers", lambda: sides)
     defs, roots, meta = with_proxy_side()
     with collecting(strict=False) as found:
         built = build(defs, roots, meta)
