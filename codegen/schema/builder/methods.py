@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ... import naming
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
 from ...knowledge import section as knowledge_section
-from ..ir import Batch, Method, MethodKind, Side
+from ..ir import Batch, Field, Method, MethodKind, Side
 from .context import BuildContext, doc_of, list_of, properties_of
+
+if TYPE_CHECKING:
+    from .types import TypeBuilder
 
 BOTH = "both"
 """The ``x-side`` of a method the agent and the client each handle (the schema's own word)."""
@@ -220,6 +223,17 @@ class MethodBuilder:
                             "/anyOf", index, "anyOf", role_index, "allOf", item_index, "$ref"
                         )
                         found[self.ctx.class_of[self.ctx.resolve(item["$ref"], where)]] = sender
+        return dict(sorted(found.items()))
+
+    def message_fields(self, types: TypeBuilder) -> dict[str, tuple[Field, ...]]:
+        """Each side -> the properties beside its root message kind's ``anyOf`` (``jsonrpc``)."""
+        found: dict[str, tuple[Field, ...]] = {}
+        for index, member in enumerate(list_of(self.ctx.root.get("anyOf"))):
+            if not isinstance(member, dict) or member.get("type") == "array" or "properties" not in member:
+                continue
+            title = str(member.get("title", ""))
+            part = types.inline_part(member, pointer_join("/anyOf", index))
+            found[naming.snake(title).split("_")[0]] = types.combine([part], naming.pascal(title), None)[0]
         return dict(sorted(found.items()))
 
     def method_is_new(self, wire: str) -> bool:
