@@ -29,24 +29,7 @@ from ..schema.releases import surfaces_of
 from .compare import compare_types
 from .context import Context
 from .methods import compare_methods
-from .model import Change, DiffResult, SurfaceDiff
-from .rules import CATALOG, SEVERITIES
-
-_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
-_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
-
-
-def _report_order(change: Change) -> tuple[int, bool, int, str, str, str]:
-    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
-    return (
-        _SEVERITY_ORDER[change.severity],
-        change.layer == "python",
-        _RULE_ORDER[change.rule.id],
-        change.subject,
-        change.detail,
-        change.key,
-    )
-
+from .model import DiffResult, SurfaceDiff, report_order
 
 def diff_surfaces(
     old: ApiSurface, new: ApiSurface, old_file: str | None = None, new_file: str | None = None
@@ -58,7 +41,7 @@ def diff_surfaces(
     """
     ctx = Context.between(old, new, old_file, new_file)
     found = [*compare_types(ctx), *compare_methods(ctx)]
-    return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=_report_order)))
+    return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=report_order)))
 
 
 def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:

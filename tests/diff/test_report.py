@@ -22,7 +22,8 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "json")
     data = json.loads(out)
     assert data["old"] == A3 and data["new"] == A5 and data["failed"] is True
-    assert data["summary"] == {"stable": {"breaking": 1, "warning": 0, "info": 1}}
+    # the wire change, and the Python one it makes: PromptResponse(...) needs message_id
+    assert data["summary"] == {"stable": {"breaking": 2, "warning": 0, "info": 1}}
     first = data["changes"][0]
     assert first["rule"] == "field-added-required" and first["fingerprint"] == MESSAGE_ID
     assert (
@@ -36,7 +37,12 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
         {"kind": "field", "name": "messageId"},
     ]
     assert first["new"] == "MessageId" and "old" not in first
-    assert first["flow"] == {"senders": ["agent"], "receivers": ["client"]}
+    # who sends and receives the data, in the old release and in the new one
+    assert first["flow"] == {
+        "old": {"senders": ["agent"], "receivers": ["client"]},
+        "new": {"senders": ["agent"], "receivers": ["client"]},
+    }
+    assert first["stabilities"] == ["stable"]
     assert first["explanation"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
     assert "rule_url" not in first and first["file"] == f"schemas/v2/{A5}/schema.json"
 
@@ -46,7 +52,8 @@ def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses(
 ) -> None:
     """Read outside this repository, the report explains its rules itself: no link into the repository."""
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "markdown")
-    assert "| stable | 1 | 0 | 1 |" in out
+    assert "| stable | 2 | 0 | 1 |" in out
+    assert "| stable and unstable, distinct |" not in out  # one level: nothing to count twice
     assert "[`field-added-required`](#field-added-required)" in out
     assert "\n## Rules\n\n### field-added-required\n\n" + rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in out
     assert "### field-added-optional" in out and "### type-changed" not in out
@@ -73,14 +80,15 @@ def test_rule_links_go_to_the_configured_public_catalog(
 def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "github")
     lines = out.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     schema = ROOT / "schemas" / "v2" / A5 / "schema.json"
     line = _line_of_key(schema, '"messageId": {')  # the field, read from the file itself
     assert lines[0].startswith(
         f"::error file=schemas/v2/{A5}/schema.json,line={line},title=field-added-required (stable%2C wire)::"
     )
     assert rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in lines[0]
-    assert lines[1].startswith("::notice ")
+    assert lines[1].startswith("::error ") and "python-class-argument-required (stable%2C python)" in lines[1]
+    assert lines[2].startswith("::notice ")
 
 
 def _line_of_key(path: Path, needle: str) -> int:
