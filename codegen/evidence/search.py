@@ -315,12 +315,17 @@ class Pair:
             return refusal is not None and anchor in refusal.places
 
         message = shrink(best.instance, keeps)
+        # a new sender's message refused by an old receiver, or the reverse
+        traffic = change.flow
+        source_flow, target_flow = (
+            (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
+        )
         error = target.models.refusal(target_name, message)
         return Evidence(
             message=message,
             schema_type=root,
-            sent_by=_peers(source.release, change.flow.senders),
-            refused_by=_peers(target.release, change.flow.receivers),
+            sent_by=_peers(source.release, source_flow.senders),
+            refused_by=_peers(target.release, target_flow.receivers),
             error=first_error(error),
             schema_refuses=not target.valid(target_name, message),
         )
