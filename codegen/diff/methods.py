@@ -72,16 +72,20 @@ def compare_methods(ctx: Context) -> Iterator[Change]:
 
 
 def _gone(ctx: Context, old: Method) -> Traffic:
-    """The traffic of a method that is gone: its old callers, and its handlers' roles still in the new release."""
+    """The traffic of a method that is gone (or moved): its old callers and handlers, as far as the new
+    release has them.
+
+    Old callers still call it, and the peers in the handlers' roles answer them in the new release.
+    """
     flow = method_flow(old, ctx.old_peers)
-    still = frozenset(p for p in flow.receivers if p in ctx.new_peers.names)
-    return Traffic(flow, Flow(frozenset(), still))
+    present = set(ctx.new_peers.names)
+    return Traffic(flow, Flow(flow.senders & present, flow.receivers & present))
 
 
 def moved(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[Change]:
     """One method handled by the other side now, or of the other kind (a notification became a request)."""
     old_m, new_m = old_spec.method, new_spec.method
-    traffic = Traffic(method_flow(old_m, ctx.old_peers), method_flow(new_m, ctx.new_peers))
+    traffic = _gone(ctx, old_m)  # what the old callers and handlers did is what breaks
     if old_m.kind != new_m.kind:
         yield ctx.change(
             RuleId.METHOD_KIND_CHANGED, (method_part(new_m),), traffic, old=old_m.kind, new=new_m.kind
@@ -176,8 +180,8 @@ def compare_sides(ctx: Context) -> Iterator[Change]:
     before, after = set(ctx.old_sides), set(ctx.new_sides)
     for side in sorted(before - after):
         # the side's old peers find no one in its role, and old peers in that role no one to serve
-        others = frozenset(p for p in ctx.old_sides if p != side)
-        traffic = Traffic(Flow(frozenset({side}), others), Flow(others, others))
+        everyone = frozenset(ctx.old_sides)
+        traffic = Traffic(Flow(everyone, everyone), Flow(everyone, everyone))
         yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), traffic, old=_side_methods(ctx.old, side))
     for side in sorted(after - before):
         traffic = Traffic(new=Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side)))

@@ -65,11 +65,15 @@ class Traffic:
     """The flow of the data a change is in, in the old release and in the new one.
 
     A change breaks *old senders* when a peer running the old release sends
-    the data to one running the new release (``old.senders``, if the new
-    release has receivers), and *old receivers* when a new sender's data
-    reaches a peer running the old release (``old.receivers``, if the new
-    release has senders).  A peer the old release does not have is never an
-    old one, and data the new release no longer carries breaks no one.
+    the data to one running the new release, and *old receivers* when a new
+    sender's data reaches a peer running the old release.  So an old sender
+    is a role that sends the data in both releases (and the new release has
+    someone to receive it), an old receiver a role that receives it in both
+    (and the new release has someone to send it): a peer the old release does
+    not have is never an old one, a role that no longer sends or receives the
+    data is not hurt by its shape (what it stopped doing is a change of its
+    own, such as a method that moved), and data the new release no longer
+    carries breaks no one.
     """
 
     old: Flow = NO_FLOW
@@ -87,9 +91,9 @@ class Traffic:
         """The peers a rule that breaks ``breaks`` hurts when they still run the old release."""
         peers: set[Peer] = set()
         if breaks in ("senders", "both") and self.new.receivers:
-            peers |= self.old.senders
+            peers |= self.old.senders & self.new.senders
         if breaks in ("receivers", "both") and self.new.senders:
-            peers |= self.old.receivers
+            peers |= self.old.receivers & self.new.receivers
         return frozenset(peers)
 
 
