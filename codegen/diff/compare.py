@@ -284,9 +284,7 @@ def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterat
     dropped = tuple(s for s in before if s not in after)
     added = tuple(s for s in after if s not in before)
     if dropped or added:
-        yield ctx.change(
-            RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added
-        )
+        yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
 
 
 def derived(named: NamedType | None) -> bool:
@@ -561,7 +559,9 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
     if without_constraints(old) == without_constraints(new):
         for place, a, b in _constraint_pairs(old, new, path):
             for rule_id, keyword, before, after in constraint_changes(a, b):
-                yield ctx.change(rule_id, (*place, KeywordPart(keyword)), traffic, where, old=before, new=after)
+                yield ctx.change(
+                    rule_id, (*place, KeywordPart(keyword)), traffic, where, old=before, new=after
+                )
         return
     if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
         for rule_id, keyword, before, after in constraint_changes(old.constraints, new.constraints):
@@ -572,10 +572,14 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
         yield from _compare(ctx, old.value, new.value, at.down(InnerPart("values")))
         return
     containers = (Ref, ArrayOf, MapOf)
-    if isinstance(old, Nullable) and isinstance(new, Nullable) and type(old.inner) is type(new.inner):
-        if isinstance(new.inner, containers):  # null taken on both sides: what else is taken
-            yield from _compare(ctx, old.inner, new.inner, at)
-            return
+    if (
+        isinstance(old, Nullable)
+        and isinstance(new, Nullable)
+        and type(old.inner) is type(new.inner)
+        and isinstance(new.inner, containers)
+    ):
+        yield from _compare(ctx, old.inner, new.inner, at)  # null taken on both sides: what else is taken
+        return
     if isinstance(old, Ref) and isinstance(new, Ref):
         yield from _swap(ctx, old, new, at)
         return
@@ -640,7 +644,9 @@ def covers(ctx: Context, wide: TypeExpr, narrow: TypeExpr, side: Side) -> bool:
                 if isinstance(narrow, Const):
                     return narrow.value in allowed
                 them = _type_of(ctx, narrow, other)
-                return isinstance(them, EnumType) and not them.open and {v.value for v in them.values} <= allowed
+                return (
+                    isinstance(them, EnumType) and not them.open and {v.value for v in them.values} <= allowed
+                )
             if isinstance(narrow, Ref):
                 old, new = (narrow, wide) if side == "new" else (wide, narrow)
                 breaks = shape_breaks(ctx, old, new)
@@ -664,7 +670,7 @@ def _type_of(ctx: Context, expr: TypeExpr, side: Side) -> NamedType | None:
 
 
 def _scalar_covers(scalar: str, narrow: TypeExpr, named: NamedType | None) -> bool:
-    """Whether the unconstrained JSON type ``scalar`` takes every value of ``narrow`` (``named``: its type)."""
+    """Whether the unconstrained JSON type ``scalar`` takes every value of ``narrow`` (of type ``named``)."""
     match narrow:
         case Scalar(type=kind):
             return kind == scalar or (scalar == "number" and kind == "integer")
@@ -841,10 +847,14 @@ def compare_member(ctx: Context, old: TypeExpr, new: TypeExpr, at: At, shared: S
     """
     old_type = _named(ctx.old, rename_refs(old, ctx.renames), ctx.renamed_from)
     new_type = _named(ctx.new, new, {})
-    if isinstance(old_type, (ObjectType, UnionType)) and isinstance(new_type, (ObjectType, UnionType)):
-        if old_type.origin is not None and new_type.origin is not None:
-            yield from compare_derived(ctx, old_type, new_type, at, shared)
-            return
+    if (
+        isinstance(old_type, (ObjectType, UnionType))
+        and isinstance(new_type, (ObjectType, UnionType))
+        and old_type.origin is not None
+        and new_type.origin is not None
+    ):
+        yield from compare_derived(ctx, old_type, new_type, at, shared)
+        return
     yield from compare_expr(ctx, old, new, at)
 
 

@@ -31,6 +31,7 @@ from .context import Context
 from .methods import compare_methods
 from .model import DiffResult, SurfaceDiff, report_order
 
+
 def diff_surfaces(
     old: ApiSurface, new: ApiSurface, old_file: str | None = None, new_file: str | None = None
 ) -> SurfaceDiff:

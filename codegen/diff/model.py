@@ -51,13 +51,13 @@ __all__ = [
     "AttributePart",
     "Change",
     "DiffResult",
-    "Level",
     "EnvelopePart",
     "Evidence",
     "FieldPart",
     "HandlerPart",
     "InnerPart",
     "KeywordPart",
+    "Level",
     "MemberPart",
     "MessagePart",
     "MessagesPart",
@@ -292,8 +292,7 @@ def _copies_together(changes: list[Change]) -> list[Change]:
             continue
         edit = json.dumps([to_json(change.old), to_json(change.new)], sort_keys=True)
         groups.setdefault((change.rule.id, edit, change.appears_in), []).append(change)
-    for found in groups.values():
-        out.append(replace(found[0], also=tuple(c.path for c in found[1:])) if len(found) > 1 else found[0])
+    out.extend(replace(found[0], also=tuple(c.path for c in found[1:])) for found in groups.values())
     return out
 
 

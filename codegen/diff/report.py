@@ -124,7 +124,9 @@ def evidence_line(change: Change) -> str:
         return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
     if isinstance(found, NoEvidence):
         if not found.searchable:
-            return f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
+            return (
+                f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
+            )
         why = f"; {found.reason}" if found.reason else ""
         return f"evidence: no evidence found ({found.examples} generated messages tried{why})"
     return ""

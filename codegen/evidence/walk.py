@@ -36,8 +36,6 @@ Place = tuple[str, str | None]
 """A named type and the field (wire name) the path takes in it (``None``: the type itself)."""
 
 
-
-
 def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
     """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
     steps: list[str | int] = []

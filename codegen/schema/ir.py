@@ -300,8 +300,8 @@ class UnionType:
     exclusive: bool = False
     """Written as ``oneOf``: a value that more than one member accepts is refused (``anyOf`` takes it)."""
     mirrors: str | None = None
-    """For a union derived from a variant that builds on another union with a ``$ref``: that union, whose
-    members this one repeats (the variant's own properties pinned on each).  ``None`` for every other union."""
+    """For a union derived from a variant that builds on another union with a ``$ref``: that union,
+    whose members this one repeats (the variant's own properties pinned on each).  ``None`` otherwise."""
     kind: Literal["union"] = "union"
 
     @property

@@ -198,7 +198,8 @@ def prompt_must(defs: Defs) -> None:
 
 
 def cost_as_price(defs: Defs) -> None:
-    """``UsageUpdate.cost`` refers to ``Price``, a copy of ``Cost`` (which stays): the same wire, another class."""
+    """``UsageUpdate.cost`` refers to ``Price``, a copy of ``Cost`` (which stays): the same wire, another
+    class."""
     defs["Price"] = deep(defs["Cost"])
     props(defs, "UsageUpdate")["cost"] = json.loads(
         json.dumps(props(defs, "UsageUpdate")["cost"]).replace("#/$defs/Cost", "#/$defs/Price")
@@ -242,7 +243,7 @@ def prompt_unstable(m: Method) -> Method:
 
 
 def cancel_as_request(m: Method) -> Method:
-    """``session/cancel``, a notification to the agent, becomes a request answered with a ``PromptResponse``."""
+    """``session/cancel``, a notification to the agent, becomes a request answered by a PromptResponse."""
     if m.wire_name != "session/cancel":
         return m
     return dataclasses.replace(m, kind="request", result="PromptResponse")

@@ -17,7 +17,7 @@ from tests.support.releases import surface_of
 
 
 def python_id() -> str:
-    """The fingerprint of alpha.3 -> alpha.5's other breaking change: ``PromptResponse`` needs ``message_id``."""
+    """The fingerprint of alpha.3 -> alpha.5's other breaking change: PromptResponse needs message_id."""
     found = diff_surfaces(surface_of(A3, False), surface_of(A5, False)).changes
     return only(found, "python-class-argument-required").fingerprint
 
