@@ -311,9 +311,13 @@ def compare_types(ctx: Context) -> Iterator[Change]:
             )
             if not (derived(old_type) and derived(new_type)):
                 yield from compare_type(ctx, old_type, new_type)
+            else:
+                yield from python_kind(ctx, old_type, new_type)
         elif name in ctx.new.types:
             if not (derived(old_type) and derived(ctx.new.types[name])):
                 yield from compare_type(ctx, old_type, ctx.new.types[name])
+            else:
+                yield from python_kind(ctx, old_type, ctx.new.types[name])
         else:
             yield ctx.change(RuleId.PYTHON_CLASS_REMOVED, (TypePart(name),), where=old_type, at_old=True)
     for name, new_type in ctx.new.types.items():
@@ -321,14 +325,20 @@ def compare_types(ctx: Context) -> Iterator[Change]:
             yield ctx.change(RuleId.PYTHON_CLASS_ADDED, (TypePart(name),), where=new_type)
 
 
-def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
-    """Two types of the same name (or renamed), at their own schema location."""
+def python_kind(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
+    """A generated class that became a union of classes, or a union that became one class."""
     here: Path = (TypePart(new.name),)
-    at = At(here, ctx.traffic(old.name, new.name), new, new.name, new.name not in ctx.bound_params)
     if isinstance(old, ObjectType) and isinstance(new, UnionType):
         yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, here, where=new, new=new.tag_wire_name)
     elif isinstance(old, UnionType) and isinstance(new, ObjectType):
         yield ctx.change(RuleId.PYTHON_UNION_BECAME_CLASS, here, where=new)
+
+
+def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
+    """Two types of the same name (or renamed), at their own schema location."""
+    here: Path = (TypePart(new.name),)
+    at = At(here, ctx.traffic(old.name, new.name), new, new.name, new.name not in ctx.bound_params)
+    yield from python_kind(ctx, old, new)
     if old.unstable != new.unstable and new.schema_name is not None:
         rule = RuleId.TYPE_BECAME_UNSTABLE if new.unstable else RuleId.TYPE_BECAME_STABLE
         yield ctx.change(rule, here, where=new)
