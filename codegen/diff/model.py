@@ -275,24 +275,31 @@ def merged(changes: Iterable[Change]) -> tuple[Change, ...]:
     return tuple(sorted(_copies_together(out), key=report_order))
 
 
+STABILITIES: tuple[Stability, ...] = ("stable", "unstable")
 COPIED_EDITS = frozenset({RuleId.NORMATIVE_TEXT_CHANGED})
 """Rules whose change is an edit of words upstream copies into many descriptions: one row for every copy."""
 
 
 def _copies_together(changes: list[Change]) -> list[Change]:
-    """The same edit at several locations (the same rule, old and new values and levels) as one change.
+    """The same edit at several locations (the same rule, old and new values) as one change.
 
-    The first location (in report order) names it; :attr:`Change.also` lists the others.
+    The first location (in report order) names it; :attr:`Change.also` lists the others, and its
+    levels are every level one of them appears in.
     """
-    groups: dict[tuple[str, str, tuple[Stability, ...]], list[Change]] = {}
+    groups: dict[tuple[str, str], list[Change]] = {}
     out: list[Change] = []
     for change in sorted(changes, key=report_order):
         if change.rule.id not in COPIED_EDITS:
             out.append(change)
             continue
         edit = json.dumps([to_json(change.old), to_json(change.new)], sort_keys=True)
-        groups.setdefault((change.rule.id, edit, change.appears_in), []).append(change)
-    out.extend(replace(found[0], also=tuple(c.path for c in found[1:])) for found in groups.values())
+        groups.setdefault((change.rule.id, edit), []).append(change)
+    for found in groups.values():
+        levels = tuple(s for s in STABILITIES if any(s in c.appears_in for c in found))
+        first = found[0]
+        if len(found) > 1:
+            first = replace(first, also=tuple(c.path for c in found[1:]), stabilities=levels)
+        out.append(first)
     return out
 
 

@@ -91,10 +91,9 @@ def _summary(changes: Iterable[Change]) -> dict[Severity, int]:
 
 
 def _summaries(result: DiffResult) -> dict[str, dict[Severity, int]]:
-    """Unwaived changes per severity: at each stability level, and (with two levels) distinct ones."""
-    waived = {c.fingerprint for c in result.changes if c.waiver is not None}
+    """Unwaived changes (rows) per severity: of each stability level, and (with two levels) in all."""
     found: dict[str, dict[Severity, int]] = {
-        s.stability: _summary(c for c in s.changes if c.fingerprint not in waived) for s in result.surfaces
+        level: _summary(c for c in result.changes if level in c.appears_in) for level in result.stabilities
     }
     if len(result.surfaces) > 1:
         found["distinct"] = _summary(result.changes)
