@@ -753,7 +753,7 @@ def compare_union(
         {f.wire_name: f for f in old.fields}, {f.wire_name: f for f in new.fields}, new.tag_wire_name
     )
     was_open = union_is_open(ctx.old, old)
-    member_at = at if at.python is None else dataclasses.replace(at, python=None)
+    member_at = at.without_python()  # a member's Python rows name its own class (compare_derived)
     if new.tagged:
         before = {member_path(ctx.old, at.path, old, v): v for v in old.variants}
         after = {member_path(ctx.new, at.path, new, v): v for v in new.variants}

@@ -31,6 +31,7 @@ from codegen.evidence.walk import Place, anchor_of, at, located_errors, message_
 from codegen.schema.ir import ApiSurface
 from tests.support.diffkit import A3, A5, Mini, batch, mini, run
 from tests.support.releases import release_files
+from tests.support.schemas import catch_all
 
 # --- generation schemas and smaller messages -------------------------------------------------
 
@@ -316,20 +317,7 @@ def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
 def reserving_file(m: Mini) -> None:
     """``Update``'s catch-all refuses the tag ``file`` (no variant has it): the stable schema of a release
     whose unstable one has such a variant."""
-    m.defs["Update"]["anyOf"].append(
-        {
-            "title": "other",
-            "type": "object",
-            "properties": {"kind": {"type": "string"}},
-            "required": ["kind"],
-            "not": {
-                "anyOf": [
-                    {"properties": {"kind": {"const": v}}, "required": ["kind"]}
-                    for v in ("message", "plan", "file")
-                ]
-            },
-        }
-    )
+    m.defs["Update"]["anyOf"].append(catch_all("kind", ["message", "plan", "file"]))
 
 
 def test_the_oracle_catches_a_catch_all_that_takes_a_tag_it_refused(tmp_path: Path) -> None:
