@@ -8,12 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from codegen.diff.report import release_pairs, render_rules, report_files, stale_reports
+from codegen.diff import DiffResult, diff_surfaces
+from codegen.diff.report import (
+    release_pairs,
+    render_json,
+    render_markdown,
+    render_rules,
+    render_text,
+    report_files,
+    stale_reports,
+)
 from codegen.diff.rules import CATALOG, RuleId
 from codegen.diff.rules import rule as rule_of
 from codegen.schema.load import SchemaSource, read_lock
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
-from tests.support.releases import ROOT
+from tests.support.releases import ROOT, surface_of
 
 # --- formats --------------------------------------------------------------------------------
 
@@ -166,3 +175,40 @@ def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.Captu
     assert run(capsys, "reports", "--out", out)[0] == 0
     assert not (out / "1..2.json").exists()
     assert run(capsys, "reports", "--out", out, "--check")[0] == 0
+
+
+# --- a change in both schemas, listed once ------------------------------------------------------------
+
+
+def both_schemas() -> DiffResult:
+    """alpha.3 -> alpha.5 in both schemas, each change once with the schemas it appears in."""
+    return DiffResult(
+        A3, A5, tuple(diff_surfaces(surface_of(A3, u), surface_of(A5, u)) for u in (False, True))
+    )
+
+
+def test_text_lists_a_change_of_both_schemas_once_and_says_which_are_in_one_only() -> None:
+    result = both_schemas()
+    text = render_text(result)
+    assert text.count("PromptResponse.messageId: type MessageId") == 1
+    assert "stable: 2 breaking, 0 warnings, 1 info" in text
+    assert "unstable: 2 breaking, 0 warnings, 4 info" in text
+    assert "7 distinct changes: 2 breaking, 0 warnings, 5 info" in text
+    assert "unstable only; breaks nobody" in text
+    assert text.rstrip().endswith("FAILED: 2 unwaived change(s) at or above 'breaking'")
+
+
+def test_markdown_and_json_carry_the_schemas_of_each_change() -> None:
+    result = both_schemas()
+    markdown = render_markdown(result)
+    assert "| stable and unstable, distinct | 2 | 0 | 5 |" in markdown
+    assert "| schema | layer | rule | where |" in markdown
+    assert "| stable, unstable | wire | [`field-added-required`]" in markdown
+    data = json.loads(render_json(result))
+    assert data["summary"]["distinct"] == {"breaking": 2, "warning": 0, "info": 5}
+    # ToolCallUpdate.name was unstable already: in alpha.5 it is new to the stable schema only
+    levels = {c["subject"]: tuple(c["stabilities"]) for c in data["changes"]}
+    assert levels["ToolCallUpdate.name"] == ("stable",)
+    assert levels["PromptResponse.messageId"] == ("stable", "unstable")
+    assert set(levels.values()) == {("stable",), ("unstable",), ("stable", "unstable")}
+    assert len({c["fingerprint"] for c in data["changes"]}) == len(data["changes"])
