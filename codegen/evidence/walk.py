@@ -35,6 +35,7 @@ from ..diff import (
     TypePart,
     ValuePart,
 )
+from ..diff.wording import describe
 from ..schema.ir import (
     AliasType,
     AnyOf,
@@ -119,7 +120,7 @@ def member_key(part: MemberPart) -> MemberKey:
     if part.title is not None:
         return ("title", part.title)
     if part.member is not None:
-        return ANY
+        return ("type", describe(part.member))
     return ("tag", part.value)
 
 
@@ -178,12 +179,21 @@ def _prefix(wanted: tuple[MemberKey, ...], found: tuple[MemberKey, ...]) -> bool
     return all(w == f or ANY in (w, f) for w, f in zip(wanted, found, strict=False))
 
 
-# --- a refusal's places ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Label:
+    """A step of an error's ``loc`` that is not in the message: the union member the validator tried
+    (its class name, tag value or type, as pydantic shows it)."""
+
+    text: str
 
 
-def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
-    """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
-    steps: list[str | int] = []
+Step = str | int | Label
+
+
+def error_steps(instance: Any, loc: Iterable[Any]) -> tuple[list[Step], str | None]:
+    """The steps of ``loc`` through ``instance`` (union members' labels kept as :class:`Label`), and the
+    key it ends on that the message lacks."""
+    steps: list[Step] = []
     current = instance
     missing: str | None = None
     elements = list(loc)
@@ -194,8 +204,19 @@ def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], st
             steps.append(element)
             current = current[element]
         elif index == len(elements) - 1 and isinstance(current, dict) and isinstance(element, str):
-            missing = element  # the property the message lacks (other strings are members' labels)
+            missing = element  # the property the message lacks
+        else:
+            steps.append(Label(str(element)))
     return steps, missing
+
+
+# --- a refusal's places ----------------------------------------------------------------------------
+
+
+def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
+    """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
+    steps, missing = error_steps(instance, loc)
+    return [step for step in steps if not isinstance(step, Label)], missing
 
 
 @dataclass
@@ -214,7 +235,7 @@ class _Walk:
         self.found: set[Place] = set()
 
     def named(
-        self, named: NamedType, value: Any, steps: list[str | int], frames: list[_Frame], depth: int
+        self, named: NamedType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
     ) -> None:
         if depth > 200:
             return
@@ -237,28 +258,32 @@ class _Walk:
             self.found.add(Place(frame.type, frame.members, field, True, frame.tag, scalar))
 
     def object(
-        self, named: ObjectType, value: Any, steps: list[str | int], frames: list[_Frame], depth: int
+        self, named: ObjectType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
     ) -> None:
         if not isinstance(value, dict):
             return
+        steps = _unlabelled(steps)
         if not steps:
             self.end(frames, None, self.missing)
             return
         key = steps[0]
         if not isinstance(key, str):
             return
+        last = not any(not isinstance(step, Label) for step in steps[1:])
         for frame in frames:
-            self.found.add(Place(frame.type, frame.members, key, len(steps) == 1, frame.tag))
+            self.found.add(Place(frame.type, frame.members, key, last, frame.tag))
         fields = {f.wire_name: f for f in all_fields(self.surface.types, named.name)}
         if key in fields:
             self.expr(fields[key].type, value[key], steps[1:], [], depth + 1)
 
     def union(
-        self, named: UnionType, value: Any, steps: list[str | int], frames: list[_Frame], depth: int
+        self, named: UnionType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
     ) -> None:
+        label = steps[0].text if steps and isinstance(steps[0], Label) else None
+        steps = steps[1:] if label is not None else steps
         if not steps:
             self.end(frames, value, self.missing)
-        for key, tag, member in _selected(self.surface, named, value):
+        for key, tag, member in _selected(self.surface, named, value, label):
             inner = [_Frame(f.type, f.members, f.tag) for f in frames]
             inner[-1].members = (*inner[-1].members, key)
             if named.tag_wire_name is not None:
@@ -272,9 +297,9 @@ class _Walk:
                     self.named(mirrored, value, steps, inner, depth + 1)
             self.expr(member, value, steps, inner, depth + 1)
 
-    def expr(
-        self, expr: TypeExpr, value: Any, steps: list[str | int], frames: list[_Frame], depth: int
-    ) -> None:
+    def expr(self, expr: TypeExpr, value: Any, steps: list[Step], frames: list[_Frame], depth: int) -> None:
+        if not isinstance(expr, Ref):
+            steps = _unlabelled(steps)
         match expr:
             case Ref(name=name):
                 named = self.surface.types.get(name)
@@ -297,12 +322,28 @@ class _Walk:
                 pass
 
 
+def _unlabelled(steps: list[Step]) -> list[Step]:
+    """``steps`` without the labels at their head (members of a union that is not a named one)."""
+    while steps and isinstance(steps[0], Label):
+        steps = steps[1:]
+    return steps
+
+
 def _selected(
-    surface: ApiSurface, union: UnionType, value: Any
+    surface: ApiSurface, union: UnionType, value: Any, label: str | None = None
 ) -> Iterator[tuple[MemberKey, JsonScalar, TypeExpr]]:
-    """The members a value may be of, each with its key and the tag value the message gives."""
+    """The members a value may be of, each with its key and the tag value the message gives.
+
+    ``label`` is the member the error's ``loc`` names (its class, tag or type), when it names one.
+    """
+    tag = value.get(union.tag_wire_name or "") if union.tagged and isinstance(value, dict) else None
+    if label is not None:
+        named = [v for v in union.members if _labelled(v.type, v.tag, label)]
+        if named:
+            for v in named:
+                yield _key(surface, union, v.type, v.tag, v is union.catch_all), tag, v.type
+            return
     if union.tagged:
-        tag = value.get(union.tag_wire_name or "") if isinstance(value, dict) else None
         picked = [v for v in union.variants if v.tag == tag]
         if picked:
             yield from ((("tag", v.tag), tag, v.type) for v in picked)
@@ -311,12 +352,28 @@ def _selected(
             yield OTHER, tag, union.catch_all.type
             return
     for variant in union.members:
-        if not _fits(surface, variant.type, value):
-            continue
-        named = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
-        label = named.origin.label if isinstance(named, (ObjectType, UnionType)) and named.origin else None
-        key: MemberKey = ("title", label) if label else ("tag", variant.tag) if union.tagged else ANY
-        yield key, None, variant.type
+        if _fits(surface, variant.type, value):
+            key = _key(surface, union, variant.type, variant.tag, variant is union.catch_all)
+            yield key, None, variant.type
+
+
+def _labelled(member: TypeExpr, tag: JsonScalar, label: str) -> bool:
+    """Whether pydantic's label for a union member names this one (its class, its tag, its type)."""
+    if isinstance(member, Ref):
+        return member.name == label
+    return (tag is not None and str(tag) == label) or describe(member) == label
+
+
+def _key(surface: ApiSurface, union: UnionType, member: TypeExpr, tag: JsonScalar, other: bool) -> MemberKey:
+    """How the differ names a member: by its tag, as the catch-all, by its title, or (untagged) by type."""
+    if other:
+        return OTHER
+    if union.tagged:
+        return ("tag", tag)
+    named = surface.types.get(member.name) if isinstance(member, Ref) else None
+    if isinstance(named, (ObjectType, UnionType)) and named.origin is not None and named.origin.label:
+        return ("title", named.origin.label)
+    return ANY if isinstance(member, Ref) else ("type", describe(member))
 
 
 def _fits(surface: ApiSurface, expr: TypeExpr, value: Any) -> bool:
@@ -343,7 +400,7 @@ def _fits(surface: ApiSurface, expr: TypeExpr, value: Any) -> bool:
 
 
 def places(
-    surface: ApiSurface, root: NamedType, instance: Any, steps: list[str | int], missing: str | None
+    surface: ApiSurface, root: NamedType, instance: Any, steps: list[Step], missing: str | None
 ) -> set[Place]:
     """Every schema location on the way from ``root`` along ``steps`` in ``instance``."""
     walk = _Walk(surface, missing)
@@ -384,7 +441,7 @@ def located_errors(surface: ApiSurface, root: NamedType, instance: Any, error: A
     found: list[Located] = []
     for detail in details:
         loc = tuple(detail.get("loc", ()))
-        steps, missing = message_path(instance, loc)
+        steps, missing = error_steps(instance, loc)
         if detail.get("type") == "union_tag_not_found":
             missing = _discriminator(detail.get("ctx", {}).get("discriminator")) or missing
         where = places(surface, root, instance, steps, missing) or {Place(root.name, end=True)}

@@ -362,3 +362,25 @@ def test_the_oracle_would_have_caught_the_plan_update_content_tags(tmp_path: Pat
     without = [c for c in changes if c.rule.id != "union-tag-released"]
     [missed] = check_pair(found, "a8", "n0", without, {}).unexplained
     assert missed.schema_type == "PlanUpdateContent" and missed.message["type"] in ("file", "markdown")
+
+
+def test_an_error_s_member_label_picks_the_union_member_it_is_about() -> None:
+    """pydantic's ``loc`` names the member it tried (``ErrorAgentResponse``): the place is that member's,
+    so an error of the ``Result`` member is not at ``AgentResponse[Error].id``."""
+
+    class Refused:
+        def errors(self) -> list[dict[str, Any]]:
+            return [
+                {"type": "int_type", "loc": ("ResultAgentResponse", "id"), "msg": ""},
+                {"type": "int_type", "loc": ("ErrorAgentResponse", "id"), "msg": ""},
+            ]
+
+    surface = mini().surface()
+    result, error = located_errors(
+        surface, surface.types["AgentResponse"], {"id": None, "error": ""}, Refused()
+    )
+    anchor = anchor_of(
+        (TypePart("AgentResponse"), MemberPart(None, title="Error"), FieldPart("id")), "AgentResponse"
+    )
+    assert not at(anchor, result.places) and at(anchor, error.places)
+    assert error.line() == "ErrorAgentResponse.id: "
