@@ -11,8 +11,10 @@ JSON) in two layers:
 Types are matched by name; a type that disappears while another with the same
 shape appears is a rename (:mod:`.renames`).  Union variants are matched by
 their tag value, never by position.  Who a change breaks comes from who sends
-the data (:func:`.senders.senders_by_type`) and the rule's flow, resolved in
-one place, :func:`codegen.diff.rules.impact`.  The comparisons themselves
+and receives the data in each release (:func:`.senders.flows_by_type`) and the
+rule, resolved in one place, :func:`codegen.diff.rules.impact`.  Each surface
+is diffed on its own; :attr:`.model.DiffResult.changes` lists a change of both
+stability levels once.  The comparisons themselves
 (:mod:`.compare` for types, :mod:`.methods` for methods) yield their changes;
 this module collects and orders them.
 """

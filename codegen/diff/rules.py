@@ -10,9 +10,10 @@ what an old receiver cannot read), *both*, or *nobody*.
 
 Which peer that is, an old agent or an old client (or any other side the
 schema has, such as a proxy), depends on who sends and who receives the type
-where the change happened (a :class:`Flow`, read from the IR by
-:mod:`.senders`).  :func:`impact` turns the flow into roles, and it is the
-only place that does: no rule knows about agents or clients.
+where the change happened, in the old release and in the new one (a
+:class:`Traffic` of two :class:`Flow`, read from the IR by :mod:`.senders`).
+:func:`impact` turns the traffic into roles, and it is the only place that
+does: no rule knows about agents or clients.
 """
 
 from __future__ import annotations
