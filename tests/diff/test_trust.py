@@ -14,7 +14,7 @@ from typing import Any
 
 from codegen.diff import DiffResult, SurfaceDiff, diff_surfaces
 from codegen.diff.model import Change
-from codegen.schema.ir import ApiSurface, Method, Stability
+from codegen.schema.ir import ApiSurface, Method, Stability, normative
 from tests.support.diffkit import AGENT, BOTH, CLIENT, NOBODY, PYTHON, Mini, mini, only
 from tests.support.schemas import catch_all, tagged
 
@@ -492,3 +492,18 @@ def test_a_description_that_adds_a_requirement_is_its_own_change_with_the_senten
     )
     assert change.new == ("Clients MUST send a live one.",)
     assert diff((), (plain,)) == ()
+
+
+def test_the_normative_sentences_of_a_description() -> None:
+    """Sentences end at a full stop before a capital, a blank line or a list item; only those with an
+    upper-case requirement keyword count, once each, with their line breaks read as spaces."""
+    doc = (
+        "Work may go on. Agents SHOULD include a `stopReason`\nwhen work ends.\n\n"
+        "- Repeats MUST NOT count twice.\n- must is not a keyword here.\n"
+        "Agents SHOULD include a `stopReason` when work ends."
+    )
+    assert normative(doc) == (
+        "Agents SHOULD include a `stopReason` when work ends.",
+        "Repeats MUST NOT count twice.",
+    )
+    assert normative("Nothing required. Clients may retry.") == ()
