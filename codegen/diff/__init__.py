@@ -5,7 +5,8 @@
   their Python signatures): the comparisons, generators of :class:`Change`;
 * :mod:`.context`: what they share (the two surfaces, :mod:`.renames`, :mod:`.senders`);
 * :mod:`.rules`: the catalog, one :class:`Rule` per :class:`RuleId`, and
-  :func:`~.rules.impact`, which turns a rule's flow into the roles it breaks;
+  :func:`~.rules.impact`, which turns a rule's traffic (who sends and receives the data, in
+  each release) into the roles it breaks;
 * :mod:`.model`: the results, each change as typed fields (its rule, a path
   of parts, old and new values); :mod:`.wording`: the words rendered from
   them; :mod:`.waivers`: accepted changes;
@@ -28,8 +29,10 @@ from .model import (
     HandlerPart,
     InnerPart,
     KeywordPart,
+    Level,
     MemberPart,
     MessagePart,
+    MessagesPart,
     MethodPart,
     NoEvidence,
     Part,
@@ -40,7 +43,7 @@ from .model import (
     ValuePart,
     Waiver,
 )
-from .rules import Flow, Rule, RuleId
+from .rules import Flow, Rule, RuleId, Traffic
 from .senders import senders_by_type
 from .waivers import apply_waivers, read_waivers
 
@@ -57,8 +60,10 @@ __all__ = [
     "HandlerPart",
     "InnerPart",
     "KeywordPart",
+    "Level",
     "MemberPart",
     "MessagePart",
+    "MessagesPart",
     "MethodPart",
     "NoEvidence",
     "Part",
@@ -67,6 +72,7 @@ __all__ = [
     "RuleId",
     "SidePart",
     "SurfaceDiff",
+    "Traffic",
     "TypePart",
     "ValuePart",
     "Waiver",

@@ -1,19 +1,42 @@
 """The wire comparison of named types and type expressions, as generators of :class:`Change`.
 
-Types are matched by name (through the renames, :mod:`.renames`); objects
-field by field, tagged unions variant by tag value (never by position),
-untagged unions member by member (by the member's type without its
-constraints, so that a member's own constraints are compared), enums value
-by value, aliases and fields by their type expressions.  A member that takes
-any JSON value (``{}`` in the schema, ``Scalar("any")`` in the IR) makes its
-union open; it is not a variant.  A field, class or attribute that changes
-its Python name is reported here too, beside the wire change it comes with.
+Every change is reported once, at its **schema location**, named as the
+schema names it: a ``$defs`` type, a field of it, a member of a union (by its
+tag, or untagged by its type or title), a field written in that member, the
+items or values of a field's type, a constraint keyword.  Types are matched
+by name (through the renames, :mod:`.renames`); objects field by field,
+tagged unions variant by tag value (never by position), untagged unions
+member by member (by the member's type without its constraints, so that a
+member's own constraints are compared), enums value by value, aliases and
+fields by their type expressions.
+
+The classes and unions the builder derives from a union's members (their
+:attr:`~codegen.schema.ir.ObjectType.origin` is set) are not schema
+locations: they are compared where their member is, inside the union, and
+only for what the member itself writes (the union's shared fields are
+compared once, at the union; what a member builds on with a ``$ref`` is
+compared at that type).  A derived union that repeats another union
+(:attr:`~codegen.schema.ir.UnionType.mirrors`) is that union: its members
+are compared there, once.
+
+Two named types in the same place (a field whose ``$ref`` moved to another
+type, a method's result replaced) are compared by shape, as the wire sees
+them: the differences are reported at that place, and nothing when the
+shapes are equal; the Python class changing is a ``python-class-replaced``.
+Where the alternatives of a type expression change, the type is *widened*
+when every old value is still taken, *narrowed* when every new value was
+taken before, and *changed* otherwise.  A member that takes any JSON value
+(``{}`` in the schema, ``Scalar("any")`` in the IR) makes its union open; it
+is not a variant.  A field, class or attribute that changes its Python name
+is reported here too, beside the wire change it comes with.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
-from typing import Any, assert_never
+from dataclasses import dataclass
+from typing import Any, Literal, assert_never
 
 from ..schema.ir import (
     AliasType,
@@ -24,6 +47,7 @@ from ..schema.ir import (
     Constraints,
     EnumType,
     Field,
+    JsonScalar,
     MapOf,
     NamedType,
     Nullable,
@@ -33,6 +57,8 @@ from ..schema.ir import (
     TypeExpr,
     UnionType,
     Variant,
+    normative,
+    refs_in,
     strip_nullable,
     to_json,
 )
@@ -51,7 +77,7 @@ from .model import (
     values,
 )
 from .renames import rename_refs, shape
-from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, Flow, MemberKind, RuleId, openness
+from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
 from .wording import describe
 
 LENIENT_KEYWORDS: tuple[tuple[str, str], ...] = (
@@ -60,6 +86,52 @@ LENIENT_KEYWORDS: tuple[tuple[str, str], ...] = (
     ("skip_invalid_items", "x-deserialize-skip-invalid-items"),
 )
 """The :class:`~codegen.schema.ir.Field` flags of the leniency keywords (``codegen/knowledge.toml``)."""
+Side = Literal["old", "new"]
+
+
+@dataclass(frozen=True)
+class At:
+    """Where a comparison is: the schema location, the traffic of its data, and what its rows name.
+
+    ``where`` is the type the location is in (its pointer locates a row);
+    ``python`` the generated class whose attributes the location's fields are
+    (``None``: no Python row is reported from here, as inside a comparison by
+    shape, whose class change is one row of its own); ``constructed`` whether
+    Python code builds that class itself (a method's params are passed as
+    the method's keyword arguments instead).
+    """
+
+    path: Path
+    traffic: Traffic
+    where: NamedType | None
+    python: str | None = None
+    constructed: bool = True
+
+    def down(self, *parts: Any) -> At:
+        return dataclasses.replace(self, path=(*self.path, *parts))
+
+    def to(self, path: Path) -> At:
+        return dataclasses.replace(self, path=path)
+
+    def without_python(self) -> At:
+        return dataclasses.replace(self, python=None)
+
+
+@dataclass(frozen=True)
+class Shared:
+    """What the levels around a union member already compare: their fields (by wire name) and tags."""
+
+    old: Mapping[str, Field]
+    new: Mapping[str, Field]
+    tags: frozenset[str] = frozenset()
+
+    def with_fields(self, old: Mapping[str, Field], new: Mapping[str, Field], tag: str | None) -> Shared:
+        tags = self.tags | ({tag} if tag is not None else set())
+        return Shared({**self.old, **old}, {**self.new, **new}, tags)
+
+
+NOTHING_SHARED = Shared({}, {})
+
 
 # --- type expressions ------------------------------------------------------------
 
@@ -167,6 +239,9 @@ KEYWORDS = {
     "format": "format",
 }
 """IR constraint -> the JSON Schema keyword a report names."""
+ANNOTATIONS = frozenset({"format"})
+"""Keywords JSON Schema 2020-12 reads as annotations: neither its validators nor the generated models
+enforce them, so changing one changes no value on the wire."""
 
 
 def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[RuleId, str, Any, Any]]:
@@ -176,7 +251,9 @@ def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[Rul
         if before == after:
             continue
         shown = (ABSENT if before is None else before, ABSENT if after is None else after)
-        if before is None:
+        if KEYWORDS[key] in ANNOTATIONS:
+            yield RuleId.FORMAT_CHANGED, KEYWORDS[key], *shown
+        elif before is None:
             yield RuleId.CONSTRAINT_TIGHTENED, KEYWORDS[key], *shown
         elif after is None:
             yield RuleId.CONSTRAINT_LOOSENED, KEYWORDS[key], *shown
@@ -199,11 +276,31 @@ def lenient_keywords(f: Field) -> tuple[str, ...]:
     return tuple(keyword for attr, keyword in LENIENT_KEYWORDS if getattr(f, attr, False))
 
 
+def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterator[Change]:
+    """A description that adds, drops or rewords a sentence stating a requirement (MUST, SHOULD, MAY...)."""
+    if old_doc == new_doc:
+        return
+    before, after = normative(old_doc), normative(new_doc)
+    dropped = tuple(s for s in before if s not in after)
+    added = tuple(s for s in after if s not in before)
+    if dropped or added:
+        yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
+
+
+def derived(named: NamedType | None) -> bool:
+    """A class or union the builder derived from a union's member: compared inside that union."""
+    return isinstance(named, (ObjectType, UnionType)) and named.origin is not None
+
+
 # --- named types ---------------------------------------------------------------------
 
 
 def compare_types(ctx: Context) -> Iterator[Change]:
-    """Every named type: renamed, removed, added, or compared with the type of its name."""
+    """Every named type: renamed, removed, added, or compared with the type of its name.
+
+    Derived types get their Python rows here (a class users import is new,
+    gone or renamed) and their wire comparison inside their union.
+    """
     new_names = set(ctx.renames.values())
     for name, old_type in ctx.old.types.items():
         if name in ctx.renames:
@@ -212,9 +309,15 @@ def compare_types(ctx: Context) -> Iterator[Change]:
             yield ctx.change(
                 RuleId.PYTHON_CLASS_RENAMED, (TypePart(name),), where=new_type, old=name, new=new_name
             )
-            yield from compare_type(ctx, old_type, new_type)
+            if not (derived(old_type) and derived(new_type)):
+                yield from compare_type(ctx, old_type, new_type)
+            else:
+                yield from python_kind(ctx, old_type, new_type)
         elif name in ctx.new.types:
-            yield from compare_type(ctx, old_type, ctx.new.types[name])
+            if not (derived(old_type) and derived(ctx.new.types[name])):
+                yield from compare_type(ctx, old_type, ctx.new.types[name])
+            else:
+                yield from python_kind(ctx, old_type, ctx.new.types[name])
         else:
             yield ctx.change(RuleId.PYTHON_CLASS_REMOVED, (TypePart(name),), where=old_type, at_old=True)
     for name, new_type in ctx.new.types.items():
@@ -222,66 +325,85 @@ def compare_types(ctx: Context) -> Iterator[Change]:
             yield ctx.change(RuleId.PYTHON_CLASS_ADDED, (TypePart(name),), where=new_type)
 
 
-def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
-    """Two types of the same name (or renamed): of the same kind, compared; else ``type-changed``.
-
-    A union the builder derived from a member of another union is compared
-    where that member is, level by level (:func:`compare_member`), not here.
-    """
-    if old.internal and new.internal:
-        return  # the JSON-RPC envelopes: their contents are reported method by method
-    flow = ctx.flow(old.name, new.name)
+def python_kind(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
+    """A generated class that became a union of classes, or a union that became one class."""
     here: Path = (TypePart(new.name),)
     if isinstance(old, ObjectType) and isinstance(new, UnionType):
         yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, here, where=new, new=new.tag_wire_name)
     elif isinstance(old, UnionType) and isinstance(new, ObjectType):
         yield ctx.change(RuleId.PYTHON_UNION_BECAME_CLASS, here, where=new)
-    if _derived_union(old) or _derived_union(new):
-        return
+
+
+def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
+    """Two types of the same name (or renamed), at their own schema location."""
+    here: Path = (TypePart(new.name),)
+    at = At(here, ctx.traffic(old.name, new.name), new, new.name, new.name not in ctx.bound_params)
+    yield from python_kind(ctx, old, new)
     if old.unstable != new.unstable and new.schema_name is not None:
         rule = RuleId.TYPE_BECAME_UNSTABLE if new.unstable else RuleId.TYPE_BECAME_STABLE
         yield ctx.change(rule, here, where=new)
+    yield from normative_change(ctx, old.doc, new.doc, at)
+    yield from compare_named(ctx, old, new, at)
+
+
+def compare_named(
+    ctx: Context, old: NamedType, new: NamedType, at: At, shared: Shared = NOTHING_SHARED
+) -> Iterator[Change]:
+    """Two named types at one location, by shape: their fields, members, values or targets.
+
+    A pair already being compared (a type that refers to itself) is taken as equal.
+    """
+    key = (old.name, new.name)
+    if key in ctx.visiting:
+        return
+    ctx.visiting.add(key)
+    try:
+        yield from _compare_named(ctx, old, new, at, shared)
+    finally:
+        ctx.visiting.discard(key)
+
+
+def _compare_named(ctx: Context, old: NamedType, new: NamedType, at: At, shared: Shared) -> Iterator[Change]:
     match new:
         case ObjectType():
             if isinstance(old, ObjectType):
-                yield from compare_object(ctx, old, new, flow)
+                yield from compare_object(ctx, old, new, at)
                 return
             if isinstance(old, UnionType):
-                yield ctx.change(RuleId.UNION_BECAME_OBJECT, here, flow, new)
+                yield ctx.change(RuleId.UNION_BECAME_OBJECT, at.path, at.traffic, at.where)
                 return
         case UnionType():
             if isinstance(old, UnionType):
-                yield from compare_union(ctx, old, new, flow)
+                yield from compare_union(ctx, old, new, at, shared)
                 return
             if isinstance(old, ObjectType):
-                yield from object_became_union(ctx, old, new, here, flow)
+                yield from object_became_union(ctx, old, new, at)
                 return
         case EnumType():
             if isinstance(old, EnumType):
-                yield from compare_enum(ctx, old, new, flow)
+                yield from compare_enum(ctx, old, new, at)
                 return
         case AliasType():
             if isinstance(old, AliasType):
-                yield from compare_expr(ctx, old.target, new.target, here, flow, new)
+                yield from compare_expr(ctx, old.target, new.target, at)
                 return
         case _:
             assert_never(new)
-    yield ctx.change(RuleId.TYPE_CHANGED, here, flow, new, old=old.kind, new=new.kind)
+    if isinstance(old, AliasType):  # an alias is its target
+        yield from compare_expr(ctx, old.target, Ref(new.name), at.without_python())
+    elif isinstance(new, AliasType):
+        yield from _compare(ctx, Ref(old.name), new.target, at.without_python())
+    else:
+        yield ctx.change(RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=old.kind, new=new.kind)
 
 
-def _derived_union(named: NamedType | None) -> bool:
-    return isinstance(named, UnionType) and named.origin is not None
-
-
-def object_became_union(
-    ctx: Context, old: ObjectType, new: UnionType, path: Path, flow: Flow
-) -> Iterator[Change]:
+def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -> Iterator[Change]:
     """An object became a union: the fields it keeps in common, and every member as a new one."""
-    yield ctx.change(RuleId.OBJECT_BECAME_UNION, path, flow, new, new=new.tag_wire_name)
+    yield ctx.change(RuleId.OBJECT_BECAME_UNION, at.path, at.traffic, at.where, new=new.tag_wire_name)
     before = {f.wire_name: f for f in ctx.old.all_fields(old.name)}
     for f in new.fields:
         if f.wire_name in before:
-            yield from compare_field(ctx, before[f.wire_name], f, (*path, FieldPart(f.wire_name)), flow, new)
+            yield from compare_field(ctx, before[f.wire_name], f, at.down(FieldPart(f.wire_name)))
     tag = new.tag_wire_name
     if tag is not None and tag not in before and all(v.tag is not None for v in new.variants):
         # every member needs the tag the old object did not have: old senders omit it
@@ -289,51 +411,23 @@ def object_became_union(
         if new.catch_all is not None:
             tags.append(Scalar("string" if all(isinstance(v.tag, str) for v in new.variants) else "any"))
         tag_type = tags[0] if len(tags) == 1 else AnyOf(tuple(tags))
-        yield ctx.change(RuleId.FIELD_ADDED_REQUIRED, (*path, FieldPart(tag)), flow, new, new=tag_type)
+        yield ctx.change(
+            RuleId.FIELD_ADDED_REQUIRED, (*at.path, FieldPart(tag)), at.traffic, at.where, new=tag_type
+        )
     added = MEMBER_ADDED["union", openness(union_is_open(ctx.new, new))]
     for variant in new.variants:
         if not accepts_any(ctx.new, variant.type):
-            yield ctx.change(added, member_path(path, new, variant), flow, new)
+            yield ctx.change(added, member_path(ctx.new, at.path, new, variant), at.traffic, at.where)
 
 
-def member_path(path: Path, union: UnionType, variant: Variant) -> Path:
-    """The path of one member: by its tag value, or (untagged) by its type without constraints."""
+def member_path(surface: ApiSurface, path: Path, union: UnionType, variant: Variant) -> Path:
+    """The path of one member: by its tag value, or (untagged) by its title or its type."""
     if union.tagged:
         return (*path, MemberPart(union.tag_wire_name, variant.tag))
+    named = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+    if isinstance(named, (ObjectType, UnionType)) and named.origin is not None and named.origin.label:
+        return (*path, MemberPart(None, title=named.origin.label))
     return (*path, MemberPart(None, member=without_constraints(variant.type)))
-
-
-def compare_member(
-    ctx: Context,
-    old: TypeExpr,
-    new: TypeExpr,
-    path: Path,
-    flow: Flow,
-    where: NamedType,
-) -> Iterator[Change]:
-    """The types of one union member, read level by level where either is a union of its own."""
-    old_type = _named(ctx.old, rename_refs(old, ctx.renames), ctx.renamed_from)
-    new_type = _named(ctx.new, new, {})
-    if isinstance(new_type, UnionType) and _derived_union(new_type):
-        if isinstance(old_type, UnionType):
-            yield from compare_union(ctx, old_type, new_type, flow, path)
-        elif isinstance(old_type, ObjectType):
-            yield from object_became_union(ctx, old_type, new_type, path, flow)
-        else:
-            yield from compare_expr(ctx, old, new, path, flow, where)
-        return
-    if _derived_union(old_type) and isinstance(new_type, ObjectType):
-        yield ctx.change(RuleId.UNION_BECAME_OBJECT, path, flow, where)
-        return
-    yield from compare_expr(ctx, old, new, path, flow, where)
-
-
-def _as_wire(surface: ApiSurface, expr: TypeExpr, renamed_from: Mapping[str, str]) -> TypeExpr:
-    """An open enum is its base scalar on the wire (it accepts any string or integer)."""
-    named = _named(surface, expr, renamed_from)
-    if isinstance(named, EnumType) and named.open:
-        return Scalar(named.base)
-    return expr
 
 
 def _unstable(surface: ApiSurface, expr: TypeExpr) -> bool:
@@ -347,43 +441,83 @@ def _named(surface: ApiSurface, expr: TypeExpr, renamed_from: Mapping[str, str])
     return surface.types.get(renamed_from.get(expr.name, expr.name))
 
 
-def compare_object(ctx: Context, old: ObjectType, new: ObjectType, flow: Flow) -> Iterator[Change]:
+def _as_wire(surface: ApiSurface, expr: TypeExpr, renamed_from: Mapping[str, str]) -> TypeExpr:
+    """An open enum is its base scalar on the wire (it accepts any string or integer)."""
+    named = _named(surface, expr, renamed_from)
+    if isinstance(named, EnumType) and named.open:
+        return Scalar(named.base)
+    return expr
+
+
+def compare_object(ctx: Context, old: ObjectType, new: ObjectType, at: At) -> Iterator[Change]:
     same_base = (ctx.renames.get(old.base, old.base) if old.base else None) == new.base
     old_fields = old.fields if same_base else ctx.old.all_fields(old.name)
     new_fields = new.fields if same_base else ctx.new.all_fields(new.name)
-    yield from compare_fields(ctx, old_fields, new_fields, new, flow)
+    yield from compare_fields(ctx, old_fields, new_fields, at)
+    yield from compare_extra(ctx, old, new, at)
+
+
+def compare_extra(ctx: Context, old: ObjectType, new: ObjectType, at: At) -> Iterator[Change]:
+    """``additionalProperties: false`` added or removed."""
+    if old.extra != new.extra:
+        rule_id = RuleId.OBJECT_BECAME_CLOSED if new.extra == "forbid" else RuleId.OBJECT_BECAME_OPEN
+        yield ctx.change(rule_id, at.path, at.traffic, at.where)
+
+
+def _carrier(ctx: Context, old: Field | None, new: Field | None, at: At) -> bool:
+    """A field of a JSON-RPC envelope that carries a method's params or result: compared method by method."""
+    if at.where is None or not at.where.internal:
+        return False
+    for f, payloads in ((old, ctx.old_payloads), (new, ctx.new_payloads)):
+        if f is not None:
+            found = set(refs_in(f.type))
+            if not found or not found <= payloads:
+                return False
+    return True
+
+
+def _attribute(at: At, py_name: str) -> Path:
+    assert at.python is not None
+    return (TypePart(at.python), AttributePart(py_name))
 
 
 def compare_fields(
-    ctx: Context,
-    old_fields: tuple[Field, ...],
-    new_fields: tuple[Field, ...],
-    new: ObjectType | UnionType,
-    flow: Flow,
+    ctx: Context, old_fields: tuple[Field, ...], new_fields: tuple[Field, ...], at: At
 ) -> Iterator[Change]:
-    """The fields of an object, or the fields every member of a union shares, by wire name."""
+    """The fields of one location (an object, a union's shared fields, a member's own), by wire name."""
     before = {f.wire_name: f for f in old_fields}
     after = {f.wire_name: f for f in new_fields}
-    here = TypePart(new.name)
     for wire, f in before.items():
-        path: Path = (here, FieldPart(wire))
+        here = at.down(FieldPart(wire))
+        if _carrier(ctx, f, after.get(wire), at):
+            continue
         if wire not in after:
             rule_id = RuleId.REQUIRED_FIELD_REMOVED if f.required else RuleId.OPTIONAL_FIELD_REMOVED
-            yield ctx.change(rule_id, path, flow, new)
-            yield ctx.change(RuleId.PYTHON_ATTRIBUTE_REMOVED, (here, AttributePart(f.py_name)), where=new)
+            yield ctx.change(rule_id, here.path, at.traffic, at.where)
+            if at.python is not None:
+                yield ctx.change(RuleId.PYTHON_ATTRIBUTE_REMOVED, _attribute(at, f.py_name), where=at.where)
         else:
-            yield from compare_field(ctx, f, after[wire], path, flow, new)
+            yield from compare_field(ctx, f, after[wire], here)
     for wire, f in after.items():
-        if wire not in before:
-            rule_id = RuleId.FIELD_ADDED_REQUIRED if f.required else RuleId.FIELD_ADDED_OPTIONAL
-            yield ctx.change(rule_id, (here, FieldPart(wire)), flow, new, new=f.type)
+        if wire in before or _carrier(ctx, None, f, at):
+            continue
+        rule_id = RuleId.FIELD_ADDED_REQUIRED if f.required else RuleId.FIELD_ADDED_OPTIONAL
+        yield ctx.change(rule_id, (*at.path, FieldPart(wire)), at.traffic, at.where, new=f.type)
+        if f.required and not f.has_default and at.python is not None and at.constructed:
+            yield ctx.change(RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED, _attribute(at, f.py_name), where=at.where)
 
 
-def compare_field(
-    ctx: Context, old: Field, new: Field, path: Path, flow: Flow, where: NamedType
-) -> Iterator[Change]:
-    if old.py_name != new.py_name:
-        yield ctx.change(RuleId.PYTHON_ATTRIBUTE_RENAMED, path, where=where, old=old.py_name, new=new.py_name)
+def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Change]:
+    """One field at ``at`` (its path ends with the field): its name in Python, presence, type, default."""
+    path, traffic, where = at.path, at.traffic, at.where
+    if old.py_name != new.py_name and at.python is not None:
+        yield ctx.change(
+            RuleId.PYTHON_ATTRIBUTE_RENAMED,
+            (TypePart(at.python), FieldPart(new.wire_name)),
+            where=where,
+            old=old.py_name,
+            new=new.py_name,
+        )
     # a type that takes any value takes null, however the field spells it; the same named type on
     # both sides is compared where it is defined, so its own change is not reported again here
     same = rename_refs(strip_nullable(old.type), ctx.renames) == strip_nullable(new.type)
@@ -395,78 +529,191 @@ def compare_field(
     )
     for before, after, became_true, became_false in flips:
         if before != after:
-            yield ctx.change(became_true if after else became_false, path, flow, where)
+            yield ctx.change(became_true if after else became_false, path, traffic, where)
+    needed_before = old.required and not old.has_default
+    if new.required and not new.has_default and not needed_before and at.python and at.constructed:
+        yield ctx.change(RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED, _attribute(at, new.py_name), where=where)
     if old.nullable and new.nullable:
-        yield from compare_expr(ctx, old.type, new.type, path, flow, where)
+        yield from compare_expr(ctx, old.type, new.type, at)
     else:
-        yield from compare_expr(ctx, strip_nullable(old.type), strip_nullable(new.type), path, flow, where)
-    if repr(old.default) != repr(new.default):
-        yield ctx.change(RuleId.DEFAULT_CHANGED, path, flow, where, old=_default(old), new=_default(new))
+        yield from compare_expr(ctx, strip_nullable(old.type), strip_nullable(new.type), at)
+    # a receiver fills a default only for a field the sender may omit: a required field has none that counts
+    if repr(old.default) != repr(new.default) and not old.required and not new.required:
+        yield ctx.change(RuleId.DEFAULT_CHANGED, path, traffic, where, old=_default(old), new=_default(new))
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):
-        yield ctx.change(RuleId.LENIENT_ANNOTATION_ADDED, path, flow, where, old=was, new=now)
+        yield ctx.change(RuleId.LENIENT_ANNOTATION_ADDED, path, traffic, where, old=was, new=now)
     if set(was) - set(now):
-        yield ctx.change(RuleId.LENIENT_ANNOTATION_REMOVED, path, flow, where, old=was, new=now)
+        yield ctx.change(RuleId.LENIENT_ANNOTATION_REMOVED, path, traffic, where, old=was, new=now)
+    yield from normative_change(ctx, old.doc, new.doc, at)
 
 
-def compare_expr(
-    ctx: Context,
-    old: TypeExpr,
-    new: TypeExpr,
-    path: Path,
-    flow: Flow,
-    where: NamedType | None,
-) -> Iterator[Change]:
-    """How the type at ``path`` changed (old references are read through the renames)."""
-    yield from _compare(ctx, rename_refs(old, ctx.renames), new, path, flow, where)
+def compare_expr(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Change]:
+    """How the type at ``at`` changed (old references are read through the renames)."""
+    yield from _compare(ctx, rename_refs(old, ctx.renames), new, at)
 
 
-def _compare(
-    ctx: Context,
-    old: TypeExpr,
-    new: TypeExpr,
-    path: Path,
-    flow: Flow,
-    where: NamedType | None,
-) -> Iterator[Change]:
-    """``old`` -> ``new`` at ``path`` (which ends with an :class:`InnerPart` inside an array or a map)."""
+# --- one type expression against another -------------------------------------------------------
+
+
+def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Change]:
+    """``old`` -> ``new`` at ``at`` (whose path ends with an :class:`InnerPart` inside an array or a map)."""
     if old == new:
         return
+    path, traffic, where = at.path, at.traffic, at.where
     old_any = accepts_any(ctx.old, rename_refs(old, ctx.renamed_from))
     new_any = accepts_any(ctx.new, new)
     if old_any and new_any:  # the same values on the wire, spelt another way
         yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=old, new=new)
         return
     if without_constraints(old) == without_constraints(new):
-        for at, a, b in _constraint_pairs(old, new, path):
+        for place, a, b in _constraint_pairs(old, new, path):
             for rule_id, keyword, before, after in constraint_changes(a, b):
-                yield ctx.change(rule_id, (*at, KeywordPart(keyword)), flow, where, old=before, new=after)
+                yield ctx.change(
+                    rule_id, (*place, KeywordPart(keyword)), traffic, where, old=before, new=after
+                )
         return
     if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
         for rule_id, keyword, before, after in constraint_changes(old.constraints, new.constraints):
-            yield ctx.change(rule_id, (*path, KeywordPart(keyword)), flow, where, old=before, new=after)
-        yield from _compare(ctx, old.item, new.item, (*path, InnerPart("items")), flow, where)
+            yield ctx.change(rule_id, (*path, KeywordPart(keyword)), traffic, where, old=before, new=after)
+        yield from _compare(ctx, old.item, new.item, at.down(InnerPart("items")))
         return
     if isinstance(old, MapOf) and isinstance(new, MapOf):
-        yield from _compare(ctx, old.value, new.value, (*path, InnerPart("values")), flow, where)
+        yield from _compare(ctx, old.value, new.value, at.down(InnerPart("values")))
+        return
+    containers = (Ref, ArrayOf, MapOf)
+    if (
+        isinstance(old, Nullable)
+        and isinstance(new, Nullable)
+        and type(old.inner) is type(new.inner)
+        and isinstance(new.inner, containers)
+    ):
+        yield from _compare(ctx, old.inner, new.inner, at)  # null taken on both sides: what else is taken
         return
     if isinstance(old, Ref) and isinstance(new, Ref):
-        inline = inline_move(ctx, old.name, new.name)
-        if inline is not None:
-            yield ctx.change(inline, path, where=where, old=old.name, new=new.name)
-            return
+        yield from _swap(ctx, old, new, at)
+        return
     before = frozenset(_as_wire(ctx.old, m, ctx.renamed_from) for m in _members(old))
     after = frozenset(_as_wire(ctx.new, m, {}) for m in _members(new))
-    if before == after:  # the same values on the wire: an open enum takes any value of its base type
+    gone, arrived = before - after, after - before
+    if len(gone) == 1 and len(arrived) == 1:
+        (was_one,), (now_one,) = gone, arrived
+        if isinstance(was_one, Ref) and isinstance(now_one, Ref):  # one alternative swapped for another
+            yield from _swap(ctx, was_one, now_one, at)
+            return
+    wider = new_any or all(any(covers(ctx, a, b, "new") for a in after) for b in before)
+    narrower = old_any or all(any(covers(ctx, b, a, "old") for b in before) for a in after)
+    if wider and narrower:  # the same values on the wire: an open enum takes any value of its base type
         yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=old, new=new)
         return
     was, now = values(before), values(after)
-    if new_any or before < after:
-        yield ctx.change(RuleId.TYPE_WIDENED, path, flow, where, old=was, new=now)
-    elif old_any or after < before:
-        yield ctx.change(RuleId.TYPE_NARROWED, path, flow, where, old=was, new=now)
+    if wider:
+        yield ctx.change(RuleId.TYPE_WIDENED, path, traffic, where, old=was, new=now)
+    elif narrower:
+        yield ctx.change(RuleId.TYPE_NARROWED, path, traffic, where, old=was, new=now)
     else:
-        yield ctx.change(RuleId.TYPE_CHANGED, path, flow, where, old=old, new=new)
+        yield ctx.change(RuleId.TYPE_CHANGED, path, traffic, where, old=old, new=new)
+
+
+def _swap(ctx: Context, old: Ref, new: Ref, at: At) -> Iterator[Change]:
+    """A reference to one named type replaced by a reference to another: compared by shape."""
+    inline = inline_move(ctx, old.name, new.name)
+    if inline is not None:
+        yield ctx.change(inline, at.path, where=at.where, old=old.name, new=new.name)
+        return
+    old_type = ctx.old.types.get(ctx.renamed_from.get(old.name, old.name))
+    new_type = ctx.new.types.get(new.name)
+    if old_type is None or new_type is None:
+        yield ctx.change(RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=old, new=new)
+        return
+    if at.python is not None:
+        yield ctx.change(RuleId.PYTHON_CLASS_REPLACED, at.path, where=at.where, old=old.name, new=new.name)
+    yield from compare_named(ctx, old_type, new_type, at.without_python())
+
+
+def covers(ctx: Context, wide: TypeExpr, narrow: TypeExpr, side: Side) -> bool:
+    """Whether every value of ``narrow`` is a value of ``wide``.
+
+    ``wide`` is a member of the ``side`` surface (``"new"`` or ``"old"``) and
+    ``narrow`` of the other one; old references already carry their new names.
+    Conservative: ``False`` when it cannot tell.  Two references to named
+    types are read by shape (:func:`shape_breaks`).
+    """
+    if wide == narrow:
+        return True
+    other: Side = "old" if side == "new" else "new"
+    match wide:
+        case Scalar(type="any"):
+            return True
+        case Scalar(type=scalar, constraints=constraints) if not constraints:
+            return _scalar_covers(scalar, narrow, _type_of(ctx, narrow, other))
+        case Ref():
+            found = _type_of(ctx, wide, side)
+            if isinstance(found, EnumType) and not found.open:
+                allowed = {v.value for v in found.values}
+                if isinstance(narrow, Const):
+                    return narrow.value in allowed
+                them = _type_of(ctx, narrow, other)
+                return (
+                    isinstance(them, EnumType) and not them.open and {v.value for v in them.values} <= allowed
+                )
+            if isinstance(narrow, Ref):
+                old, new = (narrow, wide) if side == "new" else (wide, narrow)
+                breaks = shape_breaks(ctx, old, new)
+                hurt = {"senders", "both"} if side == "new" else {"receivers", "both"}
+                return breaks is not None and not breaks & hurt
+            return False
+        case ArrayOf(item=item, constraints=constraints) if not constraints:
+            return isinstance(narrow, ArrayOf) and covers(ctx, item, narrow.item, side)
+        case MapOf(value=value):
+            return isinstance(narrow, MapOf) and covers(ctx, value, narrow.value, side)
+    return False
+
+
+def _type_of(ctx: Context, expr: TypeExpr, side: Side) -> NamedType | None:
+    """The named type a reference of the ``side`` surface names (old references carry new names)."""
+    if not isinstance(expr, Ref):
+        return None
+    if side == "new":
+        return ctx.new.types.get(expr.name)
+    return ctx.old.types.get(ctx.renamed_from.get(expr.name, expr.name))
+
+
+def _scalar_covers(scalar: str, narrow: TypeExpr, named: NamedType | None) -> bool:
+    """Whether the unconstrained JSON type ``scalar`` takes every value of ``narrow`` (of type ``named``)."""
+    match narrow:
+        case Scalar(type=kind):
+            return kind == scalar or (scalar == "number" and kind == "integer")
+        case Const(value=value):
+            return _json_type(value) in ({scalar} if scalar != "number" else {"integer", "number"})
+        case Ref():
+            return isinstance(named, EnumType) and named.base == scalar
+    return False
+
+
+def _json_type(value: JsonScalar) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "string"
+
+
+def shape_breaks(ctx: Context, old: Ref, new: Ref) -> frozenset[str] | None:
+    """Whom the differences between two named types break, compared by shape (``None``: not both named).
+
+    The empty set: the same shape, or differences that break nobody.
+    """
+    old_type = ctx.old.types.get(ctx.renamed_from.get(old.name, old.name))
+    new_type = ctx.new.types.get(new.name)
+    if old_type is None or new_type is None:
+        return None
+    at = At((), Traffic(), None)
+    return frozenset(c.rule.breaks for c in compare_named(ctx, old_type, new_type, at) if c.layer == "wire")
 
 
 def inline_move(ctx: Context, old_name: str, new_name: str) -> RuleId | None:
@@ -484,76 +731,246 @@ def inline_move(ctx: Context, old_name: str, new_name: str) -> RuleId | None:
     return None
 
 
+# --- unions and their members -----------------------------------------------------------------------
+
+
 def compare_union(
-    ctx: Context, old: UnionType, new: UnionType, flow: Flow, path: Path | None = None
+    ctx: Context, old: UnionType, new: UnionType, at: At, shared: Shared = NOTHING_SHARED
 ) -> Iterator[Change]:
-    """Two unions, member by member; ``path`` is where a nested one sits (``Parent['tag']``)."""
-    here: Path = (TypePart(new.name),) if path is None else path
-    yield from compare_fields(ctx, old.fields, new.fields, new, flow)
+    """Two unions at one location, member by member (a nested one at its parent member's path)."""
+    yield from compare_fields(ctx, old.fields, new.fields, at)
     if old.tag_wire_name != new.tag_wire_name:
         yield ctx.change(
-            RuleId.UNION_TAG_CHANGED, here, flow, new, old=old.tag_wire_name, new=new.tag_wire_name
+            RuleId.UNION_TAG_CHANGED,
+            at.path,
+            at.traffic,
+            at.where,
+            old=old.tag_wire_name,
+            new=new.tag_wire_name,
         )
         return
+    inner = shared.with_fields(
+        {f.wire_name: f for f in old.fields}, {f.wire_name: f for f in new.fields}, new.tag_wire_name
+    )
     was_open = union_is_open(ctx.old, old)
+    member_at = at.without_python()  # a member's Python rows name its own class (compare_derived)
     if new.tagged:
-        before = {member_path(here, old, v): v.type for v in old.variants}
-        after = {member_path(here, new, v): v.type for v in new.variants}
+        before = {member_path(ctx.old, at.path, old, v): v for v in old.variants}
+        after = {member_path(ctx.new, at.path, new, v): v for v in new.variants}
         for key in [k for k in before if k in after]:
-            yield from compare_member(ctx, before[key], after[key], key, flow, new)
-            was, now = _unstable(ctx.old, before[key]), _unstable(ctx.new, after[key])
+            yield from compare_member(ctx, before[key].type, after[key].type, member_at.to(key), inner)
+            was, now = _unstable(ctx.old, before[key].type), _unstable(ctx.new, after[key].type)
             if was != now:
                 rule = RuleId.VARIANT_BECAME_UNSTABLE if now else RuleId.VARIANT_BECAME_STABLE
                 yield ctx.change(rule, key, where=new)
+            yield from normative_change(ctx, before[key].doc, after[key].doc, member_at.to(key))
+        other: Path = (*at.path, MemberPart(new.tag_wire_name, other=True))
         if old.catch_all is not None and new.catch_all is not None:
-            other = (*here, MemberPart(new.tag_wire_name, other=True))
-            yield from compare_member(ctx, old.catch_all.type, new.catch_all.type, other, flow, new)
-        yield from compare_members(ctx, "union", was_open, new, list(before), list(after), flow, here)
+            yield from compare_member(ctx, old.catch_all.type, new.catch_all.type, member_at.to(other), inner)
+            yield from normative_change(ctx, old.catch_all.doc, new.catch_all.doc, member_at.to(other))
+        old_refused, new_refused = _refused(ctx.old, old), _refused(ctx.new, new)
+        yield from compare_members(
+            ctx, "union", was_open, new, list(before), list(after), at, (old_refused, new_refused)
+        )
+        if old.catch_all is not None and new.catch_all is not None:
+            for value in sorted(old_refused - new_refused - set(new.known_tags), key=repr):
+                yield ctx.change(RuleId.UNION_TAG_RELEASED, (*other, ValuePart(value)), at.traffic, at.where)
+            for value in sorted(new_refused - old_refused - set(old.known_tags), key=repr):
+                yield ctx.change(RuleId.UNION_TAG_RESERVED, (*other, ValuePart(value)), at.traffic, at.where)
         return
     if old.exclusive != new.exclusive:
         rule_id = RuleId.UNION_BECAME_EXCLUSIVE if new.exclusive else RuleId.UNION_BECAME_INCLUSIVE
         words = {True: "oneOf", False: "anyOf"}
-        yield ctx.change(rule_id, here, flow, new, old=words[old.exclusive], new=words[new.exclusive])
-    old_members = _untagged(ctx.old, old, ctx.renames)
-    new_members = _untagged(ctx.new, new, {})
-    for label, member in new_members.items():
-        if label in old_members:
-            yield from compare_member(
-                ctx, old_members[label], member, (*here, MemberPart(None, member=label)), flow, new
-            )
-    labels = (
-        [(*here, MemberPart(None, member=k)) for k in old_members if k not in new_members],
-        [(*here, MemberPart(None, member=k)) for k in new_members if k not in old_members],
-    )
-    yield from compare_members(ctx, "union", was_open, new, *labels, flow, here)
+        yield ctx.change(
+            rule_id, at.path, at.traffic, at.where, old=words[old.exclusive], new=words[new.exclusive]
+        )
+    old_members = _untagged(ctx, ctx.old, old, at.path, ctx.renames)
+    new_members = _untagged(ctx, ctx.new, new, at.path, {})
+    for key, member in new_members.items():
+        if key in old_members:
+            yield from compare_member(ctx, old_members[key].type, member.type, member_at.to(key), inner)
+            yield from normative_change(ctx, old_members[key].doc, member.doc, member_at.to(key))
+    gone = [k for k in old_members if k not in new_members]
+    arrived = [k for k in new_members if k not in old_members]
+    yield from compare_members(ctx, "union", was_open, new, gone, arrived, at)
 
 
-def _untagged(surface: ApiSurface, union: UnionType, renames: Mapping[str, str]) -> dict[TypeExpr, TypeExpr]:
-    """The members of an untagged union (those taking any value aside), keyed by their type.
+def _refused(surface: ApiSurface, union: UnionType) -> frozenset[JsonScalar]:
+    """The tag values a tagged union refuses outright: its catch-all reserves them, no variant has them."""
+    if union.catch_all is None:
+        return frozenset()
+    named = surface.types.get(union.catch_all.type.name) if isinstance(union.catch_all.type, Ref) else None
+    reserved: set[JsonScalar] = set()
+    if isinstance(named, ObjectType):
+        for found in surface.reserved_of(named.name):
+            reserved |= set(found.values)
+    elif isinstance(named, UnionType):
+        for name in surface.classes_of(Ref(named.name)):
+            for found in surface.reserved_of(name):
+                if found.wire_name == union.tag_wire_name:
+                    reserved |= set(found.values)
+    return frozenset(reserved - set(union.known_tags))
 
-    The key is the member's type with old names read through ``renames`` and
+
+def _untagged(
+    ctx: Context, surface: ApiSurface, union: UnionType, path: Path, renames: Mapping[str, str]
+) -> dict[Path, Variant]:
+    """The members of an untagged union (those taking any value aside), keyed by their path.
+
+    A member is known by its title when it is an object schema written in the
+    union, else by its type with old names read through ``renames`` and
     without constraints, so that a member whose constraints change is the same
     member; two members that differ only in their constraints keep them in the key.
     """
-    members = {
-        rename_refs(v.type, renames): v.type for v in union.variants if not accepts_any(surface, v.type)
-    }
-    keys = {renamed: without_constraints(renamed) for renamed in members}
+    members = [v for v in union.variants if not accepts_any(surface, v.type)]
+    titled: dict[Path, Variant] = {}
+    typed: dict[TypeExpr, Variant] = {}
+    for v in members:
+        key = member_path(surface, path, union, v)
+        last = key[-1]
+        if isinstance(last, MemberPart) and last.title is not None:
+            titled[key] = v
+        else:
+            typed[rename_refs(v.type, renames)] = v
+    keys = {renamed: without_constraints(renamed) for renamed in typed}
     counts = list(keys.values())
-    found = {(key if counts.count(key) == 1 else renamed): members[renamed] for renamed, key in keys.items()}
-    return {key: found[key] for key in sorted(found, key=describe)}
+    found = {
+        (*path, MemberPart(None, member=key if counts.count(key) == 1 else renamed)): typed[renamed]
+        for renamed, key in keys.items()
+    }
+    found |= titled
+    return {key: found[key] for key in sorted(found, key=_member_order)}
 
 
-def compare_enum(ctx: Context, old: EnumType, new: EnumType, flow: Flow) -> Iterator[Change]:
-    here = TypePart(new.name)
+def _member_order(path: Path) -> str:
+    last = path[-1]
+    assert isinstance(last, MemberPart)
+    return last.title if last.title is not None else describe(last.member) if last.member else ""
+
+
+def compare_member(ctx: Context, old: TypeExpr, new: TypeExpr, at: At, shared: Shared) -> Iterator[Change]:
+    """The types of one union member, at the member's path.
+
+    A member the builder derived a class or a union for is compared for what
+    it writes itself (:func:`compare_derived`); a member that is a reference
+    to a named type, for the reference (the type is compared where it is defined).
+    """
+    old_type = _named(ctx.old, rename_refs(old, ctx.renames), ctx.renamed_from)
+    new_type = _named(ctx.new, new, {})
+    if (
+        isinstance(old_type, (ObjectType, UnionType))
+        and isinstance(new_type, (ObjectType, UnionType))
+        and old_type.origin is not None
+        and new_type.origin is not None
+    ):
+        yield from compare_derived(ctx, old_type, new_type, at, shared)
+        return
+    yield from compare_expr(ctx, old, new, at)
+
+
+def builds_on(named: ObjectType | UnionType) -> str | None:
+    """The named type a derived member builds on with a ``$ref``: a class's base, the union it repeats."""
+    return named.base if isinstance(named, ObjectType) else named.mirrors
+
+
+def compare_derived(
+    ctx: Context, old: ObjectType | UnionType, new: ObjectType | UnionType, at: At, shared: Shared
+) -> Iterator[Change]:
+    """A member the builder derived a class or a union for: the fields it writes itself, what it builds on.
+
+    What it builds on is compared where that type is defined, and here only
+    when the member builds on another type now (by shape, at the member).
+    """
+    old_on, new_on = builds_on(old), builds_on(new)
+    same_on = (ctx.renames.get(old_on, old_on) if old_on else None) == new_on
+    whole = not same_on and (old_on is None or new_on is None)  # what it built on is its own now, or was
+    python = at if not isinstance(new, ObjectType) else dataclasses.replace(at, python=new.name)
+    before = _member_fields(ctx.old, old, shared.old, shared.tags, whole)
+    after = _member_fields(ctx.new, new, shared.new, shared.tags, whole)
+    yield from compare_fields(ctx, tuple(before.values()), tuple(after.values()), python)
+    if isinstance(old, ObjectType) and isinstance(new, ObjectType):
+        yield from compare_extra(ctx, old, new, at)
+    if not same_on and old_on is not None and new_on is not None:
+        yield from _swap(ctx, Ref(old_on), Ref(new_on), at)
+        return
+    if same_on and new_on is not None:
+        return
+    if isinstance(old, UnionType) and isinstance(new, UnionType):
+        yield from compare_union(ctx, old, new, at, shared.with_fields(before, after, None))
+    elif isinstance(old, ObjectType) and isinstance(new, UnionType):
+        yield from object_became_union(ctx, old, new, at)
+    elif isinstance(old, UnionType) and isinstance(new, ObjectType):
+        yield ctx.change(RuleId.UNION_BECAME_OBJECT, at.path, at.traffic, at.where)
+
+
+def _member_fields(
+    surface: ApiSurface,
+    named: ObjectType | UnionType,
+    shared: Mapping[str, Field],
+    tags: frozenset[str],
+    whole: bool,
+) -> dict[str, Field]:
+    """The fields a derived member writes itself (all it has, when ``whole``), by wire name."""
+    if isinstance(named, ObjectType):
+        return {f.wire_name: f for f in _own(surface, named, shared, tags, whole)}
+    return own_fields(surface, named, shared, tags)
+
+
+def _own(
+    surface: ApiSurface, cls: ObjectType, shared: Mapping[str, Field], tags: frozenset[str], whole: bool
+) -> tuple[Field, ...]:
+    """The fields a member's class has that the levels around it do not (its tags aside)."""
+    fields = surface.all_fields(cls.name) if whole else cls.fields
+    pinned = tags | {t.wire_name for t in surface.tags_of(cls.name)}
+    return tuple(f for f in fields if f.wire_name not in pinned and not _same(shared.get(f.wire_name), f))
+
+
+def own_fields(
+    surface: ApiSurface, union: UnionType, shared: Mapping[str, Field], tags: frozenset[str]
+) -> dict[str, Field]:
+    """The fields every member of a derived union has, that the levels around it do not (tags aside).
+
+    They are what the member the union was derived from writes itself: its
+    own properties, pinned on every class at the bottom.
+    """
+    common = common_fields(surface, union)
+    return {w: f for w, f in common.items() if w not in tags and not _same(shared.get(w), f)}
+
+
+def common_fields(surface: ApiSurface, union: UnionType, depth: int = 0) -> dict[str, Field]:
+    """The fields every class at the bottom of a derived union has, equal in each (tags aside)."""
+    found: dict[str, Field] | None = None
+    for variant in union.members:
+        named = surface.types.get(variant.type.name) if isinstance(variant.type, Ref) else None
+        if isinstance(named, ObjectType) and named.origin is not None:
+            pinned = {t.wire_name for t in surface.tags_of(named.name)}
+            fields = {f.wire_name: f for f in named.fields if f.wire_name not in pinned}
+        elif isinstance(named, UnionType) and named.origin is not None and depth < 32:
+            fields = common_fields(surface, named, depth + 1)
+        else:
+            fields = {}
+        found = fields if found is None else {w: f for w, f in found.items() if _same(fields.get(w), f)}
+    return found or {}
+
+
+def _same(a: Field | None, b: Field) -> bool:
+    """Two fields that are one on the wire (their Python names and stability marks aside)."""
+    return a is not None and dataclasses.replace(a, py_name=b.py_name, unstable=b.unstable) == b
+
+
+def compare_enum(ctx: Context, old: EnumType, new: EnumType, at: At) -> Iterator[Change]:
     if old.base != new.base:
         yield ctx.change(
-            RuleId.TYPE_CHANGED, (here,), flow, new, old=f"{old.base} enum", new=f"{new.base} enum"
+            RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=f"{old.base} enum", new=f"{new.base} enum"
         )
         return
-    old_values: list[Path] = [(here, ValuePart(v.value)) for v in old.values]
-    new_values: list[Path] = [(here, ValuePart(v.value)) for v in new.values]
-    yield from compare_members(ctx, "enum", old.open, new, old_values, new_values, flow, (here,))
+    old_values: list[Path] = [(*at.path, ValuePart(v.value)) for v in old.values]
+    new_values: list[Path] = [(*at.path, ValuePart(v.value)) for v in new.values]
+    yield from compare_members(ctx, "enum", old.open, new, old_values, new_values, at)
+    docs = {v.value: v.doc for v in old.values}
+    for value in new.values:
+        if value.value in docs:
+            yield from normative_change(ctx, docs[value.value], value.doc, at.down(ValuePart(value.value)))
 
 
 def compare_members(
@@ -563,17 +980,37 @@ def compare_members(
     new: UnionType | EnumType,
     before: list[Path],
     after: list[Path],
-    flow: Flow,
-    path: Path,
+    at: At,
+    refused: tuple[frozenset[JsonScalar], frozenset[JsonScalar]] = (frozenset(), frozenset()),
 ) -> Iterator[Change]:
-    """Open/closed flips and members (one path each) that left or arrived, for unions and enums."""
+    """Open/closed flips and members (one path each) that left or arrived, for unions and enums.
+
+    ``refused`` holds the tag values the old and the new union refuse outright
+    (its catch-all reserves them): a member whose tag the other release
+    refuses is added to, or removed from, a union that is closed for it.
+    """
     is_open = union_is_open(ctx.new, new) if isinstance(new, UnionType) else new.open
     state = openness(is_open)
     if was_open != is_open:
-        yield ctx.change(BECAME[kind, state], path, flow, new)
+        yield ctx.change(BECAME[kind, state], at.path, at.traffic, at.where)
+    old_refused, new_refused = refused
     for member in before:
         if member not in after:
-            yield ctx.change(MEMBER_REMOVED[kind, state], member, flow, new)
+            closed = _tag(member) in new_refused
+            rule = MEMBER_REMOVED[kind, "closed" if closed else state]
+            yield ctx.change(rule, member, at.traffic, at.where)
     for member in after:
         if member not in before:
-            yield ctx.change(MEMBER_ADDED[kind, state], member, flow, new)
+            closed = _tag(member) in old_refused
+            rule = MEMBER_ADDED[kind, "closed" if closed else state]
+            yield ctx.change(rule, member, at.traffic, at.where)
+
+
+def _tag(path: Path) -> JsonScalar | object:
+    last = path[-1]
+    if isinstance(last, MemberPart) and last.tag is not None and not last.other:
+        return last.value
+    return _NO_TAG
+
+
+_NO_TAG = object()

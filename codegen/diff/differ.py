@@ -11,8 +11,10 @@ JSON) in two layers:
 Types are matched by name; a type that disappears while another with the same
 shape appears is a rename (:mod:`.renames`).  Union variants are matched by
 their tag value, never by position.  Who a change breaks comes from who sends
-the data (:func:`.senders.senders_by_type`) and the rule's flow, resolved in
-one place, :func:`codegen.diff.rules.impact`.  The comparisons themselves
+and receives the data in each release (:func:`.senders.flows_by_type`) and the
+rule, resolved in one place, :func:`codegen.diff.rules.impact`.  Each surface
+is diffed on its own; :attr:`.model.DiffResult.changes` lists a change of both
+stability levels once.  The comparisons themselves
 (:mod:`.compare` for types, :mod:`.methods` for methods) yield their changes;
 this module collects and orders them.
 """
@@ -29,23 +31,7 @@ from ..schema.releases import surfaces_of
 from .compare import compare_types
 from .context import Context
 from .methods import compare_methods
-from .model import Change, DiffResult, SurfaceDiff
-from .rules import CATALOG, SEVERITIES
-
-_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
-_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
-
-
-def _report_order(change: Change) -> tuple[int, bool, int, str, str, str]:
-    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
-    return (
-        _SEVERITY_ORDER[change.severity],
-        change.layer == "python",
-        _RULE_ORDER[change.rule.id],
-        change.subject,
-        change.detail,
-        change.key,
-    )
+from .model import DiffResult, SurfaceDiff, report_order
 
 
 def diff_surfaces(
@@ -58,7 +44,7 @@ def diff_surfaces(
     """
     ctx = Context.between(old, new, old_file, new_file)
     found = [*compare_types(ctx), *compare_methods(ctx)]
-    return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=_report_order)))
+    return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=report_order)))
 
 
 def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:

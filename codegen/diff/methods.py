@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..api.methods import MethodSpec, method_spec
-from ..schema.ir import ApiSurface, Method, Ref
-from .compare import compare_expr
+from ..schema.ir import ApiSurface, Field, Method, Ref, refs_in
+from .compare import At, compare_expr, compare_fields
 from .context import Context
 from .model import (
     ABSENT,
@@ -24,55 +24,80 @@ from .model import (
     EnvelopePart,
     HandlerPart,
     MessagePart,
+    MessagesPart,
     MethodPart,
     Path,
     SidePart,
 )
-from .rules import NO_FLOW, Flow, RuleId
-from .senders import handler_sides, method_flow
+from .rules import NO_FLOW, Flow, RuleId, Traffic
+from .senders import PROTOCOL, Peers, handler_sides, method_flow
 
 
 def compare_methods(ctx: Context) -> Iterator[Change]:
-    """Every side, root message kind and method, methods matched by wire name and kind, then by side."""
+    """Every side, root message kind and method.
+
+    Methods are matched by wire name: the same kind handled by the same side
+    is one method; one handled by the other side now moved; a notification
+    that became a request (or the reverse) changed its kind.
+    """
     yield from compare_sides(ctx)
     yield from compare_envelopes(ctx)
 
-    def index(surface: ApiSurface) -> dict[tuple[str, str], dict[str, Method]]:
-        out: dict[tuple[str, str], dict[str, Method]] = {}
+    def index(surface: ApiSurface) -> dict[str, dict[tuple[str, str], Method]]:
+        out: dict[str, dict[tuple[str, str], Method]] = {}
         for m in surface.methods:
-            out.setdefault((m.wire_name, m.kind), {})[m.side] = m
+            out.setdefault(m.wire_name, {})[(m.kind, m.side)] = m
         return out
 
     # the methods as the generated bindings have them: their Python names and parameters
     old_specs = {m: method_spec(ctx.old, m) for m in ctx.old.methods}
     new_specs = {m: method_spec(ctx.new, m) for m in ctx.new.methods}
     before, after = index(ctx.old), index(ctx.new)
-    for key in sorted(before.keys() | after.keys()):
-        olds, news = before.get(key, {}), after.get(key, {})
-        if len(olds) == 1 and len(news) == 1 and olds.keys() != news.keys():
+    for wire in sorted(before.keys() | after.keys()):
+        olds, news = dict(before.get(wire, {})), dict(after.get(wire, {}))
+        for key in sorted(olds.keys() & news.keys()):
+            yield from compare_method(ctx, old_specs[olds.pop(key)], new_specs[news.pop(key)])
+        if len(olds) == 1 and len(news) == 1:
             (old_m,), (new_m,) = olds.values(), news.values()
-            flow = method_flow(old_m, ctx.old_peers) | method_flow(new_m, ctx.new_peers)
-            was, now = old_m.side, new_m.side
-            yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), flow, old=was, new=now)
-            kept = python_paths(new_specs[new_m], ctx.new_sides)
-            for python in python_paths(old_specs[old_m], ctx.old_sides):
-                if python not in kept:
-                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=was, new=now)
-            yield from compare_method(ctx, old_specs[old_m], new_specs[new_m])
+            yield from moved(ctx, old_specs[old_m], new_specs[new_m])
             continue
-        for side, old_m in olds.items():
-            if side not in news:
-                flow = method_flow(old_m, ctx.old_peers)
-                yield ctx.change(RuleId.METHOD_REMOVED, (method_part(old_m),), flow)
-                for python in python_paths(old_specs[old_m], ctx.old_sides):
-                    yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python)
-            else:
-                yield from compare_method(ctx, old_specs[old_m], new_specs[news[side]])
-        for side, new_m in news.items():
-            if side not in olds:
-                yield ctx.change(
-                    RuleId.METHOD_ADDED, (method_part(new_m),), method_flow(new_m, ctx.new_peers)
-                )
+        for old_m in olds.values():
+            rule_id = RuleId.METHOD_REMOVED if old_m.kind == "request" else RuleId.NOTIFICATION_REMOVED
+            yield ctx.change(rule_id, (method_part(old_m),), _gone(ctx, old_m))
+            for python in python_paths(old_specs[old_m], ctx.old_sides):
+                yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python)
+        for new_m in news.values():
+            rule_id = RuleId.METHOD_ADDED if new_m.kind == "request" else RuleId.NOTIFICATION_ADDED
+            yield ctx.change(rule_id, (method_part(new_m),), Traffic(new=method_flow(new_m, ctx.new_peers)))
+
+
+def _gone(ctx: Context, old: Method) -> Traffic:
+    """The traffic of a method that is gone (or moved): its old callers and handlers, as far as the new
+    release has them.
+
+    Old callers still call it, and the peers in the handlers' roles answer them in the new release.
+    """
+    flow = method_flow(old, ctx.old_peers)
+    present = set(ctx.new_peers.names)
+    return Traffic(flow, Flow(flow.senders & present, flow.receivers & present))
+
+
+def moved(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[Change]:
+    """One method handled by the other side now, or of the other kind (a notification became a request)."""
+    old_m, new_m = old_spec.method, new_spec.method
+    traffic = _gone(ctx, old_m)  # what the old callers and handlers did is what breaks
+    if old_m.kind != new_m.kind:
+        yield ctx.change(
+            RuleId.METHOD_KIND_CHANGED, (method_part(new_m),), traffic, old=old_m.kind, new=new_m.kind
+        )
+    if old_m.side != new_m.side:
+        was, now = old_m.side, new_m.side
+        yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), traffic, old=was, new=now)
+    kept = python_paths(new_spec, ctx.new_sides)
+    for python in python_paths(old_spec, ctx.old_sides):
+        if python not in kept:
+            yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=old_m.side, new=new_m.side)
+    yield from compare_method(ctx, old_spec, new_spec)
 
 
 def method_part(m: Method) -> MethodPart:
@@ -88,19 +113,21 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
     """One method handled by the same side in both releases (or moved), on the wire and in Python."""
     old, new = old_spec.method, new_spec.method
     here = method_part(new)
-    flow = method_flow(old, ctx.old_peers) | method_flow(new, ctx.new_peers)
+    traffic = Traffic(method_flow(old, ctx.old_peers), method_flow(new, ctx.new_peers))
     if old.unstable != new.unstable:
         rule_id = RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE
-        yield ctx.change(rule_id, (here,), flow)
+        yield ctx.change(rule_id, (here,), traffic)
     for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
         path: Path = (here, MessagePart("params" if label == "params" else "result"))
-        data = flow if label == "params" else flow.reversed
+        data = traffic if label == "params" else traffic.reversed
         if before is None or after is None:
             if before != after:
                 was, now = before or ABSENT, after or ABSENT
                 yield ctx.change(RuleId.TYPE_CHANGED, path, data, old=was, new=now)
         elif ctx.renames.get(before, before) != after:
-            yield from compare_expr(ctx, Ref(before), Ref(after), path, data, None)
+            constructed = label == "result"  # params are passed as the method's keyword arguments
+            at = At(path, data, ctx.new.types.get(after), after, constructed)
+            yield from compare_expr(ctx, Ref(before), Ref(after), at)
     for python in python_paths(new_spec, ctx.new_sides):
         if old_spec.name != new_spec.name:
             yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
@@ -152,11 +179,13 @@ def compare_sides(ctx: Context) -> Iterator[Change]:
     """A side that is in one release only, with the methods it handles there."""
     before, after = set(ctx.old_sides), set(ctx.new_sides)
     for side in sorted(before - after):
-        flow = Flow(frozenset({side}), frozenset(p for p in ctx.old_sides if p != side))
-        yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), flow, old=_side_methods(ctx.old, side))
+        # the side's old peers find no one in its role, and old peers in that role no one to serve
+        everyone = frozenset(ctx.old_sides)
+        traffic = Traffic(Flow(everyone, everyone), Flow(everyone, everyone))
+        yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), traffic, old=_side_methods(ctx.old, side))
     for side in sorted(after - before):
-        flow = Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side))
-        yield ctx.change(RuleId.SIDE_ADDED, (SidePart(side),), flow, new=_side_methods(ctx.new, side))
+        traffic = Traffic(new=Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side)))
+        yield ctx.change(RuleId.SIDE_ADDED, (SidePart(side),), traffic, new=_side_methods(ctx.new, side))
 
 
 def _kinds(surface: ApiSurface) -> dict[tuple[str, bool], tuple[str, tuple[str, ...]]]:
@@ -174,12 +203,35 @@ def compare_envelopes(ctx: Context) -> Iterator[Change]:
     before, after = _kinds(ctx.old), _kinds(ctx.new)
     for (name, batch), (sender, items) in sorted(before.items()):
         if (name, batch) not in after:
-            flow = ctx.old_peers.sent_by(sender)
+            traffic = Traffic(ctx.old_peers.sent_by(sender), _sent_by(ctx.new_peers, sender, ctx.new_sides))
             part = EnvelopePart(name, sender, batch)
-            yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), flow, old=items or ABSENT)
+            yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), traffic, old=items or ABSENT)
     for (name, batch), (sender, items) in sorted(after.items()):
         if (name, batch) not in before:
             # a kind a new side sends has no old receivers: that side was not there to send it
-            flow = ctx.new_peers.sent_by(sender) if sender in ctx.old_sides else NO_FLOW
+            traffic = Traffic(_sent_by(ctx.old_peers, sender, ctx.old_sides), ctx.new_peers.sent_by(sender))
             part = EnvelopePart(name, sender, batch)
-            yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), flow, new=items or ABSENT)
+            yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), traffic, new=items or ABSENT)
+    for sender in sorted(ctx.old.message_fields.keys() & ctx.new.message_fields.keys()):
+        traffic = Traffic(
+            _sent_by(ctx.old_peers, sender, ctx.old_sides), _sent_by(ctx.new_peers, sender, ctx.new_sides)
+        )
+        at = At((MessagesPart(sender),), traffic, None)
+        old_fields, new_fields = ctx.old.message_fields[sender], ctx.new.message_fields[sender]
+        carried = ctx.old_payloads | ctx.new_payloads
+        old_fields = tuple(f for f in old_fields if not _carries(f, carried))
+        new_fields = tuple(f for f in new_fields if not _carries(f, carried))
+        yield from compare_fields(ctx, old_fields, new_fields, at)
+
+
+def _carries(f: Field, payloads: frozenset[str]) -> bool:
+    """A field of a root message kind that holds a method's params (compared method by method)."""
+    found = set(refs_in(f.type))
+    return bool(found) and found <= payloads
+
+
+def _sent_by(peers: Peers, sender: str, sides: tuple[str, ...]) -> Flow:
+    """The flow of what ``sender`` sends (every peer's, for the protocol), or none when it is not there."""
+    if sender == PROTOCOL:
+        return Flow(frozenset(peers.names), frozenset(peers.names))
+    return peers.sent_by(sender) if sender in sides else NO_FLOW

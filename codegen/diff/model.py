@@ -14,10 +14,11 @@ keeps every waiver.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..schema.ir import Stability, to_json
@@ -32,6 +33,7 @@ from .path import (
     KeywordPart,
     MemberPart,
     MessagePart,
+    MessagesPart,
     MethodPart,
     Part,
     Path,
@@ -40,7 +42,7 @@ from .path import (
     ValuePart,
     part_json,
 )
-from .rules import SEVERITIES, Flow, Role, Rule, Severity
+from .rules import CATALOG, NO_TRAFFIC, SEVERITIES, Role, Rule, RuleId, Severity, Traffic
 from .wording import detail, path_words
 
 __all__ = [
@@ -55,8 +57,10 @@ __all__ = [
     "HandlerPart",
     "InnerPart",
     "KeywordPart",
+    "Level",
     "MemberPart",
     "MessagePart",
+    "MessagesPart",
     "MethodPart",
     "NoEvidence",
     "Part",
@@ -100,10 +104,17 @@ class Evidence:
 
 @dataclass(frozen=True)
 class NoEvidence:
-    """A search for evidence that found none (which is not an error: the verdict stands)."""
+    """A search for evidence that found none (which is not an error: the verdict stands).
+
+    ``searchable`` is false when no message can show the change (a batch, a
+    method that is gone: nothing the models validate carries it), and
+    ``reason`` then says why; otherwise ``examples`` messages were tried and
+    none was refused at the change's location.
+    """
 
     examples: int
     reason: str = ""
+    searchable: bool = True
 
 
 # --- changes and results ---------------------------------------------------------------------------
@@ -119,6 +130,20 @@ class Waiver:
 
 
 @dataclass(frozen=True)
+class Level:
+    """How a change weighs at one stability level, kept when its levels weigh it differently.
+
+    The same change (the same rule at the same path) can hurt other peers in
+    the unstable schema, which has more methods and sides, than in the stable
+    one: each level's severity and roles come from that level's traffic.
+    """
+
+    stability: Stability
+    severity: Severity
+    roles: tuple[Role, ...]
+
+
+@dataclass(frozen=True)
 class Change:
     """One change between two surfaces, as typed fields; its words are rendered on demand."""
 
@@ -130,12 +155,23 @@ class Change:
     old: Any = ABSENT
     """The value before the change, where it has one (see :mod:`.wording` for each rule's kind)."""
     new: Any = ABSENT
-    flow: Flow = field(default_factory=Flow)
-    """Who sends and who receives the data the change is in."""
+    flow: Traffic = NO_TRAFFIC
+    """Who sends and who receives the data the change is in, in the old and in the new release."""
     file: str = ""
     pointer: str = ""
     waiver: Waiver | None = None
     evidence: Evidence | NoEvidence | None = None
+    stabilities: tuple[Stability, ...] = ()
+    """The stability levels the change appears in (empty: only :attr:`stability`)."""
+    levels: tuple[Level, ...] = ()
+    """Each level's severity and roles, when they differ between the levels (empty when they agree)."""
+    also: tuple[Path, ...] = ()
+    """Other locations of the same edit: a sentence reworded in every copy of a description."""
+
+    @property
+    def appears_in(self) -> tuple[Stability, ...]:
+        """The stability levels the change appears in."""
+        return self.stabilities or (self.stability,)
 
     @property
     def key(self) -> str:
@@ -158,7 +194,8 @@ class Change:
     @property
     def subject(self) -> str:
         """What the change is about, in words (its path but the position inside a field's type)."""
-        return path_words(self.path)
+        words = path_words(self.path)
+        return f"{words} (and {len(self.also)} more)" if self.also else words
 
     @property
     def detail(self) -> str:
@@ -185,6 +222,87 @@ class SurfaceDiff:
     changes: tuple[Change, ...]
 
 
+_SEVERITY_ORDER = {severity: i for i, severity in enumerate(SEVERITIES)}
+_RULE_ORDER = {r.id: i for i, r in enumerate(CATALOG)}
+
+
+def report_order(change: Change) -> tuple[int, bool, int, str, str, str]:
+    """Most severe first, wire before python, then the catalog's order of rules, then by subject."""
+    return (
+        _SEVERITY_ORDER[change.severity],
+        change.layer == "python",
+        _RULE_ORDER[change.rule.id],
+        change.subject,
+        change.detail,
+        change.key,
+    )
+
+
+def merged(changes: Iterable[Change]) -> tuple[Change, ...]:
+    """Each distinct change once (the same rule at the same path), with every level it appears in.
+
+    A change takes the most severe of its levels' severities and all of their
+    roles; when the levels disagree, :attr:`Change.levels` keeps each one's.
+    Its evidence is the first found at any level.
+    """
+    groups: dict[str, list[Change]] = {}
+    for change in changes:
+        groups.setdefault(change.key, []).append(change)
+    out: list[Change] = []
+    for found in groups.values():
+        first = found[0]
+        if len(found) == 1:
+            out.append(first)
+            continue
+        severity = min((c.severity for c in found), key=_SEVERITY_ORDER.__getitem__)
+        roles = tuple(sorted({r for c in found for r in c.roles}))
+        agree = len({(c.severity, c.roles) for c in found}) == 1
+        traffic = first.flow
+        for other in found[1:]:
+            traffic = traffic | other.flow
+        evidence = next((c.evidence for c in found if isinstance(c.evidence, Evidence)), first.evidence)
+        out.append(
+            replace(
+                first,
+                severity=severity,
+                roles=roles,
+                flow=traffic,
+                evidence=evidence,
+                stabilities=tuple(c.stability for c in found),
+                levels=() if agree else tuple(Level(c.stability, c.severity, c.roles) for c in found),
+            )
+        )
+    return tuple(sorted(_copies_together(out), key=report_order))
+
+
+STABILITIES: tuple[Stability, ...] = ("stable", "unstable")
+COPIED_EDITS = frozenset({RuleId.NORMATIVE_TEXT_CHANGED})
+"""Rules whose change is an edit of words upstream copies into many descriptions: one row for every copy."""
+
+
+def _copies_together(changes: list[Change]) -> list[Change]:
+    """The same edit at several locations (the same rule, old and new values) as one change.
+
+    The first location (in report order) names it; :attr:`Change.also` lists the others, and its
+    levels are every level one of them appears in.
+    """
+    groups: dict[tuple[str, str], list[Change]] = {}
+    out: list[Change] = []
+    for change in sorted(changes, key=report_order):
+        if change.rule.id not in COPIED_EDITS:
+            out.append(change)
+            continue
+        edit = json.dumps([to_json(change.old), to_json(change.new)], sort_keys=True)
+        groups.setdefault((change.rule.id, edit), []).append(change)
+    for found in groups.values():
+        levels = tuple(s for s in STABILITIES if any(s in c.appears_in for c in found))
+        first = found[0]
+        if len(found) > 1:
+            first = replace(first, also=tuple(c.path for c in found[1:]), stabilities=levels)
+        out.append(first)
+    return out
+
+
 @dataclass(frozen=True)
 class DiffResult:
     old: str
@@ -194,8 +312,13 @@ class DiffResult:
     unmatched: tuple[Waiver, ...] = ()
 
     @property
+    def stabilities(self) -> tuple[Stability, ...]:
+        return tuple(s.stability for s in self.surfaces)
+
+    @functools.cached_property
     def changes(self) -> tuple[Change, ...]:
-        return tuple(c for s in self.surfaces for c in s.changes)
+        """Every distinct change once, with the stability levels it appears in (:func:`merged`)."""
+        return merged(c for s in self.surfaces for c in s.changes)
 
     def failing(self, fail_on: str) -> tuple[Change, ...]:
         """Unwaived changes at or above the threshold."""

@@ -1,7 +1,8 @@
 """The path of a change: typed parts saying what it is about, from a type down to a keyword.
 
 A path starts at a type (:class:`TypePart`), a method (:class:`MethodPart`),
-a side (:class:`SidePart`), a root message kind (:class:`EnvelopePart`) or a
+a side (:class:`SidePart`), a root message kind (:class:`EnvelopePart`), every
+message of a side (:class:`MessagesPart`) or a
 generated handler's method (:class:`HandlerPart`), and goes on into fields,
 union members (by tag), enum values, the items or values of a field's type,
 a constraint keyword, a method's params or result, or a Python argument or
@@ -59,13 +60,16 @@ class MemberPart:
     ``tag`` is the tag property's wire name and ``value`` the tag value
     (``None``: the member a null or absent tag selects); ``other`` marks the
     catch-all member that takes every other tag value.  An untagged member has
-    no tag and is known by ``member``, its type without constraints.
+    no tag and is known by ``member``, its type without constraints, or, when
+    it is an object schema written in the union (an envelope's ``Result``), by
+    its ``title``.
     """
 
     tag: str | None
     value: JsonScalar = None
     member: TypeExpr | None = None
     other: bool = False
+    title: str | None = None
     kind: Literal["member"] = "member"
 
 
@@ -130,6 +134,14 @@ class EnvelopePart:
 
 
 @dataclass(frozen=True)
+class MessagesPart:
+    """Every message a side sends: the properties its root message kind has beside its ``anyOf``."""
+
+    sender: str
+    kind: Literal["messages"] = "messages"
+
+
+@dataclass(frozen=True)
 class HandlerPart:
     """A method of a generated handler class, by the side's name and the method's Python name."""
 
@@ -165,6 +177,7 @@ Part: TypeAlias = (
     | MessagePart
     | SidePart
     | EnvelopePart
+    | MessagesPart
     | HandlerPart
     | ArgumentPart
     | AttributePart

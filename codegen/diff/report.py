@@ -30,8 +30,8 @@ from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_
 from ..schema.load import SchemaSource, protocol_major
 from .differ import diff_releases, display_path
 from .locate import escape, line_of
-from .model import ABSENT, Change, DiffResult, Evidence, FieldPart, NoEvidence, SurfaceDiff, Waiver, part_json
-from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity
+from .model import ABSENT, Change, DiffResult, Evidence, FieldPart, NoEvidence, Waiver, part_json
+from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
 from .wording import describe
 
 FORMATS = ("text", "markdown", "json", "github", "sarif")
@@ -61,20 +61,43 @@ class Options:
     rules_url: str | None = None
 
 
+def _roles(roles: tuple[str, ...]) -> str:
+    return ", ".join(roles) if roles else "nobody"
+
+
 def _breaks(change: Change) -> str:
-    return ", ".join(change.roles) if change.roles else "nobody"
+    """Whom a change breaks; each level's, when its stability levels weigh it differently."""
+    if change.levels:
+        return "; ".join(f"{_roles(level.roles)} in {level.stability}" for level in change.levels)
+    return _roles(change.roles)
+
+
+def _where(change: Change, result: DiffResult) -> str:
+    """The levels a change appears in, when the result has more than one and it is not in all of them."""
+    levels = change.appears_in
+    return "" if len(levels) == len(result.surfaces) else " and ".join(levels) + " only"
 
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}s" if word == "warning" and count != 1 else f"{count} {word}"
 
 
-def _summary(surface: SurfaceDiff) -> dict[Severity, int]:
+def _summary(changes: Iterable[Change]) -> dict[Severity, int]:
     out: dict[Severity, int] = dict.fromkeys(SEVERITIES, 0)
-    for change in surface.changes:
+    for change in changes:
         if change.waiver is None:
             out[change.severity] += 1
     return out
+
+
+def _summaries(result: DiffResult) -> dict[str, dict[Severity, int]]:
+    """Unwaived changes (rows) per severity: of each stability level, and (with two levels) in all."""
+    found: dict[str, dict[Severity, int]] = {
+        level: _summary(c for c in result.changes if level in c.appears_in) for level in result.stabilities
+    }
+    if len(result.surfaces) > 1:
+        found["distinct"] = _summary(result.changes)
+    return found
 
 
 def _summary_line(counts: dict[Severity, int]) -> str:
@@ -99,8 +122,12 @@ def evidence_line(change: Change) -> str:
         sender = f" what {_a(found.sent_by)} sends" if found.sent_by else ""
         return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
     if isinstance(found, NoEvidence):
-        why = f" ({found.reason})" if found.reason else ""
-        return f"evidence: none found in {found.examples} generated messages{why}"
+        if not found.searchable:
+            return (
+                f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
+            )
+        why = f"; {found.reason}" if found.reason else ""
+        return f"evidence: no evidence found ({found.examples} generated messages tried{why})"
     return ""
 
 
@@ -112,19 +139,20 @@ def _a(words: str) -> str:
 
 def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = True) -> str:
     """The report for a terminal; without ``verdict``, no closing ``OK``/``FAILED`` line."""
-    lines = [f"ACP {result.old} -> {result.new}"]
-    for surface in result.surfaces:
-        lines.append("")
-        lines.append(f"{surface.stability}: {_summary_line(_summary(surface))}")
-        width = max((len(c.rule.id) for c in surface.changes), default=0)
-        for change in surface.changes:
-            state = f"waived until {change.waiver.expires}" if change.waiver else change.severity
-            lines.append(f"  {state:9} {change.layer:6} {change.rule.id:{width}}  {change.message}")
-            note = f"breaks {_breaks(change)}"
-            lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
-            shown = evidence_line(change)
-            if shown:
-                lines.append(f"  {'':9} {'':6} {'':{width}}  {shown}")
+    lines = [f"ACP {result.old} -> {result.new}", ""]
+    for level, counts in _summaries(result).items():
+        label = f"{len(result.changes)} distinct changes" if level == "distinct" else level
+        lines.append(f"{label}: {_summary_line(counts)}")
+    width = max((len(c.rule.id) for c in result.changes), default=0)
+    for change in result.changes:
+        state = f"waived until {change.waiver.expires}" if change.waiver else change.severity
+        lines.append(f"  {state:9} {change.layer:6} {change.rule.id:{width}}  {change.message}")
+        where = _where(change, result)
+        note = (f"{where}; " if where else "") + f"breaks {_breaks(change)}"
+        lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
+        shown = evidence_line(change)
+        if shown:
+            lines.append(f"  {'':9} {'':6} {'':{width}}  {shown}")
     extra = _waiver_lines(result)
     if extra:
         lines.append("")
@@ -166,46 +194,49 @@ def render_markdown(result: DiffResult, rules_url: str | None = None, command: s
     if command:
         lines += [f"Written by `{command}`. Do not edit; run `make reports` instead.", ""]
     where = f"[the rule catalog]({rules_url})" if rules_url else "the rules section at the end"
+    levels = " and ".join(s.stability for s in result.surfaces)
     lines += [
-        "Each row is one change. **layer** `wire` is what peers see on the network, `python` what code "
-        "using the generated bindings sees. **breaks** names the peer that is hurt when it still runs "
-        f"the old release (or the Python callers). Every rule is explained in {where}.",
+        "Each row is one change, listed once with the schemas it appears in. **layer** `wire` is what "
+        "peers see on the network, `python` what code using the generated bindings sees. **breaks** "
+        "names the peer that is hurt when it still runs the old release (or the Python callers). Every "
+        f"rule is explained in {where}.",
         "",
         "| schema | breaking | warning | info |",
         "| --- | ---: | ---: | ---: |",
     ]
-    for surface in result.surfaces:
-        counts = _summary(surface)
-        lines.append(
-            f"| {surface.stability} | {counts['breaking']} | {counts['warning']} | {counts['info']} |"
-        )
+    for level, counts in _summaries(result).items():
+        label = f"{levels}, distinct" if level == "distinct" else level
+        lines.append(f"| {label} | {counts['breaking']} | {counts['warning']} | {counts['info']} |")
     evidence = any(c.evidence is not None for c in result.changes)
-    for surface in result.surfaces:
-        lines += ["", f"## {surface.stability} schema"]
-        if not surface.changes:
-            lines += ["", "No changes."]
-        for severity in SEVERITIES:
-            rows = [c for c in surface.changes if c.severity == severity]
-            if not rows:
-                continue
-            header = "| layer | rule | where | change | breaks | fingerprint |"
-            rule_row = "| --- | --- | --- | --- | --- | --- |"
+    several = len(result.surfaces) > 1
+    if not result.changes:
+        lines += ["", "No changes."]
+    for severity in SEVERITIES:
+        rows = [c for c in result.changes if c.severity == severity]
+        if not rows:
+            continue
+        header = "| layer | rule | where | change | breaks | fingerprint |"
+        rule_row = "| --- | --- | --- | --- | --- | --- |"
+        if several:
+            header, rule_row = "| schema " + header, "| --- " + rule_row
+        if evidence:
+            header, rule_row = header + " evidence |", rule_row + " --- |"
+        lines += ["", f"## {severity.capitalize()} ({len(rows)})", "", header, rule_row]
+        for c in rows:
+            breaks = _breaks(c) + (f" (waived until {c.waiver.expires})" if c.waiver else "")
+            cells = [
+                c.layer,
+                _rule_cell(c.rule, rules_url),
+                _code(c.subject),
+                _cell(c.detail),
+                breaks,
+                f"`{c.fingerprint}`",
+            ]
+            if several:
+                cells.insert(0, ", ".join(c.appears_in))
             if evidence:
-                header, rule_row = header + " evidence |", rule_row + " --- |"
-            lines += ["", f"### {severity.capitalize()} ({len(rows)})", "", header, rule_row]
-            for c in rows:
-                breaks = _breaks(c) + (f" (waived until {c.waiver.expires})" if c.waiver else "")
-                cells = [
-                    c.layer,
-                    _rule_cell(c.rule, rules_url),
-                    _code(c.subject),
-                    _cell(c.detail),
-                    breaks,
-                    f"`{c.fingerprint}`",
-                ]
-                if evidence:
-                    cells.append(_cell(evidence_line(c).removeprefix("evidence: ")))
-                lines.append("| " + " | ".join(cells) + " |")
+                cells.append(_cell(evidence_line(c).removeprefix("evidence: ")))
+            lines.append("| " + " | ".join(cells) + " |")
     extra = _waiver_lines(result)
     if extra:
         lines += ["", "## Waivers", ""] + [f"- {_cell(line)}" for line in extra]
@@ -232,6 +263,13 @@ def value_json(value: Any) -> Any:
     return to_json(value)
 
 
+def traffic_json(traffic: Traffic) -> dict[str, Any]:
+    return {
+        release: {"senders": sorted(flow.senders), "receivers": sorted(flow.receivers)}
+        for release, flow in (("old", traffic.old), ("new", traffic.new))
+    }
+
+
 def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
     if isinstance(found, Evidence):
         return {
@@ -244,13 +282,18 @@ def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
             "schema_refuses": found.schema_refuses,
         }
     if isinstance(found, NoEvidence):
-        return {"found": False, "examples": found.examples, "reason": found.reason}
+        return {
+            "found": False,
+            "searchable": found.searchable,
+            "examples": found.examples,
+            "reason": found.reason,
+        }
     return None
 
 
 def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "stability": change.stability,
+        "stabilities": list(change.appears_in),
         "layer": change.layer,
         "rule": change.rule.id,
         "category": change.rule.category,
@@ -265,7 +308,14 @@ def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
         data["old"] = value_json(change.old)
     if change.new is not ABSENT:
         data["new"] = value_json(change.new)
-    data["flow"] = {"senders": sorted(change.flow.senders), "receivers": sorted(change.flow.receivers)}
+    if change.levels:
+        data["levels"] = [
+            {"stability": level.stability, "severity": level.severity, "breaks": list(level.roles)}
+            for level in change.levels
+        ]
+    if change.also:
+        data["also"] = [[part_json(p) for p in path] for path in change.also]
+    data["flow"] = traffic_json(change.flow)
     link = rule_link(change.rule.id, rules_url)
     if link:
         data["rule_url"] = link
@@ -286,7 +336,7 @@ def result_json(
     return {
         "old": result.old,
         "new": result.new,
-        "summary": {s.stability: _summary(s) for s in result.surfaces},
+        "summary": _summaries(result),
         "changes": [change_json(c, rules_url) for c in result.changes],
         "waivers": {
             "expired": [_waiver_json(w) for w in result.expired],
@@ -329,7 +379,8 @@ def render_github(result: DiffResult, fail_on: str = "breaking", rules_url: str 
     for c in result.changes:
         if c.waiver is not None:
             continue
-        props = f"title={_gh_property(f'{c.rule.id} ({c.stability}, {c.layer})')}"
+        levels = ", ".join(c.appears_in)
+        props = f"title={_gh_property(f'{c.rule.id} ({levels}, {c.layer})')}"
         if c.file:
             line = change_line(c)
             where = f"file={_gh_property(c.file)}" + (f",line={line}" if line else "")
@@ -395,7 +446,7 @@ def render_sarif(result: DiffResult, fail_on: str = "breaking", rules_url: str |
             ],
             "partialFingerprints": {"acpChange/v2": c.fingerprint},
             "properties": {
-                "stability": c.stability,
+                "stabilities": list(c.appears_in),
                 "layer": c.layer,
                 "breaks": list(c.roles),
                 "pointer": c.pointer,

@@ -10,9 +10,10 @@ what an old receiver cannot read), *both*, or *nobody*.
 
 Which peer that is, an old agent or an old client (or any other side the
 schema has, such as a proxy), depends on who sends and who receives the type
-where the change happened (a :class:`Flow`, read from the IR by
-:mod:`.senders`).  :func:`impact` turns the flow into roles, and it is the
-only place that does: no rule knows about agents or clients.
+where the change happened, in the old release and in the new one (a
+:class:`Traffic` of two :class:`Flow`, read from the IR by :mod:`.senders`).
+:func:`impact` turns the traffic into roles, and it is the only place that
+does: no rule knows about agents or clients.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def role_of(peer: Peer) -> Role:
 
 @dataclass(frozen=True)
 class Flow:
-    """Who sends the data a change is in, and who receives it."""
+    """Who sends the data a change is in, and who receives it, in one release."""
 
     senders: frozenset[Peer] = field(default_factory=frozenset)
     receivers: frozenset[Peer] = field(default_factory=frozenset)
@@ -58,6 +59,46 @@ class Flow:
 
 
 NO_FLOW = Flow()
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The flow of the data a change is in, in the old release and in the new one.
+
+    A change breaks *old senders* when a peer running the old release sends
+    the data to one running the new release, and *old receivers* when a new
+    sender's data reaches a peer running the old release.  So an old sender
+    is a role that sends the data in both releases (and the new release has
+    someone to receive it), an old receiver a role that receives it in both
+    (and the new release has someone to send it): a peer the old release does
+    not have is never an old one, a role that no longer sends or receives the
+    data is not hurt by its shape (what it stopped doing is a change of its
+    own, such as a method that moved), and data the new release no longer
+    carries breaks no one.
+    """
+
+    old: Flow = NO_FLOW
+    new: Flow = NO_FLOW
+
+    def __or__(self, other: Traffic) -> Traffic:
+        return Traffic(self.old | other.old, self.new | other.new)
+
+    @property
+    def reversed(self) -> Traffic:
+        """The traffic of the answer: a result goes from the handler back to the caller."""
+        return Traffic(self.old.reversed, self.new.reversed)
+
+    def hurt(self, breaks: Breaks) -> frozenset[Peer]:
+        """The peers a rule that breaks ``breaks`` hurts when they still run the old release."""
+        peers: set[Peer] = set()
+        if breaks in ("senders", "both") and self.new.receivers:
+            peers |= self.old.senders & self.new.senders
+        if breaks in ("receivers", "both") and self.new.senders:
+            peers |= self.old.receivers & self.new.receivers
+        return frozenset(peers)
+
+
+NO_TRAFFIC = Traffic()
 BREAKS_TEXT: dict[Breaks, str] = {
     "senders": "old senders of the data",
     "receivers": "old receivers of the data",
@@ -84,6 +125,9 @@ class RuleId(StrEnum):
     FIELD_BECAME_OPTIONAL = "field-became-optional"
     FIELD_BECAME_NULLABLE = "field-became-nullable"
     FIELD_BECAME_NON_NULLABLE = "field-became-non-nullable"
+    # objects
+    OBJECT_BECAME_CLOSED = "object-became-closed"
+    OBJECT_BECAME_OPEN = "object-became-open"
     # types
     TYPE_CHANGED = "type-changed"
     TYPE_WIDENED = "type-widened"
@@ -92,6 +136,8 @@ class RuleId(StrEnum):
     CONSTRAINT_TIGHTENED = "constraint-tightened"
     CONSTRAINT_LOOSENED = "constraint-loosened"
     CONSTRAINT_CHANGED = "constraint-changed"
+    # annotations
+    FORMAT_CHANGED = "format-changed"
     # enums
     ENUM_VALUE_ADDED_CLOSED = "enum-value-added-closed"
     ENUM_VALUE_ADDED_OPEN = "enum-value-added-open"
@@ -104,6 +150,8 @@ class RuleId(StrEnum):
     UNION_VARIANT_ADDED_OPEN = "union-variant-added-open"
     UNION_VARIANT_REMOVED_CLOSED = "union-variant-removed-closed"
     UNION_VARIANT_REMOVED_OPEN = "union-variant-removed-open"
+    UNION_TAG_RESERVED = "union-tag-reserved"
+    UNION_TAG_RELEASED = "union-tag-released"
     UNION_TAG_CHANGED = "union-tag-changed"
     UNION_BECAME_CLOSED = "union-became-closed"
     UNION_BECAME_OPEN = "union-became-open"
@@ -114,6 +162,9 @@ class RuleId(StrEnum):
     # methods
     METHOD_ADDED = "method-added"
     METHOD_REMOVED = "method-removed"
+    NOTIFICATION_ADDED = "notification-added"
+    NOTIFICATION_REMOVED = "notification-removed"
+    METHOD_KIND_CHANGED = "method-kind-changed"
     METHOD_MOVED_SIDE = "method-moved-side"
     METHOD_BECAME_UNSTABLE = "method-became-unstable"
     METHOD_BECAME_STABLE = "method-became-stable"
@@ -131,6 +182,8 @@ class RuleId(StrEnum):
     LENIENT_ANNOTATION_REMOVED = "lenient-annotation-removed"
     # defaults
     DEFAULT_CHANGED = "default-changed"
+    # normative text
+    NORMATIVE_TEXT_CHANGED = "normative-text-changed"
     # python names
     PYTHON_CLASS_ADDED = "python-class-added"
     PYTHON_CLASS_REMOVED = "python-class-removed"
@@ -139,8 +192,10 @@ class RuleId(StrEnum):
     PYTHON_UNION_BECAME_CLASS = "python-union-became-class"
     REF_BECAME_INLINE = "ref-became-inline"
     INLINE_BECAME_REF = "inline-became-ref"
+    PYTHON_CLASS_REPLACED = "python-class-replaced"
     PYTHON_ATTRIBUTE_REMOVED = "python-attribute-removed"
     PYTHON_ATTRIBUTE_RENAMED = "python-attribute-renamed"
+    PYTHON_CLASS_ARGUMENT_REQUIRED = "python-class-argument-required"
     PYTHON_ANNOTATION_CHANGED = "python-annotation-changed"
     PYTHON_METHOD_REMOVED = "python-method-removed"
     PYTHON_METHOD_RENAMED = "python-method-renamed"
@@ -194,23 +249,20 @@ class Rule:
                 assert_never(style)
 
 
-def impact(rule: Rule, flow: Flow) -> tuple[Severity, tuple[Role, ...]]:
+def impact(rule: Rule, traffic: Traffic) -> tuple[Severity, tuple[Role, ...]]:
     """The severity of one change and the roles it breaks.
 
-    ``flow`` says who sends the data the change is in and who receives it:
-    for a type, whoever sends or receives a message that can contain it; for
-    a method, its callers and its handlers.  A wire change in data that no
-    message carries breaks no peer and is reported as ``info``.
+    ``traffic`` says who sends the data the change is in and who receives it,
+    in each release: for a type, whoever sends or receives a message that can
+    contain it; for a method, its callers and its handlers.  Old senders are
+    the old release's, old receivers too (:meth:`Traffic.hurt`).  A wire
+    change that hurts no peer is reported as ``info``.
     """
     if rule.breaks == "python":
         return rule.severity, (PYTHON_CALLERS,)
     if rule.breaks == "nobody":
         return rule.severity, ()
-    peers: set[Peer] = set()
-    if rule.breaks in ("senders", "both"):
-        peers |= flow.senders
-    if rule.breaks in ("receivers", "both"):
-        peers |= flow.receivers
+    peers = traffic.hurt(rule.breaks)
     if not peers:
         return "info", ()
     return rule.severity, tuple(role_of(p) for p in sorted(peers))
@@ -282,6 +334,25 @@ CATALOG: tuple[Rule, ...] = (
         "senders",
         "A field no longer accepts null: old senders may still send null, which new receivers reject.",
     ),
+    # objects
+    Rule(
+        RuleId.OBJECT_BECAME_CLOSED,
+        "wire",
+        "object",
+        "breaking",
+        "senders",
+        "An object no longer accepts members it does not list (additionalProperties: false): old senders "
+        "may send members new receivers reject.",
+    ),
+    Rule(
+        RuleId.OBJECT_BECAME_OPEN,
+        "wire",
+        "object",
+        "breaking",
+        "receivers",
+        "An object accepts members it does not list (no more additionalProperties: false): new senders may "
+        "send members old receivers reject.",
+    ),
     # types
     Rule(
         RuleId.TYPE_CHANGED,
@@ -289,7 +360,8 @@ CATALOG: tuple[Rule, ...] = (
         "type",
         "breaking",
         "both",
-        "A type was replaced by an incompatible one: neither side can read the other's data.",
+        "A type was replaced by one that takes some values it refused and refuses some it took: either "
+        "side may send what the other rejects.",
     ),
     Rule(
         RuleId.TYPE_WIDENED,
@@ -330,7 +402,17 @@ CATALOG: tuple[Rule, ...] = (
         "constraint",
         "breaking",
         "both",
-        "A pattern or format was replaced: values valid on one side may be invalid on the other.",
+        "A pattern was replaced: values valid on one side may be invalid on the other.",
+    ),
+    # annotations
+    Rule(
+        RuleId.FORMAT_CHANGED,
+        "wire",
+        "annotation",
+        "info",
+        "nobody",
+        "A format was added, removed or replaced: JSON Schema 2020-12 reads format as an annotation, and "
+        "neither its validators nor the generated models enforce it.",
     ),
     # enums
     Rule(
@@ -415,6 +497,24 @@ CATALOG: tuple[Rule, ...] = (
         "A variant was removed from an open union: new receivers see it from old senders as unknown.",
     ),
     Rule(
+        RuleId.UNION_TAG_RESERVED,
+        "wire",
+        "union",
+        "breaking",
+        "senders",
+        "A union's catch-all refuses a tag value it took before: old senders' members with that tag are "
+        "rejected by new receivers.",
+    ),
+    Rule(
+        RuleId.UNION_TAG_RELEASED,
+        "wire",
+        "union",
+        "breaking",
+        "receivers",
+        "A union's catch-all takes a tag value it refused before: new senders may send members with that "
+        "tag, which old receivers reject.",
+    ),
+    Rule(
         RuleId.UNION_TAG_CHANGED,
         "wire",
         "union",
@@ -481,7 +581,7 @@ CATALOG: tuple[Rule, ...] = (
         "method",
         "info",
         "nobody",
-        "A new method: old peers answer it with 'method not found', which callers must expect.",
+        "A new request: old handlers answer it with 'method not found', which callers must expect.",
     ),
     Rule(
         RuleId.METHOD_REMOVED,
@@ -489,7 +589,34 @@ CATALOG: tuple[Rule, ...] = (
         "method",
         "breaking",
         "senders",
-        "A method is gone: old callers get 'method not found' from new handlers.",
+        "A request is gone: old callers get 'method not found' from new handlers.",
+    ),
+    Rule(
+        RuleId.NOTIFICATION_ADDED,
+        "wire",
+        "method",
+        "info",
+        "nobody",
+        "A new notification: old handlers ignore it, silently.",
+    ),
+    Rule(
+        RuleId.NOTIFICATION_REMOVED,
+        "wire",
+        "method",
+        "warning",
+        "senders",
+        "A notification is gone: new handlers ignore what old callers send, silently (a notification gets "
+        "no answer, not even 'method not found').",
+    ),
+    Rule(
+        RuleId.METHOD_KIND_CHANGED,
+        "wire",
+        "method",
+        "breaking",
+        "both",
+        "A notification became a request, or a request a notification: one side's old peers answer the "
+        "new request with 'method not found', the other's ignore the old notification or wait for an answer "
+        "that never comes.",
     ),
     Rule(
         RuleId.METHOD_MOVED_SIDE,
@@ -605,6 +732,16 @@ CATALOG: tuple[Rule, ...] = (
         "both",
         "A default changed: a receiver fills an omitted field with a value its peer did not mean.",
     ),
+    # normative text
+    Rule(
+        RuleId.NORMATIVE_TEXT_CHANGED,
+        "wire",
+        "description",
+        "info",
+        "nobody",
+        "A description adds, drops or rewords a sentence that says MUST, SHOULD or MAY (or SHALL, "
+        "REQUIRED, RECOMMENDED): peers that follow the old text may not follow the new one.",
+    ),
     # python names
     Rule(
         RuleId.PYTHON_CLASS_ADDED,
@@ -664,6 +801,15 @@ CATALOG: tuple[Rule, ...] = (
         "A field's inline type became a named one of the same shape: same wire, different class.",
     ),
     Rule(
+        RuleId.PYTHON_CLASS_REPLACED,
+        "python",
+        "class",
+        "breaking",
+        "python",
+        "A field's or a method's named type is another class now (the wire difference, if any, is reported "
+        "beside it): code that builds the value with the old class must use the new one.",
+    ),
+    Rule(
         RuleId.PYTHON_ATTRIBUTE_REMOVED,
         "python",
         "attribute",
@@ -678,6 +824,15 @@ CATALOG: tuple[Rule, ...] = (
         "breaking",
         "python",
         "An attribute has a new Python name for the same wire name: code using the old name fails.",
+    ),
+    Rule(
+        RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED,
+        "python",
+        "attribute",
+        "breaking",
+        "python",
+        "A class needs a keyword argument it did not need before (a field became required and has no "
+        "default): code that constructs it without the argument fails.",
     ),
     Rule(
         RuleId.PYTHON_ANNOTATION_CHANGED,

@@ -99,8 +99,9 @@ def flows_by_type(surface: ApiSurface) -> dict[str, Flow]:
     Callers send a method's params to its handlers, the handlers send the
     result back; each root message envelope goes from its side to that side's
     peer (so error and extension payloads count).  Types reached from those
-    through fields, bases, union variants and aliases have the same flow.
-    Types nothing reaches are missing from the map.
+    through fields, bases, union variants and aliases have the same flow, and
+    so does the union a derived one repeats (:attr:`~codegen.schema.ir.UnionType.mirrors`):
+    its values are the derived union's.  Types nothing reaches are missing from the map.
     """
     peers = peers_of(surface)
     roots: list[tuple[str, Flow]] = []
@@ -112,6 +113,9 @@ def flows_by_type(surface: ApiSurface) -> dict[str, Flow]:
     for name, sender in surface.envelopes.items():
         roots.append((name, peers.sent_by(sender)))
     edges = {name: surface.references(name) for name in surface.types}
+    for named in surface.unions():
+        if named.mirrors is not None:
+            edges[named.name] = edges[named.name] | {named.mirrors}
     found: dict[str, Flow] = {}
     for root, flow in roots:
         stack = [root] if root in surface.types else []

@@ -22,6 +22,7 @@ from .path import (
     KeywordPart,
     MemberPart,
     MessagePart,
+    MessagesPart,
     MethodPart,
     Part,
     Path,
@@ -58,6 +59,8 @@ def describe(expr: TypeExpr) -> str:
 def _member_key(part: MemberPart) -> str:
     if part.other:
         return "other"
+    if part.title is not None:
+        return part.title
     if part.member is not None:
         return describe(part.member)
     return "null" if part.value is None else repr(part.value)
@@ -84,6 +87,8 @@ def _part(part: Part, previous: Part | None) -> str:
             return f"side {name}"
         case EnvelopePart(name=name, sender=sender, batch=batch):
             return f"{'batch' if batch else 'envelope'} {name} (sent by the {sender})"
+        case MessagesPart(sender=sender):
+            return f"{sender} messages"
         case HandlerPart(side=side, name=name):
             return f"{side}.{name}"
         case ArgumentPart(name=name):
@@ -118,6 +123,8 @@ def _names(items: Any) -> str:
 
 
 def _set_change(before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
+    if not set(before) & set(after):  # nothing kept: the one type replaced by the other
+        return f"{' | '.join(sorted(map(describe, before)))} -> {' | '.join(sorted(map(describe, after)))}"
     added = sorted(describe(e) for e in after if e not in before)
     dropped = sorted(describe(e) for e in before if e not in after)
     parts = []
@@ -140,7 +147,12 @@ def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
             return f"type {describe(new)}"
         case RuleId.TYPE_WIDENED | RuleId.TYPE_NARROWED:
             return prefix + _set_change(old, new)
-        case RuleId.CONSTRAINT_TIGHTENED | RuleId.CONSTRAINT_LOOSENED | RuleId.CONSTRAINT_CHANGED:
+        case (
+            RuleId.CONSTRAINT_TIGHTENED
+            | RuleId.CONSTRAINT_LOOSENED
+            | RuleId.CONSTRAINT_CHANGED
+            | RuleId.FORMAT_CHANGED
+        ):
             keyword = next((p for p in path if isinstance(p, KeywordPart)), None)
             word = keyword.name if keyword is not None else "constraint"
             return f"{prefix}{word} {_show(old)} -> {_show(new)}"
@@ -154,6 +166,13 @@ def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
             return ", ".join(k for k in new if k not in old)
         case RuleId.LENIENT_ANNOTATION_REMOVED:
             return ", ".join(k for k in old if k not in new)
+        case RuleId.NORMATIVE_TEXT_CHANGED:
+            words = [f"drops {_quoted(old)}" if old else "", f"adds {_quoted(new)}" if new else ""]
+            return "; ".join(w for w in words if w)
+        case RuleId.UNION_TAG_RESERVED | RuleId.UNION_TAG_RELEASED:
+            return ""
+        case RuleId.METHOD_KIND_CHANGED:
+            return f"{old} -> {new}"
         case RuleId.DEFAULT_CHANGED:
             return f"{_show(old)} -> {_show(new)}"
         case RuleId.PYTHON_CLASS_RENAMED:
@@ -171,6 +190,10 @@ def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
             if old is ABSENT and new is ABSENT:
                 return ""
             return f"{prefix}{_name(old)} -> {_name(new)}"
+
+
+def _quoted(sentences: Any) -> str:
+    return " ".join(f"“{s}”" for s in sentences)
 
 
 def _name(value: Any) -> str:

@@ -46,6 +46,8 @@ _DROPPED = frozenset(
     }
 )
 _PLAIN_OBJECT = frozenset({"type", "properties", "required"})
+_FIXED_STRING = frozenset({"const", "enum", "pattern"})
+"""A string schema with one of these takes chosen values only: probes are not tried there."""
 
 
 class MissingGeneratorError(CodegenError):
@@ -67,8 +69,13 @@ def _def_name(ref: str) -> str:
     return ref[len("#/$defs/") :].replace("~1", "/").replace("~0", "~")
 
 
-def generation_schema(defs: Mapping[str, Any], name: str) -> Any:
-    """``$defs[name]`` as a self-contained draft-07 schema that hypothesis-jsonschema can generate from."""
+def generation_schema(defs: Mapping[str, Any], name: str, probes: tuple[str, ...] = ()) -> Any:
+    """``$defs[name]`` as a self-contained draft-07 schema that hypothesis-jsonschema can generate from.
+
+    ``probes`` are strings worth trying wherever the schema takes any string
+    (the other release's tags and enum values): such a string becomes "one
+    of the probes, or any string", the same values, the probes more often.
+    """
 
     def convert(node: Any, stack: tuple[str, ...]) -> Any:
         if not isinstance(node, dict):
@@ -90,6 +97,8 @@ def generation_schema(defs: Mapping[str, Any], name: str) -> Any:
             target = _def_name(ref)
             inlined = False if target in stack else convert(defs[target], (*stack, target))
             return _merge_all_of({"allOf": [inlined, out]} if out else inlined)
+        if probes and out.get("type") == "string" and not _FIXED_STRING & out.keys():
+            return {"anyOf": [{"enum": list(probes)}, out]}
         return _merge_all_of(out)
 
     return convert(defs[name], (name,))

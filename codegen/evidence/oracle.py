@@ -45,7 +45,7 @@ from ..errors import CodegenError
 from ..schema.ir import Stability
 from ..schema.load import SchemaSource, default_cache_dir, read_lock
 from .instances import canonical, size
-from .search import SEARCHED_BREAKS, Direction, Pair, first_error, pairs_of, wants_evidence
+from .search import SEARCHED_BREAKS, Direction, Pair, Refusal, first_error, pairs_of, wants_evidence
 
 ORACLE_EXAMPLES = 25
 """Messages generated per changed ``$defs`` type and direction by default."""
@@ -89,6 +89,8 @@ class PairResult:
     searched: int = 0
     """Breaking or warning wire changes, for which evidence was searched."""
     with_evidence: int = 0
+    misplaced: list[tuple[Change, Evidence]] = field(default_factory=list)
+    """Evidence whose message is not refused at its own change's location (there should be none)."""
     types: int = 0
     """``$defs`` types searched in both directions."""
     messages: int = 0
@@ -140,12 +142,31 @@ def changed_types(pair: Pair, direction: Direction) -> list[str]:
     return found
 
 
-def explains(pair: Pair, change: Change, direction: Direction, places: frozenset[Any]) -> bool:
-    """Whether a reported change accounts for a refusal in this direction at these places."""
+def explains(pair: Pair, change: Change, direction: Direction, refusal: Refusal) -> bool:
+    """Whether a reported change accounts for a refusal in this direction: one of its errors is at the
+    change's location (its type, members, field, value or keyword)."""
     if change.layer != "wire" or direction not in SEARCHED_BREAKS.get(change.rule.breaks, ()):
         return False
-    anchor = pair.anchor(change, direction)
-    return anchor is not None and anchor in places
+    anchor = pair.plan(change, direction).anchor
+    return anchor is not None and refusal.at(anchor) is not None
+
+
+def evidence_at_its_row(pair: Pair, change: Change, evidence: Evidence) -> bool:
+    """Whether an evidence message is refused at its own change's location, checked again from the
+    refusing models' errors (their ``loc``), in a direction the change's rule breaks."""
+    for direction in SEARCHED_BREAKS.get(change.rule.breaks, ()):
+        plan = pair.plan(change, direction)
+        if plan.root != evidence.schema_type or plan.anchor is None:
+            continue
+        source, _ = pair.sides(direction)
+        target_name = pair.target_def(direction, plan.root)
+        named = source.surface.by_schema_name(plan.root)
+        if target_name is None or named is None:
+            continue
+        refusal = pair.refusal(direction, plan.root, target_name, named, evidence.message)
+        if refusal is not None and refusal.at(plan.anchor) is not None:
+            return True
+    return False
 
 
 def check_pair(
@@ -163,6 +184,9 @@ def check_pair(
     result.searched = len(wanted)
     found = pair.evidence(wanted)
     result.with_evidence = sum(isinstance(e, Evidence) for e in found.values())
+    for index, evidence in found.items():
+        if isinstance(evidence, Evidence) and not evidence_at_its_row(pair, wanted[index], evidence):
+            result.misplaced.append((wanted[index], evidence))
     for direction in ("receivers", "senders"):
         _, target = pair.sides(direction)
         for schema_name in changed_types(pair, direction):
@@ -173,7 +197,7 @@ def check_pair(
             result.messages += search.distinct
             worst: Unexplained | None = None
             for refusal in search.refusals:
-                if any(explains(pair, c, direction, refusal.places) for c in changes):
+                if any(explains(pair, c, direction, refusal) for c in changes):
                     result.explained += 1
                     continue
                 other = pair.target_def(direction, schema_name)
@@ -185,7 +209,7 @@ def check_pair(
                     schema_name,
                     direction,
                     refusal.instance,
-                    first_error(refusal.error),
+                    refusal.errors[0].line() if refusal.errors else first_error(refusal.error),
                     model_gap=target.valid(other, refusal.instance),
                 )
                 if worst is None or (size(item.message), canonical(item.message)) < (
@@ -224,8 +248,12 @@ def run(
     evidence_examples: int,
     exceptions: dict[tuple[str, ...], str],
     only: Sequence[str] = (),
+    without: Sequence[str] = (),
 ) -> Iterator[PairResult]:
-    """Every consecutive pair of locked releases (or those naming a release in ``only``), both levels."""
+    """Every consecutive pair of locked releases (or those naming a release in ``only``), both levels.
+
+    ``without`` names rules whose changes are dropped before the check, as if the differ lacked them.
+    """
     for old, new in release_pairs(list(source.lock.releases)):
         if only and old not in only and new not in only:
             continue
@@ -235,19 +263,22 @@ def run(
         diff = diff_releases(old_files, new_files, stabilities)
         pairs = pairs_of(old_files, new_files, stabilities, cache, evidence_examples)
         for pair, surface in zip(pairs, diff.surfaces, strict=True):
-            yield check_pair(pair, old, new, surface.changes, exceptions, examples)
+            kept = [c for c in surface.changes if c.rule.id not in without]
+            yield check_pair(pair, old, new, kept, exceptions, examples)
 
 
 TABLE_HEADER = (
-    "| pair | schema | changes | searched for evidence | with evidence | types searched | messages "
-    "| refusals explained | unexplained | excused |"
+    "| pair | schema | changes | searched for evidence | with evidence | at its row | types searched "
+    "| messages | refusals explained | unexplained | excused |"
 )
+TABLE_RULE = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 
 
 def row(found: PairResult) -> str:
+    at_row = found.with_evidence - len(found.misplaced)
     return (
         f"| {found.old} → {found.new} | {found.stability} | {found.changes} | {found.searched} | "
-        f"{found.with_evidence} | {found.types} | {found.messages} | {found.explained} | "
+        f"{found.with_evidence} | {at_row} | {found.types} | {found.messages} | {found.explained} | "
         f"{len(found.unexplained)} | {len(found.excused)} |"
     )
 
@@ -265,19 +296,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--release", action="append", default=[], help="only the pairs with this release")
     parser.add_argument("--exceptions", type=Path, default=None, help="a TOML file of excused refusals")
     parser.add_argument("--cache", type=Path, default=default_cache_dir())
+    parser.add_argument(
+        "--without-rule",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="check a differ that lacks this rule (its changes dropped): what the oracle would catch",
+    )
     args = parser.parse_args(argv)
     source = SchemaSource(read_lock())
     exceptions = read_exceptions(args.exceptions)
     print(TABLE_HEADER)
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print(TABLE_RULE)
     results = []
     started = time.perf_counter()
     with collecting(strict=False):
-        for found in run(source, args.cache, args.examples, args.evidence_examples, exceptions, args.release):
+        checked = run(
+            source,
+            args.cache,
+            args.examples,
+            args.evidence_examples,
+            exceptions,
+            args.release,
+            args.without_rule,
+        )
+        for found in checked:
             results.append(found)
             print(row(found), flush=True)
     unexplained = [u for r in results for u in r.unexplained]
     excused = [pair for r in results for pair in r.excused]
+    misplaced = [(r, change, evidence) for r in results for change, evidence in r.misplaced]
     print()
     total = sum(len(r.unexplained) for r in results)
 
@@ -287,14 +335,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{len(results)} pair levels, {total_of('changes')} changes, {total_of('with_evidence')} of "
         f"{total_of('searched')} searched with evidence, {total_of('messages')} messages, "
-        f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused "
-        f"({time.perf_counter() - started:.0f} s)"
+        f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused, "
+        f"{len(misplaced)} evidence not at its row ({time.perf_counter() - started:.0f} s)"
     )
+    for found, change, evidence in misplaced:
+        shown = json.dumps(evidence.message, sort_keys=True, ensure_ascii=False)
+        where = f"{found.old} -> {found.new} {found.stability}: {change.rule.id} {change.subject}"
+        print(f"not at its row: {where}: {evidence.schema_type} {shown} ({evidence.error})")
     for item in unexplained:
         print(f"unexplained: {item.line()}")
     for item, reason in excused:
         print(f"excused: {item.line()}: {reason}")
-    return 1 if unexplained else 0
+    return 1 if unexplained or misplaced else 0
 
 
 if __name__ == "__main__":

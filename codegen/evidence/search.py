@@ -1,25 +1,31 @@
-"""Evidence for the differ's verdicts: a message one side's generated models accept and the other's refuse.
+"""Evidence for the differ's verdicts: a message one side's generated models accept and the other's refuse,
+refused at the change's own location.
 
 A wire change breaks *receivers* when a new sender may send what an old
 receiver refuses: messages are generated from the **new** schema, kept if the
 new schema and the new models accept them, and tried on the **old** models.
 It breaks *senders* when an old sender may send what a new receiver refuses:
 the same, from the old schema to the new models.  A refused message is
-evidence for a change when the refusal is at the change: the validation
-error's path through the message goes through the type (and the field) the
-change is about (:mod:`.walk`).  The smallest such message, made smaller
-still while it stays evidence (:func:`~.instances.shrink`), is attached to the
-change.
+evidence for a change only when one of the validation errors is *at* the
+change's location, read from the error's ``loc`` (:mod:`.walk`): the type and
+the members the change names, its field, the tag or enum value, the kind of
+error its constraint keyword gives.  The smallest such message, made smaller
+still while it stays evidence (:func:`~.instances.shrink`), is attached with
+that error.  A change no message can carry (a batch, a method that is gone,
+the properties of every message) is *not searchable*; one no generated
+message shows has *no evidence found*, with the number tried.
 
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
-type shares them.  The search is deterministic.
+type shares them.  Where the schema takes any string, the strings the other
+release's definition names (its tags, enum values and reserved tags) are
+tried too (:meth:`Pair.probes`).  The search is deterministic.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +34,6 @@ from ..diff import (
     Change,
     DiffResult,
     Evidence,
-    FieldPart,
     MessagePart,
     MethodPart,
     NoEvidence,
@@ -41,7 +46,7 @@ from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, load_models
-from .walk import Place, error_places
+from .walk import Anchor, Located, Place, anchor_of, at, located_errors
 
 Direction = Literal["receivers", "senders"]
 """``receivers``: new messages tried on the old models; ``senders``: old messages tried on the new models."""
@@ -96,11 +101,19 @@ class Side:
 
 @dataclass(frozen=True)
 class Refusal:
-    """A message valid on its side that the other side's models refuse, and where."""
+    """A message valid on its side that the other side's models refuse, and each error with its places."""
 
     instance: Any
     error: Any
-    places: frozenset[Place]
+    errors: tuple[Located, ...]
+
+    def at(self, anchor: Anchor) -> Located | None:
+        """The first error of the refusal that is at ``anchor`` (``None``: none is)."""
+        return next((e for e in self.errors if at(anchor, e.places, e.type)), None)
+
+    @property
+    def places(self) -> frozenset[Place]:
+        return frozenset(p for e in self.errors for p in e.places)
 
 
 @dataclass(frozen=True)
@@ -130,6 +143,18 @@ def first_error(error: Any) -> str:
     return f"{where}: {detail.get('msg', '')}"[:200]
 
 
+NOT_SEARCHABLE = "no type of the generated models carries it"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where to look for one change in one direction: the ``$defs`` type to generate, the anchor to hit."""
+
+    direction: Direction
+    root: str | None
+    anchor: Anchor | None
+
+
 @dataclass
 class Pair:
     """The two sides of one stability level of a diff, and the searches already run on them."""
@@ -140,7 +165,7 @@ class Pair:
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
     renames: dict[str, str] = field(default_factory=dict)
-    _searches: dict[tuple[str, Direction, frozenset[Place], int], Search | str] = field(default_factory=dict)
+    _searches: dict[tuple[str, Direction, frozenset[Anchor], int], Search | str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.renames = detect_renames(self.old.surface, self.new.surface)
@@ -163,17 +188,26 @@ class Pair:
         other = target.surface.types.get(self.counterpart(direction, named.name))
         return other.schema_name if other is not None else None
 
+    def probes(self, direction: Direction, schema_name: str) -> tuple[str, ...]:
+        """The strings the trying side's definition names (tags, enum values, reserved tags) and the
+        generating side's does not: candidates for a free string, where the two differ."""
+        source, target = self.sides(direction)
+        other = self.target_def(direction, schema_name)
+        if other is None:
+            return ()
+        return tuple(sorted(constants(target.defs, other) - constants(source.defs, schema_name)))
+
     def search(
         self,
         direction: Direction,
         schema_name: str,
-        wanted: frozenset[Place] = frozenset(),
+        wanted: frozenset[Anchor] = frozenset(),
         examples: int | None = None,
     ) -> Search | str:
         """The refusals among the generated messages of ``$defs[schema_name]``, or why there are none.
 
-        With ``wanted``, generation stops once every one of those places has a
-        refusal.  ``examples`` defaults to the pair's.
+        With ``wanted``, generation stops once every one of those anchors has a
+        refusal at it.  ``examples`` defaults to the pair's.
         """
         count = self.examples if examples is None else examples
         key = (schema_name, direction, wanted, count)
@@ -182,7 +216,7 @@ class Pair:
         return self._searches[key]
 
     def _search(
-        self, direction: Direction, schema_name: str, wanted: frozenset[Place], examples: int
+        self, direction: Direction, schema_name: str, wanted: frozenset[Anchor], examples: int
     ) -> Search | str:
         source, target = self.sides(direction)
         root = source.surface.by_schema_name(schema_name)
@@ -203,11 +237,12 @@ class Pair:
             refusal = self.refusal(direction, schema_name, target_name, root, instance)
             if refusal is not None:
                 found.append(refusal)
-                missing.difference_update(refusal.places)
+                missing.difference_update({a for a in missing if refusal.at(a) is not None})
             return bool(wanted) and not missing
 
+        schema = generation_schema(source.defs, schema_name, self.probes(direction, schema_name))
         try:
-            count = instances(generation_schema(source.defs, schema_name), examples, accept, self.cache)
+            count = instances(schema, examples, accept, self.cache)
         except ValueError as error:
             return f"the generator cannot read {schema_name}: {error}"
         return Search(count, len(seen), tuple(found))
@@ -225,57 +260,44 @@ class Pair:
         error = target.models.refusal(target_name, instance)
         if error is None:
             return None
-        return Refusal(instance, error, frozenset(error_places(source.surface, root, instance, error)))
+        return Refusal(instance, error, located_errors(source.surface, root, instance, error))
 
     # -- a change and its anchor -----------------------------------------------------------------
 
-    def anchor(self, change: Change, direction: Direction) -> Place | None:
-        """The place a change is about, named as on the generating side (``None``: no type to search)."""
+    def plan(self, change: Change, direction: Direction) -> Plan:
+        """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
+        there, named as on the generating side (both ``None`` when no message can carry it)."""
+        source, _ = self.sides(direction)
         match change.path:
-            case (TypePart(name=name), FieldPart(name=wire), *_):
-                place: Place = (name, wire)
             case (TypePart(name=name), *_):
-                place = (name, None)
+                start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)
             case (MethodPart(name=wire, method_kind=kind, side=side), MessagePart(which=which), *_):
                 methods = [
-                    m for m in self.new.surface.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)
+                    m for m in source.surface.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)
                 ]
-                target = (methods[0].params if which == "params" else methods[0].result) if methods else None
-                if target is None:
-                    return None
-                place = (target, None)
+                start = (methods[0].params if which == "params" else methods[0].result) if methods else None
             case _:
-                return None
-        name = place[0] if direction == "receivers" else self.renamed_from.get(place[0], place[0])
-        return name, place[1]
-
-    def roots(self, change: Change, direction: Direction) -> str | None:
-        """The ``$defs`` entry whose messages can show a change."""
-        anchor = self.anchor(change, direction)
-        if anchor is None:
-            return None
-        source, _ = self.sides(direction)
-        named = source.surface.types.get(anchor[0])
-        if named is None or named.internal:
-            return None
-        return def_of(named)
+                start = None
+        named = source.surface.types.get(start) if start is not None else None
+        if start is None or named is None:
+            return Plan(direction, None, None)
+        return Plan(direction, def_of(named), anchor_of(change.path, start))
 
     def evidence(self, changes: Iterable[Change]) -> dict[int, Evidence | NoEvidence]:
-        """For each change (by its index in ``changes``): the smallest message that shows it, or none found.
+        """For each change (by its index in ``changes``): the smallest message refused at its location,
+        or why there is none.
 
         Changes whose messages come from the same ``$defs`` type and direction
         share one search, which stops once every one of them has a refusal.
         """
         listed = list(changes)
-        groups: dict[tuple[Direction, str], set[Place]] = {}
-        plans: list[list[tuple[Direction, str | None, Place | None]]] = []
+        groups: dict[tuple[Direction, str], set[Anchor]] = {}
+        plans: list[list[Plan]] = []
         for change in listed:
-            plan = []
-            for direction in SEARCHED_BREAKS[change.rule.breaks]:
-                anchor, root = self.anchor(change, direction), self.roots(change, direction)
-                plan.append((direction, root, anchor))
-                if anchor is not None and root is not None:
-                    groups.setdefault((direction, root), set()).add(anchor)
+            plan = [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
+            for p in plan:
+                if p.root is not None and p.anchor is not None:
+                    groups.setdefault((p.direction, p.root), set()).add(p.anchor)
             plans.append(plan)
         searched = {
             key: self.search(key[0], key[1], frozenset(wanted)) for key, wanted in sorted(groups.items())
@@ -284,27 +306,31 @@ class Pair:
         for index, (change, plan) in enumerate(zip(listed, plans, strict=True)):
             tried = 0
             reasons: list[str] = []
-            for direction, root, anchor in plan:
-                if root is None or anchor is None:
-                    reasons.append("no type of the generated models carries it")
+            for p in plan:
+                if p.root is None or p.anchor is None:
                     continue
-                found = searched[(direction, root)]
+                found = searched[(p.direction, p.root)]
                 if isinstance(found, str):
                     reasons.append(found)
                     continue
                 tried += found.generated
-                matching = [r for r in found.refusals if anchor in r.places]
+                matching = [r for r in found.refusals if r.at(p.anchor) is not None]
                 if matching:
                     best = min(matching, key=lambda r: (size(r.instance), canonical(r.instance)))
-                    out[index] = self.witness(change, direction, root, anchor, best)
+                    out[index] = self.witness(change, p, best)
                     break
             else:
-                out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
+                if not any(p.root is not None and p.anchor is not None for p in plan):
+                    out[index] = NoEvidence(0, NOT_SEARCHABLE, searchable=False)
+                elif tried == 0:
+                    out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
+                else:
+                    out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
         return out
 
-    def witness(
-        self, change: Change, direction: Direction, root: str, anchor: Place, best: Refusal
-    ) -> Evidence:
+    def witness(self, change: Change, plan: Plan, best: Refusal) -> Evidence:
+        direction, root, anchor = plan.direction, plan.root, plan.anchor
+        assert root is not None and anchor is not None
         source, target = self.sides(direction)
         target_name = self.target_def(direction, root)
         named = source.surface.by_schema_name(root)
@@ -312,16 +338,24 @@ class Pair:
 
         def keeps(instance: Any) -> bool:
             refusal = self.refusal(direction, root, target_name, named, instance)
-            return refusal is not None and anchor in refusal.places
+            return refusal is not None and refusal.at(anchor) is not None
 
         message = shrink(best.instance, keeps)
-        error = target.models.refusal(target_name, message)
+        refusal = self.refusal(direction, root, target_name, named, message)
+        assert refusal is not None
+        error = refusal.at(anchor)
+        assert error is not None
+        # a new sender's message refused by an old receiver, or the reverse
+        traffic = change.flow
+        source_flow, target_flow = (
+            (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
+        )
         return Evidence(
             message=message,
             schema_type=root,
-            sent_by=_peers(source.release, change.flow.senders),
-            refused_by=_peers(target.release, change.flow.receivers),
-            error=first_error(error),
+            sent_by=_peers(source.release, source_flow.senders),
+            refused_by=_peers(target.release, target_flow.receivers),
+            error=error.line(),
             schema_refuses=not target.valid(target_name, message),
         )
 
@@ -329,6 +363,34 @@ class Pair:
 def _peers(release: str, peers: Iterable[str]) -> str:
     named = sorted(peers)
     return f"{release} {' or '.join(named)}" if named else release
+
+
+def constants(defs: Mapping[str, Any], name: str) -> set[str]:
+    """The strings ``$defs[name]`` names as a ``const`` or in an ``enum``, through its references."""
+    found: set[str] = set()
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in defs:
+            continue
+        seen.add(current)
+        nodes = [defs[current]]
+        while nodes:
+            node = nodes.pop()
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    if key == "const" and isinstance(value, str):
+                        found.add(value)
+                    elif key == "enum" and isinstance(value, list):
+                        found.update(v for v in value if isinstance(v, str))
+                    elif key == "$ref" and isinstance(value, str) and value.startswith("#/$defs/"):
+                        stack.append(value[len("#/$defs/") :].replace("~1", "/").replace("~0", "~"))
+                    elif not key.startswith("x-") and key not in ("description", "title", "examples"):
+                        nodes.append(value)
+            elif isinstance(node, list):
+                nodes.extend(node)
+    return found
 
 
 # --- a whole diff ------------------------------------------------------------------------------

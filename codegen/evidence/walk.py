@@ -1,19 +1,41 @@
-"""Where in a message a refusal is, as the IR names it: the types and fields on the way to it.
+"""Where in a message a refusal is, as the differ names schema locations, and whether a change is there.
 
-A refusal's location is the validation error's ``loc``: property names and
+A refusal's location is each validation error's ``loc``: property names and
 item indexes, with the labels of union members mixed in.  Read against the
 message itself it becomes a path into the message (labels are skipped: they
 are not in the message).  Walking the IR of the side that generated the
-message along that path gives every named type the path goes through and the
-field it takes in each (:func:`places`); a change explains the refusal when
-it is about one of them (:func:`explains`).
+message along that path gives the **places** it goes through, named the way
+the differ names a change (:mod:`codegen.diff.compare`): a ``$defs`` type,
+the members of it the message selects (by their tags, the catch-all, a
+title), and the field the path takes in it, or the one the message lacks.
+A class or union the builder derived from a member is its union's place,
+and a union that repeats another (``mirrors``) is that one's too.
+
+A change's **anchor** (:func:`anchor_of`) is its location in the same
+terms; the change is *at* a refusal when one error of the refusal has a
+place that matches it (:func:`at`): the same type, the change's members,
+its field, the tag value or enum value it names, and, for a constraint,
+the kind of error that keyword gives.  Nothing here reads an error's text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from ..diff import (
+    FieldPart,
+    InnerPart,
+    KeywordPart,
+    MemberPart,
+    MessagePart,
+    MethodPart,
+    Part,
+    TypePart,
+    ValuePart,
+)
+from ..diff.wording import describe
 from ..schema.ir import (
     AliasType,
     AnyOf,
@@ -21,6 +43,7 @@ from ..schema.ir import (
     ArrayOf,
     Const,
     EnumType,
+    JsonScalar,
     MapOf,
     NamedType,
     Nullable,
@@ -32,15 +55,145 @@ from ..schema.ir import (
     all_fields,
 )
 
-Place = tuple[str, str | None]
-"""A named type and the field (wire name) the path takes in it (``None``: the type itself)."""
+MemberKey = tuple[Any, ...]
+"""How a union member is selected: ``("tag", value)``, ``("other",)``, ``("title", title)``, or
+``("any",)`` for an untagged member known by its type (a message does not say which it is)."""
+OTHER: MemberKey = ("other",)
+ANY: MemberKey = ("any",)
+
+ERRORS_OF_KEYWORDS: Mapping[str, frozenset[str]] = {
+    "minItems": frozenset({"too_short"}),
+    "maxItems": frozenset({"too_long"}),
+    "minLength": frozenset({"string_too_short"}),
+    "maxLength": frozenset({"string_too_long"}),
+    "pattern": frozenset({"string_pattern_mismatch"}),
+    "minimum": frozenset({"greater_than_equal"}),
+    "maximum": frozenset({"less_than_equal"}),
+    "exclusiveMinimum": frozenset({"greater_than"}),
+    "exclusiveMaximum": frozenset({"less_than"}),
+}
+"""The pydantic error types a constraint keyword gives (a keyword not listed matches any error)."""
 
 
+@dataclass(frozen=True)
+class Place:
+    """A schema location a refusal's path goes through: the type, its members selected, the field taken.
+
+    ``end`` says that the error is at this value or at one of its own
+    fields; ``tag`` is the value of the union's tag in the message, and
+    ``value`` the scalar there when the error is at it.
+    """
+
+    type: str
+    members: tuple[MemberKey, ...] = ()
+    field: str | None = None
+    end: bool = False
+    tag: JsonScalar = None
+    value: Any = None
 
 
-def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
-    """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
-    steps: list[str | int] = []
+@dataclass(frozen=True)
+class Anchor:
+    """A change's location, as :class:`Place` names it (on the side that generates the messages).
+
+    ``value`` is an enum value (``tag`` false) or a tag value a catch-all
+    reserves (``tag`` true); ``whole`` asks for an error at the type's value
+    itself (a change to the type as a whole: it became closed, another kind).
+    """
+
+    type: str
+    members: tuple[MemberKey, ...] = ()
+    field: str | None = None
+    keyword: str | None = None
+    value: JsonScalar = None
+    has_value: bool = False
+    tag: bool = False
+    whole: bool = False
+
+
+# --- a change's location ------------------------------------------------------------------------
+
+
+def member_key(part: MemberPart) -> MemberKey:
+    if part.other:
+        return OTHER
+    if part.title is not None:
+        return ("title", part.title)
+    if part.member is not None:
+        return ("type", describe(part.member))
+    return ("tag", part.value)
+
+
+def anchor_of(path: tuple[Part, ...], type_name: str) -> Anchor:
+    """The anchor of a path that starts at the type ``type_name`` (a :class:`TypePart`, or the params or
+    result of a method): its members, the first field after them, a value, a keyword."""
+    members: list[MemberKey] = []
+    field: str | None = None
+    keyword: str | None = None
+    value: JsonScalar = None
+    has_value = tag = False
+    for part in path:
+        match part:
+            case MemberPart() if field is None:
+                members.append(member_key(part))
+            case FieldPart(name=name) if field is None:
+                field = name
+            case ValuePart(value=found) if field is None:
+                value, has_value, tag = found, True, bool(members)
+            case KeywordPart(name=name):
+                keyword = name
+            case TypePart() | MethodPart() | MessagePart() | InnerPart() | FieldPart() | MemberPart():
+                pass
+            case _:
+                pass
+    whole = field is None and not members and not has_value
+    return Anchor(type_name, tuple(members), field, keyword, value, has_value, tag, whole)
+
+
+def at(anchor: Anchor, places: Iterable[Place], error_type: str | None = None) -> bool:
+    """Whether an error with these places (and this pydantic error type) is at the anchor."""
+    if anchor.keyword is not None and error_type is not None:
+        expected = ERRORS_OF_KEYWORDS.get(anchor.keyword)
+        if expected is not None and error_type not in expected:
+            return False
+    return any(_matches(anchor, place) for place in places)
+
+
+def _matches(anchor: Anchor, place: Place) -> bool:
+    if place.type != anchor.type or not _prefix(anchor.members, place.members):
+        return False
+    if anchor.field is not None:
+        return place.field == anchor.field
+    if anchor.has_value:
+        if anchor.tag:
+            return place.tag == anchor.value
+        return place.end and place.value == anchor.value and type(place.value) is type(anchor.value)
+    if anchor.whole:
+        return place.end
+    return True
+
+
+def _prefix(wanted: tuple[MemberKey, ...], found: tuple[MemberKey, ...]) -> bool:
+    if len(wanted) > len(found):
+        return False
+    return all(w == f or ANY in (w, f) for w, f in zip(wanted, found, strict=False))
+
+
+@dataclass(frozen=True)
+class Label:
+    """A step of an error's ``loc`` that is not in the message: the union member the validator tried
+    (its class name, tag value or type, as pydantic shows it)."""
+
+    text: str
+
+
+Step = str | int | Label
+
+
+def error_steps(instance: Any, loc: Iterable[Any]) -> tuple[list[Step], str | None]:
+    """The steps of ``loc`` through ``instance`` (union members' labels kept as :class:`Label`), and the
+    key it ends on that the message lacks."""
+    steps: list[Step] = []
     current = instance
     missing: str | None = None
     elements = list(loc)
@@ -51,8 +204,176 @@ def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], st
             steps.append(element)
             current = current[element]
         elif index == len(elements) - 1 and isinstance(current, dict) and isinstance(element, str):
-            missing = element  # the property the message lacks (other strings are members' labels)
+            missing = element  # the property the message lacks
+        else:
+            steps.append(Label(str(element)))
     return steps, missing
+
+
+# --- a refusal's places ----------------------------------------------------------------------------
+
+
+def message_path(instance: Any, loc: Iterable[Any]) -> tuple[list[str | int], str | None]:
+    """The steps of ``loc`` that are in ``instance``, and the key it ends on that the message lacks."""
+    steps, missing = error_steps(instance, loc)
+    return [step for step in steps if not isinstance(step, Label)], missing
+
+
+@dataclass
+class _Frame:
+    """A schema location the value being walked belongs to, and the members of it selected so far."""
+
+    type: str
+    members: tuple[MemberKey, ...] = ()
+    tag: JsonScalar = None
+
+
+class _Walk:
+    def __init__(self, surface: ApiSurface, missing: str | None) -> None:
+        self.surface = surface
+        self.missing = missing
+        self.found: set[Place] = set()
+
+    def named(
+        self, named: NamedType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
+    ) -> None:
+        if depth > 200:
+            return
+        derived = isinstance(named, (ObjectType, UnionType)) and named.origin is not None
+        if not derived or not frames:
+            frames = [*frames, _Frame(named.name)]
+        match named:
+            case ObjectType():
+                self.object(named, value, steps, frames, depth)
+            case UnionType():
+                self.union(named, value, steps, frames, depth)
+            case AliasType():
+                self.expr(named.target, value, steps, frames, depth + 1)
+            case EnumType():
+                self.end(frames, value)
+
+    def end(self, frames: list[_Frame], value: Any, field: str | None = None) -> None:
+        scalar = value if isinstance(value, (str, int, float, bool)) or value is None else None
+        for frame in frames:
+            self.found.add(Place(frame.type, frame.members, field, True, frame.tag, scalar))
+
+    def object(
+        self, named: ObjectType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
+    ) -> None:
+        if not isinstance(value, dict):
+            return
+        steps = _unlabelled(steps)
+        if not steps:
+            self.end(frames, None, self.missing)
+            return
+        key = steps[0]
+        if not isinstance(key, str):
+            return
+        last = not any(not isinstance(step, Label) for step in steps[1:])
+        for frame in frames:
+            self.found.add(Place(frame.type, frame.members, key, last, frame.tag))
+        fields = {f.wire_name: f for f in all_fields(self.surface.types, named.name)}
+        if key in fields:
+            self.expr(fields[key].type, value[key], steps[1:], [], depth + 1)
+
+    def union(
+        self, named: UnionType, value: Any, steps: list[Step], frames: list[_Frame], depth: int
+    ) -> None:
+        label = steps[0].text if steps and isinstance(steps[0], Label) else None
+        steps = steps[1:] if label is not None else steps
+        if not steps:
+            self.end(frames, value, self.missing)
+        for key, tag, member in _selected(self.surface, named, value, label):
+            inner = [_Frame(f.type, f.members, f.tag) for f in frames]
+            inner[-1].members = (*inner[-1].members, key)
+            if named.tag_wire_name is not None:
+                inner[-1].tag = tag
+            if not steps:
+                self.end(inner, value, self.missing)
+            target = self.surface.types.get(member.name) if isinstance(member, Ref) else None
+            if isinstance(target, UnionType) and target.mirrors is not None:
+                mirrored = self.surface.types.get(target.mirrors)
+                if mirrored is not None:  # the value is the mirrored union's too
+                    self.named(mirrored, value, steps, inner, depth + 1)
+            self.expr(member, value, steps, inner, depth + 1)
+
+    def expr(self, expr: TypeExpr, value: Any, steps: list[Step], frames: list[_Frame], depth: int) -> None:
+        if not isinstance(expr, Ref):
+            steps = _unlabelled(steps)
+        match expr:
+            case Ref(name=name):
+                named = self.surface.types.get(name)
+                if named is not None:
+                    self.named(named, value, steps, frames, depth)
+            case Nullable(inner=inner):
+                if value is not None:
+                    self.expr(inner, value, steps, frames, depth)
+            case AnyOf(members=members):
+                for member in members:
+                    if _fits(self.surface, member, value):
+                        self.expr(member, value, steps, frames, depth)
+            case ArrayOf(item=item):
+                if steps and isinstance(steps[0], int) and isinstance(value, list):
+                    self.expr(item, value[steps[0]], steps[1:], [], depth)
+            case MapOf(value=inner):
+                if steps and isinstance(steps[0], str) and isinstance(value, dict):
+                    self.expr(inner, value[steps[0]], steps[1:], [], depth)
+            case Scalar() | Const():
+                pass
+
+
+def _unlabelled(steps: list[Step]) -> list[Step]:
+    """``steps`` without the labels at their head (members of a union that is not a named one)."""
+    while steps and isinstance(steps[0], Label):
+        steps = steps[1:]
+    return steps
+
+
+def _selected(
+    surface: ApiSurface, union: UnionType, value: Any, label: str | None = None
+) -> Iterator[tuple[MemberKey, JsonScalar, TypeExpr]]:
+    """The members a value may be of, each with its key and the tag value the message gives.
+
+    ``label`` is the member the error's ``loc`` names (its class, tag or type), when it names one.
+    """
+    tag = value.get(union.tag_wire_name or "") if union.tagged and isinstance(value, dict) else None
+    if label is not None:
+        named = [v for v in union.members if _labelled(v.type, v.tag, label)]
+        if named:
+            for v in named:
+                yield _key(surface, union, v.type, v.tag, v is union.catch_all), tag, v.type
+            return
+    if union.tagged:
+        picked = [v for v in union.variants if v.tag == tag]
+        if picked:
+            yield from ((("tag", v.tag), tag, v.type) for v in picked)
+            return
+        if union.catch_all is not None and tag is not None:
+            yield OTHER, tag, union.catch_all.type
+            return
+    for variant in union.members:
+        if _fits(surface, variant.type, value):
+            key = _key(surface, union, variant.type, variant.tag, variant is union.catch_all)
+            yield key, None, variant.type
+
+
+def _labelled(member: TypeExpr, tag: JsonScalar, label: str) -> bool:
+    """Whether pydantic's label for a union member names this one (its class, its tag, its type)."""
+    if isinstance(member, Ref):
+        return member.name == label
+    return (tag is not None and str(tag) == label) or describe(member) == label
+
+
+def _key(surface: ApiSurface, union: UnionType, member: TypeExpr, tag: JsonScalar, other: bool) -> MemberKey:
+    """How the differ names a member: by its tag, as the catch-all, by its title, or (untagged) by type."""
+    if other:
+        return OTHER
+    if union.tagged:
+        return ("tag", tag)
+    named = surface.types.get(member.name) if isinstance(member, Ref) else None
+    if isinstance(named, (ObjectType, UnionType)) and named.origin is not None and named.origin.label:
+        return ("title", named.origin.label)
+    return ANY if isinstance(member, Ref) else ("type", describe(member))
 
 
 def _fits(surface: ApiSurface, expr: TypeExpr, value: Any) -> bool:
@@ -60,7 +381,7 @@ def _fits(surface: ApiSurface, expr: TypeExpr, value: Any) -> bool:
     match expr:
         case Ref(name=name):
             named = surface.types.get(name)
-            if isinstance(named, (ObjectType,)):
+            if isinstance(named, ObjectType):
                 return isinstance(value, dict)
             if isinstance(named, EnumType):
                 return isinstance(value, (str, int)) and not isinstance(value, bool)
@@ -79,90 +400,12 @@ def _fits(surface: ApiSurface, expr: TypeExpr, value: Any) -> bool:
 
 
 def places(
-    surface: ApiSurface, root: NamedType, instance: Any, steps: list[str | int], missing: str | None
+    surface: ApiSurface, root: NamedType, instance: Any, steps: list[Step], missing: str | None
 ) -> set[Place]:
-    """Every named type on the way from ``root`` along ``steps`` in ``instance``, and the field taken."""
-    found: set[Place] = set()
-    _named(surface, root, instance, steps, missing, found, 0)
-    return found
-
-
-def _named(
-    surface: ApiSurface,
-    named: NamedType,
-    value: Any,
-    steps: list[str | int],
-    missing: str | None,
-    found: set[Place],
-    depth: int,
-) -> None:
-    if depth > 200:
-        return
-    found.add((named.name, None))
-    match named:
-        case ObjectType():
-            fields = {f.wire_name: f for f in all_fields(surface.types, named.name)}
-            if steps and isinstance(steps[0], str) and isinstance(value, dict):
-                key = steps[0]
-                found.add((named.name, key))
-                if key in fields:
-                    _expr(surface, fields[key].type, value[key], steps[1:], missing, found, depth + 1)
-            elif not steps and missing is not None:
-                found.add((named.name, missing))
-        case UnionType():
-            if not steps and missing is not None and missing == named.tag_wire_name:
-                found.add((named.name, missing))
-            for member in _members(named, value):
-                _expr(surface, member, value, steps, missing, found, depth + 1)
-        case AliasType():
-            _expr(surface, named.target, value, steps, missing, found, depth + 1)
-        case EnumType():
-            pass
-
-
-def _members(union: UnionType, value: Any) -> Iterator[TypeExpr]:
-    """The members a value may be of: by its tag, or every one for an untagged union."""
-    if union.tagged and isinstance(value, dict):
-        tag = value.get(union.tag_wire_name or "")
-        picked = [v for v in union.variants if v.tag == tag]
-        if picked:
-            yield from (v.type for v in picked)
-            return
-        if union.catch_all is not None:
-            yield union.catch_all.type
-            return
-    yield from (v.type for v in union.members)
-
-
-def _expr(
-    surface: ApiSurface,
-    expr: TypeExpr,
-    value: Any,
-    steps: list[str | int],
-    missing: str | None,
-    found: set[Place],
-    depth: int,
-) -> None:
-    match expr:
-        case Ref(name=name):
-            named = surface.types.get(name)
-            if named is not None:
-                _named(surface, named, value, steps, missing, found, depth)
-        case Nullable(inner=inner):
-            if value is not None:
-                _expr(surface, inner, value, steps, missing, found, depth)
-        case AnyOf(members=members):
-            for member in members:
-                if _fits(surface, member, value):
-                    _expr(surface, member, value, steps, missing, found, depth)
-        case ArrayOf(item=item):
-            if steps and isinstance(steps[0], int) and isinstance(value, list):
-                _expr(surface, item, value[steps[0]], steps[1:], missing, found, depth)
-        case MapOf(value=inner):
-            if steps and isinstance(steps[0], str) and isinstance(value, dict):
-                _expr(surface, inner, value[steps[0]], steps[1:], missing, found, depth)
-        case Scalar() | Const():
-            pass
+    """Every schema location on the way from ``root`` along ``steps`` in ``instance``."""
+    walk = _Walk(surface, missing)
+    walk.named(root, instance, steps, [], 0)
+    return walk.found
 
 
 def _discriminator(shown: Any) -> str | None:
@@ -173,16 +416,34 @@ def _discriminator(shown: Any) -> str | None:
     return name or None
 
 
-def error_places(surface: ApiSurface, root: NamedType, instance: Any, error: Any) -> set[Place]:
-    """The places of every error of a pydantic ``ValidationError`` (the whole root for another error)."""
+@dataclass(frozen=True)
+class Located:
+    """One error of a refusal: its type, its place in the message (``loc``), the places it goes through."""
+
+    type: str
+    loc: tuple[Any, ...]
+    message: str
+    places: frozenset[Place]
+
+    def line(self) -> str:
+        """The error in one line: where, and what (as the validator says it)."""
+        where = ".".join(str(part) for part in self.loc) or "(root)"
+        return f"{where}: {self.message}"[:200]
+
+
+def located_errors(surface: ApiSurface, root: NamedType, instance: Any, error: Any) -> tuple[Located, ...]:
+    """Each error of a pydantic ``ValidationError`` with its places (another error: the whole root)."""
     try:
         details = error.errors()
     except AttributeError:
-        return {(root.name, None)}
-    found: set[Place] = set()
+        whole = frozenset({Place(root.name, end=True)})
+        return (Located(type(error).__name__, (), str(error).splitlines()[0] if str(error) else "", whole),)
+    found: list[Located] = []
     for detail in details:
-        steps, missing = message_path(instance, detail.get("loc", ()))
+        loc = tuple(detail.get("loc", ()))
+        steps, missing = error_steps(instance, loc)
         if detail.get("type") == "union_tag_not_found":
             missing = _discriminator(detail.get("ctx", {}).get("discriminator")) or missing
-        found |= places(surface, root, instance, steps, missing)
-    return found or {(root.name, None)}
+        where = places(surface, root, instance, steps, missing) or {Place(root.name, end=True)}
+        found.append(Located(str(detail.get("type", "")), loc, str(detail.get("msg", "")), frozenset(where)))
+    return tuple(found)

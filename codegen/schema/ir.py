@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias, assert_never
@@ -153,6 +154,26 @@ def refs_in(expr: TypeExpr) -> Iterator[str]:
             assert_never(expr)
 
 
+NORMATIVE_WORDS = ("MUST", "SHALL", "SHOULD", "MAY", "REQUIRED", "RECOMMENDED")
+"""The requirement keywords of RFC 2119 a description's sentence may use (upper case, as RFC 8174 asks)."""
+_NORMATIVE = re.compile(r"\b(?:" + "|".join(NORMATIVE_WORDS) + r")\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[*_])|\n\s*\n|\n\s*(?=[-*] |\d+\. )")
+
+
+def normative(doc: str) -> tuple[str, ...]:
+    """The sentences of a description that state a requirement (MUST, SHOULD, MAY...), whitespace collapsed.
+
+    A sentence ends at ``.``, ``!`` or ``?`` before a capital, a paragraph break or a list item; line
+    breaks inside a sentence are spaces.  In their order, each once.
+    """
+    found: list[str] = []
+    for part in _SENTENCE_END.split(doc):
+        sentence = " ".join(part.split()).lstrip("-* ")
+        if sentence and _NORMATIVE.search(sentence) and sentence not in found:
+            found.append(sentence)
+    return tuple(found)
+
+
 def strip_nullable(expr: TypeExpr) -> TypeExpr:
     return expr.inner if isinstance(expr, Nullable) else expr
 
@@ -278,6 +299,9 @@ class UnionType:
     origin: Origin | None = None
     exclusive: bool = False
     """Written as ``oneOf``: a value that more than one member accepts is refused (``anyOf`` takes it)."""
+    mirrors: str | None = None
+    """For a union derived from a variant that builds on another union with a ``$ref``: that union,
+    whose members this one repeats (the variant's own properties pinned on each).  ``None`` otherwise."""
     kind: Literal["union"] = "union"
 
     @property
@@ -379,6 +403,9 @@ class ApiSurface:
     extension_types: Mapping[str, str] = field(default_factory=dict)
     envelopes: Mapping[str, str] = field(default_factory=dict)
     """Each root message envelope type (``AgentRequest``, ``ClientResponse``...) -> the side sending it."""
+    message_fields: Mapping[str, tuple[Field, ...]] = field(default_factory=dict)
+    """Each side -> the properties written beside its root message kind's ``anyOf`` (``jsonrpc``): every
+    message the side sends has them."""
 
     def type(self, name: str) -> NamedType:
         return self.types[name]

@@ -131,10 +131,12 @@ def test_stability_selects_the_schema(capsys: pytest.CaptureFixture[str]) -> Non
         "--fail-on",
         "never",
     )
-    assert set(json.loads(both)["summary"]) == {"stable", "unstable"}
+    assert set(json.loads(both)["summary"]) == {"stable", "unstable", "distinct"}
     assert set(json.loads(stable)["summary"]) == {"stable"}
     assert set(json.loads(unstable)["summary"]) == {"unstable"}
-    assert {c["stability"] for c in json.loads(unstable)["changes"]} == {"unstable"}
+    assert {tuple(c["stabilities"]) for c in json.loads(unstable)["changes"]} == {("unstable",)}
+    levels = {tuple(c["stabilities"]) for c in json.loads(both)["changes"]}
+    assert levels == {("stable", "unstable"), ("unstable",)}  # alpha.5 -> alpha.7: most is unstable only
 
 
 # --- folders ------------------------------------------------------------------------------------

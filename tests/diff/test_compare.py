@@ -99,7 +99,7 @@ def test_describe_is_tried_on_every_kind_of_expression() -> None:
         (
             Constraints(format="uri"),
             Constraints(format="email"),
-            [(RuleId.CONSTRAINT_CHANGED, "format", "uri", "email")],
+            [(RuleId.FORMAT_CHANGED, "format", "uri", "email")],
         ),
         (
             Constraints(minimum=0, maximum=10),
@@ -110,6 +110,9 @@ def test_describe_is_tried_on_every_kind_of_expression() -> None:
             ],
         ),
         (Constraints(pattern="^a$"), Constraints(pattern="^a$"), []),
+        # format is an annotation in JSON Schema 2020-12: no validator and no model enforces it
+        (Constraints(), Constraints(format="uri"), [(RuleId.FORMAT_CHANGED, "format", ABSENT, "uri")]),
+        (Constraints(format="int64"), Constraints(), [(RuleId.FORMAT_CHANGED, "format", "int64", ABSENT)]),
     ],
 )
 def test_constraint_changes_says_which_way_each_keyword_moved(
@@ -134,7 +137,7 @@ def alias_change(old: TypeExpr, new: TypeExpr) -> list[tuple[str, str]]:
         (Scalar("integer"), Scalar("string"), [("type-changed", "integer -> string")]),
         (Scalar("integer"), AnyOf((Scalar("integer"), Scalar("string"))), [("type-widened", "adds string")]),
         (Nullable(Scalar("integer")), Scalar("integer"), [("type-narrowed", "drops null")]),
-        (Scalar("integer"), Scalar("any"), [("type-widened", "adds any; drops integer")]),
+        (Scalar("integer"), Scalar("any"), [("type-widened", "integer -> any")]),
         (
             ArrayOf(Scalar("string", Constraints(min_length=1))),
             ArrayOf(Scalar("string", Constraints(min_length=2))),
@@ -152,6 +155,27 @@ def alias_change(old: TypeExpr, new: TypeExpr) -> list[tuple[str, str]]:
             [("type-widened", "values: items: adds null")],
         ),
         (Const("a"), Const("b"), [("type-changed", "'a' -> 'b'")]),
+        # one JSON type takes the values of another: integer is a number, a constant is of its type
+        (Scalar("integer"), Scalar("number"), [("type-widened", "integer -> number")]),
+        (Scalar("number"), Scalar("integer"), [("type-narrowed", "number -> integer")]),
+        (Const("a"), Scalar("string"), [("type-widened", "'a' -> string")]),
+        (
+            Scalar("string"),
+            AnyOf((Const("a"), Const("b"))),
+            [("type-narrowed", "string -> 'a' | 'b'")],
+        ),
+        (
+            MapOf(Scalar("any")),
+            MapOf(Scalar("string")),
+            [("type-narrowed", "values: any -> string")],
+        ),
+        (
+            ArrayOf(Scalar("integer")),
+            ArrayOf(Scalar("number")),
+            [("type-widened", "items: integer -> number")],
+        ),
+        # a constrained type does not take every value of its JSON type: not a widening
+        (Scalar("string", Constraints(min_length=1)), Const("a"), [("type-changed", "string -> 'a'")]),
     ],
 )
 def test_how_a_type_expression_changed(old: TypeExpr, new: TypeExpr, expected: list[tuple[str, str]]) -> None:
@@ -175,11 +199,12 @@ def test_an_enum_of_another_base_is_type_changed() -> None:
     assert (change.rule.id, change.detail) == ("type-changed", "string enum -> integer enum")
 
 
-def test_internal_types_are_not_compared() -> None:
-    """The JSON-RPC envelopes: their contents are reported method by method."""
+def test_internal_types_are_compared_like_any_other() -> None:
+    """The JSON-RPC envelopes are data too (an error response's ``id``); only their payloads are not here."""
     old = tiny(AliasType("Envelope", Scalar("string"), internal=True))
     new = tiny(AliasType("Envelope", Scalar("integer"), internal=True))
-    assert changes(old, new) == ()
+    [change] = changes(old, new)
+    assert (change.rule.id, change.subject) == ("type-changed", "Envelope")
 
 
 def test_an_inherited_field_is_compared_when_the_base_changes() -> None:

@@ -6,7 +6,7 @@ import dataclasses
 
 from codegen.diff.context import Context
 from codegen.diff.model import FieldPart, TypePart
-from codegen.diff.rules import Flow, RuleId
+from codegen.diff.rules import Flow, RuleId, Traffic
 from codegen.schema.ir import Method, Ref, Scalar
 from tests.support.diffkit import obj, tiny
 
@@ -20,9 +20,9 @@ def test_the_context_holds_the_renames_both_ways_and_the_senders_of_each_side() 
     new = tiny(obj("Params", ("cost", Ref("Price"))), obj("Price", ("amount", Scalar("number"))))
     ctx = Context.between(old, new)
     assert (ctx.renames, ctx.renamed_from) == ({"Cost": "Price"}, {"Price": "Cost"})
-    # the old release's callers sent it, its handlers received it
-    assert ctx.flow("Cost", "Price") == Flow(frozenset({"client"}), frozenset({"agent"}))
-    assert ctx.flow("Nothing", "Nothing") == Flow()
+    # the old release's callers sent it, its handlers received it; no new message carries it
+    assert ctx.traffic("Cost", "Price") == Traffic(Flow(frozenset({"client"}), frozenset({"agent"})), Flow())
+    assert ctx.traffic("Nothing", "Nothing") == Traffic()
 
 
 def test_a_change_has_its_rule_s_impact_and_points_into_the_new_schema() -> None:
@@ -31,10 +31,10 @@ def test_a_change_has_its_rule_s_impact_and_points_into_the_new_schema() -> None
     ctx = Context.between(surface, surface)
     path = (TypePart("Params"), FieldPart("x"))
     flow = Flow(frozenset({"agent"}), frozenset({"client"}))
-    found = ctx.change(RuleId.FIELD_ADDED_REQUIRED, path, flow, where, new=Scalar("string"))
+    found = ctx.change(RuleId.FIELD_ADDED_REQUIRED, path, Traffic(flow, flow), where, new=Scalar("string"))
     assert (found.rule.id, found.path, found.new) == ("field-added-required", path, Scalar("string"))
     assert (found.subject, found.detail) == ("Params.x", "type string")
-    assert (found.severity, found.roles, found.flow) == ("breaking", ("old agent",), flow)
+    assert (found.severity, found.roles, found.flow) == ("breaking", ("old agent",), Traffic(flow, flow))
     assert (found.stability, found.file, found.pointer) == (
         "unstable",
         "schema.unstable.json",

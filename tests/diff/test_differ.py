@@ -166,11 +166,50 @@ def add_deferred(defs: Defs) -> None:
 
 
 def drop_cancelled_outcome(defs: Defs) -> None:
+    """The ``cancelled`` variant goes, and the catch-all no longer reserves its tag: it takes it now."""
     outcome_members(defs)[:] = [
         m
         for m in outcome_members(defs)
         if m.get("properties", {}).get("outcome", {}).get("const") != "cancelled"
     ]
+    for catch_all in [m for m in outcome_members(defs) if "not" in m]:
+        reserved = catch_all["not"]["anyOf"]
+        reserved[:] = [m for m in reserved if m["properties"]["outcome"]["const"] != "cancelled"]
+
+
+def reserve_deferred(defs: Defs) -> None:
+    """The catch-all refuses ``deferred`` too, though no variant has that tag: the union refuses it."""
+    reserved = outcome_members(defs)[-1]["not"]["anyOf"]
+    reserved.append(
+        {"type": "object", "properties": {"outcome": {"const": "deferred"}}, "required": ["outcome"]}
+    )
+
+
+def cost_closed(defs: Defs) -> None:
+    defs["Cost"]["additionalProperties"] = False
+
+
+def currency_format(defs: Defs) -> None:
+    props(defs, "Cost")["currency"]["format"] = "iso-4217"
+
+
+def prompt_must(defs: Defs) -> None:
+    defs["PromptRequest"]["description"] += "\n\nClients MUST NOT send an empty prompt."
+
+
+def cost_as_price(defs: Defs) -> None:
+    """``UsageUpdate.cost`` refers to ``Price``, a copy of ``Cost`` (which stays): the same wire, another
+    class."""
+    defs["Price"] = deep(defs["Cost"])
+    props(defs, "UsageUpdate")["cost"] = json.loads(
+        json.dumps(props(defs, "UsageUpdate")["cost"]).replace("#/$defs/Cost", "#/$defs/Price")
+    )
+
+
+def prompt_response_mode(defs: Defs) -> None:
+    """The session/prompt result (built by agents' Python code) gains a required field."""
+    props(defs, "PromptResponse")["mode"] = {"type": "string"}
+    defs["PromptResponse"]["required"].append("mode")
 
 
 def both(*edits: Callable[[Defs], None]) -> Callable[[Defs], None]:
@@ -201,6 +240,22 @@ def without_prompt(m: Method) -> Method | None:
 
 def prompt_unstable(m: Method) -> Method:
     return dataclasses.replace(m, unstable=True) if m.wire_name == "session/prompt" else m
+
+
+def cancel_as_request(m: Method) -> Method:
+    """``session/cancel``, a notification to the agent, becomes a request answered by a PromptResponse."""
+    if m.wire_name != "session/cancel":
+        return m
+    return dataclasses.replace(m, kind="request", result="PromptResponse")
+
+
+def without_cancel(m: Method) -> Method | None:
+    return None if m.wire_name == "session/cancel" else m
+
+
+def with_ping(surface: ApiSurface) -> ApiSurface:
+    ping = Method("session/ping", "session_ping", "agent", "notification", "CancelSessionNotification", None)
+    return dataclasses.replace(surface, methods=(*surface.methods, ping))
 
 
 def with_pause(surface: ApiSurface) -> ApiSurface:
@@ -302,6 +357,9 @@ CASES = [
     ),
     Case("field-became-nullable", "PromptRequest.prompt", "breaking", AGENT, new=prompt_nullable),
     Case("field-became-non-nullable", "ToolCallUpdate.name", "breaking", AGENT, new=tool_name_not_null),
+    # objects: Cost is sent by agents
+    Case("object-became-closed", "Cost", "breaking", AGENT, new=cost_closed),
+    Case("object-became-open", "Cost", "breaking", CLIENT, old=cost_closed),
     # types
     Case(
         "type-changed",
@@ -352,6 +410,14 @@ CASES = [
         new=currency_pattern,
         detail="pattern '^[A-Z]{3}$' -> '^[A-Z]{3,4}$'",
     ),
+    Case(
+        "format-changed",
+        "Cost.currency",
+        "info",
+        NOBODY,
+        new=currency_format,
+        detail="format none -> 'iso-4217'",
+    ),
     # enums: ElicitationSchemaType is closed and sent by agents; ToolCallStatus is open and sent by agents
     Case("enum-value-added-closed", "ElicitationSchemaType['array']", "breaking", CLIENT, new=add_status),
     Case("enum-value-removed-closed", "ElicitationSchemaType['array']", "breaking", AGENT, old=add_status),
@@ -393,6 +459,29 @@ CASES = [
         CLIENT,
         old=close_outcome,
         new=both(close_outcome, drop_cancelled_outcome),
+    ),
+    # a variant added whose tag the old catch-all refused: old receivers refuse it, though the union is open
+    Case(
+        "union-variant-added-closed",
+        "RequestPermissionOutcome['deferred']",
+        "breaking",
+        AGENT,
+        old=reserve_deferred,
+        new=both(reserve_deferred, add_deferred),
+    ),
+    Case(
+        "union-tag-reserved",
+        "RequestPermissionOutcome[other]['deferred']",
+        "breaking",
+        CLIENT,
+        new=reserve_deferred,
+    ),
+    Case(
+        "union-tag-released",
+        "RequestPermissionOutcome[other]['deferred']",
+        "breaking",
+        AGENT,
+        old=reserve_deferred,
     ),
     Case("union-became-closed", "RequestPermissionOutcome", "breaking", CLIENT, new=close_outcome),
     Case("union-became-open", "RequestPermissionOutcome", "breaking", AGENT, old=close_outcome),
@@ -443,6 +532,28 @@ CASES = [
         new_ir=methods_edit(without_prompt),
     ),
     Case(
+        "notification-added",
+        "notification session/ping (handled by the agent)",
+        "info",
+        NOBODY,
+        new_ir=with_ping,
+    ),
+    Case(
+        "notification-removed",
+        "notification session/cancel (handled by the agent)",
+        "warning",
+        CLIENT,
+        new_ir=methods_edit(without_cancel),
+    ),
+    Case(
+        "method-kind-changed",
+        "request session/cancel (handled by the agent)",
+        "breaking",
+        BOTH,
+        new_ir=methods_edit(cancel_as_request),
+        detail="notification -> request",
+    ),
+    Case(
         "method-moved-side",
         "notification session/cancel (handled by the client)",
         "breaking",
@@ -489,8 +600,31 @@ CASES = [
         new=drop_capabilities_default,
         detail="{} -> none",
     ),
+    Case(
+        "normative-text-changed",
+        "PromptRequest",
+        "info",
+        NOBODY,
+        new=prompt_must,
+        detail="adds “Clients MUST NOT send an empty prompt.”",
+    ),
     # python names
     Case("python-class-added", "Unused", "info", NOBODY, new=add_unused_type),
+    Case(
+        "python-class-replaced",
+        "UsageUpdate.cost",
+        "breaking",
+        PYTHON,
+        new=cost_as_price,
+        detail="Cost -> Price",
+    ),
+    Case(
+        "python-class-argument-required",
+        "PromptResponse.mode",
+        "breaking",
+        PYTHON,
+        new=prompt_response_mode,
+    ),
     Case("python-class-removed", "Unused", "breaking", PYTHON, old=add_unused_type),
     Case("python-class-renamed", "Cost", "breaking", PYTHON, new=rename("Cost", "Price"), detail="now Price"),
     # an untagged union: its variants have no tag to order them by
@@ -774,10 +908,10 @@ def test_rule_on_a_hand_written_release(case: MiniCase) -> None:
 
 def test_a_new_side_brings_its_methods() -> None:
     found = changes(mini().surface(), with_proxy(mini().surface()))
-    added = {c.subject for c in found if c.rule.id == "method-added"}
+    added = {(c.rule.id, c.subject) for c in found if c.rule.category == "method"}
     assert added == {
-        "request proxy/initialize (handled by the proxy)",
-        "notification proxy/successor (handled by the proxy)",
+        ("method-added", "request proxy/initialize (handled by the proxy)"),
+        ("notification-added", "notification proxy/successor (handled by the proxy)"),
     }
     side = only(found, "side-added")
     assert side.path == (SidePart("proxy"),) and side.new == ("proxy/initialize", "proxy/successor")

@@ -72,7 +72,7 @@ def test_alpha2_to_alpha3_stable_adds_elicitation_and_terminal_auth() -> None:
     found = diffed(A2, A3, False)
     assert facts(found, layer="wire") == {
         ("method-added", "request elicitation/create (handled by the client)"),
-        ("method-added", "notification elicitation/complete (handled by the client)"),
+        ("notification-added", "notification elicitation/complete (handled by the client)"),
         ("union-variant-added-open", "AuthMethod['terminal']"),
         ("field-added-optional", "ClientCapabilities.auth"),
         ("field-added-optional", "ClientCapabilities.elicitation"),
@@ -120,11 +120,15 @@ def test_alpha2_to_alpha3_unstable_marks_elicitation_stable() -> None:
 
 @pytest.mark.parametrize("unstable", [False, True], ids=["stable", "unstable"])
 def test_alpha3_to_alpha5_requires_a_message_id_from_agents(unstable: bool) -> None:
-    """PromptResponse gains ``messageId`` in ``required``; agents send it, so old agents break."""
+    """PromptResponse gains ``messageId`` in ``required``; agents send it, so old agents break.
+
+    Agents' Python code builds the result: ``PromptResponse(stop_reason=...)`` now needs ``message_id``.
+    """
     found = diffed(A3, A5, unstable)
     breaking = [c for c in found if c.severity == "breaking"]
     assert [(c.rule.id, c.subject, c.roles) for c in breaking] == [
-        ("field-added-required", "PromptResponse.messageId", ("old agent",))
+        ("field-added-required", "PromptResponse.messageId", ("old agent",)),
+        ("python-class-argument-required", "PromptResponse.message_id", ("python callers",)),
     ]
 
 
@@ -132,6 +136,7 @@ def test_alpha3_to_alpha5_stable_gains_the_tool_name() -> None:
     """ToolCallUpdate.name, unstable since alpha.2, appears in the stable schema."""
     assert facts(diffed(A3, A5, False)) == {
         ("field-added-required", "PromptResponse.messageId"),
+        ("python-class-argument-required", "PromptResponse.message_id"),
         ("field-added-optional", "ToolCallUpdate.name"),
     }
 
@@ -155,15 +160,18 @@ def test_alpha5_to_alpha7_stable_only_adds_initial_commands() -> None:
 
 def test_alpha5_to_alpha7_unstable_removes_mcp_connect_and_disconnect() -> None:
     """mcp/connect and mcp/disconnect vanish; each mcp/message kind keeps one direction."""
-    removed = by_rule(diffed(A5, A7, True), "method-removed")
+    found = diffed(A5, A7, True)
+    removed = by_rule(found, "method-removed")
     assert {subject: c.roles for subject, c in removed.items()} == {
         "request mcp/connect (handled by the client)": ("old agent",),
         "request mcp/disconnect (handled by the client)": ("old agent",),
         # MessageMcpRequest's x-side goes from "both" to "client": agents no longer handle it
         "request mcp/message (handled by the agent)": ("old client",),
-        # and only clients send the notification now (ClientNotification keeps it, AgentNotification drops it)
-        "notification mcp/message (handled by the client)": ("old agent",),
     }
+    # only clients send the notification now (ClientNotification keeps it, AgentNotification drops it):
+    # a notification gets no answer, so an old agent's is ignored, silently
+    gone = by_rule(found, "notification-removed")["notification mcp/message (handled by the client)"]
+    assert (gone.severity, gone.roles) == ("warning", ("old agent",))
 
 
 def test_alpha5_to_alpha7_unstable_readdresses_mcp_messages() -> None:
@@ -215,8 +223,12 @@ def test_alpha7_to_alpha8_idle_state_update_keeps_its_fields_and_becomes_a_union
     assert python.roles == ("python callers",)
 
 
-def test_alpha7_to_alpha8_reports_each_stop_reason_at_its_path() -> None:
-    added = by_rule(diffed(A7, A8, False), "union-variant-added-open")
+def test_alpha7_to_alpha8_reports_each_stop_reason_once_where_the_schema_defines_it() -> None:
+    """``StateUpdate['idle']`` and ``SessionUpdate['state_update']`` build on ``IdleStateUpdate`` with a
+    ``$ref``: the stop reasons are ``IdleStateUpdate``'s members, reported there, once, with the flow
+    of the messages that carry them (agents send session updates to clients)."""
+    found = diffed(A7, A8, False)
+    added = by_rule(found, "union-variant-added-open")
     tags = [
         "'cancelled'",
         "'end_turn'",
@@ -226,13 +238,14 @@ def test_alpha7_to_alpha8_reports_each_stop_reason_at_its_path() -> None:
         "'refusal'",
         "null",
     ]
-    for tag in tags:
-        assert f"IdleStateUpdate[{tag}]" in added
-        assert f"StateUpdate['idle'] > stopReason[{tag}]" in added
-        assert f"SessionUpdate['state_update'] > state['idle'] > stopReason[{tag}]" in added
-    nested = added["SessionUpdate['state_update'] > state['idle'] > stopReason['error']"]
-    assert (nested.severity, nested.layer) == ("info", "wire")
-    assert "IdleStateSessionUpdate" not in {c.subject for c in diffed(A7, A8, False) if c.layer == "wire"}
+    assert {s for s in added if "IdleStateUpdate" in s or "stopReason" in s} == {
+        f"IdleStateUpdate[{tag}]" for tag in tags
+    }
+    error = added["IdleStateUpdate['error']"]
+    assert (error.severity, error.layer) == ("info", "wire")
+    assert error.flow.new.senders == {"agent"} and error.flow.new.receivers == {"client"}
+    wire = {c.subject for c in found if c.layer == "wire"}
+    assert not [s for s in wire if s.startswith(("StateUpdate['idle']", "SessionUpdate['state_update']"))]
 
 
 def test_alpha7_to_alpha8_promotes_notices_and_compactions_to_stable() -> None:
@@ -415,9 +428,16 @@ def test_npm_2_1_to_2_2_error_data_with_an_untyped_member_is_the_same_values() -
 
 
 def test_npm_2_0_to_2_1_the_other_elicitation_scope_becomes_one_of() -> None:
-    """The ``other`` member's scope union (and the form and url members') goes from anyOf to oneOf."""
+    """The ``other`` member's scope union (and the form and url modes') goes from anyOf to oneOf.
+
+    The form and url members build on ``ElicitationFormMode`` and ``ElicitationUrlMode`` with a ``$ref``:
+    their scope unions are those types', reported there, once."""
     exclusive = by_rule(npm_diffed(N0, N1, False), "union-became-exclusive")
-    assert {"CreateElicitationRequest[other]", "CreateElicitationRequest['form']"} <= set(exclusive)
+    assert set(exclusive) == {
+        "CreateElicitationRequest[other]",
+        "ElicitationFormMode",
+        "ElicitationUrlMode",
+    }
     other = exclusive["CreateElicitationRequest[other]"]
     assert (other.detail, other.severity, other.roles) == ("anyOf -> oneOf", "warning", ("old agent",))
 
@@ -436,8 +456,8 @@ def test_npm_2_2_to_2_3_unstable_adds_the_proxy_side_with_its_methods() -> None:
     assert {
         "request proxy/initialize (handled by the proxy)",
         "request proxy/successor (handled by the proxy)",
-        "notification proxy/successor (handled by the proxy)",
     } <= set(by_rule(found, "method-added"))
+    assert "notification proxy/successor (handled by the proxy)" in by_rule(found, "notification-added")
     envelopes = by_rule(found, "envelope-added")
     assert set(envelopes) == {
         f"envelope Proxy{kind} (sent by the proxy)" for kind in ("Request", "Response", "Notification")

@@ -182,4 +182,8 @@ def test_a_changed_shape_is_a_removal_and_an_addition_not_a_rename() -> None:
     found = changes(base_surface(), surface_from(data))
     assert only(found, "python-class-removed").subject == "Cost"
     assert only(found, "python-class-added").subject == "Price"
-    assert only(found, "type-changed").subject == "UsageUpdate.cost"
+    # the field now refers to another class, compared by shape: one optional field more on the wire
+    replaced = only(found, "python-class-replaced")
+    assert (replaced.subject, replaced.detail) == ("UsageUpdate.cost", "Cost -> Price")
+    assert only(found, "field-added-optional").subject == "UsageUpdate.cost.extra"
+    assert len(found) == 4

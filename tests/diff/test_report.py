@@ -8,12 +8,21 @@ from pathlib import Path
 
 import pytest
 
-from codegen.diff.report import release_pairs, render_rules, report_files, stale_reports
+from codegen.diff import DiffResult, diff_surfaces
+from codegen.diff.report import (
+    release_pairs,
+    render_json,
+    render_markdown,
+    render_rules,
+    render_text,
+    report_files,
+    stale_reports,
+)
 from codegen.diff.rules import CATALOG, RuleId
 from codegen.diff.rules import rule as rule_of
 from codegen.schema.load import SchemaSource, read_lock
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
-from tests.support.releases import ROOT
+from tests.support.releases import ROOT, surface_of
 
 # --- formats --------------------------------------------------------------------------------
 
@@ -22,7 +31,8 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "json")
     data = json.loads(out)
     assert data["old"] == A3 and data["new"] == A5 and data["failed"] is True
-    assert data["summary"] == {"stable": {"breaking": 1, "warning": 0, "info": 1}}
+    # the wire change, and the Python one it makes: PromptResponse(...) needs message_id
+    assert data["summary"] == {"stable": {"breaking": 2, "warning": 0, "info": 1}}
     first = data["changes"][0]
     assert first["rule"] == "field-added-required" and first["fingerprint"] == MESSAGE_ID
     assert (
@@ -36,7 +46,12 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
         {"kind": "field", "name": "messageId"},
     ]
     assert first["new"] == "MessageId" and "old" not in first
-    assert first["flow"] == {"senders": ["agent"], "receivers": ["client"]}
+    # who sends and receives the data, in the old release and in the new one
+    assert first["flow"] == {
+        "old": {"senders": ["agent"], "receivers": ["client"]},
+        "new": {"senders": ["agent"], "receivers": ["client"]},
+    }
+    assert first["stabilities"] == ["stable"]
     assert first["explanation"] == rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
     assert "rule_url" not in first and first["file"] == f"schemas/v2/{A5}/schema.json"
 
@@ -46,7 +61,8 @@ def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses(
 ) -> None:
     """Read outside this repository, the report explains its rules itself: no link into the repository."""
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "markdown")
-    assert "| stable | 1 | 0 | 1 |" in out
+    assert "| stable | 2 | 0 | 1 |" in out
+    assert "| stable and unstable, distinct |" not in out  # one level: nothing to count twice
     assert "[`field-added-required`](#field-added-required)" in out
     assert "\n## Rules\n\n### field-added-required\n\n" + rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in out
     assert "### field-added-optional" in out and "### type-changed" not in out
@@ -73,14 +89,15 @@ def test_rule_links_go_to_the_configured_public_catalog(
 def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "github")
     lines = out.splitlines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     schema = ROOT / "schemas" / "v2" / A5 / "schema.json"
     line = _line_of_key(schema, '"messageId": {')  # the field, read from the file itself
     assert lines[0].startswith(
         f"::error file=schemas/v2/{A5}/schema.json,line={line},title=field-added-required (stable%2C wire)::"
     )
     assert rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in lines[0]
-    assert lines[1].startswith("::notice ")
+    assert lines[1].startswith("::error ") and "python-class-argument-required (stable%2C python)" in lines[1]
+    assert lines[2].startswith("::notice ")
 
 
 def _line_of_key(path: Path, needle: str) -> int:
@@ -158,3 +175,40 @@ def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.Captu
     assert run(capsys, "reports", "--out", out)[0] == 0
     assert not (out / "1..2.json").exists()
     assert run(capsys, "reports", "--out", out, "--check")[0] == 0
+
+
+# --- a change in both schemas, listed once ------------------------------------------------------------
+
+
+def both_schemas() -> DiffResult:
+    """alpha.3 -> alpha.5 in both schemas, each change once with the schemas it appears in."""
+    return DiffResult(
+        A3, A5, tuple(diff_surfaces(surface_of(A3, u), surface_of(A5, u)) for u in (False, True))
+    )
+
+
+def test_text_lists_a_change_of_both_schemas_once_and_says_which_are_in_one_only() -> None:
+    result = both_schemas()
+    text = render_text(result)
+    assert text.count("PromptResponse.messageId: type MessageId") == 1
+    assert "stable: 2 breaking, 0 warnings, 1 info" in text
+    assert "unstable: 2 breaking, 0 warnings, 4 info" in text
+    assert "7 distinct changes: 2 breaking, 0 warnings, 5 info" in text
+    assert "unstable only; breaks nobody" in text
+    assert text.rstrip().endswith("FAILED: 2 unwaived change(s) at or above 'breaking'")
+
+
+def test_markdown_and_json_carry_the_schemas_of_each_change() -> None:
+    result = both_schemas()
+    markdown = render_markdown(result)
+    assert "| stable and unstable, distinct | 2 | 0 | 5 |" in markdown
+    assert "| schema | layer | rule | where |" in markdown
+    assert "| stable, unstable | wire | [`field-added-required`]" in markdown
+    data = json.loads(render_json(result))
+    assert data["summary"]["distinct"] == {"breaking": 2, "warning": 0, "info": 5}
+    # ToolCallUpdate.name was unstable already: in alpha.5 it is new to the stable schema only
+    levels = {c["subject"]: tuple(c["stabilities"]) for c in data["changes"]}
+    assert levels["ToolCallUpdate.name"] == ("stable",)
+    assert levels["PromptResponse.messageId"] == ("stable", "unstable")
+    assert set(levels.values()) == {("stable",), ("unstable",), ("stable", "unstable")}
+    assert len({c["fingerprint"] for c in data["changes"]}) == len(data["changes"])

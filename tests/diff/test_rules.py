@@ -20,6 +20,7 @@ from codegen.diff.rules import (
     RULES,
     Flow,
     RuleId,
+    Traffic,
     impact,
     openness,
 )
@@ -32,30 +33,64 @@ def flow(senders: list[str], receivers: list[str]) -> Flow:
     return Flow(frozenset(senders), frozenset(receivers))
 
 
+def same(senders: list[str], receivers: list[str]) -> Traffic:
+    """The same flow in both releases."""
+    return Traffic(flow(senders, receivers), flow(senders, receivers))
+
+
 @pytest.mark.parametrize(
     ("breaks", "data", "expected"),
     [
-        ("senders", flow(["client"], ["agent"]), ("breaking", CLIENT)),
-        ("senders", flow(["agent"], ["client"]), ("breaking", AGENT)),
-        ("receivers", flow(["client"], ["agent"]), ("breaking", AGENT)),
-        ("receivers", flow(["agent"], ["client"]), ("breaking", CLIENT)),
-        ("both", flow(["agent"], ["client"]), ("breaking", BOTH)),
-        ("senders", flow(["agent", "client"], ["agent", "client"]), ("breaking", BOTH)),
-        ("senders", flow([], []), ("info", NOBODY)),
-        ("python", flow([], []), ("breaking", PYTHON)),
-        ("nobody", flow(["agent"], ["client"]), ("breaking", NOBODY)),
+        ("senders", same(["client"], ["agent"]), ("breaking", CLIENT)),
+        ("senders", same(["agent"], ["client"]), ("breaking", AGENT)),
+        ("receivers", same(["client"], ["agent"]), ("breaking", AGENT)),
+        ("receivers", same(["agent"], ["client"]), ("breaking", CLIENT)),
+        ("both", same(["agent"], ["client"]), ("breaking", BOTH)),
+        ("senders", same(["agent", "client"], ["agent", "client"]), ("breaking", BOTH)),
+        ("senders", same([], []), ("info", NOBODY)),
+        ("python", same([], []), ("breaking", PYTHON)),
+        ("nobody", same(["agent"], ["client"]), ("breaking", NOBODY)),
         # a third side: the roles come from the flow, not from a fixed pair of peers
-        ("receivers", flow(["client"], ["proxy"]), ("breaking", ("old proxy",))),
+        ("receivers", same(["client"], ["proxy"]), ("breaking", ("old proxy",))),
         (
             "both",
-            flow(["proxy"], ["agent", "client"]),
+            same(["proxy"], ["agent", "client"]),
             ("breaking", ("old agent", "old client", "old proxy")),
+        ),
+        # old senders are the old release's: a proxy only the new release has is no old proxy
+        (
+            "senders",
+            Traffic(flow(["agent"], ["client"]), flow(["agent", "proxy"], ["client"])),
+            ("breaking", AGENT),
+        ),
+        # old receivers are the old release's too, and are hurt only if the new release still sends the data
+        (
+            "receivers",
+            Traffic(flow(["agent"], ["client"]), flow(["agent"], ["client", "conductor"])),
+            ("breaking", CLIENT),
+        ),
+        ("receivers", Traffic(flow(["agent"], ["client"]), flow([], [])), ("info", NOBODY)),
+        # old senders are hurt only if someone in the new release still receives the data
+        ("senders", Traffic(flow(["client"], ["agent"]), flow(["client"], [])), ("info", NOBODY)),
+        # a narrowing hurts old senders alone, whoever else took part before or after
+        (
+            "senders",
+            Traffic(flow(["agent"], ["client"]), flow(["agent", "client"], ["client", "agent"])),
+            ("breaking", AGENT),
         ),
     ],
 )
-def test_impact_resolves_the_flow_to_roles(breaks: str, data: Flow, expected: tuple[str, Any]) -> None:
+def test_impact_resolves_the_traffic_to_roles(breaks: str, data: Traffic, expected: tuple[str, Any]) -> None:
     rule = dataclasses.replace(CATALOG[0], breaks=breaks, severity="breaking")  # type: ignore[arg-type]
     assert impact(rule, data) == expected
+
+
+def test_the_traffic_of_an_answer_runs_the_other_way_in_both_releases() -> None:
+    data = Traffic(flow(["client"], ["agent"]), flow(["client", "conductor"], ["agent", "proxy"]))
+    assert data.reversed == Traffic(
+        flow(["agent"], ["client"]), flow(["agent", "proxy"], ["client", "conductor"])
+    )
+    assert data.reversed.reversed == data
 
 
 def test_rule_ids_are_unique_kebab_case_and_explained_in_one_line() -> None:

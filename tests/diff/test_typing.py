@@ -48,7 +48,7 @@ DISPATCHES = {
         "without_constraints": "TupleOf",
         "accepts_any": "TupleOf",
         "_constraint_pairs": "TupleOf",
-        "compare_type": "RecordType",
+        "_compare_named": "RecordType",
     },
     "wording.py": {"describe": "TupleOf"},
 }

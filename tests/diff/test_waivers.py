@@ -16,16 +16,28 @@ from tests.support.releases import surface_of
 # --- on the command line -----------------------------------------------------------------------
 
 
-def test_a_waiver_silences_its_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = waiver_file(
-        tmp_path,
-        f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "shipped together"\nexpires = 2999-01-01\n',
+def python_id() -> str:
+    """The fingerprint of alpha.3 -> alpha.5's other breaking change: PromptResponse needs message_id."""
+    found = diff_surfaces(surface_of(A3, False), surface_of(A5, False)).changes
+    return only(found, "python-class-argument-required").fingerprint
+
+
+def both_waived(tmp_path: Path, expires: str) -> Path:
+    """A waiver file accepting both breaking changes of alpha.3 -> alpha.5 until ``expires``."""
+    text = "".join(
+        f'[[waiver]]\nfingerprint = "{fingerprint}"\nreason = "shipped together"\nexpires = {expires}\n'
+        for fingerprint in (MESSAGE_ID, python_id())
     )
+    return waiver_file(tmp_path, text)
+
+
+def test_a_waiver_silences_its_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = both_waived(tmp_path, "2999-01-01")
     code, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--waivers", path, "--format", "json")
     assert code == 0
-    waived = [c for c in json.loads(out)["changes"] if c["fingerprint"] == MESSAGE_ID]
-    assert len(waived) == 2  # the same change in the stable and the unstable schema
-    assert all(c["waiver"]["reason"] == "shipped together" for c in waived)
+    [waived] = [c for c in json.loads(out)["changes"] if c["fingerprint"] == MESSAGE_ID]
+    assert waived["stabilities"] == ["stable", "unstable"]  # the same change in both schemas, once
+    assert waived["waiver"]["reason"] == "shipped together"
 
 
 def test_an_expired_waiver_fails_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,10 +130,7 @@ def test_a_waiver_missing_a_part_is_refused(tmp_path: Path, text: str, message: 
 
 def test_a_waiver_expiring_today_still_holds(tmp_path: Path) -> None:
     found = diff_surfaces(surface_of(A3, False), surface_of(A5, False))
-    path = waiver_file(
-        tmp_path, f'[[waiver]]\nfingerprint = "{MESSAGE_ID}"\nreason = "r"\nexpires = 2030-06-01\n'
-    )
-    waivers = read_waivers(path)
+    waivers = read_waivers(both_waived(tmp_path, "2030-06-01"))
     on_the_day = apply_waivers(DiffResult(A3, A5, (found,)), waivers, datetime.date(2030, 6, 1))
     day_after = apply_waivers(DiffResult(A3, A5, (found,)), waivers, datetime.date(2030, 6, 2))
     assert on_the_day.exit_code("breaking") == 0 and not on_the_day.expired
@@ -134,7 +143,8 @@ TODAY = datetime.date(2030, 6, 1)
 
 
 def hand_made_result() -> DiffResult:
-    """alpha.3 -> alpha.5, stable: a breaking field-added-required and an info field-added-optional."""
+    """alpha.3 -> alpha.5, stable: a breaking field-added-required, the breaking Python argument it
+    makes required in ``PromptResponse``, and an info field-added-optional."""
     return DiffResult(A3, A5, (diff_surfaces(surface_of(A3, False), surface_of(A5, False)),))
 
 
@@ -143,6 +153,7 @@ def test_a_waiver_marks_the_change_of_its_fingerprint_and_no_other() -> None:
     result = apply_waivers(hand_made_result(), [waiver], TODAY)
     assert [(c.fingerprint == MESSAGE_ID, c.waiver) for c in result.changes] == [
         (True, waiver),
+        (False, None),
         (False, None),
     ]
     assert result.expired == () and result.unmatched == ()

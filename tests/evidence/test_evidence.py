@@ -14,14 +14,24 @@ from typing import Any
 
 import pytest
 
-from codegen.diff import Evidence, NoEvidence, diff_surfaces
+from codegen.diff import (
+    Evidence,
+    FieldPart,
+    KeywordPart,
+    MemberPart,
+    NoEvidence,
+    TypePart,
+    ValuePart,
+    diff_surfaces,
+)
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
 from codegen.evidence.search import Pair, Side, attach_evidence, wants_evidence
-from codegen.evidence.walk import message_path, places
+from codegen.evidence.walk import Place, anchor_of, at, located_errors, message_path, places
 from codegen.schema.ir import ApiSurface
 from tests.support.diffkit import A3, A5, Mini, batch, mini, run
 from tests.support.releases import release_files
+from tests.support.schemas import catch_all
 
 # --- generation schemas and smaller messages -------------------------------------------------
 
@@ -86,19 +96,38 @@ def test_a_message_path_keeps_the_steps_in_the_message_and_the_missing_key() -> 
     assert message_path({"update": {}}, ("update", "kind")) == (["update"], "kind")
 
 
-def test_places_walk_the_ir_along_the_message() -> None:
+def test_places_walk_the_ir_along_the_message_naming_schema_locations() -> None:
+    """``MessageUpdate``, the class derived from ``Update``'s ``message`` member, is that member's place."""
     surface = mini().surface()
     message = {"update": {"kind": "message", "text": 3}}
     found = places(surface, surface.types["UpdateNotification"], message, ["update", "text"], None)
     assert found == {
-        ("UpdateNotification", None),
-        ("UpdateNotification", "update"),
-        ("Update", None),
-        ("MessageUpdate", None),
-        ("MessageUpdate", "text"),
+        Place("UpdateNotification", (), "update"),
+        Place("Update", (("tag", "message"),), "text", end=True, tag="message"),
     }
     missing = places(surface, surface.types["PromptRequest"], {"sessionId": "s"}, [], "value")
-    assert ("PromptRequest", "value") in missing
+    assert missing == {Place("PromptRequest", (), "value", end=True)}
+
+
+def test_a_change_is_at_an_error_of_its_own_location_only() -> None:
+    """The anchor of ``Update['message'].text``: not an error at another member, nor at another field."""
+    anchor = anchor_of((TypePart("Update"), MemberPart("kind", "message"), FieldPart("text")), "Update")
+    assert at(anchor, {Place("Update", (("tag", "message"),), "text", end=True)})
+    assert not at(anchor, {Place("Update", (("tag", "plan"),), "text", end=True)})
+    assert not at(anchor, {Place("Update", (("tag", "message"),), "kind", end=True)})
+    variant = anchor_of((TypePart("Update"), MemberPart("kind", "plan")), "Update")
+    assert at(variant, {Place("Update", (("tag", "plan"),), None, end=True)})
+    assert not at(variant, {Place("Update", (("tag", "message"),), None, end=True)})
+    # a constraint is at the errors its keyword gives, from the error's type (never its text)
+    items = anchor_of((TypePart("Req"), FieldPart("list"), KeywordPart("minItems")), "Req")
+    assert at(items, {Place("Req", (), "list", end=True)}, "too_short")
+    assert not at(items, {Place("Req", (), "list", end=True)}, "missing")
+    # an enum value is the value at the error, a reserved tag the tag of the value the catch-all took
+    value = anchor_of((TypePart("Level"), ValuePart("high")), "Level")
+    assert at(value, {Place("Level", end=True, value="high")}) and not at(value, {Place("Level", end=True)})
+    reserved = anchor_of((TypePart("Update"), MemberPart("kind", other=True), ValuePart("file")), "Update")
+    assert at(reserved, {Place("Update", (("other",),), "kind", end=True, tag="file")})
+    assert not at(reserved, {Place("Update", (("other",),), "kind", end=True, tag="_x")})
 
 
 # --- hand-written pairs with their generated models ----------------------------------------------
@@ -170,15 +199,22 @@ def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: P
     found, old_surface, new_surface = pair(old, mini(), tmp_path)
     [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "envelope-removed"]
     shown = found.evidence([change])[0]
-    assert shown == NoEvidence(0, "no type of the generated models carries it")
+    assert shown == NoEvidence(0, "no type of the generated models carries it", searchable=False)
     assert change.severity == "breaking"
 
 
 def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
-    """A pattern the generated models do not enforce: the schema refuses, the models accept."""
-    new = mini()
-    new.defs["PromptRequest"]["properties"]["sessionId"]["format"] = "uuid"
-    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
+    """A lenient field's constraint: the new schema refuses an empty ``stopReason``, the new models read
+    it as omitted (``x-deserialize-default-on-error``), so no message shows it."""
+
+    def lenient(m: Mini) -> None:
+        m.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
+
+    old, new = mini(), mini()
+    lenient(old)
+    lenient(new)
+    new.defs["PromptResponse"]["properties"]["stopReason"]["minLength"] = 1
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
     assert shown == NoEvidence(15, "")
 
@@ -264,7 +300,6 @@ def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
 
 def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
     """pydantic's ``union_tag_not_found`` has no location: the discriminator it names is the missing key."""
-    from codegen.evidence.walk import error_places
 
     class Refused:
         def errors(self) -> list[dict[str, Any]]:
@@ -272,7 +307,80 @@ def test_a_refusal_for_want_of_a_tag_is_at_the_tag_field() -> None:
 
     surface = mini().surface()
     update = surface.types["Update"]
-    assert ("Update", "kind") in error_places(surface, update, {"text": ""}, Refused())
+    [error] = located_errors(surface, update, {"text": ""}, Refused())
+    assert Place("Update", (), "kind", end=True) in error.places
     request = surface.types["PromptRequest"]  # an object reads it as the key its message lacks
-    assert ("PromptRequest", "kind") in error_places(surface, request, {}, Refused())
+    [error] = located_errors(surface, request, {}, Refused())
+    assert error.places == {Place("PromptRequest", (), "kind", end=True)}
 
+
+def reserving_file(m: Mini) -> None:
+    """``Update``'s catch-all refuses the tag ``file`` (no variant has it): the stable schema of a release
+    whose unstable one has such a variant."""
+    m.defs["Update"]["anyOf"].append(catch_all("kind", ["message", "plan", "file"]))
+
+
+def test_the_oracle_catches_a_catch_all_that_takes_a_tag_it_refused(tmp_path: Path) -> None:
+    """Issue 24, item 2: new agents may send ``{"kind": "file"}``, which old clients refuse.  The strings
+    the old definition names are tried where the new one takes any string, so the oracle finds the
+    message; with the differ's ``union-tag-released`` it is explained, without it it is a missed change."""
+    from codegen.evidence.oracle import check_pair
+
+    old, new = mini(), mini()
+    reserving_file(old)
+    reserving_file(new)
+    new.defs["Update"]["anyOf"][-1]["not"]["anyOf"].pop()  # the catch-all takes "file" now
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=25)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    assert [c.rule.id for c in changes] == ["union-tag-released"]
+    assert found.probes("receivers", "Update") == ("file",)
+    shown = found.evidence(changes)[0]
+    assert isinstance(shown, Evidence) and shown.message == {"kind": "file"}
+    assert (shown.sent_by, shown.refused_by) == ("new agent", "old client")
+    assert check_pair(found, "old", "new", changes, {}, examples=25).unexplained == []
+    [missed] = check_pair(found, "old", "new", [], {}, examples=25).unexplained
+    assert (missed.schema_type, missed.direction, missed.message) == ("Update", "receivers", {"kind": "file"})
+
+
+def test_the_oracle_would_have_caught_the_plan_update_content_tags(tmp_path: Path) -> None:
+    """Issue 24, item 2, on the real pair: in 2.0.0-alpha.8 the stable ``PlanUpdateContent`` catch-all
+    refuses ``file`` and ``markdown``, in v2-sdk-2.0.0 it takes them.  Fed a differ without the rule
+    that reports it, the oracle lists the refusal as a missed change."""
+    from codegen.diff import diff_releases
+    from codegen.evidence.oracle import check_pair
+    from codegen.evidence.search import pairs_of
+
+    old, new = release_files("2.0.0-alpha.8"), release_files("v2-sdk-2.0.0")
+    changes = diff_releases(old, new, ["stable"]).surfaces[0].changes
+    released = [c for c in changes if c.rule.id == "union-tag-released"]
+    assert [c.subject for c in released] == [
+        "PlanUpdateContent[other]['file']",
+        "PlanUpdateContent[other]['markdown']",
+    ]
+    [found] = pairs_of(old, new, ["stable"], tmp_path)
+    assert check_pair(found, "a8", "n0", changes, {}).unexplained == []
+    without = [c for c in changes if c.rule.id != "union-tag-released"]
+    [missed] = check_pair(found, "a8", "n0", without, {}).unexplained
+    assert missed.schema_type == "PlanUpdateContent" and missed.message["type"] in ("file", "markdown")
+
+
+def test_an_error_s_member_label_picks_the_union_member_it_is_about() -> None:
+    """pydantic's ``loc`` names the member it tried (``ErrorAgentResponse``): the place is that member's,
+    so an error of the ``Result`` member is not at ``AgentResponse[Error].id``."""
+
+    class Refused:
+        def errors(self) -> list[dict[str, Any]]:
+            return [
+                {"type": "int_type", "loc": ("ResultAgentResponse", "id"), "msg": ""},
+                {"type": "int_type", "loc": ("ErrorAgentResponse", "id"), "msg": ""},
+            ]
+
+    surface = mini().surface()
+    result, error = located_errors(
+        surface, surface.types["AgentResponse"], {"id": None, "error": ""}, Refused()
+    )
+    anchor = anchor_of(
+        (TypePart("AgentResponse"), MemberPart(None, title="Error"), FieldPart("id")), "AgentResponse"
+    )
+    assert not at(anchor, result.places) and at(anchor, error.places)
+    assert error.line() == "ErrorAgentResponse.id: "

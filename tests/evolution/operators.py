@@ -83,13 +83,12 @@ def nest_union_deeper(docs: Documents) -> Expected:
                 "not": {"anyOf": [tagged("errorKind", "model"), tagged("errorKind", "tool")]},
             },
         ]
-    path = "SessionUpdate['state_update'] > state['idle'] > stopReason['error']"
+    # reported once, where the schema defines it (the members that build on it repeat it, issue 24)
     return Expected(
         changes=(
             ("object-became-union", "ErrorStopReason", "stable"),
-            ("object-became-union", path, "stable"),
-            ("union-variant-added-open", f"{path} > errorKind['model']", "stable"),
-            ("union-variant-added-open", f"{path} > errorKind['tool']", "stable"),
+            ("union-variant-added-open", "ErrorStopReason['model']", "stable"),
+            ("union-variant-added-open", "ErrorStopReason['tool']", "stable"),
             ("python-class-became-union", "ErrorIdleStateSessionUpdate", "stable"),
         ),
         types=("ErrorStopReason", "IdleStateUpdate", "SessionUpdate"),
@@ -108,10 +107,7 @@ def add_common_properties(docs: Documents) -> Expected:
             "since": {"description": "When this state began (RFC 3339).", "type": ["string", "null"]}
         }
     return Expected(
-        changes=(
-            ("field-added-optional", "StateUpdate.since", "stable"),
-            ("field-added-optional", "RunningStateUpdateVariant.since", "stable"),
-        ),
+        changes=(("field-added-optional", "StateUpdate.since", "stable"),),  # once, at the union (issue 24)
         types=("StateUpdate", "SessionUpdate"),
     )
 

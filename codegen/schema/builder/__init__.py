@@ -47,11 +47,13 @@ def build_surface(
 
 
 def _build(ctx: BuildContext) -> ApiSurface:
-    TypeBuilder(ctx, UnionBuilder).build_all()
+    types = TypeBuilder(ctx, UnionBuilder)
+    types.build_all()
     _check_alias_cycles(ctx)
     method_builder = MethodBuilder(ctx)
     methods, batches, extensions = method_builder.build_methods()
     envelopes = method_builder.envelope_senders()
+    message_fields = method_builder.message_fields(types)
     meta = ctx.meta
     version = meta.data.get("version") if isinstance(meta.data, dict) else None
     if not isinstance(version, int) or isinstance(version, bool):
@@ -69,6 +71,7 @@ def _build(ctx: BuildContext) -> ApiSurface:
         batches=batches,
         extension_types=extensions,
         envelopes=envelopes,
+        message_fields=message_fields,
     )
 
 

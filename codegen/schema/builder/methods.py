@@ -11,14 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ... import knowledge, naming
 from ...diagnostics import gap
 from ...errors import CodegenError, pointer_join
-from ..ir import Batch, Method, MethodKind, Side
+from ..ir import Batch, Field, Method, MethodKind, Side
 from .context import BuildContext, properties_of
 from .node import Node, Pointer
+
+if TYPE_CHECKING:
+    from .types import TypeBuilder
 
 BOTH = "both"
 """The ``x-side`` of a method the agent and the client each handle (the schema's own word)."""
@@ -219,6 +222,18 @@ class MethodBuilder:
                 for item in role.entries("allOf") if role.is_object else []:
                     if item.is_object and "$ref" in item:
                         found[self.ctx.class_of[self.ctx.resolve(item.child("$ref"))]] = sender
+        return dict(sorted(found.items()))
+
+    def message_fields(self, types: TypeBuilder) -> dict[str, tuple[Field, ...]]:
+        """Each side -> the properties beside its root message kind's ``anyOf`` (``jsonrpc``)."""
+        found: dict[str, tuple[Field, ...]] = {}
+        for member in self.ctx.root.entries("anyOf"):
+            if not member.is_object or member.get("type") == "array" or "properties" not in member:
+                continue
+            part = types.inline_part(member)
+            found[side_of_title(member.title())] = types.combine([part], naming.pascal(member.title()), None)[
+                0
+            ]
         return dict(sorted(found.items()))
 
     def method_is_new(self, wire: str) -> bool:

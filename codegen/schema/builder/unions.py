@@ -73,6 +73,8 @@ class Branch:
     tag_wire: str | None = None
     tag_py: str | None = None
     exclusive: bool = False
+    source: str | None = None
+    """The union a variant builds on with a ``$ref`` (``None``: an ``anyOf`` written in the variant)."""
 
 
 class UnionBuilder:
@@ -186,7 +188,9 @@ class UnionBuilder:
                     where,
                 )
             options.append(Option(label, kind, parts, branches, variant.doc, variant.tag))
-        return Branch(options, target.tag_wire_name, target.tag_py_name, exclusive=target.exclusive)
+        return Branch(
+            options, target.tag_wire_name, target.tag_py_name, exclusive=target.exclusive, source=target.name
+        )
 
     def kind_of(self, union: UnionType, variant: Variant) -> OriginKind:
         """How ``variant`` of the built ``union`` is selected (see :meth:`selector`)."""
@@ -390,5 +394,6 @@ class UnionBuilder:
             catch_all=catch_all,
             origin=origin,
             exclusive=first.exclusive,
+            mirrors=first.source,
         )
         return Ref(name)
