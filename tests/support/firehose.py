@@ -1,0 +1,66 @@
+"""A server whose agent streams without yielding, as a busy agent does (``python -m tests.support.firehose``).
+
+It serves the newest v2 package's ASGI app at ``/acp`` on 127.0.0.1 (a free port; it prints
+``listening PORT``).  A prompt whose text is a number N starts a turn that sends N agent message
+chunks back to back, then ends the turn; when the turn stops it prints ``turn sent K of N``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+from typing import Any
+
+from tests.support.releases import newest_package
+
+acp = newest_package(2)
+schema = acp.schema
+
+
+class Firehose:
+    def __init__(self, connection: Any) -> None:
+        self.connection = connection
+        self.turns: set[asyncio.Task[None]] = set()
+
+    async def initialize(self, **kwargs: Any) -> Any:
+        return schema.InitializeResponse(
+            protocol_version=2, info=schema.Implementation(name="firehose", version="1")
+        )
+
+    async def new_session(self, **kwargs: Any) -> Any:
+        return schema.NewSessionResponse(session_id="s-1")
+
+    async def prompt(self, *, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
+        turn = asyncio.ensure_future(self.turn(session_id, int(prompt[0].text)))
+        self.turns.add(turn)
+        turn.add_done_callback(self.turns.discard)
+        return schema.PromptResponse(message_id="m-1")
+
+    async def turn(self, session_id: str, count: int) -> None:
+        sent = 0
+        with contextlib.suppress(ConnectionError):
+            for n in range(count):
+                chunk = schema.TextContentBlock(text=str(n))
+                update = schema.AgentMessageChunkSessionUpdate(message_id="r", content=chunk)
+                await self.connection.session_update(session_id=session_id, update=update)
+                sent += 1
+        print(f"turn sent {sent} of {count}", flush=True)
+
+
+async def main() -> None:
+    import uvicorn
+
+    config = uvicorn.Config(
+        acp.asgi_app(Firehose, path="/acp"), host="127.0.0.1", port=0, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.ensure_future(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    print(f"listening {server.servers[0].sockets[0].getsockname()[1]}", flush=True)
+    await task
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
