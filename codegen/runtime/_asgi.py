@@ -188,12 +188,15 @@ CLOSE_GRACE: Final = 1.0
 """Seconds a stream (or socket) that must end may still wait for its client to read, before it is
 cut (see :func:`_cut`)."""
 PACE: Final = 5
-"""WebSocket sends in a row without the event loop running: the fifth waits one turn of the loop.
+"""Under a server that hides its transport: WebSocket sends in a row without the event loop
+running before the next one waits a turn of the loop.
 
 A send that does not have to wait for the client returns at once, so an agent sending in a loop
-would never let the loop see that the client went away, and would write the rest of its turn
-into the dead socket (asyncio logs a warning per write from the sixth after the failed one on)
-while every other client waits.  Five keeps that at no warning, for one turn per five messages."""
+would never let the loop see that the client went away, and would write the rest of its turn into
+the dead socket (asyncio logs a warning per write from the sixth after the failed one on) while
+every other client waits.  Where the transport can be seen (uvicorn, see :func:`_transport_of`),
+a send first asks it whether it is closing, which a failed write makes it at once; elsewhere
+every fifth send in a row gives the loop a turn, which keeps the warnings at none."""
 
 
 class _Mailbox:
@@ -309,6 +312,7 @@ class _ServerConnection:
         self.on_shutdown: Callable[[], None] | None = None
         self.done = asyncio.Event()
         self.task: asyncio.Task[Any] | None = None
+        self.transport = None if websocket is None else _transport_of(websocket)
         self._burst = 0
 
     # -- the agent's channel
@@ -352,6 +356,10 @@ class _ServerConnection:
         assert self.websocket is not None
         if self.buffered_bytes >= self.limits.max_buffered_bytes:
             await self.wait_for_room()
+        transport = self.transport
+        if transport is not None and transport.is_closing():  # a write failed: the client is gone
+            await self.shutdown()
+            raise ConnectionError("the WebSocket closed")
         text = encode(message)
         size = len(text)
         self.buffered_bytes += size  # until the server has taken it: a client that reads nothing holds it
@@ -366,11 +374,12 @@ class _ServerConnection:
             raise ConnectionError("the WebSocket closed") from None
         finally:
             self.taken(size)
-        self._burst += 1
-        if self._burst == 1:
-            asyncio.get_running_loop().call_soon(self._end_burst)
-        elif self._burst >= PACE:
-            await asyncio.sleep(0)
+        if transport is None:
+            self._burst += 1
+            if self._burst == 1:
+                asyncio.get_running_loop().call_soon(self._end_burst)
+            elif self._burst >= PACE:
+                await asyncio.sleep(0)
 
     def _end_burst(self) -> None:
         self._burst = 0
@@ -701,7 +710,7 @@ class AcpAsgiApp:
         if problem is not None:
             await _text(send, 400, problem)
             return
-        if kind == "request":
+        if kind == "request" and connection.buffered_bytes >= self.limits.max_buffered_bytes:
             with contextlib.suppress(ConnectionError):
                 await connection.wait_for_room()
         if connection.closed:
@@ -944,8 +953,8 @@ class _WebSocket:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": error.to_json()}
                 await self.send({"type": "websocket.send", "text": encode(reply)})
                 continue
-            if kind == "request":  # an answer adds output: wait until the client reads some of it
-                try:
+            if kind == "request" and connection.buffered_bytes >= limits.max_buffered_bytes:
+                try:  # an answer adds output: wait until the client reads some of it
                     await connection.wait_for_room()
                 except ConnectionError:
                     return
@@ -1145,18 +1154,27 @@ async def _disconnected(receive: Receive) -> None:
         pass
 
 
+def _transport_of(send: Send) -> asyncio.WriteTransport | None:
+    """The asyncio transport of the connection ``send`` writes to, where the server lets it be seen.
+
+    ASGI hides the connection: a response (or socket) that must end while its client reads
+    nothing would wait for it for ever, and the server would wait for that at shutdown; a send
+    into a socket whose client vanished is not told so until the event loop runs.  uvicorn's
+    ``send`` is a method of an object holding the transport, which answers both.
+    """
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    return transport if isinstance(transport, asyncio.WriteTransport) else None
+
+
 def _cut(send: Send, answer_due: bool = False) -> bool:
     """Cut the connection under ``send`` if its client has not taken all that was sent to it (or, with
     ``answer_due``, has not answered a WebSocket close); whether the server lets that be known.
 
-    ASGI has no way to drop a connection: a response (or socket) that must end while its client
-    reads nothing would wait for it for ever, and the server would wait for that at shutdown.
-    uvicorn's ``send`` is a method of an object holding the connection's asyncio transport;
-    aborting it ends a waiting send as the client leaving does.  Other servers close the
-    connection once the client has read it.
+    Aborting the transport ends a waiting send as the client leaving does.  Under other servers
+    the connection is closed once the client has read it.
     """
-    transport = getattr(getattr(send, "__self__", None), "transport", None)
-    if not isinstance(transport, asyncio.WriteTransport):
+    transport = _transport_of(send)
+    if transport is None:
         return False
     if transport.get_write_buffer_size() > 0 or (answer_due and not transport.is_closing()):
         transport.abort()

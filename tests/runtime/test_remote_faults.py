@@ -397,11 +397,14 @@ def test_slow_clients_get_408_from_the_body_deadlines_and_the_examples_header_de
     run(go(), 30)
 
 
-def test_an_agent_that_never_yields_sees_a_vanished_websocket_client_and_logs_nothing() -> None:
-    """Finding 5: sends give the event loop a turn, so the disconnect is seen; no warning per write."""
+@pytest.mark.parametrize("server", ["uvicorn", "transport hidden"])
+def test_an_agent_that_never_yields_sees_a_vanished_websocket_client_and_logs_nothing(server: str) -> None:
+    """Finding 5: a send sees the transport closing (or gives the event loop a turn where the server
+    hides it), so the disconnect is seen; no warning per write into the dead socket."""
     errors = tempfile.TemporaryFile("w+")  # noqa: SIM115 - a pipe nobody reads would stop the server
+    hide = ["--hide-transport"] if server == "transport hidden" else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.firehose"],
+        [sys.executable, "-m", "tests.support.firehose", *hide],
         cwd=ROOT,
         env=environment(),
         stdout=subprocess.PIPE,

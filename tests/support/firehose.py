@@ -3,6 +3,8 @@
 It serves the newest v2 package's ASGI app at ``/acp`` on 127.0.0.1 (a free port; it prints
 ``listening PORT``).  A prompt whose text is a number N starts a turn that sends N agent message
 chunks back to back, then ends the turn; when the turn stops it prints ``turn sent K of N``.
+``--hide-transport`` serves the app behind a middleware whose ``send`` is a plain function, as
+under servers (or middleware) that do not let the app reach the connection's transport.
 """
 
 from __future__ import annotations
@@ -48,12 +50,25 @@ class Firehose:
         print(f"turn sent {sent} of {count}", flush=True)
 
 
+def hiding(app: Any) -> Any:
+    """``app`` behind a middleware whose ``send`` is a plain function: the transport out of reach."""
+
+    async def hidden(scope: Any, receive: Any, send: Any) -> None:
+        async def plain_send(message: Any) -> None:
+            await send(message)
+
+        await app(scope, receive, plain_send)
+
+    return hidden
+
+
 async def main() -> None:
     import uvicorn
 
-    config = uvicorn.Config(
-        acp.asgi_app(Firehose, path="/acp"), host="127.0.0.1", port=0, log_level="warning"
-    )
+    app = acp.asgi_app(Firehose, path="/acp")
+    if "--hide-transport" in sys.argv:
+        app = hiding(app)
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.ensure_future(server.serve())
     while not server.started:
