@@ -214,7 +214,6 @@ async def probe_sessions() -> None:
 
 def serve_example(port: int) -> None:
     """The server of probe 2: the example's agents behind the router, ``max_output_stall`` 5 s."""
-    import uvicorn
 
     example = importlib.import_module("examples.remote_agent")
     acp = example.acp
@@ -225,8 +224,14 @@ def serve_example(port: int) -> None:
     router = acp.AgentProtocolRouter(
         v1=example.V1EchoAgent, v2=example.V2EchoAgent, v1_package=example.acp_v1
     )
-    app = acp.asgi_app(router, path="/acp", limits=server_limits)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical", access_log=False)
+    run_listening(acp.asgi_app(router, path="/acp", limits=server_limits), port, "critical")
+
+
+def run_listening(app: Any, port: int, log_level: str) -> None:
+    """Serve ``app`` with uvicorn on 127.0.0.1 (``port`` 0: a free one), printing ``listening PORT``."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level=log_level, access_log=False)
     server = uvicorn.Server(config)
 
     async def main() -> None:
@@ -460,20 +465,7 @@ async def probe_slow_clients(root: Path) -> None:
 
 def serve_firehose(port: int) -> None:
     """The server of probe 5: the probe's agent, whose turns stream without yielding."""
-    import uvicorn
-
-    app = package().asgi_app(agents()["base"], path="/acp")
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
-
-    async def main() -> None:
-        task = asyncio.ensure_future(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        print(f"listening {server.servers[0].sockets[0].getsockname()[1]}", flush=True)
-        await task
-
-    asyncio.run(main())
+    run_listening(package().asgi_app(agents()["base"], path="/acp"), port, "warning")
 
 
 async def probe_flood_after_disconnect(root: Path) -> None:

@@ -552,6 +552,13 @@ async def new_sessions(http: httpx.AsyncClient, cid: str, first: int, count: int
         ).status_code == 202
 
 
+async def answers_waiting(http: httpx.AsyncClient, count: int) -> dict[str, str]:
+    """A new connection with ``count`` ``session/new`` answers held for its stream; that stream's headers."""
+    cid = await open_connection(http)
+    await new_sessions(http, cid, 1, count)
+    return {**SSE, "Acp-Connection-Id": cid}
+
+
 def test_without_last_event_id_the_stream_is_the_typescript_servers_wire() -> None:
     async def test(http: httpx.AsyncClient) -> None:
         cid = await open_connection(http)
@@ -565,9 +572,7 @@ def test_without_last_event_id_the_stream_is_the_typescript_servers_wire() -> No
 
 def test_a_stream_read_again_with_last_event_id_loses_nothing_and_repeats_nothing() -> None:
     async def test(http: httpx.AsyncClient) -> None:
-        cid = await open_connection(http)
-        stream = {**SSE, "Acp-Connection-Id": cid}
-        await new_sessions(http, cid, 1, 5)
+        stream = await answers_waiting(http, 5)
         async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as first:
             read = raw_events(first)
             assert await next_event(read) == (
@@ -580,7 +585,7 @@ def test_a_stream_read_again_with_last_event_id_loses_nothing_and_repeats_nothin
             read = raw_events(again)
             assert await next_event(read) == (2, None)
             replayed = [await next_event(read) for _ in range(3)]
-            await new_sessions(http, cid, 6, 1)
+            await new_sessions(http, stream["Acp-Connection-Id"], 6, 1)
             later = await next_event(read)
         assert [(i, m["result"]["sessionId"]) for i, m in [*replayed, later]] == [
             (3, "v2-3"),
@@ -610,9 +615,7 @@ def test_a_resume_past_the_replay_buffer_is_410_and_says_so() -> None:
     app = echo_app(acp, acp_v1, limits=acp.ServerLimits(replay_buffer_bytes=100))
 
     async def test(http: httpx.AsyncClient) -> None:
-        cid = await open_connection(http)
-        stream = {**SSE, "Acp-Connection-Id": cid}
-        await new_sessions(http, cid, 1, 5)
+        stream = await answers_waiting(http, 5)
         async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as first:
             read = raw_events(first)
             for _ in range(6):  # the head, then the five answers (about 60 bytes each)

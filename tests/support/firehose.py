@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from tests.support.releases import newest_package
+from tests.support.remote import serving
 
 acp = newest_package(2)
 schema = acp.schema
@@ -63,18 +64,12 @@ def hiding(app: Any) -> Any:
 
 
 async def main() -> None:
-    import uvicorn
-
     app = acp.asgi_app(Firehose, path="/acp")
     if "--hide-transport" in sys.argv:
         app = hiding(app)
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.ensure_future(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.01)
-    print(f"listening {server.servers[0].sockets[0].getsockname()[1]}", flush=True)
-    await task
+    async with serving(app) as (base, _):
+        print(f"listening {base.rsplit(':', 1)[1]}", flush=True)
+        await asyncio.Event().wait()  # until the test stops the process
 
 
 if __name__ == "__main__":
