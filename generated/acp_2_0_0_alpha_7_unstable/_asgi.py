@@ -920,20 +920,16 @@ class _WebSocket:
 
     async def _read_frames(self) -> None:
         limits = self.app.limits
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + limits.idle_timeout
+        deadline = asyncio.get_running_loop().time() + limits.idle_timeout
         while self.connection is None:  # up to initialize, within idle_timeout
             try:
                 async with asyncio.timeout_at(deadline):
-                    event = await self._next()
+                    message = await self._next_message()
             except TimeoutError:
                 self._ended(1008, "No initialize within idle_timeout")
                 return
-            if self.disconnected:
-                return
-            message = await self._decode(event)
             if message is None:
-                continue
+                return
             kind = message_kind(message)
             if kind == "response":
                 continue
@@ -943,13 +939,7 @@ class _WebSocket:
             if not await self._initialize(message):
                 return
         connection = self.connection
-        while True:
-            event = await self._next()
-            if self.disconnected:
-                return
-            message = await self._decode(event)
-            if message is None:
-                continue
+        while (message := await self._next_message()) is not None:
             kind = message_kind(message)
             if kind == "request" and message.get("method") == "initialize":
                 error = RequestError.invalid_request("Initialize not allowed on existing connection")
@@ -962,6 +952,16 @@ class _WebSocket:
                 except ConnectionError:
                     return
             connection.feed(message)
+
+    async def _next_message(self) -> dict[str, Any] | None:
+        """The next message a frame carries (others are skipped or answered); ``None``: the client left."""
+        while True:
+            event = await self._next()
+            if self.disconnected:
+                return None
+            message = await self._decode(event)
+            if message is not None:
+                return message
 
     async def _initialize(self, message: dict[str, Any]) -> bool:
         """Open the connection; wait for its answer while watching for the client leaving."""
