@@ -172,7 +172,9 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
         "_asgi.py": runtime_module(
             surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
         ),
-        "_http.py": runtime_module(surface, "_http.py", exports=("HttpChannel", "HttpStatusError")),
+        "_http.py": runtime_module(
+            surface, "_http.py", exports=("HttpChannel", "HttpStatusError", "TransportError")
+        ),
         "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(

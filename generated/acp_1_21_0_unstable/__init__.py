@@ -17,7 +17,7 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError
+    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
     from ._router import (
         AgentProtocolRouter,
@@ -69,6 +69,7 @@ else:
         "RoutedConnection": "_router",
         "ServerLimits": "_asgi",
         "StreamChannel": "_rpc",
+        "TransportError": "_http",
         "UNSET": "_params",
         "Unset": "_params",
         "WebSocketChannel": "_ws",
@@ -125,6 +126,7 @@ __all__ = [
     "RoutedConnection",
     "ServerLimits",
     "StreamChannel",
+    "TransportError",
     "Unset",
     "WebSocketChannel",
     "asgi_app",

@@ -14,14 +14,33 @@ is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
   params name a session, or when it answers a request of a session's stream);
   answers come on SSE streams: the connection's, opened after ``initialize``,
   and one per session, opened (and waited for) before the first message of
-  that session is POSTed, or when a response names a new session;
+  that session is POSTed, or when a response names a new session; a session's
+  stream is closed once ``session/close`` or ``session/delete`` succeeded;
 * when the connection's stream ends, the connection closes (pending calls fail
   with ``ConnectionError``); when a session's stream ends or is refused (409),
   only the requests of that session fail, and the next message reopens it;
 * a request whose POST is refused fails with ``-32603`` and data
-  ``{status, body}``; 401, 403, 404 and 410 close the connection instead;
+  ``{status, body}``; 401, 403, 404 and 410 close the connection instead; so
+  does a POST of a notification or response that fails;
 * ``Set-Cookie`` is stored and sent back (httpx's cookie jar); closing the
   connection sends ``DELETE``.
+
+Beyond both official SDKs, streams resume: every ``GET`` carries
+``Last-Event-ID`` (the id of the last event read on that stream, ``0`` at
+first).  A server that numbers its events (ours: see ``_asgi``) lets a stream
+that drops, or reads nothing for ``read_timeout``, be opened again where it
+stopped, losing nothing, within a few seconds (``RESUME_DELAYS``); past its
+replay buffer (410) the session's requests fail until ``session/load`` or
+``session/resume`` reattaches it (for the connection's stream, every request
+fails and the connection closes), with an error that says so.  A
+server that does not number them (the TypeScript SDK's, the Python SDK's) gets
+the behaviour above.
+
+Failures of the transport raise :class:`TransportError` (a ``ConnectionError``),
+here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
+HTTP status.  Our own httpx client has no limit on connections: each open
+stream holds one (HTTP/1.1), so a client of your own must allow as many as the
+sessions you keep open, plus the POSTs.
 """
 
 from __future__ import annotations
@@ -39,16 +58,21 @@ from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, encode
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["HttpChannel", "HttpStatusError"]
+__all__ = ["HttpChannel", "HttpStatusError", "TransportError"]
 
 logger = logging.getLogger("acp")
 
 INSTALL: Final = "pip install 'httpx>=0.28,<1'"
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
+LAST_EVENT_ID: Final = "Last-Event-ID"
 CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
 """Statuses that mean the connection is unusable or gone, whatever was POSTed."""
 MAX_ERROR_BODY: Final = 8 * 1024
+RESUME_DELAYS: Final = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
+"""Seconds before each attempt to resume a stream that dropped; then it counts as ended."""
+IDLE_CONNECTIONS: Final = 16
+"""Connections our httpx client keeps open between POSTs."""
 
 
 def _httpx() -> Any:
@@ -60,15 +84,36 @@ def _httpx() -> Any:
 
 _REATTACH: Final = frozenset({"session/load", "session/resume"})
 """Requests that reattach a session whose stream was refused."""
+_SESSION_ENDS: Final = frozenset({"session/close", "session/delete"})
+"""Requests after whose success the session's stream is closed."""
 
 
-class HttpStatusError(ConnectionError):
-    """The server refused a request of the transport itself (``initialize``, a stream): status, body."""
+class TransportError(ConnectionError):
+    """A remote transport failed (Streamable HTTP or WebSocket).
 
-    def __init__(self, what: str, status: int, body: str) -> None:
-        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""))
+    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
+    when it could not be reached, or the connection broke).
+    """
+
+    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
         self.status = status
         self.body = body
+
+
+class HttpStatusError(TransportError):
+    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
+
+    status: int
+
+    def __init__(self, what: str, status: int, body: str) -> None:
+        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
+
+
+def _describe(error: BaseException) -> str:
+    """An exception as text that is never empty (httpx's timeouts have no message)."""
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
 def _key(request_id: Any) -> Any:
@@ -81,7 +126,12 @@ def _session_of(value: Any) -> str | None:
 
 
 class HttpChannel:
-    """A :class:`Channel` over Streamable HTTP (see the module docstring)."""
+    """A :class:`Channel` over Streamable HTTP (see the module docstring).
+
+    ``timeout`` bounds connecting, sending and waiting for a free connection;
+    ``read_timeout`` the wait for a POST's answer and for the next bytes of a
+    stream (servers send a keep-alive every 15 s), ``None`` for no limit.
+    """
 
     def __init__(
         self,
@@ -92,14 +142,18 @@ class HttpChannel:
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
         client: httpx.AsyncClient | None = None,
         timeout: float = 30.0,
+        read_timeout: float | None = 90.0,
     ) -> None:
         lib = _httpx()
         self.url = url
         self.max_message_bytes = max_message_bytes
         self._headers = dict(headers or {})
         self._owns_client = client is None
+        self._timeout = lib.Timeout(timeout, read=read_timeout)
         self.client: httpx.AsyncClient = client or lib.AsyncClient(
-            timeout=lib.Timeout(timeout, read=None), cookies=cookies
+            timeout=self._timeout,
+            cookies=cookies,
+            limits=lib.Limits(max_connections=None, max_keepalive_connections=IDLE_CONNECTIONS),
         )
         if client is not None and cookies is not None:
             self.client.cookies.update(cookies)
@@ -107,11 +161,19 @@ class HttpChannel:
         self._inbound: asyncio.Queue[Any] = asyncio.Queue()
         self._sessions: dict[str, asyncio.Future[None]] = {}
         """Session -> resolved once its stream is open (its headers came)."""
+        self._readers: dict[str | None, asyncio.Task[Any]] = {}
+        """Stream (a session, ``None`` for the connection's) -> the task reading it."""
         self._failed: dict[str, Exception] = {}
-        self._pending: dict[Any, tuple[str, Any]] = {}
-        """Our requests of a session still waiting for their response: key -> (session, id)."""
+        self._pending: dict[Any, tuple[str | None, Any, str]] = {}
+        """Our requests still waiting for their response: key -> (session or ``None``, id, method)."""
         self._agent_requests: dict[Any, str] = {}
         """Requests the agent sent on a session's stream: key -> that session (for our response)."""
+        self._last_event: dict[str | None, int] = {}
+        """Stream -> the id of the last event read on it."""
+        self._resumes = False
+        """Whether the server numbers its events (it sent an ``id:``): streams that drop are resumed."""
+        self._gap: dict[str, int] = {}
+        """Session -> the id its stream goes on from once it is reattached (events before were lost)."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self._closed = False
@@ -124,7 +186,7 @@ class HttpChannel:
     async def send(self, message: Any) -> None:
         async with self._lock:  # one POST at a time: the server sees messages in the order sent
             if self._closed:
-                raise ConnectionError("the HTTP connection is closed")
+                raise TransportError("the HTTP connection is closed")
             if self.connection_id is None:
                 await self._initialize(message)
             else:
@@ -160,14 +222,17 @@ class HttpChannel:
 
     async def _initialize(self, message: Any) -> None:
         if not (isinstance(message, dict) and message.get("method") == "initialize" and "id" in message):
-            raise ConnectionError("the first message over Streamable HTTP must be the initialize request")
+            raise TransportError("the first message over Streamable HTTP must be the initialize request")
         lib = _httpx()
         try:
             response = await self.client.post(
-                self.url, content=encode(message).encode(), headers=self._request_headers(json_body=True)
+                self.url,
+                content=encode(message).encode(),
+                headers=self._request_headers(json_body=True),
+                timeout=self._timeout,
             )
         except lib.HTTPError as error:
-            raise ConnectionError(f"initialize could not reach {self.url}: {error}") from error
+            raise TransportError(f"initialize could not reach {self.url}: {_describe(error)}") from error
         if response.status_code != 200:
             raise HttpStatusError("initialize failed", response.status_code, response.text[:MAX_ERROR_BODY])
         connection_id = response.headers.get(CONNECTION_HEADER)
@@ -175,9 +240,9 @@ class HttpChannel:
             raise HttpStatusError("the initialize response has no Acp-Connection-Id", 200, "")
         answer = json.loads(response.content)
         if not isinstance(answer, dict) or answer.get("id") != message["id"]:
-            raise ConnectionError("the initialize response does not answer the initialize request")
+            raise TransportError("the initialize response does not answer the initialize request")
         self.connection_id = connection_id
-        self._spawn(self._read_stream(None, None))
+        self._watch(None, None)
         self._inbound.put_nowait(answer)
 
     async def _post(self, message: Any) -> None:
@@ -193,27 +258,40 @@ class HttpChannel:
         if session is not None:
             try:
                 await self._open_session(session, reattach=is_call and message["method"] in _REATTACH)
-            except HttpStatusError as conflict:
-                if conflict.status != 409:
+            except TransportError as failed:
+                if failed.status not in (409, 410):  # the session failed; the connection did not
                     raise
                 if is_call and "id" in message:
-                    self._fail_request(request_id, conflict)
+                    self._fail_request(request_id, failed)
                 return
         is_request = is_call and "id" in message
-        if session is not None and is_request:
-            self._pending[_key(request_id)] = (session, request_id)
+        if is_request:
+            self._pending[_key(request_id)] = (session, request_id, message["method"])
         try:
             response = await self.client.post(
-                self.url, content=encode(message).encode(), headers=self._request_headers(session, True)
+                self.url,
+                content=encode(message).encode(),
+                headers=self._request_headers(session, True),
+                timeout=self._timeout,
             )
+        except (lib.PoolTimeout, lib.ReadTimeout) as failure:
+            if is_request:  # only this request failed: none was sent, or it got no answer in time
+                why = "no free connection in the HTTP client's pool (each open stream holds one)"
+                if isinstance(failure, lib.ReadTimeout):
+                    why = "the POST got no answer within read_timeout (the agent may still have it)"
+                if self._pending.pop(_key(request_id), None) is not None:
+                    self._fail_request(request_id, TransportError(why))
+                return
+            await self._lost(f"POST failed: {_describe(failure)}")
+            raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         except lib.HTTPError as failure:
-            await self._lost(f"POST failed: {failure}")
-            raise ConnectionError(f"POST to {self.url} failed: {failure}") from failure
+            await self._lost(f"POST failed: {_describe(failure)}")
+            raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         if response.status_code < 300:
             return
         status, body = response.status_code, response.text[:MAX_ERROR_BODY]
         refused = HttpStatusError("POST failed", status, body)
-        still_pending = self._pending.pop(_key(request_id), None) is not None or session is None
+        still_pending = self._pending.pop(_key(request_id), None) is not None or not is_request
         if session is not None and status == 409:
             self._fail_session(session, refused)
             if is_request and still_pending:
@@ -226,25 +304,31 @@ class HttpChannel:
         await self._lost(str(refused))
         raise refused
 
-    def _fail_request(self, request_id: Any, error: HttpStatusError) -> None:
-        try:
-            body: Any = json.loads(error.body)
-        except ValueError:
-            body = error.body
-        data = {"status": error.status, "body": body}
+    def _fail_request(self, request_id: Any, error: TransportError) -> None:
+        data: Any = None
+        if error.status is not None:
+            try:
+                body: Any = json.loads(error.body)
+            except ValueError:
+                body = error.body
+            data = {"status": error.status, "body": body}
         self._inbound.put_nowait(
             {"jsonrpc": "2.0", "id": request_id, "error": RequestError(-32603, str(error), data).to_json()}
         )
 
-    def _fail_session(self, session: str, error: Exception) -> None:
-        """Fail the session's pending requests; until it is reattached, its requests fail at once."""
-        if isinstance(error, HttpStatusError) and error.status == 409:
+    def _fail_session(self, session: str, error: Exception, sticky: bool = False) -> None:
+        """Fail the session's pending requests; after a refusal (409) or a lost resume (``sticky``),
+        its requests fail at once until it is reattached (``session/load``, ``session/resume``)."""
+        if sticky or (isinstance(error, HttpStatusError) and error.status == 409):
             self._failed[session] = error
         self._sessions.pop(session, None)
-        for key, (owner, request_id) in list(self._pending.items()):
-            if owner == session:
+        self._fail_pending(str(error), lambda owner: owner == session)
+
+    def _fail_pending(self, why: str, which: Any) -> None:
+        for key, (owner, request_id, _method) in list(self._pending.items()):
+            if which(owner):
                 del self._pending[key]
-                failure = RequestError(-32603, str(error))
+                failure = RequestError(-32603, why)
                 self._inbound.put_nowait({"jsonrpc": "2.0", "id": request_id, "error": failure.to_json()})
 
     async def _lost(self, why: str) -> None:
@@ -260,66 +344,126 @@ class HttpChannel:
         task.add_done_callback(self._tasks.discard)
         return task
 
+    def _watch(self, session: str | None, ready: asyncio.Future[None] | None) -> None:
+        self._readers[session] = self._spawn(self._read_stream(session, ready))
+
     async def _open_session(self, session: str, reattach: bool = False) -> None:
-        if reattach:
+        if reattach:  # session/load or session/resume: the agent sends the session again
             self._failed.pop(session, None)
+            if session in self._gap:
+                self._last_event[session] = self._gap.pop(session)
         failure = self._failed.get(session)
         if failure is not None:
             raise failure
         ready = self._sessions.get(session)
         if ready is None:
             ready = self._sessions[session] = asyncio.get_running_loop().create_future()
-            self._spawn(self._read_stream(session, ready))
+            self._watch(session, ready)
         await asyncio.shield(ready)
 
+    def _end_session(self, session: str) -> None:
+        """The session was closed or deleted: stop reading its stream."""
+        self._sessions.pop(session, None)
+        reader = self._readers.pop(session, None)
+        if reader is not None:
+            reader.cancel()
+
     async def _read_stream(self, session: str | None, ready: asyncio.Future[None] | None) -> None:
-        """Read one SSE stream into the inbound queue until it ends."""
+        """Read one SSE stream into the inbound queue until it ends, resuming it where it can."""
         lib = _httpx()
-        headers = self._request_headers(session)
-        headers["Accept"] = "text/event-stream"
-        error: Exception | None = None
-        try:
-            async with self.client.stream("GET", self.url, headers=headers) as response:
-                if response.status_code != 200:
-                    body = (await response.aread()).decode(errors="replace")[:MAX_ERROR_BODY]
-                    raise HttpStatusError("the SSE stream was refused", response.status_code, body)
+        attempt = 0
+        while True:
+            headers = self._request_headers(session)
+            headers["Accept"] = "text/event-stream"
+            headers[LAST_EVENT_ID] = str(self._last_event.get(session, 0))
+            error: Exception | None = None
+            try:
+                async with self.client.stream(
+                    "GET", self.url, headers=headers, timeout=self._timeout
+                ) as response:
+                    if response.status_code != 200:
+                        body = (await response.aread()).decode(errors="replace")[:MAX_ERROR_BODY]
+                        newest = response.headers.get(LAST_EVENT_ID, "")
+                        if session is not None and response.status_code == 410 and newest.isdigit():
+                            self._gap[session] = int(newest)  # where it goes on from, the loss accepted
+                        raise HttpStatusError("the SSE stream was refused", response.status_code, body)
+                    if ready is not None and not ready.done():
+                        ready.set_result(None)
+                    attempt = 0
+                    await self._read_events(response, session)
+            except asyncio.CancelledError:
+                raise
+            except (lib.HTTPError, HttpStatusError, ValueError) as exc:
+                error = exc
+            finally:
                 if ready is not None and not ready.done():
-                    ready.set_result(None)
-                await self._read_events(response, session)
-        except asyncio.CancelledError:
-            raise
-        except (lib.HTTPError, HttpStatusError, ValueError) as exc:
-            error = exc
-        finally:
-            if ready is not None and not ready.done():
-                ready.set_exception(error or ConnectionError("the session stream closed before it opened"))
-                ready.exception()  # retrieved: the sender that waits sees it
-        if self._closed:
-            return
+                    ready.set_exception(error or TransportError("the session stream closed before it opened"))
+                    ready.exception()  # retrieved: the sender that waits sees it
+            if self._closed or self._readers.get(session) is not asyncio.current_task():
+                return
+            if not self._resumes or isinstance(error, ValueError) or attempt >= len(RESUME_DELAYS):
+                break
+            if isinstance(error, HttpStatusError) and error.status != 409:
+                if error.status == 410:
+                    await self._gone(session, error)
+                    return
+                break  # the connection is gone (404), or the server refuses this stream
+            await asyncio.sleep(RESUME_DELAYS[attempt])
+            attempt += 1
+            if self._closed:
+                return
         if session is None:
-            await self._lost(
-                f"the connection's stream ended: {error}" if error else "the connection's stream ended"
+            why = (
+                f"the connection's stream ended: {_describe(error)}"
+                if error
+                else "the connection's stream ended"
             )
+            await self._lost(why)
             return
-        self._fail_session(session, error or ConnectionError(f"the stream of session {session!r} closed"))
+        self._readers.pop(session, None)
+        self._fail_session(session, error or TransportError(f"the stream of session {session!r} closed"))
+
+    async def _gone(self, session: str | None, error: HttpStatusError) -> None:
+        """A stream could not be resumed (410): the events after the last one read are lost."""
+        what = "the connection's stream" if session is None else f"the stream of session {session!r}"
+        lost = TransportError(f"{what} dropped and lost events: {error.body}", error.status, error.body)
+        logger.warning("ACP HTTP: %s", lost)
+        if session is not None:
+            self._readers.pop(session, None)
+            self._fail_session(session, lost, sticky=True)
+            return
+        self._fail_pending(str(lost), lambda owner: True)
+        await self._lost(str(lost))
 
     async def _read_events(self, response: httpx.Response, session: str | None) -> None:
+        """Parse the SSE stream: each byte is looked at once, whatever the size of a line."""
         limit = self.max_message_bytes
-        buffer = b""
+        partial: list[bytes] = []  # the start of a line that spans chunks
+        partial_size = 0
         data: list[bytes] = []
         size = 0
+        event_id: int | None = None
         async for chunk in response.aiter_raw():
-            buffer += chunk
-            lines = buffer.split(b"\n")
-            buffer = lines.pop()
-            if len(buffer) > limit + 16:
-                raise ValueError(f"an SSE line exceeds {limit} bytes")
-            for raw in lines:
-                line = raw[:-1] if raw.endswith(b"\r") else raw
-                if not line:
+            start = 0
+            while (end := chunk.find(b"\n", start)) != -1:
+                if partial:
+                    partial.append(chunk[start:end])
+                    line = b"".join(partial)
+                    partial.clear()
+                    partial_size = 0
+                else:
+                    line = chunk[start:end]
+                start = end + 1
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                if not line:  # the end of an event
                     if data:
                         self._deliver(b"\n".join(data), session)
                         data, size = [], 0
+                    if event_id is not None:
+                        self._last_event[session] = event_id
+                        self._resumes = True
+                        event_id = None
                     continue
                 if line.startswith(b"data:"):
                     value = line[6:] if line.startswith(b"data: ") else line[5:]
@@ -327,6 +471,14 @@ class HttpChannel:
                     if size > limit:
                         raise ValueError(f"an SSE event exceeds {limit} bytes")
                     data.append(value)
+                elif line.startswith(b"id:"):
+                    value = line[3:].strip()
+                    event_id = int(value) if value.isdigit() else None
+            if start < len(chunk):
+                partial.append(chunk[start:])
+                partial_size += len(chunk) - start
+                if partial_size > limit + 16:
+                    raise ValueError(f"an SSE line exceeds {limit} bytes")
         if data:
             self._deliver(b"\n".join(data), session)
 
@@ -343,10 +495,14 @@ class HttpChannel:
             if session is not None and "id" in message:
                 self._agent_requests[_key(message["id"])] = session
         else:
-            self._pending.pop(_key(message.get("id")), None)
+            pending = self._pending.pop(_key(message.get("id")), None)
+            if pending is not None and pending[2] in _SESSION_ENDS and "error" not in message:
+                owner = pending[0]
+                if owner is not None:
+                    self._end_session(owner)
             opened = _session_of(message.get("result"))
             if opened is not None and opened not in self._sessions and opened not in self._failed:
                 with contextlib.suppress(RuntimeError):
                     ready = self._sessions[opened] = asyncio.get_running_loop().create_future()
-                    self._spawn(self._read_stream(opened, ready))
+                    self._watch(opened, ready)
         self._inbound.put_nowait(message)

@@ -17,7 +17,7 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError
+    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
     from ._router import (
         AgentProtocolRouter,
@@ -80,6 +80,7 @@ else:
         "RoutedConnection": "_router",
         "ServerLimits": "_asgi",
         "StreamChannel": "_rpc",
+        "TransportError": "_http",
         "UNSET": "_params",
         "Unset": "_params",
         "WebSocketChannel": "_ws",
@@ -143,6 +144,7 @@ __all__ = [
     "RoutedConnection",
     "ServerLimits",
     "StreamChannel",
+    "TransportError",
     "Unset",
     "WebSocketChannel",
     "asgi_app",

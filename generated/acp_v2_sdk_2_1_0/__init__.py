@@ -18,7 +18,7 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings, patches
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError
+    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
     from ._router import (
         AgentProtocolRouter,
@@ -86,6 +86,7 @@ else:
         "ServerLimits": "_asgi",
         "SessionState": "patches",
         "StreamChannel": "_rpc",
+        "TransportError": "_http",
         "UNCHANGED": "patches",
         "UNSET": "_params",
         "UnknownEntityError": "patches",
@@ -153,6 +154,7 @@ __all__ = [
     "ServerLimits",
     "SessionState",
     "StreamChannel",
+    "TransportError",
     "UnknownEntityError",
     "Unset",
     "WebSocketChannel",

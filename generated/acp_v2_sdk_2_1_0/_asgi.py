@@ -10,9 +10,12 @@ of the official TypeScript SDK 2.4.0's ``AcpServer``:
 
 * ``POST`` an ``initialize`` without ``Acp-Connection-Id``: it is answered in
   that response (200, the JSON-RPC response, and the new ``Acp-Connection-Id``);
+  one with ``id: null`` is 400; a client that leaves before the answer ends the
+  connection it opened;
 * later ``POST`` s carry that header and ``Content-Type: application/json``
   (415 otherwise) and get 202 with an empty body; their answers come on the
-  streams;
+  streams.  A body that is not JSON, or not a JSON-RPC object, is 400 with a
+  JSON-RPC error (``-32700``, ``-32600``, ``id: null``);
 * ``GET`` with ``Accept: text/event-stream`` (406 otherwise) opens a stream of
   server messages as SSE ``data:`` events: without ``Acp-Session-Id``, the
   connection's (session-less messages, such as the ``session/new`` response);
@@ -25,17 +28,32 @@ of the official TypeScript SDK 2.4.0's ``AcpServer``:
 * ``DELETE`` closes the connection;
 * a WebSocket upgrade of the same path carries one JSON-RPC message per text
   frame (binary frames are ignored); the first must be ``initialize``, or the
-  socket is closed with 1002.
+  socket is closed with 1002.  A WebSocket connection's id is not one of the
+  HTTP connections' (404 there).
+
+Beyond both official SDKs, a stream can be resumed: a ``GET`` carrying
+``Last-Event-ID`` (``0`` the first time) gets events with ``id:`` fields (the
+stream starts with ``id: <that number>``) and the connection keeps the last
+:attr:`ServerLimits.replay_buffer_bytes` of written events; a ``GET`` with the
+last id its client read replays what came after it, taking the stream over from
+a reader that is gone.  Past the buffer it is 410, with the stream's newest id
+as ``Last-Event-ID``: a client that accepts the loss resumes from there.
+Without ``Last-Event-ID`` the wire is the TypeScript server's, byte for byte.
 
 Limits (:class:`ServerLimits`, each configurable) answer as TS 2.4.0 does: a
 body over 16 MiB is 413, a session or request id over 1024 characters 400,
 more than 1024 session streams nobody reads, or 64 MiB of output nobody reads
-for 60 s, close the connection.  ``authenticate`` sees every request's headers
-before any ACP message is read and may refuse it (:class:`AuthError`, 401 or
-403); what it returns is the connection's principal, and a request of another
-principal is answered as if the connection did not exist (404).  Connection
-ids are 256 random bits.  ``allowed_origins`` refuses (403) a browser request
-from any other ``Origin``.
+for 60 s, close the connection, on both transports (a WebSocket stops reading
+requests while its output waits).  A body that takes over 300 s, or sends
+nothing for 60 s, is 408; so is a WebSocket that sends no ``initialize`` for
+60 s (closed, 1008).  The ASGI server reads the headers before the app sees a
+request: give it a header deadline (``examples/remote_agent.py`` does for
+uvicorn).  ``authenticate`` sees every request's headers before any ACP
+message is read and may refuse it (:class:`AuthError`, 401 or 403); what it
+returns is the connection's principal, and a request of another principal is
+answered as if the connection did not exist (404).  Connection ids are 256
+random bits.  ``allowed_origins`` refuses (403) a browser request from any
+other ``Origin``.
 """
 
 from __future__ import annotations
@@ -78,6 +96,8 @@ SESSION_METHODS: Final = frozenset(
 """Methods whose ``POST`` must carry ``Acp-Session-Id`` (the TypeScript SDK 2.4.0's list)."""
 RESPONSE_ON_CONNECTION: Final = frozenset({"session/load"})
 """Requests whose response comes on the connection's stream although they name a session."""
+LAST_EVENT_ID_HEADER: Final = "last-event-id"
+_NO_BATCHES: Final = "JSON-RPC batches are not supported"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -86,7 +106,11 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 @dataclass(frozen=True)
 class ServerLimits:
-    """What one connection may hold; the defaults are the TypeScript SDK 2.4.0's."""
+    """What one connection may hold, and how long a client may take; the defaults are TS 2.4.0's.
+
+    ``body_timeout`` is node's ``requestTimeout`` behind the TypeScript server;
+    ``idle_timeout`` and ``replay_buffer_bytes`` have no TypeScript counterpart.
+    """
 
     max_request_body_bytes: int = 16 * MiB
     """A larger ``POST`` body (or WebSocket frame) is refused: 413 (close 1009)."""
@@ -100,13 +124,22 @@ class ServerLimits:
     """The longest session id or string request id: a longer one is 400."""
     keep_alive: float = 15.0
     """Seconds between SSE keep-alive comments on an idle stream."""
+    body_timeout: float = 300.0
+    """Seconds a ``POST`` body may take, from when the app gets the request: 408 after."""
+    idle_timeout: float = 60.0
+    """Seconds a ``POST`` body may send nothing (408), or a WebSocket no ``initialize`` (close 1008)."""
+    replay_buffer_bytes: int = 8 * MiB
+    """Written events a connection keeps for clients that resume a stream (``Last-Event-ID``); 0: none."""
 
     def __post_init__(self) -> None:
         for name in ("max_request_body_bytes", "max_buffered_bytes", "max_buffered_session_streams"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
-        if self.max_id_length <= 0 or self.max_output_stall <= 0 or self.keep_alive <= 0:
-            raise ValueError("max_id_length, max_output_stall and keep_alive must be positive")
+        for name in ("max_id_length", "max_output_stall", "keep_alive", "body_timeout", "idle_timeout"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+        if self.replay_buffer_bytes < 0:
+            raise ValueError("replay_buffer_bytes must not be negative")
 
 
 class AuthError(Exception):
@@ -151,17 +184,50 @@ def _session_of(params: Any) -> str | None:
     return session if isinstance(session, str) else None
 
 
+CHUNK_BYTES: Final = 64 * 1024
+"""The most of a stream's queued events written in one piece: about what uvicorn buffers before it
+waits for the client, so that a stream that drops has few events in flight."""
+CLOSE_GRACE: Final = 1.0
+"""Seconds a stream (or socket) that must end may still wait for its client to read, before it is
+cut (see :func:`_cut`)."""
+PACE: Final = 5
+"""Under a server that hides its transport: WebSocket sends in a row without the event loop
+running before the next one waits a turn of the loop.
+
+A send that does not have to wait for the client returns at once, so an agent sending in a loop
+would never let the loop see that the client went away, and would write the rest of its turn into
+the dead socket (asyncio logs a warning per write from the sixth after the failed one on) while
+every other client waits.  Where the transport can be seen (uvicorn, see :func:`_transport_of`),
+a send first asks it whether it is closing, which a failed write makes it at once; elsewhere
+every fifth send in a row gives the loop a turn, which keeps the warnings at none."""
+
+
 class _Mailbox:
     """One outbound stream: SSE events waiting for their reader."""
 
-    __slots__ = ("connection", "finished", "queue", "reader", "session", "wake")
+    __slots__ = (
+        "connection",
+        "finished",
+        "generation",
+        "on_finish",
+        "queue",
+        "reader",
+        "resumable",
+        "session",
+        "wake",
+    )
 
     def __init__(self, connection: _ServerConnection, session: str | None) -> None:
         self.connection = connection
         self.session = session
         self.queue: deque[bytes] = deque()
         self.reader = False
+        self.generation = 0
+        """Counts the readers attached: a reader whose number is no longer this one was taken over."""
+        self.resumable = False
+        """Events get ``id:`` fields and are kept for a resume (a reader asked with ``Last-Event-ID``)."""
         self.finished = False
+        self.on_finish: Callable[[], None] | None = None
         self.wake = asyncio.Event()
 
     def push(self, event: bytes) -> None:
@@ -171,21 +237,43 @@ class _Mailbox:
         self.connection.buffered_bytes += len(event)
         self.wake.set()
 
-    def take_all(self, limit: int = 1 << 20) -> bytes:
-        """Queued events, up to about ``limit`` bytes, as one chunk."""
+    def take_all(self, limit: int = CHUNK_BYTES) -> bytes:
+        """Queued events, up to about ``limit`` bytes, as one chunk (numbered and kept if resumable)."""
         parts: list[bytes] = []
         size = 0
         queue = self.queue
-        while queue and size < limit:
-            event = queue.popleft()
-            parts.append(event)
-            size += len(event)
-        self.connection.taken(size)
+        connection = self.connection
+        if self.resumable:
+            while queue and size < limit:
+                event = queue.popleft()
+                parts.append(b"id: %d\n" % connection.retain(self.session, event))
+                parts.append(event)
+                size += len(event)
+        else:
+            while queue and size < limit:
+                event = queue.popleft()
+                parts.append(event)
+                size += len(event)
+        connection.taken(size)
         return b"".join(parts)
 
     def finish(self) -> None:
         self.finished = True
         self.wake.set()
+        if self.on_finish is not None:
+            self.on_finish()
+
+
+class _FrameTooLargeError(Exception):
+    """A WebSocket frame ended its connection (it was too large)."""
+
+
+class _ReplayGoneError(Exception):
+    """A resume asked for events the replay buffer no longer holds; ``written`` is the stream's newest."""
+
+    def __init__(self, message: str, written: int) -> None:
+        super().__init__(message)
+        self.written = written
 
 
 class _ServerConnection:
@@ -208,12 +296,27 @@ class _ServerConnection:
         self.agent_request_routes: dict[Any, str | None] = {}
         """Agent request id -> the session its client's response belongs to."""
         self.buffered_bytes = 0
+        """Output not yet written: events no reader has taken, WebSocket frames still being sent."""
         self.progress = asyncio.Event()
+        self.replay: deque[tuple[int, str | None, bytes]] = deque()
+        """Written events of resumable streams, oldest first: (event id, session or ``None``, event)."""
+        self.replay_bytes = 0
+        self.replay_dropped: dict[str | None, int] = {}
+        """Stream -> the newest event id the replay buffer had to drop."""
+        self.replay_written: dict[str | None, int] = {}
+        """Stream -> the newest event id written on it (a client that accepts a loss resumes from it)."""
+        self.next_event_id = 1
         self.initial: asyncio.Future[Any] | None = None
         self.initial_id: Any = None
         self.closed = False
+        self.close_code = 1000
+        """The WebSocket close code once the connection ends: 1008 for a limit, 1001 when the app closes."""
+        self.close_reason = ""
+        self.on_shutdown: Callable[[], None] | None = None
         self.done = asyncio.Event()
         self.task: asyncio.Task[Any] | None = None
+        self.transport = None if websocket is None else _transport_of(websocket)
+        self._burst = 0
 
     # -- the agent's channel
 
@@ -242,8 +345,7 @@ class _ServerConnection:
         try:
             mailbox = self._route(message)
         except _LimitError as error:
-            logger.warning("closing ACP connection: %s", error)
-            await self.shutdown()
+            await self._close_for_limit(str(error))
             raise ConnectionError(str(error)) from None
         mailbox.push(b"data: " + encode(message).encode() + b"\n\n")
         if self.buffered_bytes >= self.limits.max_buffered_bytes:
@@ -253,12 +355,37 @@ class _ServerConnection:
         await self.shutdown()
 
     async def _send_frame(self, message: Any) -> None:
+        """One frame to the client; over ``max_buffered_bytes`` of frames still being sent, it waits first."""
         assert self.websocket is not None
+        if self.buffered_bytes >= self.limits.max_buffered_bytes:
+            await self.wait_for_room()
+        transport = self.transport
+        if transport is not None and transport.is_closing():  # a write failed: the client is gone
+            await self.shutdown()
+            raise ConnectionError("the WebSocket closed")
+        text = encode(message)
+        size = len(text)
+        self.buffered_bytes += size  # until the server has taken it: a client that reads nothing holds it
         try:
-            await self.websocket({"type": "websocket.send", "text": encode(message)})
+            await self.websocket({"type": "websocket.send", "text": text})
         except OSError as error:  # the ASGI server's "client disconnected"
             await self.shutdown()
-            raise ConnectionError(f"the WebSocket closed: {error}") from None
+            raise ConnectionError(f"the WebSocket closed: {error or type(error).__name__}") from None
+        except RuntimeError:  # a send that waited while the app closed the socket
+            if not self.closed:
+                raise
+            raise ConnectionError("the WebSocket closed") from None
+        finally:
+            self.taken(size)
+        if transport is None:
+            self._burst += 1
+            if self._burst == 1:
+                asyncio.get_running_loop().call_soon(self._end_burst)
+            elif self._burst >= PACE:
+                await asyncio.sleep(0)
+
+    def _end_burst(self) -> None:
+        self._burst = 0
 
     # -- routing the agent's output
 
@@ -293,15 +420,25 @@ class _ServerConnection:
         self.unread_sessions += 1
         return created
 
-    def attach(self, mailbox: _Mailbox) -> bool:
-        if mailbox.reader or mailbox.finished:
-            return False
-        mailbox.reader = True
-        if mailbox.session is not None:
-            self.unread_sessions -= 1
-        return True
+    def attach(self, mailbox: _Mailbox, take_over: bool = False) -> int | None:
+        """Make a new reader the stream's; its number, or ``None`` (409) if another one reads it.
 
-    def detach(self, mailbox: _Mailbox) -> None:
+        ``take_over`` (a resume) replaces a reader still attached: a client resumes when its
+        stream dropped, before the server may have seen the old one go.
+        """
+        if mailbox.finished or (mailbox.reader and not take_over):
+            return None
+        if not mailbox.reader:
+            mailbox.reader = True
+            if mailbox.session is not None:
+                self.unread_sessions -= 1
+        mailbox.generation += 1
+        mailbox.wake.set()  # a reader taken over sees it is no longer the stream's
+        return mailbox.generation
+
+    def detach(self, mailbox: _Mailbox, generation: int) -> None:
+        if mailbox.generation != generation:
+            return  # taken over: the stream is its new reader's
         mailbox.reader = False
         if mailbox.session is None or self.closed:
             return
@@ -315,6 +452,53 @@ class _ServerConnection:
         self.buffered_bytes -= size
         self.progress.set()
 
+    # -- resuming
+
+    def retain(self, session: str | None, event: bytes) -> int:
+        """Number a written event and keep it for a resume; drop the oldest past the buffer."""
+        event_id = self.next_event_id
+        self.next_event_id = event_id + 1
+        self.replay_written[session] = event_id
+        replay = self.replay
+        replay.append((event_id, session, event))
+        self.replay_bytes += len(event)
+        limit = self.limits.replay_buffer_bytes
+        while self.replay_bytes > limit:
+            dropped_id, stream, dropped = replay.popleft()
+            self.replay_bytes -= len(dropped)
+            self.replay_dropped[stream] = dropped_id
+        return event_id
+
+    def resume(self, mailbox: _Mailbox, last: int) -> list[tuple[int, bytes]]:
+        """The written events of the stream after ``last`` (``_ReplayGoneError``: some were dropped).
+
+        The ones up to ``last`` arrived: they are let go.
+        """
+        session = mailbox.session
+        dropped = self.replay_dropped.get(session, 0)
+        if dropped > last:
+            raise _ReplayGoneError(
+                f"events after {last} are gone: the replay buffer keeps "
+                f"{self.limits.replay_buffer_bytes} bytes and dropped up to event {dropped}",
+                self.replay_written.get(session, dropped),
+            )
+        kept: deque[tuple[int, str | None, bytes]] = deque()
+        again: list[tuple[int, bytes]] = []
+        for entry in self.replay:
+            event_id, stream, event = entry
+            if stream != session:
+                kept.append(entry)
+            elif event_id > last:
+                kept.append(entry)
+                again.append((event_id, event))
+            else:
+                self.replay_bytes -= len(event)
+        self.replay = kept
+        mailbox.resumable = True
+        return again
+
+    # -- flow
+
     async def wait_for_room(self) -> None:
         """Wait while nobody reads the output; close the connection if that lasts ``max_output_stall``."""
         loop = asyncio.get_running_loop()
@@ -324,11 +508,8 @@ class _ServerConnection:
             try:
                 await asyncio.wait_for(self.progress.wait(), max(0.0, deadline - loop.time()))
             except TimeoutError:
-                logger.warning(
-                    "closing ACP connection: output stalled for max_output_stall (%ss)",
-                    self.limits.max_output_stall,
-                )
-                await self.shutdown()
+                stall = self.limits.max_output_stall
+                await self._close_for_limit(f"output stalled for max_output_stall ({stall}s)")
                 raise ConnectionError("the client read none of the output in time") from None
             deadline = loop.time() + self.limits.max_output_stall
 
@@ -338,19 +519,27 @@ class _ServerConnection:
         if not self.closed:
             self.inbound.put_nowait(message)
 
-    async def shutdown(self) -> None:
+    async def _close_for_limit(self, why: str) -> None:
+        logger.warning("closing ACP connection: %s", why)
+        await self.shutdown(1008, why[:120])
+
+    async def shutdown(self, code: int = 1000, reason: str = "") -> None:
         if self.closed:
             return
         self.closed = True
+        self.close_code, self.close_reason = code, reason
         self.app._connections.pop(self.id, None)
         self.inbound.put_nowait(None)
         self.stream.finish()
         for mailbox in self.sessions.values():
             mailbox.finish()
         self.progress.set()
+        self.replay.clear()
         if self.initial is not None and not self.initial.done():
             self.initial.set_exception(ConnectionError("the agent closed before answering initialize"))
         self.done.set()
+        if self.on_shutdown is not None:
+            self.on_shutdown()
 
 
 _Target = Callable[[Any], Awaitable[Any]]
@@ -389,7 +578,7 @@ class AcpAsgiApp:
     async def close(self) -> None:
         """Close every connection (pending streams end; agents see the transport close)."""
         for connection in list(self._connections.values()):
-            await connection.shutdown()
+            await connection.shutdown(1001, "Server shutting down")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -434,8 +623,14 @@ class AcpAsgiApp:
         return principal, None
 
     def _find(self, headers: Mapping[str, str], principal: Any) -> _ServerConnection | None:
+        """The HTTP connection a request names (a WebSocket's id names none here)."""
         connection = self._connections.get(headers.get(CONNECTION_HEADER, ""))
-        if connection is None or connection.closed or connection.principal != principal:
+        if (
+            connection is None
+            or connection.closed
+            or connection.websocket is not None
+            or connection.principal != principal
+        ):
             return None
         return connection
 
@@ -454,6 +649,7 @@ class AcpAsgiApp:
     # -- HTTP
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = asyncio.get_running_loop().time()
         method = scope["method"]
         principal, refused = await self._admit(scope, method)
         if refused is not None:
@@ -461,7 +657,7 @@ class AcpAsgiApp:
             return
         headers = _headers(scope)
         if method == "POST":
-            await self._post(headers, principal, receive, send)
+            await self._post(headers, principal, receive, send, started)
         elif method == "GET":
             await self._get(headers, principal, receive, send)
         elif method == "DELETE":
@@ -473,33 +669,42 @@ class AcpAsgiApp:
         else:
             await _text(send, 405, "Method Not Allowed", {"allow": "GET, POST, DELETE"})
 
-    async def _post(self, headers: Mapping[str, str], principal: Any, receive: Receive, send: Send) -> None:
+    async def _post(
+        self, headers: Mapping[str, str], principal: Any, receive: Receive, send: Send, started: float
+    ) -> None:
         content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         if content_type != "application/json":
             await _text(send, 415, "Unsupported Media Type")
             return
-        body = await _read_body(headers, receive, self.limits.max_request_body_bytes)
+        try:
+            body = await _read_body(headers, receive, self.limits, started)
+        except _RequestTimeoutError as late:
+            await _text(send, 408, f"Request Timeout: {late}", {"connection": "close"})
+            return
         if body is None:
             await _text(send, 413, f"Request body exceeds {self.limits.max_request_body_bytes} bytes")
             return
         try:
             message = json.loads(body)
         except ValueError:
-            await _text(send, 400, "Invalid JSON")
+            await _json_rpc_error(send, RequestError.parse_error())
             return
         if isinstance(message, list):
-            error = RequestError.invalid_request({"reason": "JSON-RPC batches are not supported"})
-            await _json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error.to_json()})
+            await _json_rpc_error(send, RequestError.invalid_request({"reason": _NO_BATCHES}))
             return
         if not isinstance(message, dict):
-            await _text(send, 400, "Invalid JSON-RPC message")
+            await _json_rpc_error(send, RequestError.invalid_request({"reason": "not a JSON-RPC message"}))
             return
         kind = message_kind(message)
         if kind == "request" and message.get("method") == "initialize":
             if CONNECTION_HEADER in headers:
                 await _text(send, 400, "Initialize not allowed on existing connection")
                 return
-            await self._initialize(message, principal, send)
+            if message["id"] is None:
+                reason = {"reason": "Initialize request must include an ID"}
+                await _json_rpc_error(send, RequestError.invalid_request(reason))
+                return
+            await self._initialize(message, principal, receive, send)
             return
         connection = await self._named(headers, principal, send)
         if connection is None:
@@ -508,7 +713,7 @@ class AcpAsgiApp:
         if problem is not None:
             await _text(send, 400, problem)
             return
-        if kind == "request":
+        if kind == "request" and connection.buffered_bytes >= self.limits.max_buffered_bytes:
             with contextlib.suppress(ConnectionError):
                 await connection.wait_for_room()
         if connection.closed:
@@ -543,10 +748,22 @@ class AcpAsgiApp:
             connection.pending_routes[_key(request_id)] = None if method in RESPONSE_ON_CONNECTION else route
         return None
 
-    async def _initialize(self, message: dict[str, Any], principal: Any, send: Send) -> None:
+    async def _initialize(
+        self, message: dict[str, Any], principal: Any, receive: Receive, send: Send
+    ) -> None:
         connection = self._open(principal, None, message)
+        initial = connection.initial
+        assert initial is not None
+        gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            answer = await connection.initial  # type: ignore[misc]
+            await asyncio.wait((initial, gone), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not initial.done():  # the client gave up: nobody will use or delete the connection
+            await connection.shutdown()
+            return
+        try:
+            answer = initial.result()
         except ConnectionError as error:
             await connection.shutdown()
             failure = {"code": -32603, "message": "Initialize failed", "data": str(error)}
@@ -574,7 +791,7 @@ class AcpAsgiApp:
             await self._serve(connection)
         except Exception:
             logger.exception("the ACP agent of a connection failed to start")
-            await connection.shutdown()
+            await connection.shutdown(1011, "Agent failed to start")
 
     async def _get(self, headers: Mapping[str, str], principal: Any, receive: Receive, send: Send) -> None:
         if "text/event-stream" not in headers.get("accept", "").lower():
@@ -589,13 +806,30 @@ class AcpAsgiApp:
         except _LimitError as error:
             await _text(send, 400, str(error))
             return
-        if not connection.attach(mailbox):
+        last = headers.get(LAST_EVENT_ID_HEADER)
+        resume = last is not None and self.limits.replay_buffer_bytes > 0
+        again: list[tuple[int, bytes]] = []
+        if resume:
+            assert last is not None
+            if not last.strip().isdigit():
+                await _text(send, 400, "Last-Event-ID must be an event id this server sent, or 0")
+                return
+            try:
+                again = connection.resume(mailbox, int(last))
+            except _ReplayGoneError as gone:
+                # where a client that accepts the loss (it reattaches the session) resumes from
+                where = {LAST_EVENT_ID_HEADER: str(gone.written)}
+                await _text(send, 410, f"Cannot resume the stream: {gone}", where)
+                return
+        generation = connection.attach(mailbox, take_over=resume)
+        if generation is None:
             await _text(send, 409, "Outbound stream already has an active receiver")
             return
+        head = b"id: %d\n\n" % int(last) if resume and last is not None else b""
         try:
-            await _stream(mailbox, receive, send, self.limits.keep_alive)
+            await _stream(mailbox, generation, head, again, receive, send, self.limits.keep_alive)
         finally:
-            connection.detach(mailbox)
+            connection.detach(mailbox, generation)
 
     # -- WebSocket
 
@@ -616,59 +850,176 @@ class AcpAsgiApp:
         await send(
             {"type": "websocket.accept", "headers": [(CONNECTION_HEADER.encode(), connection_id.encode())]}
         )
-        connection: _ServerConnection | None = None
-        limit = self.limits.max_request_body_bytes
+        await _WebSocket(self, principal, receive, send, connection_id).run()
+
+
+class _WebSocket:
+    """One accepted WebSocket: its frames go to its connection until either side ends.
+
+    Frames are read by a task of their own, so that a connection that ends (its agent closed it,
+    a limit, ``app.close()``) closes the socket at once, whatever the reading waits for.
+    """
+
+    def __init__(self, app: AcpAsgiApp, principal: Any, receive: Receive, send: Send, connection_id: str):
+        self.app = app
+        self.principal = principal
+        self.receive = receive
+        self.send = send
+        self.connection_id = connection_id
+        self.connection: _ServerConnection | None = None
+        self.disconnected = False
+        self.ended = False
+        """Whether this side chose the close code (the first message, initialize, a frame's size)."""
+        self.close_code, self.close_reason = 1000, ""
+
+    async def run(self) -> None:
+        reader = asyncio.ensure_future(self._read())
         try:
-            while True:
-                event = await receive()
-                if event["type"] == "websocket.disconnect":
-                    return
-                text = event.get("text")
-                if text is None:
-                    continue  # binary frames are ignored
-                if len(text) > limit:
-                    await send({"type": "websocket.close", "code": 1009, "reason": "Message too large"})
-                    return
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    await _ws_error(send, RequestError.parse_error())
-                    continue
-                if isinstance(message, list):
-                    reason = {"reason": "JSON-RPC batches are not supported"}
-                    await _ws_error(send, RequestError.invalid_request(reason))
-                    continue
-                if not isinstance(message, dict):
-                    await _ws_error(send, RequestError.invalid_request())
-                    continue
-                kind = message_kind(message)
-                if connection is None:
-                    if kind == "response":
-                        continue
-                    if kind != "request" or message.get("method") != "initialize" or message["id"] is None:
-                        why = "First message must be initialize"
-                        await send({"type": "websocket.close", "code": 1002, "reason": why})
-                        return
-                    connection = self._open(principal, send, message, connection_id)
-                    try:
-                        await connection.initial  # type: ignore[misc]
-                    except ConnectionError:
-                        await send({"type": "websocket.close", "code": 1011, "reason": "Initialize failed"})
-                        return
-                    continue
-                if kind == "request" and message.get("method") == "initialize":
-                    error = RequestError.invalid_request("Initialize not allowed on existing connection")
-                    await send(
-                        {
-                            "type": "websocket.send",
-                            "text": encode({"jsonrpc": "2.0", "id": message["id"], "error": error.to_json()}),
-                        }
-                    )
-                    continue
-                connection.feed(message)
+            await asyncio.wait((reader,))
         finally:
-            if connection is not None:
-                await connection.shutdown()
+            reader.cancel()
+            if self.connection is not None:
+                await self.connection.shutdown(self.close_code, self.close_reason)
+        if not reader.cancelled() and reader.exception() is not None:
+            logger.error("an ACP WebSocket failed", exc_info=reader.exception())
+            self._ended(1011, "Internal error")
+        if self.connection is not None and not self.ended:
+            self.close_code, self.close_reason = self.connection.close_code, self.connection.close_reason
+        if not self.disconnected:
+            await self._close()
+
+    def _stop_reading(self, reader: asyncio.Task[Any]) -> None:
+        if reader is not asyncio.current_task():
+            reader.cancel()
+
+    async def _close(self) -> None:
+        """The close frame; a client that has not read it ``CLOSE_GRACE`` later is cut (:func:`_cut`)."""
+        message = {"type": "websocket.close", "code": self.close_code, "reason": self.close_reason}
+        try:
+            await asyncio.wait_for(self.send(message), CLOSE_GRACE)
+        except TimeoutError:
+            _cut(self.send, answer_due=True)
+        except OSError:
+            pass  # gone already
+        else:
+            _cut_later(self.send, answer_due=True)
+
+    def _ended(self, code: int, reason: str) -> None:
+        self.ended = True
+        self.close_code, self.close_reason = code, reason
+
+    async def _next(self) -> MutableMapping[str, Any]:
+        event = await self.receive()
+        if event["type"] == "websocket.disconnect":
+            self.disconnected = True
+        return event
+
+    async def _read(self) -> None:
+        with contextlib.suppress(_FrameTooLargeError):
+            await self._read_frames()
+
+    async def _read_frames(self) -> None:
+        limits = self.app.limits
+        deadline = asyncio.get_running_loop().time() + limits.idle_timeout
+        while self.connection is None:  # up to initialize, within idle_timeout
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await self._next_message()
+            except TimeoutError:
+                self._ended(1008, "No initialize within idle_timeout")
+                return
+            if message is None:
+                return
+            kind = message_kind(message)
+            if kind == "response":
+                continue
+            if kind != "request" or message.get("method") != "initialize" or message["id"] is None:
+                self._ended(1002, "First message must be initialize")
+                return
+            if not await self._initialize(message):
+                return
+        connection = self.connection
+        while (message := await self._next_message()) is not None:
+            kind = message_kind(message)
+            if kind == "request" and message.get("method") == "initialize":
+                error = RequestError.invalid_request("Initialize not allowed on existing connection")
+                reply = {"jsonrpc": "2.0", "id": message["id"], "error": error.to_json()}
+                await self.send({"type": "websocket.send", "text": encode(reply)})
+                continue
+            if kind == "request" and connection.buffered_bytes >= limits.max_buffered_bytes:
+                try:  # an answer adds output: wait until the client reads some of it
+                    await connection.wait_for_room()
+                except ConnectionError:
+                    return
+            connection.feed(message)
+
+    async def _next_message(self) -> dict[str, Any] | None:
+        """The next message a frame carries (others are skipped or answered); ``None``: the client left."""
+        while True:
+            event = await self._next()
+            if self.disconnected:
+                return None
+            message = await self._decode(event)
+            if message is not None:
+                return message
+
+    async def _initialize(self, message: dict[str, Any]) -> bool:
+        """Open the connection; wait for its answer while watching for the client leaving."""
+        connection = self.app._open(self.principal, self.send, message, self.connection_id)
+        self.connection = connection
+        reader = asyncio.current_task()
+        assert reader is not None and connection.initial is not None
+        connection.on_shutdown = lambda: self._stop_reading(reader)
+        initial = connection.initial
+        held: list[Any] = []
+        held_bytes = 0
+        while not initial.done():
+            event = asyncio.ensure_future(self._next())
+            try:
+                await asyncio.wait((initial, event), return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                if not event.done():
+                    event.cancel()
+            if not event.done() or event.cancelled():
+                continue
+            if self.disconnected:
+                return False
+            held.append(event.result())  # frames sent before the answer: handled after it
+            held_bytes += len(event.result().get("text") or "")
+            if held_bytes > self.app.limits.max_buffered_bytes:
+                self._ended(1008, "Too much input before initialize was answered")
+                return False
+        if initial.exception() is not None:
+            self._ended(1011, "Initialize failed")
+            return False
+        for event in held:
+            decoded = await self._decode(event)
+            if decoded is not None:
+                connection.feed(decoded)
+        return True
+
+    async def _decode(self, event: MutableMapping[str, Any]) -> dict[str, Any] | None:
+        """The frame's message, or ``None`` (ignored, or answered with an error)."""
+        text = event.get("text")
+        if text is None:
+            return None  # binary frames are ignored
+        if len(text) > self.app.limits.max_request_body_bytes:
+            self._ended(1009, "Message too large")
+            if self.connection is not None:
+                await self.connection.shutdown(1009, "Message too large")
+            raise _FrameTooLargeError
+        try:
+            message = json.loads(text)
+        except ValueError:
+            await _ws_error(self.send, RequestError.parse_error())
+            return None
+        if isinstance(message, list):
+            await _ws_error(self.send, RequestError.invalid_request({"reason": _NO_BATCHES}))
+            return None
+        if not isinstance(message, dict):
+            await _ws_error(self.send, RequestError.invalid_request())
+            return None
+        return message
 
 
 def asgi_app(
@@ -746,21 +1097,49 @@ async def _empty(send: Send, status: int) -> None:
     await send({"type": "http.response.body", "body": b""})
 
 
+async def _json_rpc_error(send: Send, error: RequestError) -> None:
+    """400 with a JSON-RPC error (``id: null``) for a body that is no JSON-RPC message."""
+    await _json(send, 400, {"jsonrpc": "2.0", "id": None, "error": error.to_json()})
+
+
 async def _ws_error(send: Send, error: RequestError) -> None:
     await send(
         {"type": "websocket.send", "text": encode({"jsonrpc": "2.0", "id": None, "error": error.to_json()})}
     )
 
 
-async def _read_body(headers: Mapping[str, str], receive: Receive, limit: int) -> bytes | None:
-    """The request body, or ``None`` once it is over ``limit`` bytes (the rest is not read)."""
+class _RequestTimeoutError(Exception):
+    """A request body that came too slowly (408)."""
+
+
+async def _read_body(
+    headers: Mapping[str, str], receive: Receive, limits: ServerLimits, started: float
+) -> bytes | None:
+    """The request body, or ``None`` once it is over the size limit (the rest is not read).
+
+    It must come within ``body_timeout`` of ``started`` (when the app got the request), with no
+    gap of ``idle_timeout``: ``_RequestTimeoutError`` otherwise.
+    """
+    limit = limits.max_request_body_bytes
     declared = headers.get("content-length", "").strip()
     if declared.isdigit() and int(declared) > limit:
         return None
+    loop = asyncio.get_running_loop()
+    deadline = started + limits.body_timeout
     parts: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
+        now = loop.time()
+        idle = now + limits.idle_timeout
+        try:
+            async with asyncio.timeout_at(min(deadline, idle)):
+                message = await receive()
+        except TimeoutError:
+            raise _RequestTimeoutError(
+                f"no body for {limits.idle_timeout} s"
+                if idle < deadline
+                else f"body over {limits.body_timeout} s"
+            ) from None
         if message["type"] == "http.disconnect":
             return b""
         chunk = message.get("body", b"")
@@ -772,12 +1151,61 @@ async def _read_body(headers: Mapping[str, str], receive: Receive, limit: int) -
             return b"".join(parts)
 
 
-async def _stream(mailbox: _Mailbox, receive: Receive, send: Send, keep_alive: float) -> None:
-    """Send the mailbox's events as an SSE response until it finishes or the client leaves."""
+async def _disconnected(receive: Receive) -> None:
+    """Return once the client is gone (after its body: nothing else comes)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _transport_of(send: Send) -> asyncio.WriteTransport | None:
+    """The asyncio transport of the connection ``send`` writes to, where the server lets it be seen.
+
+    ASGI hides the connection: a response (or socket) that must end while its client reads
+    nothing would wait for it for ever, and the server would wait for that at shutdown; a send
+    into a socket whose client vanished is not told so until the event loop runs.  uvicorn's
+    ``send`` is a method of an object holding the transport, which answers both.
+    """
+    transport = getattr(getattr(send, "__self__", None), "transport", None)
+    return transport if isinstance(transport, asyncio.WriteTransport) else None
+
+
+def _cut(send: Send, answer_due: bool = False) -> bool:
+    """Cut the connection under ``send`` if its client has not taken all that was sent to it (or, with
+    ``answer_due``, has not answered a WebSocket close); whether the server lets that be known.
+
+    Aborting the transport ends a waiting send as the client leaving does.  Under other servers
+    the connection is closed once the client has read it.
+    """
+    transport = _transport_of(send)
+    if transport is None:
+        return False
+    if transport.get_write_buffer_size() > 0 or (answer_due and not transport.is_closing()):
+        transport.abort()
+    return True
+
+
+def _cut_later(send: Send, answer_due: bool = False) -> None:
+    """:func:`_cut` after ``CLOSE_GRACE`` seconds: what a client that reads takes in that time is not lost."""
+    asyncio.get_running_loop().call_later(CLOSE_GRACE, _cut, send, answer_due)
+
+
+async def _stream(
+    mailbox: _Mailbox,
+    generation: int,
+    head: bytes,
+    again: list[tuple[int, bytes]],
+    receive: Receive,
+    send: Send,
+    keep_alive: float,
+) -> None:
+    """Send the mailbox's events as an SSE response until it finishes, the client leaves, or a
+    resume takes the stream over; ``head`` and the events ``again`` (a resume's) go first."""
     await send(_start(200, "text/event-stream", {"cache-control": "no-cache", "x-accel-buffering": "no"}))
     await send({"type": "http.response.body", "body": b"", "more_body": True})
     gone = False
     idle = False
+    sending = False
+    cut = False
 
     async def watch() -> None:
         nonlocal gone
@@ -788,6 +1216,8 @@ async def _stream(mailbox: _Mailbox, receive: Receive, send: Send, keep_alive: f
 
     loop = asyncio.get_running_loop()
     timer: asyncio.TimerHandle | None = None
+    task = asyncio.current_task()
+    assert task is not None
 
     def tick() -> None:
         nonlocal idle, timer
@@ -795,12 +1225,30 @@ async def _stream(mailbox: _Mailbox, receive: Receive, send: Send, keep_alive: f
         mailbox.wake.set()
         timer = loop.call_later(keep_alive, tick)
 
+    def stuck() -> None:
+        """The stream had to end ``CLOSE_GRACE`` ago: cut it if its client has not taken it."""
+        nonlocal cut
+        if not _cut(send) and sending and not gone:
+            cut = True  # a server that does not let the connection be cut: leave the response
+            task.cancel()
+
+    def finishing() -> None:
+        loop.call_later(CLOSE_GRACE, stuck)
+
     watcher = asyncio.ensure_future(watch())
     timer = loop.call_later(keep_alive, tick)
+    mailbox.on_finish = finishing
     try:
-        while not gone:
+        first = head + b"".join(b"id: %d\n%s" % (event_id, event) for event_id, event in again)
+        if first:
+            sending = True
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+            sending = False
+        while not gone and mailbox.generation == generation:
             if mailbox.queue:
+                sending = True
                 await send({"type": "http.response.body", "body": mailbox.take_all(), "more_body": True})
+                sending = False
                 idle = False
                 continue
             if mailbox.finished:
@@ -812,8 +1260,16 @@ async def _stream(mailbox: _Mailbox, receive: Receive, send: Send, keep_alive: f
             mailbox.wake.clear()
             await mailbox.wake.wait()
         if not gone:
+            sending = True
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+            sending = False
+    except asyncio.CancelledError:
+        if not cut:
+            raise
+        task.uncancel()  # this stream's own cut: the response stays unfinished, the server closes it
     finally:
+        if mailbox.on_finish is finishing:
+            mailbox.on_finish = None
         if timer is not None:
             timer.cancel()
         watcher.cancel()

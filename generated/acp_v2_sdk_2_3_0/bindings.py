@@ -1405,6 +1405,7 @@ async def connect_http(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     http_client: Any = None,
     timeout: float = 30.0,
+    read_timeout: float | None = 90.0,
 ) -> ClientSideConnection:
     """Serve ``client`` on a Streamable HTTP connection to the agent at ``url``; call the agent through the result.
 
@@ -1412,7 +1413,10 @@ async def connect_http(
     first.  ``headers`` go with every request (an ``Authorization``, say); ``cookies``
     (a mapping or ``httpx.Cookies``) start the cookie jar, which keeps what the server
     sets; ``http_client`` is an ``httpx.AsyncClient`` of your own (not closed with the
-    connection).  Needs httpx (``pip install 'httpx>=0.28,<1'``); the wire is in ``_http``.
+    connection; each open stream holds one of its connections).  ``timeout`` bounds
+    connecting and sending, ``read_timeout`` the wait for a POST's answer and for a
+    stream's next bytes (a stream that stalls is resumed where the server allows it).
+    Needs httpx (``pip install 'httpx>=0.28,<1'``); the wire is in ``_http``.
     """
     from ._http import HttpChannel
 
@@ -1423,6 +1427,7 @@ async def connect_http(
         max_message_bytes=max_message_bytes,
         client=http_client,
         timeout=timeout,
+        read_timeout=read_timeout,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 
@@ -1435,12 +1440,17 @@ async def connect_websocket(
     cookies: Mapping[str, str] | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     open_timeout: float = 10.0,
+    ping_interval: float | None = 20.0,
+    ping_timeout: float | None = 20.0,
 ) -> ClientSideConnection:
     """Serve ``client`` on a WebSocket connection to the agent at ``url`` (``ws://`` or ``wss://``).
 
     The same connection as :func:`connect_to_agent` gives over stdio: call ``initialize``
-    first.  ``headers`` and ``cookies`` go in the handshake.  Needs websockets
-    (``pip install 'websockets>=15,<17'``); the wire is in ``_ws``.
+    first.  ``headers`` and ``cookies`` go in the handshake.  A ping every ``ping_interval``
+    seconds that gets no answer within ``ping_timeout`` closes the socket (``None``: no
+    pings).  A failure to connect raises ``TransportError`` (``HttpStatusError`` for a
+    refused handshake).  Needs websockets (``pip install 'websockets>=15,<17'``); the wire
+    is in ``_ws``.
     """
     from ._ws import open_websocket
 
@@ -1450,6 +1460,8 @@ async def connect_websocket(
         cookies=cookies,
         max_message_bytes=max_message_bytes,
         open_timeout=open_timeout,
+        ping_interval=ping_interval,
+        ping_timeout=ping_timeout,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -89,14 +89,12 @@ def test_bad_posts_get_the_status_codes_of_the_typescript_server() -> None:
         assert (await http.post("/acp", content=new, headers={"Acp-Connection-Id": cid})).status_code == 415
         text = {"Content-Type": "text/plain", "Acp-Connection-Id": cid}
         assert (await http.post("/acp", content=new, headers=text)).status_code == 415
-        assert (await http.post("/acp", content=b"{nope", headers=connected)).status_code == 400
         batch = await http.post("/acp", content=b"[]", headers=connected)
         assert (
             batch.status_code == 400
             and batch.json()["error"]["code"] == -32600
             and batch.json()["id"] is None
         )
-        assert (await http.post("/acp", content=b"3", headers=connected)).status_code == 400
         assert (await http.post("/acp", content=new, headers=JSON)).text == "Missing Acp-Connection-Id"
         unknown = {**JSON, "Acp-Connection-Id": "x" * 43}
         assert (await http.post("/acp", content=new, headers=unknown)).status_code == 404
@@ -104,6 +102,55 @@ def test_bad_posts_get_the_status_codes_of_the_typescript_server() -> None:
         assert (again.status_code, again.text) == (400, "Initialize not allowed on existing connection")
         assert (await http.put("/acp", content=new, headers=connected)).status_code == 405
         assert (await http.post("/elsewhere", content=json.dumps(INIT), headers=JSON)).status_code == 404
+
+    with_server(test)
+
+
+@pytest.mark.parametrize(
+    ("body", "code"), [(b"{nope", -32700), (b"3", -32600), (b'"text"', -32600), (b"null", -32600)]
+)
+def test_a_malformed_post_is_400_with_a_json_rpc_error(body: bytes, code: int) -> None:
+    """Finding 7: not plain text, as the TypeScript server answers, but what a JSON-RPC peer reads."""
+
+    async def test(http: httpx.AsyncClient) -> None:
+        cid = await open_connection(http)
+        answer = await http.post("/acp", content=body, headers={**JSON, "Acp-Connection-Id": cid})
+        assert answer.status_code == 400
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.json()["id"] is None and answer.json()["error"]["code"] == code
+
+    with_server(test)
+
+
+def test_initialize_with_a_null_id_is_refused_as_over_websocket() -> None:
+    """Finding 7: an initialize whose answer could not be told from an error about nothing is 400."""
+
+    async def test(http: httpx.AsyncClient) -> None:
+        refused = await http.post("/acp", content=json.dumps({**INIT, "id": None}), headers=JSON)
+        assert refused.status_code == 400
+        assert refused.json()["error"]["code"] == -32600
+        assert "acp-connection-id" not in refused.headers
+
+    with_server(test)
+
+
+def test_a_websocket_connections_id_names_no_http_connection() -> None:
+    """Finding 7: the id a WebSocket handshake gives is not a key to the HTTP side of the app."""
+
+    async def test(http: httpx.AsyncClient) -> None:
+        from websockets.asyncio.client import connect
+
+        async with connect(str(http.base_url).replace("http://", "ws://").rstrip("/") + "/acp") as socket:
+            cid = socket.response.headers["Acp-Connection-Id"]
+            await socket.send(json.dumps(INIT))
+            await socket.recv()
+            connected = {"Acp-Connection-Id": cid}
+            new = call(1, "session/new", {"cwd": "/"})
+            assert (await http.post("/acp", content=new, headers={**JSON, **connected})).status_code == 404
+            assert (await http.get("/acp", headers={**SSE, **connected})).status_code == 404
+            assert (await http.delete("/acp", headers=connected)).status_code == 404
+            await socket.send(call(2, "session/new", {"cwd": "/"}).decode())
+            assert json.loads(await socket.recv())["result"] == {"sessionId": "v2-1"}  # still open
 
     with_server(test)
 
@@ -478,3 +525,178 @@ def test_too_many_session_streams_without_a_reader_close_the_connection() -> Non
         assert gone.status_code == 404
 
     with_server(test, app)
+
+
+# -- resuming a stream (Last-Event-ID) ------------------------------------------------------------
+
+
+async def raw_events(response: httpx.Response) -> AsyncIterator[tuple[int | None, Any]]:
+    """(id, message) of each event; a bare ``id:`` (the head of a resumed stream) has ``None`` as message."""
+    event_id: int | None = None
+    async for line in response.aiter_lines():
+        if line.startswith("id: "):
+            event_id = int(line[4:])
+        elif line.startswith("data: "):
+            yield event_id, json.loads(line[6:])
+            event_id = None
+        elif not line and event_id is not None:
+            yield event_id, None
+            event_id = None
+
+
+async def new_sessions(http: httpx.AsyncClient, cid: str, first: int, count: int) -> None:
+    for index in range(first, first + count):
+        new = call(index, "session/new", {"cwd": "/"})
+        assert (
+            await http.post("/acp", content=new, headers={**JSON, "Acp-Connection-Id": cid})
+        ).status_code == 202
+
+
+async def answers_waiting(http: httpx.AsyncClient, count: int) -> dict[str, str]:
+    """A new connection with ``count`` ``session/new`` answers held for its stream; that stream's headers."""
+    cid = await open_connection(http)
+    await new_sessions(http, cid, 1, count)
+    return {**SSE, "Acp-Connection-Id": cid}
+
+
+def test_without_last_event_id_the_stream_is_the_typescript_servers_wire() -> None:
+    async def test(http: httpx.AsyncClient) -> None:
+        cid = await open_connection(http)
+        await new_sessions(http, cid, 1, 1)
+        async with http.stream("GET", "/acp", headers={**SSE, "Acp-Connection-Id": cid}) as stream:
+            chunk = await asyncio.wait_for(anext(stream.aiter_raw()), 10)
+        assert chunk == b'data: {"jsonrpc":"2.0","id":1,"result":{"sessionId":"v2-1"}}\n\n'
+
+    with_server(test)
+
+
+def test_a_stream_read_again_with_last_event_id_loses_nothing_and_repeats_nothing() -> None:
+    async def test(http: httpx.AsyncClient) -> None:
+        stream = await answers_waiting(http, 5)
+        async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as first:
+            read = raw_events(first)
+            assert await next_event(read) == (
+                0,
+                None,
+            )  # a resumable stream starts with the id it resumes from
+            seen = [await next_event(read), await next_event(read)]  # then it drops, three events unread
+        assert [(i, m["id"]) for i, m in seen] == [(1, 1), (2, 2)]
+        async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "2"}) as again:
+            read = raw_events(again)
+            assert await next_event(read) == (2, None)
+            replayed = [await next_event(read) for _ in range(3)]
+            await new_sessions(http, stream["Acp-Connection-Id"], 6, 1)
+            later = await next_event(read)
+        assert [(i, m["result"]["sessionId"]) for i, m in [*replayed, later]] == [
+            (3, "v2-3"),
+            (4, "v2-4"),
+            (5, "v2-5"),
+            (6, "v2-6"),
+        ]
+
+    with_server(test)
+
+
+def test_a_resume_takes_the_stream_over_from_a_reader_the_server_still_sees() -> None:
+    async def test(http: httpx.AsyncClient) -> None:
+        cid = await open_connection(http)
+        stream = {**SSE, "Acp-Connection-Id": cid, "Acp-Session-Id": "v2-1"}
+        async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as old:
+            assert old.status_code == 200
+            assert (await http.get("/acp", headers=stream)).status_code == 409  # no resume: as before
+            async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as new:
+                assert new.status_code == 200
+                assert await asyncio.wait_for(old.aread(), 10) == b"id: 0\n\n"  # the old one ended
+
+    with_server(test)
+
+
+def test_a_resume_past_the_replay_buffer_is_410_and_says_so() -> None:
+    app = echo_app(acp, acp_v1, limits=acp.ServerLimits(replay_buffer_bytes=100))
+
+    async def test(http: httpx.AsyncClient) -> None:
+        stream = await answers_waiting(http, 5)
+        async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "0"}) as first:
+            read = raw_events(first)
+            for _ in range(6):  # the head, then the five answers (about 60 bytes each)
+                await next_event(read)
+        gone = await http.get("/acp", headers={**stream, "Last-Event-ID": "2"})
+        assert gone.status_code == 410
+        assert gone.text.startswith("Cannot resume the stream: events after 2 are gone")
+        assert (await http.get("/acp", headers={**stream, "Last-Event-ID": "x"})).status_code == 400
+        async with http.stream("GET", "/acp", headers={**stream, "Last-Event-ID": "4"}) as kept:
+            read = raw_events(kept)
+            assert [await next_event(read) for _ in range(2)][1][0] == 5  # the one the buffer still has
+
+    with_server(test, app)
+
+
+def test_a_server_without_a_replay_buffer_ignores_last_event_id() -> None:
+    app = echo_app(acp, acp_v1, limits=acp.ServerLimits(replay_buffer_bytes=0))
+
+    async def test(http: httpx.AsyncClient) -> None:
+        cid = await open_connection(http)
+        await new_sessions(http, cid, 1, 1)
+        headers = {**SSE, "Acp-Connection-Id": cid, "Last-Event-ID": "0"}
+        async with http.stream("GET", "/acp", headers=headers) as stream:
+            chunk = await asyncio.wait_for(anext(stream.aiter_raw()), 10)
+        assert chunk.startswith(b"data: ")
+
+    with_server(test, app)
+
+
+# -- the client's SSE reading --------------------------------------------------------------------
+
+
+class Chunks:
+    """What ``HttpChannel`` reads of a response: its raw chunks."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+
+    async def aiter_raw(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+
+
+async def parsed(chunks: list[bytes]) -> tuple[list[Any], dict[Any, int]]:
+    channel = acp.HttpChannel("http://127.0.0.1:9/acp")
+    try:
+        await channel._read_events(Chunks(chunks), "s-1")  # type: ignore[arg-type]
+        messages = []
+        while not channel._inbound.empty():
+            messages.append(channel._inbound.get_nowait())
+        return messages, dict(channel._last_event)
+    finally:
+        await channel.client.aclose()
+
+
+def test_the_client_reads_sse_events_however_the_bytes_are_cut() -> None:
+    stream = (
+        b": keep-alive\r\n\r\nid: 7\r\n\r\n"
+        b'id: 8\ndata: {"jsonrpc":"2.0","method":"_a",\ndata: "params":{}}\n\n'
+        b'data: {"jsonrpc":"2.0","id":1,"result":{}}\r\n\r\n'
+        b'id: 9\r\ndata: {"jsonrpc":"2.0","method":"_b"}\r\n'  # no end: the stream stops mid-event
+    )
+    whole = [{"jsonrpc": "2.0", "method": "_a", "params": {}}, {"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+    async def go() -> None:
+        for cut in range(len(stream) + 1):
+            for pieces in ([stream[:cut], stream[cut:]], [stream[i : i + 1] for i in range(len(stream))]):
+                messages, last = await parsed(pieces)
+                assert messages[:2] == whole and last == {"s-1": 8}, cut
+
+    run(go(), 60)
+
+
+def test_the_client_reads_a_16_mib_event_cut_in_1_kib_chunks_in_one_pass() -> None:
+    """Finding 7: each byte is looked at once (the old parser split the whole line again for every chunk)."""
+    text = "x" * (16 * 1024 * 1024 - 100)
+    data = b'data: {"jsonrpc":"2.0","method":"_big","params":{"t":"' + text.encode() + b'"}}\n\n'
+    chunks = [data[i : i + 1024] for i in range(0, len(data), 1024)]
+
+    async def go() -> None:
+        messages, _ = await parsed(chunks)
+        assert len(messages) == 1 and len(messages[0]["params"]["t"]) == len(text)
+
+    run(go(), 10)  # what an old pass took over a minute for

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -28,9 +29,16 @@ def node_available() -> bool:
 @contextlib.asynccontextmanager
 async def serve(app: Any) -> AsyncIterator[str]:
     """Run an ASGI app under uvicorn in this event loop; yields ``http://127.0.0.1:PORT``."""
+    async with serving(app) as (base, _):
+        yield base
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Any, **options: Any) -> AsyncIterator[tuple[str, Any]]:
+    """:func:`serve` with ``uvicorn.Config`` options; yields the base URL and the ``uvicorn.Server``."""
     import uvicorn
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", **options)
     server = uvicorn.Server(config)
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.ensure_future(server.serve())
@@ -41,7 +49,7 @@ async def serve(app: Any) -> AsyncIterator[str]:
                     task.result()
                 await asyncio.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", server
     finally:
         server.should_exit = True
         with contextlib.suppress(Exception):
@@ -190,16 +198,19 @@ def echo_agents(v2: Any, v1: Any) -> tuple[type, type]:
             update = self.connection.session_update
             try:
                 await update(session_id=session_id, update=schema.RunningStateSessionUpdate())
-                decision = await self.connection.request_permission(
-                    session_id=session_id,
-                    title="Echo the prompt back?",
-                    options=[
-                        schema.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-                        schema.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-                    ],
-                )
-                outcome = decision.outcome
-                allowed = getattr(outcome, "option_id", None) == "allow"
+                try:
+                    decision = await self.connection.request_permission(
+                        session_id=session_id,
+                        title="Echo the prompt back?",
+                        options=[
+                            schema.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                            schema.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                        ],
+                    )
+                except v2.RequestError:  # no permission handler, or it failed: a rejection
+                    allowed = False
+                else:
+                    allowed = getattr(decision.outcome, "option_id", None) == "allow"
                 for index, word in enumerate(reply_words(prompt) if allowed else ["(not", "allowed)"]):
                     chunk = schema.TextContentBlock(text=word if index == 0 else " " + word)
                     await update(
@@ -240,15 +251,19 @@ def echo_agents(v2: Any, v1: Any) -> tuple[type, type]:
 
         async def prompt(self, *, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
             self.cancelled.discard(session_id)
-            decision = await self.connection.request_permission(
-                session_id=session_id,
-                tool_call=schema_v1.ToolCallUpdate(tool_call_id="echo", title="Echo the prompt back?"),
-                options=[
-                    schema_v1.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
-                    schema_v1.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
-                ],
-            )
-            allowed = getattr(decision.outcome, "option_id", None) == "allow"
+            try:
+                decision = await self.connection.request_permission(
+                    session_id=session_id,
+                    tool_call=schema_v1.ToolCallUpdate(tool_call_id="echo", title="Echo the prompt back?"),
+                    options=[
+                        schema_v1.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                        schema_v1.PermissionOption(option_id="reject", name="Reject", kind="reject_once"),
+                    ],
+                )
+            except v1.RequestError:  # no permission handler, or it failed: a rejection
+                allowed = False
+            else:
+                allowed = getattr(decision.outcome, "option_id", None) == "allow"
             for index, word in enumerate(reply_words(prompt) if allowed else ["(not", "allowed)"]):
                 if session_id in self.cancelled:
                     return schema_v1.PromptResponse(stop_reason="cancelled")
@@ -314,3 +329,84 @@ def is_chunk(update: Any) -> bool:
 
 def chunk_text(updates: list[Any]) -> str:
     return "".join(u.content.text for u in updates if is_chunk(u))
+
+
+class RawWebSocket:
+    """A WebSocket client on a bare socket that reads only when asked: a client that stops reading.
+
+    Its receive buffer is small and its reader stops taking bytes past ``receive_buffer``, so the
+    server's output waits once a few KiB are unread.  Frames are masked with the zero key, which
+    leaves the payload as it is.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    @classmethod
+    async def open(cls, base: str, receive_buffer: int = 4096) -> RawWebSocket:
+        reader, writer = await slow_reader(base, receive_buffer)
+        writer.write(
+            b"GET /acp HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+        assert head.startswith(b"HTTP/1.1 101"), head
+        return cls(reader, writer)
+
+    async def send(self, message: Any) -> None:
+        data = json.dumps(message).encode()
+        size = len(data)
+        if size < 126:
+            head = bytes([0x81, 0x80 | size])
+        elif size < 65536:
+            head = bytes([0x81, 0x80 | 126]) + size.to_bytes(2, "big")
+        else:
+            head = bytes([0x81, 0x80 | 127]) + size.to_bytes(8, "big")
+        self.writer.write(head + b"\0\0\0\0" + data)
+        await self.writer.drain()
+
+    async def recv(self) -> Any:
+        """The next text frame's message."""
+
+        async def take(count: int) -> bytes:
+            return await asyncio.wait_for(self.reader.readexactly(count), 10)
+
+        size = (await take(2))[1] & 0x7F
+        if size == 126:
+            size = int.from_bytes(await take(2), "big")
+        elif size == 127:
+            size = int.from_bytes(await take(8), "big")
+        return json.loads(await take(size))
+
+    async def ended(self, within: float = 5) -> bool:
+        return await closed_by_server(self.reader, within)
+
+    def abort(self) -> None:
+        self.writer.transport.abort()
+
+
+async def slow_reader(
+    base: str, receive_buffer: int = 4096
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A TCP connection to the server whose reading side takes in a few KiB, then waits to be read."""
+    import socket
+
+    host, port = base.removeprefix("http://").split(":")
+    raw = socket.socket()
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    raw.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(raw, (host, int(port)))
+    return await asyncio.open_connection(sock=raw, limit=receive_buffer)
+
+
+async def closed_by_server(reader: asyncio.StreamReader, within: float = 5) -> bool:
+    """Whether the server closes (or resets) the connection within ``within`` s (what it sent is dropped)."""
+    try:
+        while await asyncio.wait_for(reader.read(1 << 20), within):
+            pass
+    except TimeoutError:
+        return False
+    except OSError:
+        pass
+    return True
