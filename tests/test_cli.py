@@ -15,6 +15,7 @@ import pytest
 
 from codegen import cli
 from codegen.emit.tree import read_tree
+from codegen.files import RECORD_NAME
 from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, add_to_lock
 from tests.support.releases import GENERATED, ROOT
 
@@ -190,8 +191,9 @@ def test_release_on_disk_but_not_locked_is_skipped_with_a_notice(workspace: Work
     result = workspace.generate()
     assert result.returncode == 0, result.stderr
     assert f"notice: release {NEW}" in result.stderr and f"acp-codegen lock {NEW}" in result.stderr
+    # every package the record says generate wrote and the lock no longer names is removed
     packages = {rel.split("/")[0] for rel in read_tree(workspace.out)}
-    assert packages == {"README.md", "acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable"}
+    assert packages == {"README.md", RECORD_NAME, "acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable"}
 
 
 def test_naming_an_unlocked_release_is_an_error(workspace: Workspace) -> None:
@@ -209,10 +211,14 @@ def test_new_release_needs_only_a_lock_entry(workspace: Workspace) -> None:
     new_package = "acp_2_0_0_alpha_90/schema.py"
     assert new_package in tree and "acp_2_0_0_alpha_90_unstable/schema.py" in tree
     assert "2.0.0-alpha.90" in tree["README.md"]
-    # the other packages are kept as they were
-    assert {k: v for k, v in tree.items() if not k.startswith("acp_2_0_0_alpha_90") and k != "README.md"} == {
-        k: v for k, v in old.items() if k != "README.md"
+    # the other packages are kept as they were, and in the index and the record
+    own = ("README.md", RECORD_NAME)
+    assert {k: v for k, v in tree.items() if not k.startswith("acp_2_0_0_alpha_90") and k not in own} == {
+        k: v for k, v in old.items() if k not in own
     }
+    assert all(f"`{package}`" in tree["README.md"] for package in {k.split("/")[0] for k in old if "/" in k})
+    recorded = json.loads(tree[RECORD_NAME])["written"]["generate"]["files"]
+    assert set(recorded) == set(tree) - {RECORD_NAME}
     # same schema as alpha.2, so the same models apart from the header
     body = tree[new_package].split('"""', 1)[1]
     assert body == old["acp_2_0_0_alpha_2/schema.py"].split('"""', 1)[1].replace(
@@ -244,7 +250,7 @@ def test_help_lists_every_command() -> None:
     assert (
         listed
         == set(cli._COMMANDS)
-        == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports", "vendor", "upgrade"}
+        == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports", "releases", "vendor", "upgrade"}
     )
 
 

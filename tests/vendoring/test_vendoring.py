@@ -72,16 +72,16 @@ def test_vendoring_the_same_release_again_keeps_the_copy(
 def test_a_failed_write_leaves_the_old_copy(vendored: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An error half way through writing the new release's files: the old copy is still there, whole."""
     before = snapshot(vendored)
-    real_write = Path.write_text
+    real_write = Path.write_bytes
     writes = []
 
-    def failing_write(self: Path, *args: object, **kwargs: object) -> int:
+    def failing_write(self: Path, data: bytes) -> int:
         writes.append(self)
         if len(writes) == 4:
             raise OSError("disk full")
-        return real_write(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real_write(self, data)
 
-    monkeypatch.setattr(Path, "write_text", failing_write)
+    monkeypatch.setattr(Path, "write_bytes", failing_write)
     with pytest.raises(CodegenError, match="acp: cannot write: disk full"):  # one line for the CLI
         vendoring.vendor(release_files(A7), False, vendored.parent)
     assert len(writes) == 4  # the failure did come in the middle of the new files
@@ -93,14 +93,22 @@ def test_vendor_refuses_a_folder_it_did_not_write(tmp_path: Path, capsys: pytest
     mine = tmp_path / "acp"
     mine.mkdir()
     (mine / "__init__.py").write_text("MINE = True\n")
+    (mine / "notes.txt").write_text("mine too\n")
     done = run(capsys, "vendor", A5, tmp_path)
     assert done.code == 2
     assert done.err.splitlines() == [
-        f"acp-codegen: error: {mine}: exists and was not written by `acp-codegen vendor` "
-        f"(no {MANIFEST_NAME}); move it away or choose another --name"
+        f"acp-codegen: error: {mine}: a folder acp-codegen did not write (it has no record of its files) "
+        "(and 1 more path); `vendor` writes here: pass --force to replace only the paths it writes "
+        "(nothing else is touched)"
     ]
+    assert sorted(p.name for p in mine.iterdir()) == ["__init__.py", "notes.txt"]
     assert (mine / "__init__.py").read_text() == "MINE = True\n"
-    assert run(capsys, "vendor", A5, tmp_path, "--force").code == 2  # --force is about local edits only
+    # --force writes the package's files, the one at a path it writes included, and keeps the others
+    done = run(capsys, "vendor", A5, tmp_path, "--force")
+    assert done.code == 0, done.err
+    assert (mine / "notes.txt").read_text() == "mine too\n"
+    assert "MINE" not in (mine / "__init__.py").read_text()
+    assert read_manifest(mine)[1].release == A5
 
 
 def test_vendor_refuses_local_edits_unless_forced(vendored: Path, capsys: pytest.CaptureFixture[str]) -> None:
