@@ -853,9 +853,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"acp-codegen: error: {os_error(exc, what='cannot read or write').one_line()}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
-        print(
-            "acp-codegen: interrupted; every file and package is as it was or whole and new", file=sys.stderr
-        )
+        print("acp-codegen: interrupted: nothing is left half written", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -250,11 +250,11 @@ def _quiet_worker() -> None:
 
 def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers now, instead of waiting for their packages."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    workers = getattr(pool, "_processes", None) or {}  # the executor offers no terminate before 3.14
-    for process in list(workers.values()):
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no terminate() before 3.14
+    pool.shutdown(wait=False, cancel_futures=True)  # this forgets the processes: they were taken first
+    for process in workers:
         process.terminate()
-    for process in list(workers.values()):
+    for process in workers:
         process.join(timeout=5)
 
 

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -273,3 +274,85 @@ def test_killed_generate_leaves_old_or_new(
 
 def part(tree: dict[str, bytes], top: str) -> dict[str, bytes]:
     return {rel: data for rel, data in tree.items() if rel == top or rel.startswith(top + "/")}
+
+
+# --- Ctrl-C ---------------------------------------------------------------------------------
+
+# generate with every package's rendering made endless: only terminating the workers ends it
+ENDLESS = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import codegen.generate
+def endless(*args, **kwargs):
+    time.sleep(3600)
+codegen.generate._render = endless
+from codegen import cli
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def test_ctrl_c_ends_the_workers_at_once_in_one_line(tmp_path: Path) -> None:
+    """The workers ignore SIGINT and the command terminates them: it does not wait for their packages."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "main.py").write_text("the user's\n")
+    args = ["--cache", tmp_path / "cache", "generate", RELEASE, "--out", out, "--no-cache", "--jobs", "2"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", ENDLESS, str(ROOT), *map(str, args)],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while len(children(process.pid)) < 2:  # both workers are rendering (forever)
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)  # what Ctrl-C in a terminal does: the whole group
+        _, err = process.communicate(timeout=60)  # waiting for a worker would take an hour
+        with pytest.raises(ProcessLookupError):
+            os.killpg(process.pid, 0)  # no worker is left behind
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # a failed run leaves nothing behind either
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err.splitlines() == ["acp-codegen: interrupted: nothing is left half written"]
+    assert sorted(p.name for p in out.iterdir()) == ["main.py"]
+
+
+@pytest.mark.parametrize("nth", [1, 5, 12])
+def test_ctrl_c_while_a_package_is_written_leaves_it_old_and_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nth: int
+) -> None:
+    out = tmp_path / "generated"
+    lay_down(out, {**OLD, **INSIDE})
+    before = everything(out)
+    calls = 0
+    real = Path.write_bytes
+
+    def interrupted(self: Path, data: bytes) -> int:
+        nonlocal calls
+        calls += 1
+        if calls == nth:
+            raise KeyboardInterrupt
+        return real(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        swap.replace_folder(out, encoded({**NEW, **{f"pkg_d/{i}.py": "d\n" for i in range(20)}}), list(OLD))
+    assert everything(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["generated"]
