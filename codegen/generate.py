@@ -21,8 +21,9 @@ import hashlib
 import json
 import os
 import signal
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -226,12 +227,16 @@ def render(
     elif todo:
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
         try:
-            futures = [pool.submit(_render_unit, *args, unit) for unit in todo]
-            for future in concurrent.futures.as_completed(futures):
-                result = future.result()
-                results[result.unit] = result
-                if progress:
-                    progress(result)
+            with _ctrl_c_held():  # the workers and the executor's threads start with Ctrl-C blocked
+                pending = {pool.submit(_render_unit, *args, unit) for unit in todo}
+            while pending:
+                # a short wait, again and again: Ctrl-C is seen as soon as it comes
+                done, pending = concurrent.futures.wait(pending, timeout=0.1, return_when="FIRST_COMPLETED")
+                for future in sorted(done, key=lambda f: todo.index(f.result().unit)):
+                    result = future.result()
+                    results[result.unit] = result
+                    if progress:
+                        progress(result)
         except BaseException:
             _stop(pool)  # Ctrl-C or an error: do not wait for the other packages to render
             raise
@@ -243,6 +248,25 @@ def render(
     return [results[unit] for unit in units]
 
 
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold SIGINT back while the pool forks its workers and starts its threads, then let it in.
+
+    What they start with they keep: the workers never see Ctrl-C (the command
+    ends them), the executor's threads never take it from the main thread,
+    and one that comes while a worker is forked is delivered afterwards
+    instead of being raised, and lost, inside a fork handler.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _quiet_worker() -> None:
     """A worker ignores Ctrl-C: the command stops the workers itself, so none prints a traceback."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -251,11 +275,14 @@ def _quiet_worker() -> None:
 def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
     """Cancel what has not started and end the workers now, instead of waiting for their packages."""
     workers = list((getattr(pool, "_processes", None) or {}).values())  # no terminate() before 3.14
-    pool.shutdown(wait=False, cancel_futures=True)  # this forgets the processes: they were taken first
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)  # this forgets both: they were taken first
     for process in workers:
         process.terminate()
     for process in workers:
         process.join(timeout=5)
+    if manager is not None:  # it closes its pipes on seeing the workers gone; the exit hook then skips them
+        manager.join(timeout=5)
 
 
 @dataclass(frozen=True)
