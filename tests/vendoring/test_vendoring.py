@@ -19,6 +19,7 @@ from tests.support.releases import release_files
 from tests.vendoring.project import run, snapshot
 
 A5, A7 = "2.0.0-alpha.5", "2.0.0-alpha.7"
+V1 = "1.21.0"
 
 
 @pytest.fixture
@@ -128,10 +129,70 @@ def test_vendor_refuses_local_edits_unless_forced(vendored: Path, capsys: pytest
 
 
 @pytest.mark.parametrize(
+    ("release", "options", "change"),
+    [
+        (V1, [], "the protocol major (v2 -> v1)"),
+        (A7, ["--unstable"], "the stability (stable -> unstable)"),
+        (V1, ["--unstable"], "the protocol major (v2 -> v1) and the stability (stable -> unstable)"),
+    ],
+)
+def test_vendor_refuses_another_major_or_stability_unless_forced(
+    vendored: Path, capsys: pytest.CaptureFixture[str], release: str, options: list[str], change: str
+) -> None:
+    before = snapshot(vendored)
+    done = run(capsys, "vendor", release, vendored.parent, *options)
+    stability = "unstable" if options else "stable"
+    assert done.code == 2
+    assert done.err.splitlines() == [
+        f"acp-codegen: error: {vendored}: holds ACP {A5} (stable); vendoring {release} ({stability}) would "
+        f"change {change} under the same imports: pass --force to do it"
+    ]
+    assert snapshot(vendored) == before
+    assert run(capsys, "vendor", release, vendored.parent, *options, "--force").code == 0
+    assert read_manifest(vendored)[1].release == release
+
+
+def test_the_check_hint_is_a_command_that_works(
+    vendored: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(vendored.parent.parent)
+    schema = Path("src/acp/schema.py")
+    schema.write_text(schema.read_text() + "PATCHED = True\n")
+    done = run(capsys, "vendor", "--check", "src/acp")
+    assert done.code == 1
+    hint = done.err.strip().split("`")[1]
+    assert hint == f"acp-codegen vendor {A5} src --force"
+    assert run(capsys, *hint.split()[1:]).code == 0  # the hint, as typed
+    assert run(capsys, "vendor", "--check", "src/acp").code == 0
+
+
+def test_a_file_of_the_users_in_the_package_is_kept_and_is_no_edit(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vendored / "mine.py").write_text("MINE = 1\n")
+    done = run(capsys, "vendor", A7, vendored.parent)
+    assert done.code == 0, done.err
+    assert (vendored / "mine.py").read_text() == "MINE = 1\n"
+    assert read_manifest(vendored)[1].release == A7
+
+
+def test_the_header_names_the_vendor_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "vendor", A7, tmp_path, "--unstable", "--name", "acp_next").code == 0
+    for path in (tmp_path / "acp_next").glob("*.py"):
+        third = path.read_text().splitlines()[2]
+        assert third.endswith(
+            f"Do not edit: regenerate with `acp-codegen vendor {A7} DIR --unstable --name acp_next`."
+        )
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["vendor", A5], "vendor needs RELEASE and DIR (or --check PATH)"),
         (["vendor", A5, "out", "--name", "not-a-name"], "'not-a-name' is not a valid Python package name"),
+        (["vendor", A5, "out", "--name", "json"], "'json' is a module of Python's standard library"),
+        (["vendor", A5, "out", "--name", "typing"], "'typing' is a module of Python's standard library"),
+        (["vendor", A5, "out", "--name", "class"], "'class' is a Python keyword, so no import can name it"),
         (["vendor", A5, "out", "--check", "out/acp"], "--check takes the vendored package's path alone"),
     ],
 )
