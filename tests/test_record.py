@@ -465,15 +465,22 @@ EXAMPLES = {"generate": 80, "reports": 50, "vendor": 50, "upgrade": 15, "fetch":
 """295 examples in make test; the sweep runs ten times as many."""
 
 
+RUNS = [pytest.param(name, count, id=name) for name, count in EXAMPLES.items()] + [
+    # the sweep: the same property on ten times as many trees (make test runs the ones above)
+    pytest.param(name, 10 * count, id=f"{name}-sweep", marks=pytest.mark.sweep)
+    for name, count in EXAMPLES.items()
+]
+
+
 @pytest.mark.usefixtures("fast")
 @pytest.mark.xdist_group("test_record-fast")
-@pytest.mark.parametrize("name", list(COMMANDS))
+@pytest.mark.parametrize(("name", "examples"), RUNS)
 def test_every_path_outside_the_record_is_left_as_it_was(
-    name: str, capsys: pytest.CaptureFixture[str]
+    name: str, examples: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     command = COMMANDS[name]
 
-    @settings(PROFILE, max_examples=EXAMPLES[name])
+    @settings(PROFILE, max_examples=examples)
     @given(layouts(command.names))
     def run(layout: Layout) -> None:
         check_property(command, layout, capsys)
@@ -481,18 +488,12 @@ def test_every_path_outside_the_record_is_left_as_it_was(
     run()
 
 
-@pytest.mark.sweep  # make test runs the same property with a tenth of the examples
-@pytest.mark.usefixtures("fast")
-@pytest.mark.xdist_group("test_record-fast")
-@pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_path_outside_the_record_is_left_as_it_was_sweep(
-    name: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    command = COMMANDS[name]
-
-    @settings(PROFILE, max_examples=10 * EXAMPLES[name])
-    @given(layouts(command.names))
-    def run(layout: Layout) -> None:
-        check_property(command, layout, capsys)
-
-    run()
+def test_a_folder_of_the_users_where_a_file_goes_inside_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    """Found by the property: the folder's own conflict hid the one inside it; --force wrote the record."""
+    (tmp_path / "pkg" / "schema.py").mkdir(parents=True)
+    (tmp_path / "pkg" / "schema.py" / ".git").write_text("")
+    with pytest.raises(
+        CodegenError, match=r"pkg/schema\.py: a folder acp-codegen did not write, where it writes a file"
+    ):
+        write(Output(tmp_path, "generate", force=True), {"pkg/schema.py": "x\n"}, whole={"pkg": {}})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]

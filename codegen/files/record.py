@@ -291,6 +291,7 @@ def find_conflicts(
     """
     owned = set(owned)
     found: dict[str, Conflict] = {}
+    blocked: set[str] = set()  # a file or a link where a folder goes: nothing below it can be there
     for name in whole:
         if not any(_under(rel, name) for rel in owned) and _foreign_folder(folder, name, files):
             found[name] = Conflict(name, f"a folder acp-codegen did not write (not in {RECORD_NAME})")
@@ -301,6 +302,7 @@ def find_conflicts(
                 break
             if stat.S_ISDIR(mode):
                 continue
+            blocked.add(prefix)
             if prefix not in owned and prefix not in found:
                 kind = "a symbolic link" if stat.S_ISLNK(mode) else "a file"
                 found[prefix] = Conflict(
@@ -308,7 +310,7 @@ def find_conflicts(
                 )
             break
         mode = _lstat(folder / rel)
-        if mode is None or rel in owned or rel in adopt or any(p in found for p in _prefixes(rel)):
+        if mode is None or rel in owned or rel in adopt or blocked.intersection(_prefixes(rel)):
             continue
         if stat.S_ISDIR(mode):
             if any(f"{rel}/{sub}" not in owned for sub, _ in swap.walk(folder / rel)):

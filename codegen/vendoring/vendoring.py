@@ -127,7 +127,8 @@ def check(path: Path, regenerate: Regenerate | None = None) -> CheckReport:
                     lineterm="",
                 )
             )
-            lines.extend(diff or [f"modified (line endings or the final newline only): {folder / rel}"])
+            shown = [_printable(line) for line in diff]  # bytes that are not UTF-8 as \x escapes
+            lines.extend(shown or [f"modified (line endings or the final newline only): {folder / rel}"])
     lines.extend(f"missing: {folder / rel}" for rel in sorted(missing))
     lines.extend(f"extra: {folder / rel}" for rel in sorted(extra))
     if renamed:
@@ -145,6 +146,11 @@ def _originals(manifest: Manifest, regenerate: Regenerate | None) -> tuple[Mappi
         return regenerate(manifest), "this acp-codegen generates it differently"
     except CodegenError as error:
         return {}, f"cannot regenerate {manifest.release} to show the edit: {error.one_line()}"
+
+
+def _printable(line: str) -> str:
+    """A line of a file read with ``surrogateescape``, its undecodable bytes shown as ``\\x..``."""
+    return line.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
 
 
 def _bytes(text: str) -> bytes:

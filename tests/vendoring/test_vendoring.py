@@ -355,3 +355,15 @@ def test_check_names_a_file_whose_line_endings_changed(
     done = run(capsys, "vendor", "--check", vendored)
     assert done.code == 1
     assert done.out.splitlines() == [f"modified (line endings or the final newline only): {rpc}"]
+
+
+def test_an_edit_that_is_not_utf8_is_shown_escaped(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by tests/test_record.py: a diff of such a file could not be printed (a traceback)."""
+    (vendored / "py.typed").write_bytes(b"\x80 not text\n")
+    done = run(capsys, "vendor", "--check", vendored)
+    assert done.code == 1
+    assert "+\\x80 not text" in done.out.splitlines()
+    done = run(capsys, "vendor", A7, vendored.parent)
+    assert done.code == 2 and len(done.err.splitlines()) == 1
