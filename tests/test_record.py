@@ -106,12 +106,19 @@ def test_a_folder_it_did_not_write_is_refused_and_forced_keeps_the_rest(tmp_path
     assert sorted(p.name for p in (tmp_path / "pkg").iterdir()) == ["mine.py"]
 
 
-def test_a_folder_of_the_users_where_a_file_goes_is_refused_even_with_force(tmp_path: Path) -> None:
+@pytest.mark.parametrize("inside", [["x"], []], ids=["with-a-file", "empty"])
+def test_a_folder_of_the_users_where_a_file_goes_is_refused_even_with_force(
+    tmp_path: Path, inside: list[str]
+) -> None:
     (tmp_path / "README.md").mkdir()
-    (tmp_path / "README.md" / "x").write_text("x\n")
-    with pytest.raises(CodegenError, match="move it away first"):
+    for name in inside:
+        (tmp_path / "README.md" / name).write_text("x\n")
+    with pytest.raises(
+        CodegenError, match=r"README\.md: a folder, where acp-codegen writes a file; move it away first"
+    ):
         write(Output(tmp_path, "generate", force=True), {"README.md": "index\n"})
-    assert (tmp_path / "README.md" / "x").read_text() == "x\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+    assert sorted(p.name for p in (tmp_path / "README.md").iterdir()) == inside
 
 
 def test_a_link_in_the_way_is_replaced_only_with_force_and_its_target_stays(tmp_path: Path) -> None:
@@ -492,8 +499,6 @@ def test_a_folder_of_the_users_where_a_file_goes_inside_a_folder_it_did_not_writ
     """Found by the property: the folder's own conflict hid the one inside it; --force wrote the record."""
     (tmp_path / "pkg" / "schema.py").mkdir(parents=True)
     (tmp_path / "pkg" / "schema.py" / ".git").write_text("")
-    with pytest.raises(
-        CodegenError, match=r"pkg/schema\.py: a folder acp-codegen did not write, where it writes a file"
-    ):
+    with pytest.raises(CodegenError, match=r"pkg/schema\.py: a folder, where acp-codegen writes a file"):
         write(Output(tmp_path, "generate", force=True), {"pkg/schema.py": "x\n"}, whole={"pkg": {}})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]

@@ -312,11 +312,8 @@ def find_conflicts(
         mode = _lstat(folder / rel)
         if mode is None or rel in owned or rel in adopt or blocked.intersection(_prefixes(rel)):
             continue
-        if stat.S_ISDIR(mode):
-            if any(f"{rel}/{sub}" not in owned for sub, _ in swap.walk(folder / rel)):
-                found[rel] = Conflict(
-                    rel, "a folder acp-codegen did not write, where it writes a file", forceable=False
-                )
+        if stat.S_ISDIR(mode):  # even an empty one: --force replaces files, never a folder
+            found[rel] = Conflict(rel, "a folder, where acp-codegen writes a file", forceable=False)
         elif stat.S_ISLNK(mode):
             found[rel] = Conflict(rel, "a symbolic link acp-codegen did not write")
         elif not stat.S_ISREG(mode) or (folder / rel).read_bytes() != data:
