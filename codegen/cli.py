@@ -40,11 +40,10 @@ from .schema.load import (
     read_lock,
 )
 
-EXIT_INTERRUPTED = 130
-
 DEFAULT_OUT = resources.DEFAULT_OUT
 DEFAULT_REPORTS = resources.DEFAULT_REPORTS
 EXIT_CHECK_FAILED = 1
+EXIT_INTERRUPTED = 130
 
 Command = Callable[[argparse.Namespace, Console], int]
 _COMMANDS: dict[str, Command] = {}

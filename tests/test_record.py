@@ -40,13 +40,15 @@ from codegen.errors import CodegenError
 from codegen.files import RECORD_NAME, Output, read_record
 from codegen.files.atomic import TEMPORARY_INFIX
 from codegen.schema.ir import Stability
-from codegen.schema.load import BUNDLED_SCHEMAS, ReleaseFiles, read_lock
+from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, ReleaseFiles, read_lock
 from codegen.vendoring import migration as vendoring_migration
 from codegen.vendoring import upgrade as vendoring_upgrade
 from codegen.vendoring.manifest import MANIFEST_NAME
 
-RELEASE, NEXT = "2.0.0-alpha.1", "2.0.0-alpha.2"  # the smallest releases
+RELEASE, NEXT, THIRD = "2.0.0-alpha.1", "2.0.0-alpha.2", "2.0.0-alpha.3"  # the smallest releases
 PACKAGES = ("acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable")
+NEXT_PACKAGE = "acp_2_0_0_alpha_2"
+REPORTS = (f"{RELEASE}..{NEXT}.md", f"{RELEASE}..{NEXT}.json")
 NEW = "2.0.0-alpha.90"  # a release of the user's, for `lock`
 
 
@@ -278,13 +280,34 @@ class Command:
     """``VENDORED.json`` files that are records too (relative to the folder)."""
     prepare: Callable[[Path], None] | None = None
     """What must be there before the first run (a vendored copy, a release's files)."""
+    first: Callable[[Path], list[str]] | None = None
+    """The first run, when it writes more than the run checked (which then removes what it no longer
+    writes); default: the same command line."""
 
 
 USERS = (".git", "HEAD", ".hidden", "notes.txt", "main.py", "sub")
 
 
+def small_lock(scratch: Path, *releases: str) -> str:
+    """A lock of ``releases`` alone, outside the folder the property watches."""
+    path = scratch / f"lock-{len(releases)}.json"
+    if not path.exists():
+        locked = json.loads(DEFAULT_LOCK.read_text())["releases"]
+        path.write_text(json.dumps({"releases": {name: locked[name] for name in releases}}))
+    return str(path)
+
+
+def generate_first(scratch: Path) -> list[str]:
+    return ["generate", RELEASE, NEXT, "--out", str(scratch / "out"), "-q"]
+
+
 def generate_argv(scratch: Path) -> list[str]:
-    return ["--cache", str(scratch / "cache"), "generate", RELEASE, "--out", str(scratch / "out"), "-q"]
+    """No release named: every locked one (here RELEASE alone), and NEXT's packages removed."""
+    return ["--lock", small_lock(scratch, RELEASE), "generate", "--out", str(scratch / "out"), "-q"]
+
+
+def reports_argv(scratch: Path, *releases: str) -> list[str]:
+    return ["--lock", small_lock(scratch, *releases), "reports", "--out", str(scratch / "out")]
 
 
 def app_file(scratch: Path) -> Path:
@@ -307,14 +330,16 @@ COMMANDS = {
     "generate": Command(
         "generate",
         "out",
-        (*USERS, "README.md", RECORD_NAME, *PACKAGES, "schema.py", "__init__.py", "py.typed"),
+        (*USERS, "README.md", RECORD_NAME, *PACKAGES, NEXT_PACKAGE, "schema.py", "__init__.py", "py.typed"),
         generate_argv,
+        first=generate_first,
     ),
     "reports": Command(
         "reports",
         "out",
-        (*USERS, RECORD_NAME, f"{RELEASE}..{NEXT}.md", f"{RELEASE}..{NEXT}.json", "0.9.0..1.0.0.md"),
-        lambda scratch: ["reports", "--out", str(scratch / "out")],
+        (*USERS, RECORD_NAME, *REPORTS, f"{NEXT}..{THIRD}.md", "0.9.0..1.0.0.md"),
+        lambda scratch: reports_argv(scratch, RELEASE, NEXT),
+        first=lambda scratch: reports_argv(scratch, RELEASE, NEXT, THIRD),
     ),
     "vendor": Command(
         "vendor",
@@ -359,16 +384,16 @@ RENDER, REPORT_FILES = gen.render, report.report_files
 
 
 @functools.cache
-def rendered() -> list[gen.UnitResult]:
-    """``generate RELEASE``'s packages, rendered once for the session."""
-    source = cli.SchemaSource(read_lock())
-    return RENDER(source, gen.units_for(source, [RELEASE]), use_cache=False, jobs=1)
+def rendered(unit: gen.Unit) -> gen.UnitResult:
+    """A package, rendered once for the session."""
+    (result,) = RENDER(cli.SchemaSource(read_lock()), [unit], use_cache=False, jobs=1)
+    return result
 
 
 @functools.cache
-def reports() -> dict[str, str]:
-    """Two reports (one release pair), computed once: what ``reports`` writes here."""
-    return REPORT_FILES(cli.SchemaSource(read_lock()), [RELEASE, NEXT])
+def reports(releases: tuple[str, ...]) -> dict[str, str]:
+    """The reports of consecutive ``releases``, computed once."""
+    return REPORT_FILES(cli.SchemaSource(read_lock()), list(releases))
 
 
 _DIFFS: dict[tuple[str, str, str], vendoring_migration.DiffResult] = {}
@@ -387,8 +412,8 @@ def migration_diff(
 @pytest.fixture
 def fast(monkeypatch: pytest.MonkeyPatch) -> None:
     """The commands with their slow parts computed once: the property is about writing."""
-    monkeypatch.setattr(gen, "render", lambda *args, **kwargs: rendered())
-    monkeypatch.setattr(report, "report_files", lambda source, releases: reports())
+    monkeypatch.setattr(gen, "render", lambda source, units, **options: [rendered(unit) for unit in units])
+    monkeypatch.setattr(report, "report_files", lambda source, releases: reports(tuple(releases)))
     monkeypatch.setattr(vendoring_upgrade, "diff_for_migration", migration_diff)
 
 
@@ -396,10 +421,10 @@ def own_bytes(command: Command) -> Callable[[str], bytes | None]:
     """What the command writes at a path of its folder (for entries that hold the tool's very bytes)."""
     files: dict[str, bytes] = {}
     if command.name == "generate":
-        for result in rendered():
-            files.update({rel: text.encode() for rel, text in result.files.items()})
+        for unit in (gen.Unit(RELEASE, False), gen.Unit(RELEASE, True)):
+            files.update({rel: text.encode() for rel, text in rendered(unit).files.items()})
     elif command.name == "reports":
-        files = {rel: text.encode() for rel, text in reports().items()}
+        files = {rel: text.encode() for rel, text in reports((RELEASE, NEXT)).items()}
     elif command.name == "fetch":
         folder = BUNDLED_SCHEMAS / "v2" / RELEASE
         files = {f"v2/{RELEASE}/{p.name}": p.read_bytes() for p in folder.iterdir()}
@@ -431,10 +456,12 @@ def check_property(command: Command, layout: Layout, capsys: pytest.CaptureFixtu
             command.prepare(scratch)
         argv = command.argv(scratch) + (["--force"] if layout.force else [])
         if layout.first_run and command.prepare is None:
-            cli.main(command.argv(scratch))
+            cli.main((command.first or command.argv)(scratch))
         lay_down(folder, scratch / "outside", layout, own_bytes(command))
         capsys.readouterr()
         before, outside = snapshot(folder), snapshot(scratch / "outside")
+        manifests = tuple(folder / m for m in command.manifests)
+        earlier = owned_after(folder, manifests)  # the records before the run: what it may remove
         status = cli.main(argv)
         err = capsys.readouterr().err.strip().splitlines()
         event(f"exit {status}" + (" (--force)" if layout.force else ""))
@@ -446,14 +473,21 @@ def check_property(command: Command, layout: Layout, capsys: pytest.CaptureFixtu
             assert after == before, "exit 2 but something was written"
             return
         assert status in (0, 1), err  # upgrade exits 1 when findings are left to fix by hand
-        manifests = tuple(folder / m for m in command.manifests)
         mine = owned_after(folder, manifests)
-        way = on_the_way(mine)
+        way = on_the_way(mine | earlier)
 
         def may_change(rel: str, entry: Entry) -> bool:
             if rel in mine or any(rel.startswith(path + "/") for path in mine):
                 return True  # a path the tool wrote (or a folder of only its files, where it writes a file)
-            return rel in way and entry.kind != "dir"  # --force: a folder where a file or a link was
+            if rel in earlier:
+                return entry.kind == "file"  # removed: a file the tool wrote (a link put there is the user's)
+            if rel not in way:
+                return False
+            if entry.kind != "dir":
+                return True  # --force: a folder where a file or a link was
+            # a folder the tool emptied of its files may go; one with anything of the user's stays
+            inside = [other for other in before if other.startswith(rel + "/")]
+            return rel not in after and all(o in earlier or before[o].kind == "dir" for o in inside)
 
         changed = {
             rel: (entry, after.get(rel))

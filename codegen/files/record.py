@@ -175,6 +175,12 @@ def _prefixes(rel: str) -> list[str]:
     return ["/".join(parts[: i + 1]) for i in range(len(parts))]
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a file of its own (not a link, which would be the user's)."""
+    mode = _lstat(path)
+    return mode is not None and stat.S_ISREG(mode)
+
+
 def _lstat(path: Path) -> int | None:
     """The file type and mode of ``path`` without following a link (``None``: nothing there)."""
     try:
@@ -217,7 +223,7 @@ class Output:
             name: about
             for name, about in part.folders.items()
             if name not in scope
-            and any(_under(rel, name) and (self.folder / rel).is_file() for rel in part.files)
+            and any(_under(rel, name) and _regular(self.folder / rel) for rel in part.files)
         }
 
     def plan(
@@ -247,12 +253,12 @@ class Output:
             return scope is None or any(rel == s or _under(rel, s) for s in scope)
 
         removed = sorted(
-            rel for rel in part.files if in_scope(rel) and rel not in files and (self.folder / rel).is_file()
+            rel for rel in part.files if in_scope(rel) and rel not in files and _regular(self.folder / rel)
         )
         kept_files = {
             rel: digest
             for rel, digest in part.files.items()
-            if not in_scope(rel) and rel not in files and (self.folder / rel).is_file()
+            if not in_scope(rel) and rel not in files and _regular(self.folder / rel)
         }
         kept_folders = {
             name: about
@@ -436,9 +442,8 @@ class Plan:
             _replace(folder / name, {}, {rel.split("/", 1)[1] for rel in self.removed if _under(rel, name)})
         try:
             for rel in self.removed:
-                path = folder / rel
-                if path.is_file() and not path.is_symlink():
-                    path.unlink()
+                if _regular(folder / rel):
+                    (folder / rel).unlink()
             write_together(folder, {RECORD_NAME: self.record.to_json().encode()})
         except OSError as exc:
             raise os_error(exc) from None

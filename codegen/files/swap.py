@@ -149,8 +149,8 @@ def foreign(folder: Path, owned: Collection[str], files: Collection[str]) -> dic
     needed = {"/".join(sub.split("/")[: i + 1]) for sub in needed for i in range(sub.count("/") + 1)}
     kept: dict[str, os.stat_result] = {}
     for rel, info in listing.items():
-        if rel in owned or rel in files:
-            continue
+        if rel in files or (rel in owned and stat.S_ISREG(info.st_mode)):
+            continue  # what the tool writes now, and what it wrote (a link put there since is the user's)
         is_dir = stat.S_ISDIR(info.st_mode)
         if (is_dir and rel in filled) or (not is_dir and rel in needed):
             continue  # a folder whose entries are listed; a file where the new files need a folder
@@ -213,15 +213,16 @@ def unchanged(folder: Path, files: Mapping[str, bytes], owned: Collection[str]) 
         except OSError:
             return False
     gone = [rel for rel in owned if rel not in files]
-    return not any((folder / rel).exists() or (folder / rel).is_symlink() for rel in gone)
+    return not any((folder / rel).is_file() and not (folder / rel).is_symlink() for rel in gone)
 
 
 def replace_folder(folder: Path, files: Mapping[str, bytes], owned: Collection[str] = ()) -> bool:
     """Make ``folder`` hold ``files`` in one step, keeping what the tool did not write; ``False`` if it did.
 
     ``owned`` are the paths (relative) the tool wrote there before: those
-    that ``files`` lacks are removed; every other path already in the folder
-    is carried over unchanged. Whatever is at ``folder`` and is not a folder
+    that ``files`` lacks are removed (if they are still files: a link put
+    there since is the user's); every other path already in the folder is
+    carried over unchanged. Whatever is at ``folder`` and is not a folder
     (a file or a link the caller was told to replace) is replaced as a
     whole. A folder left with nothing is removed. Raises :class:`OSError`
     as the system reports it, with ``folder`` as it was.
