@@ -15,13 +15,16 @@ check, offline and fast, what that relies on:
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -357,3 +360,32 @@ def test_installed_releases(installed: Path, tmp_path: Path) -> None:
     rows = json.loads(result.stdout)
     assert [row["release"] for row in rows] == list(read_lock().releases)
     assert all(row["bundled"] and row["files"].startswith(str(installed)) for row in rows)
+
+
+def test_installed_ctrl_c_stops_generate_in_one_line(installed: Path, tmp_path: Path) -> None:
+    from tests.test_atomic import children  # the processes whose parent is a pid
+
+    env = {**os.environ, "PYTHONPATH": str(installed), "ACP_CODEGEN_CACHE": str(tmp_path / "cache")}
+    args = ["generate", "2.0.0-alpha.8", "--out", "out", "--no-cache", "-j", "2", "-q"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "codegen.cli", *args],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        while len(children(process.pid)) < 2:  # both workers render
+            assert process.poll() is None
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(process.pid, 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err.splitlines() == ["acp-codegen: interrupted: nothing is left half written"]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

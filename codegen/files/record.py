@@ -1,7 +1,8 @@
 """What acp-codegen wrote in an output folder: the one door every writing command goes through.
 
 Every folder a command writes into (``generate --out``, ``reports --out``, a
-schema store for ``fetch`` and ``lock``) holds a record, ``ACP-CODEGEN.json``:
+schema store for ``fetch`` and ``lock``; a new command goes through
+:class:`Output` too) holds a record, ``ACP-CODEGEN.json``:
 per command, the sha256 of every file it wrote there and the folders it
 writes whole (a generated package), with what the command says about each.
 A vendored package's record is its own ``VENDORED.json`` (see
