@@ -519,3 +519,13 @@ def test_no_space_left(primed: tuple[Path, Path], tmp_path: Path) -> None:
     assert status.strip() == "status=2", result.stderr
     assert_one_line(2, result.stderr.strip().splitlines(), out, os.strerror(errno.ENOSPC))
     assert before == after and "schema.py" in before
+
+
+def test_reports_check_outside_the_checkout_names_a_command_that_works(
+    reports_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, lines = run_cli(capsys, "reports", "--out", reports_dir, "--check")
+    assert status == 1
+    assert lines == [f"{reports_dir} is stale: run `acp-codegen reports --out {reports_dir}`."]
+    assert run_cli(capsys, *lines[0].split("`")[1].split()[1:])[0] == 0
+    assert run_cli(capsys, "reports", "--out", reports_dir, "--check")[0] == 0
