@@ -536,3 +536,16 @@ def test_a_folder_of_the_users_where_a_file_goes_inside_a_folder_it_did_not_writ
     with pytest.raises(CodegenError, match=r"pkg/schema\.py: a folder, where acp-codegen writes a file"):
         write(Output(tmp_path, "generate", force=True), {"pkg/schema.py": "x\n"}, whole={"pkg": {}})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
+
+
+def test_a_folder_put_where_it_wrote_a_file_is_the_users(tmp_path: Path) -> None:
+    """Found by the property: a path in the record that is now a folder was written over, half way."""
+    write(Output(tmp_path, "generate"), {"README.md": "index\n", "pkg/a.py": "a\n"}, whole={"pkg": {}})
+    record = (tmp_path / RECORD_NAME).read_bytes()
+    (tmp_path / "README.md").unlink()
+    (tmp_path / "README.md").mkdir()
+    with pytest.raises(CodegenError, match=r"README\.md: a folder, where acp-codegen writes a file"):
+        write(Output(tmp_path, "generate"), {"README.md": "index 2\n", "pkg/a.py": "b\n"}, whole={"pkg": {}})
+    assert (tmp_path / RECORD_NAME).read_bytes() == record and (
+        tmp_path / "pkg" / "a.py"
+    ).read_text() == "a\n"

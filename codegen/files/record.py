@@ -317,10 +317,12 @@ def find_conflicts(
                 )
             break
         mode = _lstat(folder / rel)
-        if mode is None or rel in owned or rel in adopt or blocked.intersection(_prefixes(rel)):
+        if mode is None or blocked.intersection(_prefixes(rel)):
             continue
-        if stat.S_ISDIR(mode):  # even an empty one: --force replaces files, never a folder
+        if stat.S_ISDIR(mode):  # even an empty one, even at a path it wrote: never a folder of yours
             found[rel] = Conflict(rel, "a folder, where acp-codegen writes a file", forceable=False)
+        elif rel in owned or rel in adopt:
+            continue
         elif stat.S_ISLNK(mode):
             found[rel] = Conflict(rel, "a symbolic link acp-codegen did not write")
         elif not stat.S_ISREG(mode) or (folder / rel).read_bytes() != data:
@@ -477,15 +479,21 @@ def write_folder(
     when it has none). The same rules as :class:`Output`: a folder with no
     record that holds anything else, or a path wanted that holds a file the
     tool did not write, is refused unless ``force``; then the tool's files
-    are written and the rest is kept. ``False`` if the folder already held
-    exactly ``files``.
+    are written and the rest is kept. A symbolic link at ``folder`` is never
+    written through (its target is outside what the tool may change): it is
+    refused, and ``force`` replaces the link. ``False`` if the folder already
+    held exactly ``files``.
     """
     mode = _lstat(folder)
-    if mode is not None and not stat.S_ISDIR(mode):
+    if mode is not None and stat.S_ISLNK(mode):  # never written through: --force replaces the link itself
+        conflicts = [Conflict("", "a symbolic link acp-codegen did not write, where it writes a folder")]
+    elif mode is not None and not stat.S_ISDIR(mode):
         raise CodegenError("exists and is not a folder (a file is never replaced)", file=folder)
-    conflicts = find_conflicts(folder, files, owned)
-    if not owned and _foreign_folder(folder, "", files):
-        conflicts.append(Conflict("", "a folder acp-codegen did not write (it has no record of its files)"))
+    else:
+        conflicts = find_conflicts(folder, files, owned)
+        if not owned and _foreign_folder(folder, "", files):
+            what = "a folder acp-codegen did not write (it has no record of its files)"
+            conflicts.append(Conflict("", what))
     refused = refusal(conflicts, folder, command, force)
     if refused is not None:
         raise refused

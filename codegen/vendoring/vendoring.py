@@ -213,9 +213,12 @@ def vendor(
     A copy already there is replaced in one step, keeping any file of the
     user's in it, unless (without ``force``) it has local edits
     (:class:`LocalEditsError`), it is another protocol major or stability, or
-    the folder holds files and no ``VENDORED.json``.
+    the folder holds files and no ``VENDORED.json`` (or is a link to such a
+    folder: ``force`` then replaces the link, never what it points to).
     """
-    folder = check_folder(directory / package, "DIR")
+    folder = check_folder(directory, "DIR") / package
+    if folder.is_symlink() and (folder / MANIFEST_NAME).is_file():
+        folder = folder.resolve()  # a vendored copy kept elsewhere, linked here: the link stays the user's
     owned: set[str] = set()
     stability = "unstable" if unstable else "stable"
     if (folder / MANIFEST_NAME).is_file():

@@ -367,3 +367,32 @@ def test_an_edit_that_is_not_utf8_is_shown_escaped(
     assert "+\\x80 not text" in done.out.splitlines()
     done = run(capsys, "vendor", A7, vendored.parent)
     assert done.code == 2 and len(done.err.splitlines()) == 1
+
+
+def test_a_link_where_the_package_goes_is_never_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by tests/test_record.py: --force wrote the package into the folder the link points to."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "kept.txt").write_text("outside\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "acp").symlink_to(elsewhere)
+    done = run(capsys, "vendor", A5, src)
+    assert (
+        done.code == 2 and "a symbolic link acp-codegen did not write" in done.err and "--force" in done.err
+    )
+    assert run(capsys, "vendor", A5, src, "--force").code == 0
+    assert not (src / "acp").is_symlink() and read_manifest(src / "acp")[1].release == A5
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["kept.txt"]
+
+
+def test_a_link_to_a_vendored_copy_is_followed_and_stays(
+    vendored: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    linked = tmp_path / "other"
+    linked.mkdir()
+    (linked / "acp").symlink_to(vendored)
+    assert run(capsys, "vendor", A7, linked).code == 0
+    assert (linked / "acp").is_symlink() and read_manifest(vendored)[1].release == A7
