@@ -7,7 +7,9 @@ Exit status: 0 success, 1 a check failed (stale output, breaking changes),
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -19,13 +21,15 @@ from rich.console import Console
 from . import diagnostics, resources
 from . import generate as gen
 from .diff.report import FORMATS
-from .emit import tree as tree_files
+from .emit.tree import diff_trees
 from .errors import EXIT_INPUT_ERROR, CodegenError
-from .files import check_folder, os_error
+from .files import RECORD_NAME, Output, check_folder, os_error
+from .files.record import Difference
 from .schema.ir import Stability
 from .schema.load import (
     BUNDLED_SCHEMAS,
     DEFAULT_LOCK,
+    UPSTREAM_REPOSITORY,
     SchemaSource,
     add_to_lock,
     default_cache_dir,
@@ -39,6 +43,7 @@ from .schema.load import (
 DEFAULT_OUT = resources.DEFAULT_OUT
 DEFAULT_REPORTS = resources.DEFAULT_REPORTS
 EXIT_CHECK_FAILED = 1
+EXIT_INTERRUPTED = 130
 
 Command = Callable[[argparse.Namespace, Console], int]
 _COMMANDS: dict[str, Command] = {}
@@ -85,15 +90,52 @@ def _out(args: argparse.Namespace, default: Path | None) -> Path:
             raise CodegenError(
                 f"{args.command} needs --out DIR: an installed acp-codegen has no checkout to write into"
             )
-        args.out = default
+        return check_folder(default)
     out: Path = args.out
-    check_folder(out)
-    return out
+    return check_folder(out)
+
+
+def _checkout_default(args: argparse.Namespace, default: Path | None) -> bool:
+    """Whether the command writes the checkout's own folder (``generated/``, ``reports/``)."""
+    out = args.out if args.out is not None else default
+    return default is not None and out is not None and out.resolve() == default.resolve()
+
+
+def _label(args: argparse.Namespace, default: Path | None) -> str:
+    """The output folder as the user named it (the checkout's as its name in the checkout)."""
+    if args.out is not None:
+        return str(args.out)
+    return default.name if default is not None else "."
+
+
+def _again(args: argparse.Namespace, command: str, *operands: str) -> str:
+    """The ``acp-codegen`` command that writes the same output again, with the options that choose it."""
+    parts = ["acp-codegen", command, *operands]
+    for option in ("schemas", "lock"):
+        value = getattr(args, option, None)
+        if value is not None:
+            parts += [f"--{option}", str(value)]
+    if args.out is not None:
+        parts += ["--out", str(args.out)]
+    return " ".join(parts)
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", errors="surrogateescape")
+
+
+def _differences(found: list[Difference]) -> tuple[dict[str, str], dict[str, str]]:
+    """The old and the new text of every path a run would change (for :func:`diff_trees`)."""
+    old = {d.path: text for d in found if (text := _text(d.old)) is not None}
+    new = {d.path: text for d in found if (text := _text(d.new)) is not None}
+    return old, new
 
 
 @command("generate")
 def _generate(args: argparse.Namespace, console: Console) -> int:
-    _out(args, DEFAULT_OUT)
+    if args.jobs is not None and args.jobs < 1:
+        raise CodegenError(f"--jobs must be at least 1, not {args.jobs}")
+    output = Output(_out(args, DEFAULT_OUT), "generate", force=args.force)
     source = _source(args)
     releases = args.releases or gen.all_releases(source)
     if not args.releases:
@@ -115,7 +157,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
         source,
         units,
         jobs=args.jobs,
-        out=args.out,
+        out=output.folder,
         use_cache=not (args.no_cache or args.check),
         strict=args.strict,
         progress=progress,
@@ -129,29 +171,29 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
                 file=found.file,
                 pointer=found.pointer,
             )
-    tree = gen.assemble(args.out, results, replace_all=not args.releases)
+    plan = gen.plan(output, results, every=not args.releases)
     elapsed = time.perf_counter() - started
+    label = _label(args, DEFAULT_OUT)
     if args.check:
-        lines = tree_files.diff_trees(tree_files.read_tree(args.out), tree)
-        if lines:
-            for line in lines:
+        differences = plan.differences()
+        if differences:
+            for line in diff_trees(*_differences(differences), label=label):
                 print(line)
-            console.print(
-                f"[bold red]{args.out} is stale[/]: run `make generate` "
-                "(or `acp-codegen generate`) and commit the result.",
-                highlight=False,
-            )
+            if _checkout_default(args, DEFAULT_OUT) and not args.releases:
+                again = "run `make generate` (or `acp-codegen generate`) and commit the result"
+            else:
+                again = f"run `{_again(args, 'generate', *args.releases)}`"
+            console.print(f"[bold red]{label} is stale[/]: {again}.", highlight=False)
             return EXIT_CHECK_FAILED
         if not args.quiet:
             console.print(
-                f"{args.out} is up to date ({len(units)} packages checked in {elapsed:.1f}s).",
-                highlight=False,
+                f"{label} is up to date ({len(units)} packages checked in {elapsed:.1f}s).", highlight=False
             )
         return 0
-    changed = tree_files.write_tree(args.out, tree)
+    changed = plan.apply()
     if not args.quiet:
         verb = "wrote" if changed else "kept"
-        console.print(f"{verb} {args.out} ({len(units)} packages, {elapsed:.1f}s).", highlight=False)
+        console.print(f"{verb} {label} ({len(units)} packages, {elapsed:.1f}s).", highlight=False)
     return 0
 
 
@@ -170,7 +212,9 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
         locked = source.check_locked(args.release)
     origin = args.origin if locked is None or locked.npm is None or args.origin else locked.npm.spec
     if npm.is_npm(origin):
-        fetched, notices = npm.fetch_npm(origin, source.lock, source.target, only=args.release)
+        fetched, notices = npm.fetch_npm(
+            origin, source.lock, source.target, only=args.release, force=args.force
+        )
         for notice in notices:
             console.print(f"notice: {notice}", highlight=False)
         for item in fetched:
@@ -187,7 +231,7 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
                 print(item.release)
         return 0
     assert locked is not None
-    target = fetch_release(locked, args.origin, source.target)
+    target = fetch_release(locked, args.origin, source.target, force=args.force)
     console.print(
         f"fetched {locked.name} into {target} (all {len(locked.files)} sha256 sums match the lock)",
         highlight=False,
@@ -199,14 +243,16 @@ def _fetch(args: argparse.Namespace, console: Console) -> int:
 @command("lock")
 def _lock(args: argparse.Namespace, console: Console) -> int:
     source = _writable_store(_source(args), "lock")
+    protocol_major(args.release)  # a name that says no protocol major is refused first, with the pattern
     folder = source.find_folder(args.release)
     if folder is None:
-        searched = ", ".join(str(store) for store in source.stores)
+        looked = ", ".join(f"{folder}/" for folder in source.folders(args.release))
         raise CodegenError(
-            f"release {args.release!r} is in no schema store (searched {searched}); "
-            f"put its files under <store>/v<major>/{args.release}/ or fetch them first"
+            f"release {args.release!r} is in no schema store: none of {looked} holds schema.json; "
+            "a store keeps a release's four files in v<major>/<release>/ (schemas/README.md), "
+            "or fetch them first"
         )
-    add_to_lock(args.release, folder, source.lock.path)
+    add_to_lock(args.release, folder, source.lock.path, force=args.force)
     console.print(f"recorded {args.release} from {folder} in {source.lock.path}", highlight=False)
     return 0
 
@@ -295,21 +341,27 @@ def _rules(args: argparse.Namespace, console: Console) -> int:
 def _reports(args: argparse.Namespace, console: Console) -> int:
     from .diff import report
 
-    _out(args, DEFAULT_REPORTS)
+    output = Output(_out(args, DEFAULT_REPORTS), "reports", force=args.force)
     source = _source(args)
     written = report.report_files(source, list(source.lock.releases))
+    plan = output.plan({name: text.encode() for name, text in written.items()})
+    label = _label(args, DEFAULT_REPORTS)
     if args.check:
-        stale = report.stale_reports(args.out, written)
-        for line in stale:
-            print(line)
+        stale = plan.differences()
+        for found in stale:
+            state = "missing" if found.old is None else "left over" if found.new is None else "differs"
+            print(f"{state}: {output.folder / found.path}")
         if stale:
-            message = f"[bold red]{args.out} is stale[/]: run `make reports` and commit the result."
-            console.print(message, highlight=False)
+            if _checkout_default(args, DEFAULT_REPORTS):
+                again = "run `make reports` and commit the result"
+            else:
+                again = f"run `{_again(args, 'reports')}`"
+            console.print(f"[bold red]{label} is stale[/]: {again}.", highlight=False)
             return EXIT_CHECK_FAILED
-        console.print(f"{args.out} is up to date ({len(written)} files checked).", highlight=False)
+        console.print(f"{label} is up to date ({len(written)} files checked).", highlight=False)
         return 0
-    report.write_reports(args.out, written)
-    console.print(f"wrote {len(written)} files to {args.out}", highlight=False)
+    changed = plan.apply()
+    console.print(f"wrote {len(written)} files to {label} ({changed} changed)", highlight=False)
     return 0
 
 
@@ -337,7 +389,7 @@ def _vendor(args: argparse.Namespace, console: Console) -> int:
             return 0
         console.print(
             f"[bold red]{report.folder} differs from its manifest[/] ({report.summary()}): "
-            f"revert the edits, or vendor {found.release} again to drop them.",
+            f"revert the edits, or drop them with `{_vendor_again(report.folder, found)}`.",
             highlight=False,
         )
         return EXIT_CHECK_FAILED
@@ -359,6 +411,35 @@ def _vendor(args: argparse.Namespace, console: Console) -> int:
         f"{len(done.manifest.files)} files; `acp-codegen vendor --check {done.folder}` verifies it.",
         highlight=False,
     )
+    return 0
+
+
+def _vendor_again(folder: Path, found: Any) -> str:
+    """The ``acp-codegen vendor`` command that writes the copy at ``folder`` again, over its edits."""
+    from .vendoring.source import vendor_command
+
+    absolute = Path(os.path.abspath(folder))
+    parent = str(absolute.parent) if folder.is_absolute() else os.path.relpath(absolute.parent)
+    return vendor_command(found.release, found.unstable, absolute.name, parent, force=True)
+
+
+@command("releases")
+def _releases(args: argparse.Namespace, console: Console) -> int:
+    from .schema.releases import release_table
+
+    table = release_table(_source(args))
+    if args.format == "json":
+        json.dump([row.to_json() for row in table], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    rows = [
+        ("release", "protocol", "origin", "lock", "files", "same content as"),
+        *(r.cells() for r in table),
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        print("  ".join([*(cell.ljust(width) for cell, width in zip(row, widths, strict=False)), row[-1]]))
+    print(f"git tags are of {UPSTREAM_REPOSITORY}; bundled: the lock and store acp-codegen carries.")
     return 0
 
 
@@ -447,6 +528,46 @@ def _store_note() -> str:
     return f"The bundled schema store is {BUNDLED_SCHEMAS} ({where})."
 
 
+def _global_options(parser: argparse.ArgumentParser, cache: object) -> None:
+    """``--lock``, ``--schemas`` and ``--cache``, before the command or after it.
+
+    A command's parser gets them with ``argparse.SUPPRESS`` as ``cache``: left
+    unset unless given there, so they do not hide the ones given before it.
+    """
+    unset = argparse.SUPPRESS if cache is argparse.SUPPRESS else None
+    parser.add_argument(
+        "--lock",
+        type=Path,
+        default=unset,
+        help="use this release lock alone (default: the bundled schemas/lock.json, "
+        "with the --schemas folder's lock.json over it)",
+    )
+    parser.add_argument(
+        "--schemas",
+        type=Path,
+        default=unset,
+        metavar="DIR",
+        help="a schema store searched before the bundled one: v<major>/<release>/ files and an optional "
+        "lock.json that adds or overrides releases; fetch writes here "
+        f"(default: $ACP_SCHEMAS; the bundled store is {DEFAULT_LOCK.parent})",
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=cache,
+        help=f"where the build cache lives (default: {default_cache_dir()})",
+    )
+
+
+def _force_option(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace what is in the way at a path {what} writes and that acp-codegen did not write "
+        "(refused otherwise); nothing else is touched",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="acp-codegen",
@@ -459,40 +580,28 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the tool's version and the newest bundled release of each protocol major, and exit",
     )
-    parser.add_argument(
-        "--lock",
-        type=Path,
-        default=None,
-        help="use this release lock alone (default: the bundled schemas/lock.json, "
-        "with the --schemas folder's lock.json over it)",
-    )
-    parser.add_argument(
-        "--schemas",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="a schema store searched before the bundled one: v<major>/<release>/ files and an optional "
-        "lock.json that adds or overrides releases; fetch writes here "
-        f"(default: $ACP_SCHEMAS; the bundled store is {DEFAULT_LOCK.parent})",
-    )
-    parser.add_argument(
-        "--cache",
-        type=Path,
-        default=default_cache_dir(),
-        help="where the build cache lives (default: %(default)s)",
-    )
+    _global_options(parser, default_cache_dir())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    common = argparse.ArgumentParser(add_help=False)
+    _global_options(common, argparse.SUPPRESS)
+    add_command = functools.partial(sub.add_parser, parents=[common])
 
-    p = sub.add_parser(
+    p = add_command(
         "generate",
-        help="generate the packages under generated/",
-        description="Generate one package per release and stability.",
+        help="generate one package per release and stability into --out DIR",
+        description="Generate one package per release and stability into DIR, each written in one step, "
+        f"with an index (README.md) and {RECORD_NAME}, the record of every file acp-codegen wrote there. "
+        "Only the paths in that record are ever changed or removed; a path it wants that holds something "
+        "else is refused unless --force. Without RELEASE, every locked release is generated and the "
+        "packages the record lists that are no longer locked are removed.",
     )
     p.add_argument(
         "releases", nargs="*", metavar="RELEASE", help="releases to generate (default: all in the lock)"
     )
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_OUT))
-    p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: one per core)")
+    p.add_argument(
+        "--jobs", "-j", type=int, default=None, help="worker processes, at least 1 (default: one per core)"
+    )
     p.add_argument(
         "--no-cache", action="store_true", help="render every package even if its inputs did not change"
     )
@@ -502,9 +611,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--quiet", "-q", action="store_true", help="print only errors, warnings and the check diff"
     )
+    _force_option(p, "generate")
     _strict_option(p)
 
-    p = sub.add_parser(
+    p = add_command(
         "fetch",
         help="import releases into the schema store (the only command that uses the network)",
         description="Copy or download the four files of a locked release into the schema store "
@@ -529,16 +639,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="a folder or base URL laid out as v<major>/<release>/<file>, or npm:PACKAGE@VERSION "
         "(default: where the lock says the release came from)",
     )
+    _force_option(p, "fetch")
 
-    p = sub.add_parser(
+    p = add_command(
         "lock",
         help="record a new release's sha256 sums in the lock",
         description="Add a release found in a schema store (v<major>/<release>/ with all four files) to "
-        "the lock: the --schemas folder's lock.json if --schemas is given, else the bundled lock.",
+        "the lock: the --schemas folder's lock.json if --schemas is given, else the bundled lock. Each "
+        "schema file must be a JSON Schema object with $defs, each meta file a JSON object. A release's "
+        "name starts with its protocol major version (2.0.0-alpha.9, or v2-<package>-<version>).",
     )
     p.add_argument("release", metavar="RELEASE")
+    _force_option(p, "lock")
 
-    p = sub.add_parser(
+    p = add_command(
         "ir",
         help="print the intermediate representation of a release",
         description="Print the IR that every emitter reads.",
@@ -549,7 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", "-v", action="store_true", help="list every object type too")
     _strict_option(p)
 
-    p = sub.add_parser(
+    p = add_command(
         "diff",
         help="classify every API change between two releases by who it breaks",
         description="Compare two releases (or schema folders) on the wire and in the generated Python names. "
@@ -598,10 +712,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _rules_url_option(p)
 
-    p = sub.add_parser("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
+    p = add_command("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="(%(default)s)")
 
-    p = sub.add_parser(
+    p = add_command(
         "reports",
         help="write reports/<old>..<new>.md and .json for consecutive locked releases",
         description="Diff every consecutive pair of locked releases, stable and unstable, into markdown and "
@@ -609,8 +723,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_REPORTS))
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
+    _force_option(p, "reports")
 
-    p = sub.add_parser(
+    p = add_command(
+        "releases",
+        help="list the locked releases, where each comes from, and which are identical in content",
+        description="List every locked release (the bundled lock, and the lock of --schemas DIR or --lock "
+        "FILE over it): its protocol major, its origin (a git tag, or an npm package version and the later "
+        "versions that ship the same content), which lock records it, the store folder that holds its "
+        "files, and the other locked releases with the same schema files.",
+    )
+    p.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: %(default)s)"
+    )
+
+    p = add_command(
         "vendor",
         usage="%(prog)s RELEASE DIR [--unstable] [--name PKG] [--force]\n       %(prog)s --check PATH",
         help="write one generated package into your tree, or check a vendored copy",
@@ -630,7 +757,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PKG",
         help="the package's folder and import name (default: %(default)s, so imports survive upgrades)",
     )
-    p.add_argument("--force", action="store_true", help="overwrite a vendored copy that has local edits")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="vendor over a copy with local edits, of another protocol major or stability, or into a "
+        "folder acp-codegen did not write (the files of the package are replaced; others are kept)",
+    )
     p.add_argument(
         "--check",
         type=Path,
@@ -639,7 +771,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="write nothing; compare the vendored package at PATH with its manifest (exit 1 on any edit)",
     )
 
-    p = sub.add_parser(
+    p = add_command(
         "upgrade",
         usage="%(prog)s PATH --to RELEASE [SOURCES ...] [--write] [--force] [--format FORMAT]",
         help="move a vendored package and the code using it to another release",
@@ -676,7 +808,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="apply the rewrites (each file replaced atomically) and swap the vendored package",
     )
-    p.add_argument("--force", action="store_true", help="upgrade a vendored copy even if it has local edits")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="upgrade a vendored copy even if it has local edits, or write the package into a folder "
+        "in the way of its new name",
+    )
     p.add_argument(
         "--format",
         choices=("text", "markdown", "json", "github"),
@@ -715,7 +852,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"acp-codegen: error: {os_error(exc, what='cannot read or write').one_line()}", file=sys.stderr)
         return EXIT_INPUT_ERROR
     except KeyboardInterrupt:
-        return 130
+        print("acp-codegen: interrupted: nothing is left half written", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -1,30 +1,37 @@
-"""Run the pipeline for many releases and write ``generated/`` atomically.
+"""Run the pipeline for many releases, and plan what ``generate`` writes into its output folder.
 
 * Every (release, stability) pair is one unit of work; units run in parallel
-  worker processes.
+  worker processes, and Ctrl-C stops them at once (they ignore SIGINT; the
+  command terminates them and exits 130).
 * A unit whose inputs (schema, meta, generator source and tool versions) have
   not changed since it was last written is not rendered again: a content-hash
   cache outside the repository remembers the hash of every file it produced.
-* Output is assembled in a temporary sibling folder and swapped in whole, so a
-  failed or killed run leaves ``generated/`` exactly as it was.
+* What is written goes through :mod:`codegen.files.record`: each package is
+  swapped in whole, the index ``README.md`` is written from the record's data
+  (never read back from the Markdown), and only packages the record says
+  ``generate`` wrote are ever removed.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from . import naming, resources
 from .diagnostics import Gap, collecting
-from .emit.tree import read_tree, recover
+from .errors import CodegenError
+from .files import RECORD_NAME, Output, Plan, write_atomic
 from .schema.load import SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = resources.PACKAGE
@@ -153,11 +160,8 @@ class BuildCache:
         return tuple(Gap(**item) for item in found if isinstance(item, dict))
 
     def save(self) -> None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(self.entries, indent=1, sort_keys=True))
-        except OSError:
-            pass  # the cache is an optimisation; never fail a run over it
+        with contextlib.suppress(OSError):  # the cache is an optimisation; never fail a run over it
+            write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode())
 
 
 def units_for(source: SchemaSource, releases: Iterable[str]) -> list[Unit]:
@@ -221,13 +225,22 @@ def render(
             if progress:
                 progress(result)
     elif todo:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(_render_unit, *args, unit) for unit in todo]
-            for future in concurrent.futures.as_completed(futures):
-                result = future.result()
-                results[result.unit] = result
-                if progress:
-                    progress(result)
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
+        try:
+            with _ctrl_c_held():  # the workers and the executor's threads start with Ctrl-C blocked
+                pending = {pool.submit(_render_unit, *args, unit) for unit in todo}
+            while pending:
+                # a short wait, again and again: Ctrl-C is seen as soon as it comes
+                done, pending = concurrent.futures.wait(pending, timeout=0.1, return_when="FIRST_COMPLETED")
+                for future in sorted(done, key=lambda f: todo.index(f.result().unit)):
+                    result = future.result()
+                    results[result.unit] = result
+                    if progress:
+                        progress(result)
+        except BaseException:
+            _stop(pool)  # Ctrl-C or an error: do not wait for the other packages to render
+            raise
+        pool.shutdown()
     for unit in todo:
         cache.store(_unit_key(fingerprint, source, unit), results[unit])
     if todo:
@@ -235,53 +248,118 @@ def render(
     return [results[unit] for unit in units]
 
 
-def index_source(packages: dict[str, tuple[str, str, str, int]]) -> str:
-    """``generated/README.md``: which package is which release."""
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold SIGINT back while the pool forks its workers and starts its threads, then let it in.
+
+    What they start with they keep: the workers never see Ctrl-C (the command
+    ends them), the executor's threads never take it from the main thread,
+    and one that comes while a worker is forked is delivered afterwards
+    instead of being raised, and lost, inside a fork handler.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def _quiet_worker() -> None:
+    """A worker ignores Ctrl-C: the command stops the workers itself, so none prints a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now, instead of waiting for their packages."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # no terminate() before 3.14
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)  # this forgets both: they were taken first
+    for process in workers:
+        process.terminate()
+    for process in workers:
+        process.join(timeout=5)
+    if manager is not None:  # it closes its pipes on seeing the workers gone; the exit hook then skips them
+        manager.join(timeout=5)
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One package of the index: what ``generate`` records about each package folder it writes."""
+
+    release: str
+    stability: str
+    protocol_version: int
+    schema_sha256: str
+
+    @classmethod
+    def of(cls, result: UnitResult) -> IndexEntry:
+        stability = "unstable" if result.unit.unstable else "stable"
+        return cls(result.unit.release, stability, result.protocol_version, result.schema_sha256)
+
+    @classmethod
+    def from_record(cls, name: str, about: Mapping[str, str | int], record: Path) -> IndexEntry:
+        """The entry the record keeps for the package ``name`` (one line if it is not one)."""
+        release, stability = about.get("release"), about.get("stability")
+        version, sha = about.get("protocol_version"), about.get("schema_sha256")
+        if not (
+            isinstance(release, str)
+            and stability in ("stable", "unstable")
+            and isinstance(version, int)
+            and isinstance(sha, str)
+        ):
+            raise CodegenError(
+                "a package of the record needs release, stability, protocol_version and schema_sha256",
+                file=record,
+                pointer=f"/written/generate/folders/{name}",
+            )
+        return cls(release, str(stability), version, sha)
+
+    def about(self) -> dict[str, str | int]:
+        return dataclasses.asdict(self)
+
+
+def index_source(packages: Mapping[str, IndexEntry]) -> str:
+    """``README.md`` of the output folder: which package is which release."""
     lines = [
         "# Generated ACP bindings",
         "",
         "Written by `acp-codegen generate`; do not edit. Each folder is one self-contained",
         "package that needs only pydantic (2.11 or later) and the standard library.",
+        f"`{RECORD_NAME}` records every file acp-codegen wrote here; it changes nothing else.",
         "",
         "| package | release | schema | protocol version | schema sha256 |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for name, (release, stability, sha, version) in sorted(packages.items()):
-        lines.append(f"| `{name}` | {release} | {stability} | {version} | `{sha}` |")
+    for name, entry in sorted(packages.items()):
+        lines.append(
+            f"| `{name}` | {entry.release} | {entry.stability} | {entry.protocol_version} "
+            f"| `{entry.schema_sha256}` |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def assemble(out: Path, results: list[UnitResult], replace_all: bool) -> dict[str, str]:
-    """The complete new tree: the rendered packages plus, unless all were rendered, the old ones."""
-    recover(out)
-    tree = {} if replace_all else read_tree(out)
-    rendered = {r.unit.package for r in results}
-    tree = {
-        rel: text for rel, text in tree.items() if rel.split("/", 1)[0] not in rendered and rel != INDEX_FILE
+def plan(output: Output, results: list[UnitResult], *, every: bool) -> Plan:
+    """What ``generate`` writes: the rendered packages and the index, each package in one step.
+
+    ``every``: all locked releases were rendered, so a package the record
+    says ``generate`` wrote and that is no longer rendered is removed (only
+    the files it wrote). Otherwise the other recorded packages stay as they
+    are, and in the index.
+    """
+    rendered = {result.unit.package: IndexEntry.of(result) for result in results}
+    scope = None if every else [*rendered, INDEX_FILE]
+    record = output.folder / RECORD_NAME
+    kept = {
+        name: IndexEntry.from_record(name, about, record)
+        for name, about in ({} if every else output.kept([*rendered, INDEX_FILE])).items()
     }
+    files = {INDEX_FILE: index_source({**kept, **rendered}).encode()}
     for result in results:
-        tree.update(result.files)
-    packages: dict[str, tuple[str, str, str, int]] = {}
-    old_index = read_tree(out).get(INDEX_FILE, "") if not replace_all else ""
-    for line in old_index.splitlines():
-        cells = [c.strip().strip("`") for c in line.split("|")[1:-1]]
-        if (
-            len(cells) == 5
-            and cells[0] not in rendered
-            and cells[0] != "package"
-            and not cells[0].startswith("-")
-        ):
-            packages[cells[0]] = (cells[1], cells[2], cells[4], int(cells[3]) if cells[3].isdigit() else 0)
-    for result in results:
-        stability = "unstable" if result.unit.unstable else "stable"
-        packages[result.unit.package] = (
-            result.unit.release,
-            stability,
-            result.schema_sha256,
-            result.protocol_version,
-        )
-    tree[INDEX_FILE] = index_source(packages)
-    return dict(sorted(tree.items()))
+        files.update({rel: text.encode() for rel, text in result.files.items()})
+    return output.plan(files, whole={name: entry.about() for name, entry in rendered.items()}, scope=scope)
 
 
 def all_releases(source: SchemaSource) -> list[str]:

@@ -15,12 +15,16 @@ check, offline and fast, what that relies on:
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -31,6 +35,7 @@ from codegen.schema.load import protocol_major, read_lock
 from tests.support.releases import ROOT
 
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+DEFAULT_LOCK_TEXT = (ROOT / "schemas" / "lock.json").read_text()
 
 
 def tracked(folder: str) -> set[str]:
@@ -189,3 +194,198 @@ def test_an_installed_copy_fetches_into_a_store_of_the_users(installed: Path, tm
     assert sorted(p.name for p in (store / "v2" / "2.0.0-alpha.1").iterdir()) == sorted(
         read_lock().release("2.0.0-alpha.1").files
     )
+
+
+# --- issue 23, as a user of the installed tool meets it -----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One build cache for the installed copy's generate runs: each package is rendered once."""
+    return tmp_path_factory.mktemp("installed-cache")
+
+
+def one_line(result: subprocess.CompletedProcess[str], *parts: str | Path) -> str:
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("acp-codegen: error: "), line
+    for part in parts:
+        assert str(part) in line, line
+    return line
+
+
+INSTALLED = pytest.mark.xdist_group("test_install-installed")
+
+
+@INSTALLED
+def test_installed_generate_into_the_users_repository_keeps_everything_of_theirs(
+    installed: Path, tmp_path: Path, shared_cache: Path
+) -> None:
+    """The issue's session: a git repository as --out, with and without a release named."""
+    repo = tmp_path / "dotout"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "main.py").write_text("important\n")
+    (repo / "acp_2_0_0_alpha_1_unstable").mkdir()  # a same-named folder of the user's
+    (repo / "acp_2_0_0_alpha_1_unstable" / "notes.txt").write_text("mine\n")
+    git = sorted(p.relative_to(repo) for p in (repo / ".git").rglob("*"))
+    generate = ("generate", "2.0.0-alpha.1", "--out", repo, "-q", "--cache", shared_cache)
+    one_line(run_installed(installed, tmp_path, *generate), repo / "acp_2_0_0_alpha_1_unstable", "--force")
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "acp_2_0_0_alpha_1_unstable", "main.py"]
+    assert run_installed(installed, tmp_path, *generate, "--force").returncode == 0
+    (repo / "acp_2_0_0_alpha_1" / "mine.py").write_text("MINE = 1\n")  # put into a package the tool wrote
+    small = tmp_path / "lock.json"
+    small.write_text(
+        json.dumps(
+            {"releases": {"2.0.0-alpha.1": json.loads(DEFAULT_LOCK_TEXT)["releases"]["2.0.0-alpha.1"]}}
+        )
+    )
+    every = run_installed(
+        installed, tmp_path, "generate", "--out", repo, "-q", "--lock", small, "--cache", shared_cache
+    )
+    assert every.returncode == 0, every.stderr
+    assert (repo / "main.py").read_text() == "important\n"
+    assert (repo / "acp_2_0_0_alpha_1_unstable" / "notes.txt").read_text() == "mine\n"
+    assert (repo / "acp_2_0_0_alpha_1" / "mine.py").read_text() == "MINE = 1\n"
+    assert sorted(p.relative_to(repo) for p in (repo / ".git").rglob("*")) == git
+    assert sorted(p.name for p in repo.iterdir()) == sorted(
+        [
+            ".git",
+            "ACP-CODEGEN.json",
+            "README.md",
+            "acp_2_0_0_alpha_1",
+            "acp_2_0_0_alpha_1_unstable",
+            "main.py",
+        ]
+    )
+
+
+@INSTALLED
+def test_installed_generate_into_a_project_root_refuses_its_readme(
+    installed: Path, tmp_path: Path, shared_cache: Path
+) -> None:
+    (tmp_path / "README.md").write_text("# my project\n")
+    result = run_installed(
+        installed, tmp_path, "generate", "2.0.0-alpha.1", "--out", ".", "-q", "--cache", shared_cache
+    )
+    one_line(result, "README.md: a file acp-codegen did not write", "--force")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]
+
+
+@INSTALLED
+def test_installed_check_names_the_folder_and_acp_codegen(
+    installed: Path, tmp_path: Path, shared_cache: Path
+) -> None:
+    out = tmp_path / "gen"
+    done = run_installed(
+        installed, tmp_path, "generate", "2.0.0-alpha.1", "--out", out, "-q", "--cache", shared_cache
+    )
+    assert done.returncode == 0, done.stderr
+    header = (out / "acp_2_0_0_alpha_1" / "bindings.py").read_text().splitlines()[2]
+    assert "`acp-codegen generate 2.0.0-alpha.1 --out DIR`" in header and "make" not in header
+    (out / "README.md").write_text("edited\n")
+    check = run_installed(installed, tmp_path, "generate", "--check", "2.0.0-alpha.1", "--out", out, "-q")
+    assert check.returncode == 1
+    assert "generated/" not in check.stdout and f"{out}/README.md (as it is)" in check.stdout
+    assert check.stderr.strip() == f"{out} is stale: run `acp-codegen generate 2.0.0-alpha.1 --out {out}`."
+
+
+def test_installed_vendor_wording_and_refusals(installed: Path, tmp_path: Path) -> None:
+    assert run_installed(installed, tmp_path, "vendor", "2.0.0-alpha.5", "src").returncode == 0
+    header = (tmp_path / "src" / "acp" / "schema.py").read_text().splitlines()[2]
+    assert header.endswith("regenerate with `acp-codegen vendor 2.0.0-alpha.5 DIR`.")
+    one_line(
+        run_installed(installed, tmp_path, "vendor", "1.21.0", "src"), "protocol major (v2 -> v1)", "--force"
+    )
+    one_line(run_installed(installed, tmp_path, "vendor", "2.0.0-alpha.5", "src", "--unstable"), "stability")
+    (tmp_path / "src" / "acp" / "py.typed").write_text("edited\n")
+    check = run_installed(installed, tmp_path, "vendor", "--check", "src/acp")
+    assert check.returncode == 1
+    hint = check.stderr.split("`")[1]
+    assert hint == "acp-codegen vendor 2.0.0-alpha.5 src --force"
+    assert run_installed(installed, tmp_path, *hint.split()[1:]).returncode == 0
+    assert run_installed(installed, tmp_path, "vendor", "--check", "src/acp").returncode == 0
+    one_line(
+        run_installed(installed, tmp_path, "vendor", "2.0.0-alpha.5", "out", "--name", "json"),
+        "standard library",
+    )
+
+
+def test_installed_upgrade_refuses_a_file_that_does_not_parse(installed: Path, tmp_path: Path) -> None:
+    assert run_installed(installed, tmp_path, "vendor", "2.0.0-alpha.5", "src").returncode == 0
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "broken.py").write_text("def broken(:\n")
+    before = (tmp_path / "src" / "acp" / "VENDORED.json").read_text()
+    one_line(
+        run_installed(installed, tmp_path, "upgrade", "src/acp", "--to", "2.0.0-alpha.7", "app", "--write"),
+        "app/broken.py",
+    )
+    assert (tmp_path / "src" / "acp" / "VENDORED.json").read_text() == before
+
+
+def test_installed_options_anywhere_and_bad_numbers(installed: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    store.mkdir()
+    fetched = run_installed(
+        installed, tmp_path, "fetch", "2.0.0-alpha.1", "--from", ROOT / "schemas", "--schemas", store
+    )
+    assert fetched.returncode == 0, fetched.stderr
+    assert (store / "v2" / "2.0.0-alpha.1" / "schema.json").is_file()
+    one_line(
+        run_installed(installed, tmp_path, "generate", "2.0.0-alpha.1", "--out", "x", "-j", "0"),
+        "--jobs must be at least 1",
+    )
+    assert not (tmp_path / "x").exists()
+
+
+def test_installed_lock_refuses_what_is_not_a_schema(installed: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "store" / "v2" / "2.0.0-alpha.90"
+    shutil.copytree(ROOT / "schemas" / "v2" / "2.0.0-alpha.1", folder)
+    (folder / "schema.json").write_text("[1, 2, 3]")
+    one_line(
+        run_installed(installed, tmp_path, "lock", "2.0.0-alpha.90", "--schemas", tmp_path / "store"),
+        "'$defs'",
+    )
+    assert not (tmp_path / "store" / "lock.json").exists()
+    one_line(
+        run_installed(installed, tmp_path, "lock", "2.0.0-alpha.91", "--schemas", tmp_path / "store"),
+        "2.0.0-alpha.91/, ",
+    )
+
+
+def test_installed_releases(installed: Path, tmp_path: Path) -> None:
+    result = run_installed(installed, tmp_path, "releases", "--format", "json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert [row["release"] for row in rows] == list(read_lock().releases)
+    assert all(row["bundled"] and row["files"].startswith(str(installed)) for row in rows)
+
+
+def test_installed_ctrl_c_stops_generate_in_one_line(installed: Path, tmp_path: Path) -> None:
+    from tests.test_atomic import children  # the processes whose parent is a pid
+
+    env = {**os.environ, "PYTHONPATH": str(installed), "ACP_CODEGEN_CACHE": str(tmp_path / "cache")}
+    args = ["generate", "2.0.0-alpha.8", "--out", "out", "--no-cache", "-j", "2", "-q"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "codegen.cli", *args],
+        cwd=tmp_path,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        while len(children(process.pid)) < 2:  # both workers render
+            assert process.poll() is None
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        with pytest.raises(ProcessLookupError):
+            os.killpg(process.pid, 0)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert err.splitlines() == ["acp-codegen: interrupted: nothing is left half written"]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

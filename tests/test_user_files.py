@@ -8,11 +8,15 @@
 * New folders and files get the user's umask; an existing folder or file
   keeps its mode.
 * Every operating-system error on the output side (permission, read-only
-  file system, busy, no space) is one line naming the path, exit 2, and the
-  output as it was. Injected failures cover each errno at each step in
-  process; a read-only bind mount, a full tmpfs and a mount point (in a
-  private mount namespace made with ``unshare``) cover them for real, since
-  CI runs as root and ``chmod`` does not stop root.
+  file system, busy, no space) is one line naming the path, exit 2, and each
+  package and file as it was. Injected failures cover each errno at each
+  step in process; a read-only bind mount, a full tmpfs and mount points (in
+  a private mount namespace made with ``unshare``) cover them for real, since
+  CI runs as root and ``chmod`` does not stop root. An output folder that is
+  a mount point (``--out .`` in a project root) is written into, never renamed.
+
+The rules about what the tool may change at all (its record) are
+``tests/test_record.py``'s.
 """
 
 from __future__ import annotations
@@ -30,10 +34,13 @@ from typing import Any
 
 import pytest
 
+import codegen.files.atomic
 from codegen import cli
+from codegen import generate as gen
 from codegen.diff import report
-from codegen.emit import tree
-from codegen.emit.tree import MARKER, read_tree, write_tree
+from codegen.emit.tree import read_tree
+from codegen.files import RECORD_NAME, Output, swap
+from codegen.files.swap import MARKER, replace_folder
 from tests.support.releases import ROOT
 from tests.support.trees import copy_tree, tree_bytes
 
@@ -71,11 +78,20 @@ def primed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return out, cache
 
 
+PACKAGE = "acp_2_0_0_alpha_1"
+
+
 def stale_copy(primed: tuple[Path, Path], to: Path) -> Path:
-    """A copy of the primed output whose index was edited: generating it again swaps the whole tree."""
+    """A copy of the primed output with one package edited: generating it again swaps that package."""
     out = copy_tree(primed[0], to)
-    (out / "README.md").write_text((out / "README.md").read_text() + "an edit the next run undoes\n")
+    schema = out / PACKAGE / "schema.py"
+    schema.write_text(schema.read_text() + "# an edit the next run undoes\n")
     return out
+
+
+def write_tree(folder: Path, files: dict[str, str], owned: tuple[str, ...] = ()) -> bool:
+    """:func:`replace_folder` with text, as the tests lay trees down."""
+    return replace_folder(folder, {rel: text.encode() for rel, text in files.items()}, owned)
 
 
 def generate_args(primed: tuple[Path, Path], out: Path) -> list[str | Path]:
@@ -119,19 +135,19 @@ def test_a_dangling_link_is_not_replaced(tmp_path: Path) -> None:
     link = tmp_path / "out"
     link.symlink_to(tmp_path / "nowhere")
     with pytest.raises(Exception, match="not a folder"):
-        write_tree(link, {"a.py": "a\n"})
+        Output(link, "test")
     assert link.is_symlink() and not (tmp_path / "nowhere").exists()
 
 
 def test_a_link_to_a_folder_stays_a_link(tmp_path: Path) -> None:
     real = tmp_path / "real"
     real.mkdir()
-    (real / "old.py").write_text("old\n")
+    (real / "old.py").write_text("the user's\n")
     link = tmp_path / "out"
     link.symlink_to(real)
-    assert write_tree(link, {"a.py": "a\n"})
+    assert Output(link, "test").plan({"a.py": b"a\n"}).apply() == 2  # the file and the record
     assert link.is_symlink()
-    assert read_tree(real) == {"a.py": "a\n"}
+    assert set(read_tree(real)) == {"a.py", "old.py", RECORD_NAME}
 
 
 # --- only the tool's own temporary folders are removed --------------------------------------
@@ -205,7 +221,8 @@ def test_an_existing_folder_keeps_its_mode(tmp_path: Path, umask: Callable[[int]
     os.chmod(out, 0o750)
     os.chmod(out / "pkg", 0o2775)
     os.chmod(out / "pkg" / "b.py", 0o600)
-    assert write_tree(out, {"pkg/__init__.py": "A = 2\n", "pkg/b.py": "b2\n", "pkg/c.py": "c\n"})
+    owned = ("pkg/__init__.py", "pkg/b.py")
+    assert write_tree(out, {"pkg/__init__.py": "A = 2\n", "pkg/b.py": "b2\n", "pkg/c.py": "c\n"}, owned)
     assert (mode(out), mode(out / "pkg"), mode(out / "pkg" / "b.py")) == (0o750, 0o2775, 0o600)
     assert mode(out / "pkg" / "c.py") == 0o644  # new: the umask
     assert mode(out / "pkg" / "__init__.py") == 0o644
@@ -247,24 +264,24 @@ def inject(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, code: int, nt
 
 def fail_making_the_temporary_folder(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     """An unwritable or read-only parent folder."""
-    inject(monkeypatch, tree.tempfile, "mkdtemp", code)
+    inject(monkeypatch, swap.tempfile, "mkdtemp", code)
 
 
 def fail_writing_the_third_file(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
-    """The marker and one file are written, then (say) the disk is full."""
-    inject(monkeypatch, Path, "write_text", code, nth=3)
+    """Two files of the package are written, then (say) the disk is full."""
+    inject(monkeypatch, Path, "write_bytes", code, nth=3)
 
 
 def fail_moving_the_old_tree_aside(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     """No atomic exchange, and the first of the two renames fails (a busy mount point)."""
-    monkeypatch.setattr(tree, "_exchange", lambda a, b: False)
-    inject(monkeypatch, tree.os, "replace", code)
+    monkeypatch.setattr(swap, "_exchange", lambda a, b: False)
+    inject(monkeypatch, swap.os, "replace", code)
 
 
 def fail_moving_the_new_tree_in(monkeypatch: pytest.MonkeyPatch, code: int) -> None:
     """No atomic exchange, and the second rename fails with the old tree moved aside."""
-    monkeypatch.setattr(tree, "_exchange", lambda a, b: False)
-    inject(monkeypatch, tree.os, "replace", code, nth=2)
+    monkeypatch.setattr(swap, "_exchange", lambda a, b: False)
+    inject(monkeypatch, swap.os, "replace", code, nth=2)
 
 
 STEPS: dict[str, Callable[[pytest.MonkeyPatch, int], None]] = {
@@ -288,11 +305,18 @@ def test_generate_os_error_is_one_line_and_the_tree_stays(
 ) -> None:
     out = stale_copy(primed, tmp_path / "generated")
     before = tree_bytes(out)
+    rendered = gen.render(
+        cli.SchemaSource(cli.read_lock(), cache=primed[1]),
+        gen.units_for(cli.SchemaSource(cli.read_lock()), [RELEASE]),
+        out=primed[0],
+    )
+    monkeypatch.setattr(gen, "render", lambda *args, **kwargs: rendered)  # the failure is to hit the writing
     STEPS[step](monkeypatch, code)
     status, lines = run_cli(capsys, *generate_args(primed, out))
-    assert_one_line(status, lines, out, os.strerror(code))
-    assert tree_bytes(out) == before
+    assert_one_line(status, lines, out / PACKAGE, os.strerror(code))
+    assert tree_bytes(out) == before  # the package failed first: nothing else was written
     assert siblings(tmp_path) == ["generated"]
+    assert not [p for p in out.iterdir() if ".acp-codegen-" in p.name]
 
 
 @pytest.mark.parametrize("code", ERRNOS, ids=errno.errorcode.get)
@@ -321,33 +345,47 @@ def report_files() -> dict[str, str]:
     return report.report_files(cli.SchemaSource(cli.read_lock()), list(cli.read_lock().releases))
 
 
+USERS_REPORT = "0.9.0..0.9.1.md"
+"""Named like a report, but the tool never wrote it: the user's."""
+
+
 @pytest.fixture
-def reports_dir(tmp_path: Path, report_files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A reports folder with one report stale, one left over and a file of the user's."""
-    monkeypatch.setattr(report, "report_files", lambda source, releases: report_files)
+def reports_dir(
+    tmp_path: Path,
+    report_files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Path:
+    """A reports folder written by ``reports``, then one report stale, one the tool no longer writes,
+    and two files of the user's."""
     folder = tmp_path / "reports"
-    folder.mkdir()
-    for name, text in report_files.items():
-        (folder / name).write_text(text)
-    first = sorted(report_files)[0]
-    (folder / first).write_text("stale\n")
-    (folder / "0.9.0..1.0.0.md").write_text("no longer produced\n")
+    earlier = {**report_files, "0.9.0..1.0.0.md": "no longer produced\n"}
+    monkeypatch.setattr(report, "report_files", lambda source, releases: earlier)
+    status, lines = run_cli(capsys, "reports", "--out", folder)
+    assert status == 0, lines
+    monkeypatch.setattr(report, "report_files", lambda source, releases: report_files)
+    (folder / sorted(report_files)[0]).write_text("stale\n")
+    (folder / USERS_REPORT).write_text("the user's\n")
     (folder / "notes.txt").write_text("the user's\n")
     return folder
 
 
-def test_reports_writes_the_stale_and_removes_the_left_over(
+def test_reports_writes_the_stale_and_removes_only_what_it_wrote(
     reports_dir: Path, report_files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     status, lines = run_cli(capsys, "reports", "--out", reports_dir)
     assert status == 0, lines
-    assert read_tree(reports_dir) == {**report_files, "notes.txt": "the user's\n"}
+    found = read_tree(reports_dir)
+    record = json.loads(found.pop(RECORD_NAME))
+    assert found == {**report_files, "notes.txt": "the user's\n", USERS_REPORT: "the user's\n"}
+    assert set(record["written"]["reports"]["files"]) == set(report_files)
+    assert run_cli(capsys, "reports", "--out", reports_dir, "--check")[0] == 0
 
 
 @pytest.mark.parametrize("code", ERRNOS, ids=errno.errorcode.get)
 @pytest.mark.parametrize(
     "owner, name, nth",
-    [(tree.os, "replace", 1), (Path, "unlink", 1), ("mkstemp", "mkstemp", 1)],
+    [(codegen.files.atomic.os, "replace", 1), (Path, "unlink", 1), ("mkstemp", "mkstemp", 1)],
     ids=["rename", "remove", "stage"],
 )
 def test_reports_os_error_is_one_line_and_the_folder_stays(
@@ -359,14 +397,16 @@ def test_reports_os_error_is_one_line_and_the_folder_stays(
     nth: int,
     code: int,
 ) -> None:
-    import codegen.files
-
     before = tree_bytes(reports_dir)
-    inject(monkeypatch, codegen.files.tempfile if owner == "mkstemp" else owner, name, code, nth)
+    inject(monkeypatch, codegen.files.atomic.tempfile if owner == "mkstemp" else owner, name, code, nth)
     status, lines = run_cli(capsys, "reports", "--out", reports_dir)
     assert_one_line(status, lines, reports_dir, os.strerror(code))
+    after = tree_bytes(reports_dir)
     if name != "unlink":  # the renames are done when a removal fails; nothing is staged or left over
-        assert tree_bytes(reports_dir) == before
+        assert after == before
+    assert {rel: after.get(rel) for rel in ("notes.txt", USERS_REPORT)} == {
+        rel: before[rel] for rel in ("notes.txt", USERS_REPORT)
+    }
     assert not [p for p in reports_dir.iterdir() if ".acp-codegen-" in p.name]
 
 
@@ -428,12 +468,28 @@ def test_read_only_mount_reports(reports_dir: Path, tmp_path: Path) -> None:
 
 @PRIMED
 @needs_namespaces
-def test_busy_mount_point(primed: tuple[Path, Path], tmp_path: Path) -> None:
-    """The output folder is a mount point: it cannot be renamed, so the swap fails before it starts."""
+def test_an_output_folder_that_is_a_mount_point_is_written_into(
+    primed: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """``--out .`` in a project root, or any mount point: the folder itself is never renamed."""
+    out = stale_copy(primed, tmp_path / "busy" / "generated")
+    (out / ".git").mkdir()
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    result = in_namespace(f"mount --bind '{out}' '{out}'\n{cli_line(*generate_args(primed, out))}")
+    assert result.returncode == 0, result.stderr
+    assert tree_bytes(out) == {**tree_bytes(primed[0])}
+    assert (out / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+
+
+@PRIMED
+@needs_namespaces
+def test_a_package_that_is_a_mount_point_is_one_line(primed: tuple[Path, Path], tmp_path: Path) -> None:
+    """A package folder cannot be swapped when it is a mount point: one line, and it stays as it was."""
     out = stale_copy(primed, tmp_path / "busy" / "generated")
     before = tree_bytes(out)
-    lines = refused_in_namespace(f"mount --bind '{out}' '{out}'", *generate_args(primed, out))
-    assert_one_line(2, lines, out, os.strerror(errno.EBUSY))
+    package = out / PACKAGE
+    lines = refused_in_namespace(f"mount --bind '{package}' '{package}'", *generate_args(primed, out))
+    assert_one_line(2, lines, package, os.strerror(errno.EBUSY))
     assert tree_bytes(out) == before
     assert siblings(out.parent) == ["generated"]
 
@@ -442,19 +498,34 @@ def test_busy_mount_point(primed: tuple[Path, Path], tmp_path: Path) -> None:
 @needs_namespaces
 def test_no_space_left(primed: tuple[Path, Path], tmp_path: Path) -> None:
     """A tmpfs with room for the old tree but not for a second copy of it."""
-    pages = sum(-(-path.stat().st_size // 4096) for path in primed[0].rglob("*") if path.is_file())
+
+    def pages(folder: Path) -> int:
+        return sum(-(-path.stat().st_size // 4096) for path in folder.rglob("*") if path.is_file())
+
+    # room for the tree and a third of the package: staging its new copy runs out of space
+    room = pages(primed[0]) + pages(primed[0] / PACKAGE) // 3
     disk = tmp_path / "disk"
     disk.mkdir()
     out = disk / "generated"
     listing = f"cd '{disk}' && find . -type f -exec sha256sum {{}} + | sort"
     result = in_namespace(
-        f"mount -t tmpfs -o size={(pages + pages // 2) * 4096} tmpfs '{disk}'\n"
+        f"mount -t tmpfs -o size={room * 4096} tmpfs '{disk}'\n"
         f"cp -r '{primed[0]}' '{out}'\n"
-        f"echo 'an edit the next run undoes' >> '{out}/README.md'\n"
+        f"echo '# an edit the next run undoes' >> '{out}/{PACKAGE}/schema.py'\n"
         f"{listing}\necho ===\n"
         f'set +e; {cli_line(*generate_args(primed, out))}; echo "status=$?"\necho ===\n{listing}'
     )
     before, status, after = result.stdout.split("===\n")
     assert status.strip() == "status=2", result.stderr
     assert_one_line(2, result.stderr.strip().splitlines(), out, os.strerror(errno.ENOSPC))
-    assert before == after and "README.md" in before
+    assert before == after and "schema.py" in before
+
+
+def test_reports_check_outside_the_checkout_names_a_command_that_works(
+    reports_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, lines = run_cli(capsys, "reports", "--out", reports_dir, "--check")
+    assert status == 1
+    assert lines == [f"{reports_dir} is stale: run `acp-codegen reports --out {reports_dir}`."]
+    assert run_cli(capsys, *lines[0].split("`")[1].split()[1:])[0] == 0
+    assert run_cli(capsys, "reports", "--out", reports_dir, "--check")[0] == 0

@@ -16,7 +16,7 @@ from .. import naming, pysource
 from ..schema.ir import ApiSurface
 from .bindings import emit_bindings
 from .models import emit_models
-from .output import TEMPLATES, Module, format_source, header, template_environment
+from .output import TEMPLATES, Module, format_source, header, regenerated_by, template_environment
 from .patches import emit_patches
 
 PACKAGE_TEMPLATES = TEMPLATES / "package"
@@ -27,6 +27,8 @@ class Package:
     name: str
     surface: ApiSurface
     modules: dict[str, Module] = field(default_factory=dict)
+    regenerate: str | None = None
+    """The command the files' headers name to write them again (``None``: ``generate``'s)."""
 
     def files(self) -> dict[str, str]:
         """Relative path -> content of every file of the package."""
@@ -70,7 +72,7 @@ class Package:
             template_environment(PACKAGE_TEMPLATES)
             .get_template("__init__.py.jinja2")
             .render(
-                header=header(surface, "Package entry point."),
+                header=self._header("Package entry point."),
                 doc=doc,
                 surface=surface,
                 eager=eager,
@@ -81,6 +83,10 @@ class Package:
             )
         )
         return format_source(source)
+
+    def _header(self, what: str) -> str:
+        with regenerated_by(self.regenerate):
+            return header(self.surface, what)
 
 
 def _summary(source: str) -> str:
@@ -93,8 +99,11 @@ Emitter = Callable[[ApiSurface], dict[str, Module]]
 EMITTERS: tuple[Emitter, ...] = (emit_models, emit_bindings, emit_patches)
 
 
-def build_package(surface: ApiSurface) -> Package:
-    package = Package(naming.package_name(surface.release, surface.stability == "unstable"), surface)
-    for emitter in EMITTERS:
-        package.modules.update(emitter(surface))
+def build_package(surface: ApiSurface, regenerate: str | None = None) -> Package:
+    """The package of ``surface``; ``regenerate``: the command its headers name (default: ``generate``'s)."""
+    name = naming.package_name(surface.release, surface.stability == "unstable")
+    package = Package(name, surface, regenerate=regenerate)
+    with regenerated_by(regenerate):
+        for emitter in EMITTERS:
+            package.modules.update(emitter(surface))
     return package

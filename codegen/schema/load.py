@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import resources
+from .. import diagnostics, resources
 from ..errors import CodegenError
-from ..files import write_atomic
+from ..files import Output
 from ..textfile import decode, read_bytes
 from ..textfile import read_toml as read_toml  # re-exported: diff/waivers reads its TOML through here
 
@@ -250,13 +250,26 @@ def lock_entry(release: str, folder: Path) -> dict[str, Any]:
     files: dict[str, Any] = {}
     for file_name in RELEASE_FILES:
         data = read_bytes(folder / file_name)
-        parse_json(data, folder / file_name)  # a file that is not JSON is never locked
+        check_release_file(parse_json(data, folder / file_name), folder / file_name)  # never lock what is not
         files[file_name] = {
             "sha256": sha256_bytes(data),
             "bytes": len(data),
             "url": UPSTREAM_URL.format(repository=UPSTREAM_REPOSITORY, tag=tag, major=major, file=file_name),
         }
     return {"tag": tag, "files": files}
+
+
+def check_release_file(data: Any, path: Path) -> None:
+    """One line unless ``data`` can be a release file: a JSON Schema object with ``$defs``, or an object."""
+    if path.name in SCHEMA_FILES:
+        if not isinstance(data, dict) or not isinstance(data.get("$defs"), dict):
+            raise CodegenError(
+                "is not a JSON Schema object with a '$defs' object, so it is not a release's schema",
+                file=path,
+                pointer="",
+            )
+    elif not isinstance(data, dict):
+        raise CodegenError("is not a JSON object, so it is not a release's meta table", file=path, pointer="")
 
 
 def _lock_data(path: Path) -> dict[str, Any]:
@@ -268,17 +281,62 @@ def _lock_data(path: Path) -> dict[str, Any]:
     return data
 
 
-def write_lock_entries(path: Path, entries: Mapping[str, dict[str, Any]]) -> None:
-    """Add or replace release entries in the lock file at ``path`` (created if absent), atomically."""
+def lock_bytes(path: Path, entries: Mapping[str, dict[str, Any]]) -> bytes:
+    """The lock file at ``path`` (created if absent) with ``entries`` added or replaced."""
     data = _lock_data(path)
     data["releases"].update(entries)
     data["releases"] = {n: data["releases"][n] for n in sort_releases(list(data["releases"]))}
-    write_atomic(path, (json.dumps(data, indent=2) + "\n").encode())
+    return (json.dumps(data, indent=2) + "\n").encode()
 
 
-def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK) -> None:
+def write_store(
+    store: Path,
+    files: Mapping[str, bytes],
+    *,
+    command: str,
+    force: bool = False,
+    lock: Path | None = None,
+    entries: Mapping[str, dict[str, Any]] | None = None,
+) -> None:
+    """Write release files (paths inside ``store``) and lock ``entries`` through the store's record.
+
+    Every path is checked before anything is written: a file at a path the
+    command writes that it did not write itself is refused unless ``force``
+    (see :mod:`codegen.files.record`). The lock file is the tool's by its
+    format: it is read (one line if it is not a lock) and written with every
+    entry it had.
+    """
+    plans = []
+    wanted = dict(files)
+    if lock is not None and entries:
+        content = lock_bytes(lock, entries)
+        if lock.parent.resolve() == store.resolve():
+            wanted[lock.name] = content
+        else:
+            side = Output(lock.parent, command, option="--lock", force=force)
+            plans.append(side.plan({lock.name: content}, scope=[lock.name], adopt=[lock.name]))
+    if wanted:
+        output = Output(store, command, option="--schemas", force=force)
+        adopt = [lock.name] if lock is not None and lock.name in wanted else []
+        plans.insert(0, output.plan(wanted, scope=list(wanted), adopt=adopt))
+    for plan in plans:
+        refused = plan.refusal()
+        if refused is not None:
+            raise refused
+    for plan in plans:
+        plan.apply()
+
+
+def write_lock_entries(
+    path: Path, entries: Mapping[str, dict[str, Any]], command: str = "lock", force: bool = False
+) -> None:
+    """Add or replace release entries in the lock file at ``path`` (created if absent), atomically."""
+    write_store(path.parent, {}, command=command, force=force, lock=path, entries=entries)
+
+
+def add_to_lock(release: str, folder: Path, path: Path = DEFAULT_LOCK, force: bool = False) -> None:
     """Record the tag release ``release`` (read from ``folder``) in the lock file, atomically."""
-    write_lock_entries(path, {release: lock_entry(release, folder)})
+    write_lock_entries(path, {release: lock_entry(release, folder)}, force=force)
 
 
 class _NotJsonError(ValueError):
@@ -443,10 +501,33 @@ class SchemaSource:
         )
 
     def load(self, release: str) -> ReleaseFiles:
+        """The verified files of a locked release, from the first store that holds all four.
+
+        A store folder that holds only some of them is skipped with a warning
+        naming what it lacks (an error under ``--strict``), and when no store
+        holds them all, the error names the first missing file.
+        """
         locked = self.check_locked(release)
+        partial: list[tuple[Path, list[str]]] = []
         for folder in self.folders(release):
-            if all((folder / name).is_file() for name in RELEASE_FILES):
+            missing = [name for name in RELEASE_FILES if not (folder / name).is_file()]
+            if not missing:
+                for skipped, lacking in partial:
+                    diagnostics.gap(
+                        f"release {release}: this store folder lacks {', '.join(lacking)}",
+                        default=f"its files are read from {folder} instead",
+                        file=skipped,
+                    )
                 return load_release_folder(locked, folder)
+            if len(missing) < len(RELEASE_FILES):
+                partial.append((folder, missing))
+        if partial:
+            folder, lacking = partial[0]
+            raise CodegenError(
+                f"file not found: release {release} needs all of {', '.join(RELEASE_FILES)} here, and no "
+                f"schema store holds them all; fetch it with `{locked.fetch_command()}`",
+                file=folder / lacking[0],
+            )
         searched = ", ".join(str(store) for store in self.stores)
         raise CodegenError(
             f"release {release!r} is locked but its files are in no schema store (searched {searched}); "
@@ -518,15 +599,10 @@ def _download(url: str) -> bytes:
         raise CodegenError(f"download failed: {reason}", file=url) from None
 
 
-def write_release(store: Path, release: str, contents: Mapping[str, bytes]) -> Path:
-    """Write verified files into ``<store>/v<major>/<release>/``, each file replaced in one step.
-
-    Only the release's own files are written; nothing else in the folder is touched.
-    """
-    target = release_folder(store, release)
-    for name, raw in contents.items():
-        write_atomic(target / name, raw)
-    return target
+def release_paths(store: Path, release: str, contents: Mapping[str, bytes]) -> dict[str, bytes]:
+    """Where a release's files go in ``store``: ``v<major>/<release>/<file>``, relative to it."""
+    target = release_folder(store, release).relative_to(store)
+    return {(target / name).as_posix(): raw for name, raw in contents.items()}
 
 
 def fetch_release(
@@ -534,6 +610,7 @@ def fetch_release(
     origin: str | Path | None,
     store: Path,
     progress: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> Path:
     """Copy or download every file of a tag release into ``store``.
 
@@ -570,4 +647,5 @@ def fetch_release(
         contents[name] = raw
         if progress is not None:
             progress(name)
-    return write_release(store, locked.name, contents)
+    write_store(store, release_paths(store, locked.name, contents), command="fetch", force=force)
+    return release_folder(store, locked.name)

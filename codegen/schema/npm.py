@@ -32,9 +32,10 @@ from .load import (
     SCHEMA_FILES,
     Lock,
     parse_json,
+    release_folder,
+    release_paths,
     sha256_bytes,
-    write_lock_entries,
-    write_release,
+    write_store,
 )
 
 NPM_PREFIX = "npm:"
@@ -121,10 +122,7 @@ def pack(spec: str) -> Package:
         except subprocess.TimeoutExpired:
             raise CodegenError(f"npm pack {spec} did not finish in {NPM_TIMEOUT:.0f} s") from None
         if done.returncode != 0:
-            errors = [line for line in done.stderr.splitlines() if line.strip()]
-            reason = next((line for line in errors if " 404 " in line or "E404" in line), None)
-            reason = reason or (errors[-1] if errors else f"exit status {done.returncode}")
-            raise CodegenError(f"npm pack {spec} failed: {reason.removeprefix('npm error ').strip()}")
+            raise CodegenError(f"npm pack {spec} failed: {_npm_reason(npm, spec, done)}")
         try:
             (info,) = json.loads(done.stdout)
             (tarball_path,) = Path(folder).glob("*.tgz")
@@ -132,6 +130,47 @@ def pack(spec: str) -> Package:
         except (ValueError, KeyError, TypeError, OSError) as exc:
             raise CodegenError(f"npm pack {spec}: unexpected output ({exc})") from None
     return Package(str(info["name"]), str(info["version"]), str(info.get("integrity", "")), tarball)
+
+
+def _npm_reason(npm: str, spec: str, done: subprocess.CompletedProcess[str]) -> str:
+    """Why ``npm pack`` failed, in words: no such version (and the newest), no such package, or npm's own."""
+    package, _, version = spec.rpartition("@")
+    try:
+        error = json.loads(done.stdout)["error"]
+        code, summary = str(error.get("code", "")), " ".join(str(error.get("summary", "")).split())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        code, summary = "", ""
+    if code == "ETARGET":
+        newest = _newest(npm, package)
+        return f"no version {version}" + (f"; the newest is {newest}" if newest else "")
+    if code == "E404":
+        return f"no package {package} in the registry ({summary})" if summary else f"no package {package}"
+    if summary:
+        return f"{summary} ({code})" if code else summary
+    lines = [
+        line.removeprefix("npm error").removeprefix("npm ERR!").strip()
+        for line in done.stderr.splitlines()
+        if line.strip() and "complete log of this run" not in line
+    ]
+    return next(
+        (line for line in lines if line and not line.startswith("code ")), f"exit status {done.returncode}"
+    )
+
+
+def _newest(npm: str, package: str) -> str | None:
+    """The version the registry tags ``latest`` (``None`` if it cannot say)."""
+    try:
+        done = subprocess.run(
+            [npm, "view", package, "version"],
+            capture_output=True,
+            text=True,
+            timeout=NPM_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    newest = done.stdout.strip()
+    return newest if done.returncode == 0 and newest and "\n" not in newest else None
 
 
 def schema_files(tarball: bytes, where: str) -> dict[int, dict[str, tuple[str, bytes]]]:
@@ -230,7 +269,7 @@ def lock_entry(package: Package, release: NpmRelease) -> dict[str, Any]:
 
 
 def fetch_npm(
-    origin: str, lock: Lock, store: Path, only: str | None = None
+    origin: str, lock: Lock, store: Path, only: str | None = None, force: bool = False
 ) -> tuple[list[Fetched], list[str]]:
     """Fetch ``npm:PACKAGE@VERSION`` into ``store`` and record what is new in ``lock``'s file.
 
@@ -248,6 +287,7 @@ def fetch_npm(
         raise CodegenError(f"{where} ships no schema/v<major>/schema.json and schema.unstable.json{found}")
     fetched: list[Fetched] = []
     entries: dict[str, dict[str, Any]] = {}
+    files: dict[str, bytes] = {}
     own = _own_entries(lock)
     for release in releases:
         if only is not None and only not in (
@@ -264,8 +304,10 @@ def fetch_npm(
             )
         if same is None:
             entries[release.name] = lock_entry(package, release)
-            folder = write_release(store, release.name, release.files)
-            fetched.append(Fetched(release.name, folder, "locked", package.version))
+            files.update(release_paths(store, release.name, release.files))
+            fetched.append(
+                Fetched(release.name, release_folder(store, release.name), "locked", package.version)
+            )
             continue
         locked = lock.releases[same]
         if locked.npm is None:
@@ -286,12 +328,12 @@ def fetch_npm(
             if package.version not in recorded:
                 recorded.append(package.version)
                 entries[same] = entry
-        fetched.append(Fetched(same, write_release(store, same, release.files), status, package.version))
+        files.update(release_paths(store, same, release.files))
+        fetched.append(Fetched(same, release_folder(store, same), status, package.version))
     if only is not None and not fetched:
         shipped = ", ".join(r.name for r in releases)
         raise CodegenError(f"{where} ships no release {only} (it ships {shipped})", file=lock.path)
-    if entries:
-        write_lock_entries(lock.path, entries)
+    write_store(store, files, command="fetch", force=force, lock=lock.path, entries=entries)
     return fetched, notices
 
 

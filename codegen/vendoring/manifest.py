@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import keyword
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -42,9 +43,20 @@ def generator_version() -> str:
 
 
 def check_package_name(name: str) -> str:
-    """``name`` if it can be imported as a top-level package; a one-line error otherwise."""
-    if not name.isidentifier() or keyword.iskeyword(name) or not name.isascii():
+    """``name`` if it can be imported as a top-level package of its own; a one-line error otherwise.
+
+    A keyword cannot be imported, and a module name of the standard library
+    (``json``, ``typing``) would shadow that module for the whole project.
+    """
+    if not name.isidentifier() or not name.isascii():
         raise CodegenError(f"{name!r} is not a valid Python package name")
+    if keyword.iskeyword(name):
+        raise CodegenError(f"{name!r} is a Python keyword, so no import can name it; choose another --name")
+    if name in sys.stdlib_module_names:
+        raise CodegenError(
+            f"{name!r} is a module of Python's standard library, which a package of that name would "
+            "shadow; choose another --name"
+        )
     return name
 
 

@@ -1,4 +1,4 @@
-"""What vendoring needs from the rest of acp-codegen: releases, surfaces, package files and tree writes.
+"""What vendoring needs from the rest of acp-codegen: releases, surfaces, package files and folder writes.
 
 Every import of another acp-codegen module (but the differ's, which
 :mod:`.migration` makes) is here, so that moving those modules means
@@ -7,28 +7,32 @@ editing this file alone.
 
 from __future__ import annotations
 
-from ..emit.tree import read_tree, write_tree
+from ..emit.tree import read_tree
+from ..files import check_folder, write_folder
 from ..naming import field_name, package_name
 from ..schema.builder import build_release, build_surface
 from ..schema.ir import ApiSurface, Stability
-from ..schema.load import ReleaseFiles, SchemaSource, load_schema_folder, sha256_bytes
+from ..schema.load import ReleaseFiles, SchemaSource, load_schema_folder, protocol_major, sha256_bytes
 
 __all__ = [
     "ApiSurface",
     "ReleaseFiles",
     "SchemaSource",
     "Stability",
+    "check_folder",
     "field_name",
     "load_schema_folder",
     "package_files",
     "package_name",
+    "protocol_major",
     "read_tree",
     "sha256_bytes",
     "surface_of",
-    "write_tree",
+    "vendor_command",
+    "write_folder",
 ]
 
-_PackageKey = tuple[str, bool, tuple[tuple[str, str], ...]]
+_PackageKey = tuple[str, bool, str, tuple[tuple[str, str], ...]]
 _PACKAGES: dict[_PackageKey, dict[str, str]] = {}
 
 
@@ -39,18 +43,35 @@ def surface_of(files: ReleaseFiles, unstable: bool) -> ApiSurface:
     return build_release(files)[1]
 
 
-def package_files(files: ReleaseFiles, unstable: bool) -> tuple[ApiSurface, dict[str, str]]:
-    """The surface and the generated package of a release: path inside the package -> text.
+def vendor_command(
+    release: str, unstable: bool, package: str, folder: str = "DIR", force: bool = False
+) -> str:
+    """The ``acp-codegen vendor`` command that writes this package (``DIR``: the folder that holds it)."""
+    parts = ["acp-codegen vendor", release, folder]
+    parts += ["--unstable"] if unstable else []
+    parts += [f"--name {package}"] if package != "acp" else []
+    parts += ["--force"] if force else []
+    return " ".join(parts)
 
-    Rendering a package takes seconds (every module goes through black), so
-    the files are kept for the life of the process, keyed by the release name
-    and the sha256 of its schema files: the same inputs give the same files.
+
+def package_files(
+    files: ReleaseFiles, unstable: bool, package: str = "acp"
+) -> tuple[ApiSurface, dict[str, str]]:
+    """The surface and the package of a release vendored as ``package``: path inside the package -> text.
+
+    Each file's header names the ``acp-codegen vendor`` command that writes
+    it again. Rendering a package takes seconds (every module goes through
+    black), so the files are kept for the life of the process, keyed by the
+    release name, the package name and the sha256 of its schema files: the
+    same inputs give the same files.
     """
     from ..emit.package import build_package
 
     surface = surface_of(files, unstable)
-    key = (files.release, unstable, tuple(sorted((n, d.sha256) for n, d in files.documents.items())))
+    digests = tuple(sorted((n, d.sha256) for n, d in files.documents.items()))
+    key = (files.release, unstable, package, digests)
     if key not in _PACKAGES:
-        rendered = build_package(surface).files()
+        regenerate = vendor_command(files.release, unstable, package)
+        rendered = build_package(surface, regenerate).files()
         _PACKAGES[key] = {path.split("/", 1)[1]: text for path, text in rendered.items()}
     return surface, dict(_PACKAGES[key])

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,10 +25,11 @@ from typing import Any
 
 from ..errors import CodegenError
 from .codemod import Codemod, FileResult, Finding
+from .codemod import _parse as parse_source
 from .manifest import MANIFEST_NAME, Manifest, manifest_for, read_manifest
 from .migration import DiffResult, Migration, diff_for_migration, migration_from_diff
-from .source import ReleaseFiles, package_files, write_tree
-from .vendoring import LocalEditsError, Regenerate, check, vendored_tree
+from .source import ReleaseFiles, package_files, write_folder
+from .vendoring import LocalEditsError, Regenerate, check, owned_files, vendored_tree
 
 SOURCE_SUFFIXES = (".py", ".pyi")
 _SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
@@ -46,8 +47,10 @@ class Plan:
     diff: DiffResult
     migration: Migration
     files: tuple[FileResult, ...]
-    tree: dict[str, str]
+    tree: dict[str, bytes]
     """The new vendored package, its manifest included."""
+    force: bool = False
+    """Whether ``--force`` was given: local edits are dropped, paths in the way replaced."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -170,27 +173,56 @@ def plan(
             file=folder / MANIFEST_NAME,
         )
     report = check(folder, regenerate)
-    if report.edited and not force:
+    if report.modified and not force:
         raise LocalEditsError(report, f"upgrading to {new.release}")
     result = diff_for_migration(old, new, manifest.stability)
     migration = migration_from_diff(result)
     package = folder.name
     versioned = package == migration.old_package and migration.new_package != package
     target = folder.parent / migration.new_package if versioned else folder
-    if versioned and target.exists():
-        raise CodegenError(f"is in the way of the upgraded package {migration.new_package}", file=target)
+    if versioned and (target.exists() or target.is_symlink()) and not force:
+        raise CodegenError(
+            f"is in the way of the upgraded package {migration.new_package}: move it away, or pass --force "
+            "to write the package into it (its other files are kept)",
+            file=target,
+        )
     codemod = Codemod(migration, package, migration.new_package if versioned else None)
     files = codemod.run(source_files(sources, folder))
-    surface, package_tree = package_files(new, manifest.unstable)
+    for skipped in files:
+        if not skipped.resolved:
+            check_parses(skipped.path, skipped.before)
+    surface, package_tree = package_files(new, manifest.unstable, target.name)
     tree = vendored_tree(package_tree, manifest_for(surface, target.name, package_tree))
-    return Plan(folder, manifest, target, result, migration, tuple(files), tree)
+    return Plan(folder, manifest, target, result, migration, tuple(files), tree, force)
+
+
+def check_parses(path: Path, source: bytes) -> None:
+    """One line naming ``path`` if it does not parse: what it uses cannot be known, so nothing is rewritten.
+
+    The codemod skips a file that never mentions the package without
+    parsing it; this catches such a file that is broken all the same.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # odd escapes in strings: the codemod is no linter
+        try:
+            parse_source(source, str(path))  # the codemod's own one-line error for a file that does not
+        except RecursionError:
+            raise CodegenError("cannot parse it: it nests expressions too deeply", file=path) from None
 
 
 def apply(upgrade: Plan) -> None:
-    """Write the plan: swap the vendored package in one step, then replace each rewritten file atomically."""
-    write_tree(upgrade.target, upgrade.tree)
-    if upgrade.target != upgrade.folder:
-        shutil.rmtree(upgrade.folder)
+    """Write the plan: swap the vendored package in one step, then replace each rewritten file atomically.
+
+    The old copy's files go only when the package moves to a new name, and
+    only those its manifest lists: a file of the user's in it stays.
+    """
+    owned = owned_files(upgrade.manifest)
+    moved = upgrade.target != upgrade.folder
+    write_folder(
+        upgrade.target, upgrade.tree, set() if moved else owned, command="upgrade", force=upgrade.force
+    )
+    if moved:
+        write_folder(upgrade.folder, {}, owned, command="upgrade", force=upgrade.force)
     for result in upgrade.rewritten:
         write_file(result.path, result.after)
 

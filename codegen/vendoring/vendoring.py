@@ -2,8 +2,11 @@
 
 * :func:`vendor` writes ``DIR/PKG`` (the package plus its ``VENDORED.json``)
   in one step: the files are staged in a temporary sibling folder and
-  swapped in whole (:func:`codegen.emit.tree.write_tree`), so a failed or
-  killed run leaves the old copy exactly as it was.
+  swapped in whole (:func:`codegen.files.write_folder`), so a failed or
+  killed run leaves the old copy exactly as it was. ``VENDORED.json`` is the
+  record of what the tool wrote there: a file of the user's in the folder is
+  kept, a folder without it is refused unless ``--force``, and so is moving
+  the copy to another protocol major or stability.
 * :func:`check` compares a vendored copy with its manifest and lists every
   local edit: a unified diff against the original where the original can be
   regenerated from the manifest's release (and its sha256 matches the
@@ -19,7 +22,16 @@ from pathlib import Path
 
 from ..errors import CodegenError
 from .manifest import MANIFEST_NAME, Manifest, manifest_for, read_manifest
-from .source import ReleaseFiles, SchemaSource, package_files, read_tree, sha256_bytes, write_tree
+from .source import (
+    ReleaseFiles,
+    SchemaSource,
+    check_folder,
+    package_files,
+    protocol_major,
+    read_tree,
+    sha256_bytes,
+    write_folder,
+)
 
 Regenerate = Callable[[Manifest], Mapping[str, str]]
 """The files a manifest describes, as the generator writes them (:class:`CodegenError` if it cannot)."""
@@ -82,7 +94,7 @@ def regenerate_from(source: SchemaSource) -> Regenerate:
                     f"{manifest.release} has another {name} than the one the package was vendored from",
                     file=files.folder / name,
                 )
-        return package_files(files, manifest.unstable)[1]
+        return package_files(files, manifest.unstable, manifest.package)[1]
 
     return regenerate
 
@@ -115,7 +127,8 @@ def check(path: Path, regenerate: Regenerate | None = None) -> CheckReport:
                     lineterm="",
                 )
             )
-            lines.extend(diff or [f"modified (line endings or the final newline only): {folder / rel}"])
+            shown = [_printable(line) for line in diff]  # bytes that are not UTF-8 as \x escapes
+            lines.extend(shown or [f"modified (line endings or the final newline only): {folder / rel}"])
     lines.extend(f"missing: {folder / rel}" for rel in sorted(missing))
     lines.extend(f"extra: {folder / rel}" for rel in sorted(extra))
     if renamed:
@@ -135,35 +148,47 @@ def _originals(manifest: Manifest, regenerate: Regenerate | None) -> tuple[Mappi
         return {}, f"cannot regenerate {manifest.release} to show the edit: {error.one_line()}"
 
 
+def _printable(line: str) -> str:
+    """A line of a file read with ``surrogateescape``, its undecodable bytes shown as ``\\x..``."""
+    return line.encode("utf-8", errors="surrogateescape").decode("utf-8", errors="backslashreplace")
+
+
 def _bytes(text: str) -> bytes:
     """The bytes :func:`read_tree` decoded (it keeps undecodable bytes as surrogates)."""
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def vendored_tree(files: Mapping[str, str], manifest: Manifest) -> dict[str, str]:
+def vendored_tree(files: Mapping[str, str], manifest: Manifest) -> dict[str, bytes]:
     """The files to write: the package and its manifest."""
-    return {**files, MANIFEST_NAME: manifest.to_json()}
+    return {rel: text.encode() for rel, text in {**files, MANIFEST_NAME: manifest.to_json()}.items()}
 
 
-def refuse_to_overwrite(folder: Path, regenerate: Regenerate | None, what: str, force: bool = False) -> None:
-    """Raise unless ``folder`` is absent, empty, or a vendored copy (without local edits unless ``force``)."""
-    if not folder.exists():
-        return
-    if not folder.is_dir():
-        raise CodegenError("exists and is not a folder", file=folder)
-    if not (folder / MANIFEST_NAME).exists():
-        if read_tree(folder):
-            raise CodegenError(
-                f"exists and was not written by `acp-codegen vendor` (no {MANIFEST_NAME}); "
-                "move it away or choose another --name",
-                file=folder,
-            )
-        return
-    if force:
-        return
-    report = check(folder, regenerate)
-    if report.edited:
-        raise LocalEditsError(report, what)
+def owned_files(manifest: Manifest) -> set[str]:
+    """What the tool wrote in a vendored package: the files its manifest lists, and the manifest."""
+    return {*manifest.files, MANIFEST_NAME}
+
+
+def _major(release: str) -> int | None:
+    try:
+        return protocol_major(release)
+    except CodegenError:
+        return None
+
+
+def refuse_to_move(folder: Path, old: Manifest, release: str, stability: str) -> None:
+    """Raise unless vendoring ``release`` over the copy ``old`` keeps its protocol major and stability."""
+    before, after = _major(old.release), _major(release)
+    changes = []
+    if before != after:
+        changes.append(f"the protocol major (v{before} -> v{after})")
+    if old.stability != stability:
+        changes.append(f"the stability ({old.stability} -> {stability})")
+    if changes:
+        raise CodegenError(
+            f"holds ACP {old.release} ({old.stability}); vendoring {release} ({stability}) would change "
+            f"{' and '.join(changes)} under the same imports: pass --force to do it",
+            file=folder,
+        )
 
 
 @dataclass(frozen=True)
@@ -185,13 +210,33 @@ def vendor(
 ) -> Vendored:
     """Write the package of ``files`` (a release or schema folder) as ``directory/package``, atomically.
 
-    A copy already there is replaced whole, unless it has local edits (then
-    :class:`LocalEditsError`, unless ``force``) or was not written by this
-    command.
+    A copy already there is replaced in one step, keeping any file of the
+    user's in it, unless (without ``force``) it has local edits
+    (:class:`LocalEditsError`), it is another protocol major or stability, or
+    the folder holds files and no ``VENDORED.json`` (or is a link to such a
+    folder: ``force`` then replaces the link, never what it points to).
     """
-    folder = directory / package
-    refuse_to_overwrite(folder, regenerate, "vendoring over it", force)
-    surface, package_tree = package_files(files, unstable)
+    folder = check_folder(directory, "DIR") / package
+    if folder.is_symlink() and (folder / MANIFEST_NAME).is_file():
+        folder = folder.resolve()  # a vendored copy kept elsewhere, linked here: the link stays the user's
+    owned: set[str] = set()
+    stability = "unstable" if unstable else "stable"
+    if (folder / MANIFEST_NAME).is_file():
+        try:
+            _, old = read_manifest(folder)
+        except CodegenError:
+            if not force:
+                raise
+        else:
+            owned = owned_files(old)
+            if not force:
+                refuse_to_move(folder, old, files.release, stability)
+                report = check(folder, regenerate)
+                if report.modified:
+                    raise LocalEditsError(report, "vendoring over it")
+    surface, package_tree = package_files(files, unstable, package)
     manifest = manifest_for(surface, package, package_tree)
-    written = write_tree(folder, vendored_tree(package_tree, manifest))
+    written = write_folder(
+        folder, vendored_tree(package_tree, manifest), owned, command="vendor", force=force
+    )
     return Vendored(folder, manifest, written)

@@ -346,6 +346,60 @@ def test_a_source_file_that_does_not_parse(project: Path, capsys: pytest.Capture
     assert line.startswith(f"{broken}: cannot parse it (line ")
 
 
+@pytest.mark.parametrize("source", ["def broken(:\n", "x = (\n", "print 'python 2'\n"])
+def test_a_source_file_that_does_not_parse_and_never_names_the_package(
+    project: Path, capsys: pytest.CaptureFixture[str], source: str
+) -> None:
+    """What a broken file uses cannot be known: it is refused all the same, named, with --write or not."""
+    broken = project / "app" / "unrelated.py"
+    broken.write_text(source)
+    for write in ((), ("--write",)):
+        line, _ = bad_input(capsys, project, project / "acp", "--to", A7, project / "app", *write)
+        assert line.startswith(f"{broken}: cannot parse it")
+
+
+def test_a_file_of_the_users_in_the_vendored_package_is_kept(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """VENDORED.json is the record: what it does not list is the user's, and survives the swap."""
+    (project / "acp" / "local_helpers.py").write_text("HELPER = 1\n")
+    (project / "acp" / ".keep").write_text("")
+    done = run(capsys, "upgrade", project / "acp", "--to", A7, project / "app", "--write")
+    assert done.code == 1, done.err  # the fixture's findings remain; extra files are no local edits
+    assert (project / "acp" / "local_helpers.py").read_text() == "HELPER = 1\n"
+    assert (project / "acp" / ".keep").exists()
+    assert read_manifest(project / "acp")[1].release == A7
+
+
+def test_a_versioned_package_moves_and_the_users_file_stays_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = "acp_2_0_0_alpha_5_unstable", "acp_2_0_0_alpha_7_unstable"
+    assert run(capsys, "vendor", A5, tmp_path, "--unstable", "--name", old).code == 0
+    (tmp_path / old / "notes.txt").write_text("mine\n")
+    done = run(capsys, "upgrade", tmp_path / old, "--to", A7, tmp_path / old / "notes.txt", "--write")
+    assert done.code == 0, done.err
+    assert sorted(p.name for p in (tmp_path / old).iterdir()) == ["notes.txt"]  # only what vendor wrote went
+    assert run(capsys, "vendor", "--check", tmp_path / new).code == 0
+
+
+def test_a_folder_in_the_way_of_the_new_name_is_refused_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = "acp_2_0_0_alpha_5_unstable", "acp_2_0_0_alpha_7_unstable"
+    assert run(capsys, "vendor", A5, tmp_path, "--unstable", "--name", old).code == 0
+    (tmp_path / new).mkdir()
+    (tmp_path / new / "mine.py").write_text("MINE = 1\n")
+    done = run(capsys, "upgrade", tmp_path / old, "--to", A7, tmp_path / new / "mine.py", "--write")
+    assert done.code == 2 and "--force" in done.err and str(tmp_path / new) in done.err
+    done = run(
+        capsys, "upgrade", tmp_path / old, "--to", A7, tmp_path / new / "mine.py", "--write", "--force"
+    )
+    assert done.code == 0, done.err
+    assert (tmp_path / new / "mine.py").read_text() == "MINE = 1\n"
+    assert read_manifest(tmp_path / new)[1].release == A7
+
+
 def test_local_edits_are_shown_and_refused(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     schema = project / "acp" / "schema.py"
     schema.write_text(schema.read_text().replace("class PromptResponse(", "class PromptReply("))

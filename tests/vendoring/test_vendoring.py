@@ -19,6 +19,7 @@ from tests.support.releases import release_files
 from tests.vendoring.project import run, snapshot
 
 A5, A7 = "2.0.0-alpha.5", "2.0.0-alpha.7"
+V1 = "1.21.0"
 
 
 @pytest.fixture
@@ -72,16 +73,16 @@ def test_vendoring_the_same_release_again_keeps_the_copy(
 def test_a_failed_write_leaves_the_old_copy(vendored: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An error half way through writing the new release's files: the old copy is still there, whole."""
     before = snapshot(vendored)
-    real_write = Path.write_text
+    real_write = Path.write_bytes
     writes = []
 
-    def failing_write(self: Path, *args: object, **kwargs: object) -> int:
+    def failing_write(self: Path, data: bytes) -> int:
         writes.append(self)
         if len(writes) == 4:
             raise OSError("disk full")
-        return real_write(self, *args, **kwargs)  # type: ignore[arg-type]
+        return real_write(self, data)
 
-    monkeypatch.setattr(Path, "write_text", failing_write)
+    monkeypatch.setattr(Path, "write_bytes", failing_write)
     with pytest.raises(CodegenError, match="acp: cannot write: disk full"):  # one line for the CLI
         vendoring.vendor(release_files(A7), False, vendored.parent)
     assert len(writes) == 4  # the failure did come in the middle of the new files
@@ -93,14 +94,22 @@ def test_vendor_refuses_a_folder_it_did_not_write(tmp_path: Path, capsys: pytest
     mine = tmp_path / "acp"
     mine.mkdir()
     (mine / "__init__.py").write_text("MINE = True\n")
+    (mine / "notes.txt").write_text("mine too\n")
     done = run(capsys, "vendor", A5, tmp_path)
     assert done.code == 2
     assert done.err.splitlines() == [
-        f"acp-codegen: error: {mine}: exists and was not written by `acp-codegen vendor` "
-        f"(no {MANIFEST_NAME}); move it away or choose another --name"
+        f"acp-codegen: error: {mine}: a folder acp-codegen did not write (it has no record of its files) "
+        "(and 1 more path); `vendor` writes here: pass --force to replace only the paths it writes "
+        "(nothing else is touched)"
     ]
+    assert sorted(p.name for p in mine.iterdir()) == ["__init__.py", "notes.txt"]
     assert (mine / "__init__.py").read_text() == "MINE = True\n"
-    assert run(capsys, "vendor", A5, tmp_path, "--force").code == 2  # --force is about local edits only
+    # --force writes the package's files, the one at a path it writes included, and keeps the others
+    done = run(capsys, "vendor", A5, tmp_path, "--force")
+    assert done.code == 0, done.err
+    assert (mine / "notes.txt").read_text() == "mine too\n"
+    assert "MINE" not in (mine / "__init__.py").read_text()
+    assert read_manifest(mine)[1].release == A5
 
 
 def test_vendor_refuses_local_edits_unless_forced(vendored: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,10 +129,70 @@ def test_vendor_refuses_local_edits_unless_forced(vendored: Path, capsys: pytest
 
 
 @pytest.mark.parametrize(
+    ("release", "options", "change"),
+    [
+        (V1, [], "the protocol major (v2 -> v1)"),
+        (A7, ["--unstable"], "the stability (stable -> unstable)"),
+        (V1, ["--unstable"], "the protocol major (v2 -> v1) and the stability (stable -> unstable)"),
+    ],
+)
+def test_vendor_refuses_another_major_or_stability_unless_forced(
+    vendored: Path, capsys: pytest.CaptureFixture[str], release: str, options: list[str], change: str
+) -> None:
+    before = snapshot(vendored)
+    done = run(capsys, "vendor", release, vendored.parent, *options)
+    stability = "unstable" if options else "stable"
+    assert done.code == 2
+    assert done.err.splitlines() == [
+        f"acp-codegen: error: {vendored}: holds ACP {A5} (stable); vendoring {release} ({stability}) would "
+        f"change {change} under the same imports: pass --force to do it"
+    ]
+    assert snapshot(vendored) == before
+    assert run(capsys, "vendor", release, vendored.parent, *options, "--force").code == 0
+    assert read_manifest(vendored)[1].release == release
+
+
+def test_the_check_hint_is_a_command_that_works(
+    vendored: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(vendored.parent.parent)
+    schema = Path("src/acp/schema.py")
+    schema.write_text(schema.read_text() + "PATCHED = True\n")
+    done = run(capsys, "vendor", "--check", "src/acp")
+    assert done.code == 1
+    hint = done.err.strip().split("`")[1]
+    assert hint == f"acp-codegen vendor {A5} src --force"
+    assert run(capsys, *hint.split()[1:]).code == 0  # the hint, as typed
+    assert run(capsys, "vendor", "--check", "src/acp").code == 0
+
+
+def test_a_file_of_the_users_in_the_package_is_kept_and_is_no_edit(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vendored / "mine.py").write_text("MINE = 1\n")
+    done = run(capsys, "vendor", A7, vendored.parent)
+    assert done.code == 0, done.err
+    assert (vendored / "mine.py").read_text() == "MINE = 1\n"
+    assert read_manifest(vendored)[1].release == A7
+
+
+def test_the_header_names_the_vendor_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "vendor", A7, tmp_path, "--unstable", "--name", "acp_next").code == 0
+    for path in (tmp_path / "acp_next").glob("*.py"):
+        third = path.read_text().splitlines()[2]
+        assert third.endswith(
+            f"Do not edit: regenerate with `acp-codegen vendor {A7} DIR --unstable --name acp_next`."
+        )
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["vendor", A5], "vendor needs RELEASE and DIR (or --check PATH)"),
         (["vendor", A5, "out", "--name", "not-a-name"], "'not-a-name' is not a valid Python package name"),
+        (["vendor", A5, "out", "--name", "json"], "'json' is a module of Python's standard library"),
+        (["vendor", A5, "out", "--name", "typing"], "'typing' is a module of Python's standard library"),
+        (["vendor", A5, "out", "--name", "class"], "'class' is a Python keyword, so no import can name it"),
         (["vendor", A5, "out", "--check", "out/acp"], "--check takes the vendored package's path alone"),
     ],
 )
@@ -286,3 +355,44 @@ def test_check_names_a_file_whose_line_endings_changed(
     done = run(capsys, "vendor", "--check", vendored)
     assert done.code == 1
     assert done.out.splitlines() == [f"modified (line endings or the final newline only): {rpc}"]
+
+
+def test_an_edit_that_is_not_utf8_is_shown_escaped(
+    vendored: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by tests/test_record.py: a diff of such a file could not be printed (a traceback)."""
+    (vendored / "py.typed").write_bytes(b"\x80 not text\n")
+    done = run(capsys, "vendor", "--check", vendored)
+    assert done.code == 1
+    assert "+\\x80 not text" in done.out.splitlines()
+    done = run(capsys, "vendor", A7, vendored.parent)
+    assert done.code == 2 and len(done.err.splitlines()) == 1
+
+
+def test_a_link_where_the_package_goes_is_never_written_through(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by tests/test_record.py: --force wrote the package into the folder the link points to."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "kept.txt").write_text("outside\n")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "acp").symlink_to(elsewhere)
+    done = run(capsys, "vendor", A5, src)
+    assert (
+        done.code == 2 and "a symbolic link acp-codegen did not write" in done.err and "--force" in done.err
+    )
+    assert run(capsys, "vendor", A5, src, "--force").code == 0
+    assert not (src / "acp").is_symlink() and read_manifest(src / "acp")[1].release == A5
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["kept.txt"]
+
+
+def test_a_link_to_a_vendored_copy_is_followed_and_stays(
+    vendored: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    linked = tmp_path / "other"
+    linked.mkdir()
+    (linked / "acp").symlink_to(vendored)
+    assert run(capsys, "vendor", A7, linked).code == 0
+    assert (linked / "acp").is_symlink() and read_manifest(vendored)[1].release == A7

@@ -1,23 +1,22 @@
-"""Writing into the user's folders: whole files in one step, and OS errors as one line.
+"""Whole files in one step, and operating-system errors as one line.
 
-Every file the tool writes outside its own temporary folders goes through
-here or through :mod:`codegen.emit.tree` (whole folders). The rules: a file
-is written beside its target and renamed over it, so a failed or killed run
-leaves the old one; a new file gets the user's umask and a replaced one
-keeps its mode; and an operating-system error (permission, read-only file
-system, busy, no space) becomes a :class:`CodegenError` naming the path, so
-the command line prints one line and exits 2.
+A file is written beside its target and renamed over it, so a failed or
+killed run leaves the old one; a new file gets the user's umask and a
+replaced one keeps its mode; and an operating-system error (permission,
+read-only file system, busy, no space) becomes a :class:`CodegenError`
+naming the path, so the command line prints one line and exits 2.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .errors import CodegenError
+from ..errors import CodegenError
 
 TEMPORARY_INFIX = ".acp-codegen-"
 """Every temporary file or folder the tool makes is named ``.<target name>.acp-codegen-<random>``."""
@@ -38,15 +37,16 @@ def default_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def _stage(path: Path, data: bytes) -> Path:
+def stage(path: Path, data: bytes) -> Path:
     """Write ``data`` to a temporary file beside ``path``, with the mode ``path`` has or would get."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}{TEMPORARY_INFIX}")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
+            found = path.lstat()
+            mode = found.st_mode & 0o7777 if not stat.S_ISLNK(found.st_mode) else default_file_mode()
+        except (FileNotFoundError, NotADirectoryError):
             mode = default_file_mode()
         os.chmod(tmp, mode)
     except BaseException:
@@ -58,11 +58,12 @@ def _stage(path: Path, data: bytes) -> Path:
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step, keeping an existing file's mode.
 
-    Raises :class:`OSError` as the system reports it; :func:`write_files` is the
-    command-line-facing variant.
+    For the tool's own files (its caches); what a command writes into a
+    user's folder goes through :mod:`codegen.files.record`. Raises
+    :class:`OSError` as the system reports it.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _stage(path, data)
+    tmp = stage(path, data)
     try:
         os.replace(tmp, path)
     except BaseException:
@@ -94,38 +95,56 @@ def check_folder(folder: Path, option: str = "--out") -> Path:
     return folder
 
 
-def write_files(
-    folder: Path, files: Mapping[str, str], remove: Iterable[str] = (), option: str = "--out"
-) -> int:
-    """Write ``files`` (name -> text) into ``folder``, delete the ``remove`` ones; how many changed.
+def write_together(folder: Path, files: Mapping[str, bytes]) -> int:
+    """Write ``files`` (relative path -> bytes) into ``folder``; how many changed.
 
     Every new content is staged beside its file first; only when all are
-    staged are they renamed into place and the removed files deleted, so an
-    error while writing (no space, read-only, permission) leaves the folder
-    as it was. Files whose content is unchanged are not touched, nor is any
-    other file in the folder. Errors are one-line :class:`CodegenError`.
+    staged are they renamed into place, so an error while writing (no space,
+    read-only, permission) or an interrupt leaves every file as it was.
+    Files whose content is unchanged are not touched, nor is any other file;
+    a symbolic link in the way is replaced as a link (its target is not written).
+    Raises :class:`OSError` as the system reports it, naming the user's path.
     """
-    folder = check_folder(folder, option)
     staged: list[tuple[Path, Path]] = []
-    current = folder  # what the error names: the user's file, never a temporary one
+    current = folder
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, text in files.items():
+        for name, data in files.items():
             current = folder / name
-            data = text.encode("utf-8")
             try:
-                if current.read_bytes() == data:
+                if not current.is_symlink() and current.read_bytes() == data:
                     continue
-            except FileNotFoundError:
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
                 pass
-            staged.append((_stage(current, data), current))
+            current.parent.mkdir(parents=True, exist_ok=True)
+            staged.append((stage(current, data), current))
         for tmp, current in staged:
             os.replace(tmp, current)
-        gone = [folder / name for name in remove if (folder / name).exists()]
-        for current in gone:
-            current.unlink()
     except OSError as exc:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
-        raise os_error(exc, current) from None
-    return len(staged) + len(gone)
+        raise OSError(exc.errno, exc.strerror, str(current)) from None
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    return len(staged)
+
+
+def write_files(
+    folder: Path, files: Mapping[str, str], remove: Iterable[str] = (), option: str = "--out"
+) -> int:
+    """Write ``files`` (name -> text) into ``folder`` and delete the ``remove`` ones, with no record.
+
+    The writer of a folder the tool has no record of: a command goes through
+    :mod:`codegen.files.record` instead, which deletes only what it wrote.
+    Errors are one-line :class:`CodegenError`.
+    """
+    folder = check_folder(folder, option)
+    try:
+        changed = write_together(folder, {name: text.encode() for name, text in files.items()})
+        gone = [folder / name for name in remove if (folder / name).is_file()]
+        for path in gone:
+            path.unlink()
+    except OSError as exc:
+        raise os_error(exc) from None
+    return changed + len(gone)
