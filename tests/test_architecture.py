@@ -91,6 +91,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.diff.path",
             "codegen.diff.wording",
             "codegen.diff.model",
+            "codegen.diff.semver",
             "codegen.diff.renames",
             "codegen.diff.senders",
             "codegen.diff.context",
