@@ -24,6 +24,8 @@ from .model import Change, DiffResult
 from .rules import RuleId
 
 Step = Literal["major", "minor", "patch"]
+STEPS: tuple[Step, ...] = ("major", "minor", "patch")
+"""The steps, largest first."""
 Contract = Literal["wire", "python"]
 CONTRACTS: tuple[Contract, ...] = ("wire", "python")
 CONTRACT_NAMES: dict[Contract, str] = {"wire": "wire", "python": "Python API"}
@@ -95,6 +97,11 @@ class SemverSteps:
     @property
     def contracts(self) -> tuple[ContractStep, ContractStep]:
         return (self.wire, self.python)
+
+    @property
+    def largest(self) -> Step:
+        """The larger of the two steps: what a package that ships both contracts needs."""
+        return min((c.step for c in self.contracts), key=STEPS.index)
 
 
 def _contract_step(contract: Contract, changes: Iterable[Change]) -> ContractStep:

@@ -71,6 +71,13 @@ def test_a_new_python_class_is_minor_for_the_python_api_only() -> None:
     assert steps(change(RuleId.PYTHON_CLASS_ADDED, "info")) == ("patch", "minor")
 
 
+def test_the_largest_step_is_that_of_either_contract() -> None:
+    assert semver.step(result()).largest == "patch"
+    assert semver.step(result(change(RuleId.PYTHON_CLASS_ADDED, "info"))).largest == "minor"
+    both = result(change(RuleId.PYTHON_CLASS_ADDED, "info"), change(RuleId.METHOD_REMOVED, "breaking", "m"))
+    assert semver.step(both).largest == "major"
+
+
 def test_breaking_wins_over_added() -> None:
     found = semver.step(
         result(change(RuleId.FIELD_ADDED_OPTIONAL, "info", "A"), change(RuleId.TYPE_CHANGED, "breaking", "B"))
