@@ -43,7 +43,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.runtime",
         ),
     ),
-    ("files", ("codegen.files",)),
+    ("files", ("codegen.files.atomic", "codegen.files.swap", "codegen.files.record", "codegen.files")),
     (
         "schema",
         (
