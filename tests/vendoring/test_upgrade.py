@@ -230,13 +230,19 @@ def test_without_the_rewrites_the_same_code_would_not_type_check(upgraded: Upgra
     assert mypy(unrewritten, files).returncode == 1
 
 
-def test_report_prints_the_whole_api_diff_after_the_findings(upgraded: Upgraded, tmp_path: Path) -> None:
-    case = upgraded.case
+def vendored_again(case: Case, tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A fresh copy of the case's project with the old release vendored: the project, its app, options."""
     project = tmp_path / "project"
     app = copy_app(case.fixture, project)
     options = lock_options(case, tmp_path / "releases")
     stability = ["--unstable"] if case.unstable else []
     assert cli_run(*options, "vendor", case.old, project, *stability).code == 0
+    return project, app, options
+
+
+def test_report_prints_the_whole_api_diff_after_the_findings(upgraded: Upgraded, tmp_path: Path) -> None:
+    case = upgraded.case
+    project, app, options = vendored_again(case, tmp_path)
     done = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, "--report")
     assert done.code == upgraded.dry.code
     head, _, full = done.out.partition(f"\nACP {case.old} -> {case.new}\n")
@@ -272,11 +278,7 @@ def test_markdown_format_is_a_findings_table_and_the_rewrites_folded(
 ) -> None:
     """For a pull request: a row per finding with file:line:column, the rewrites as a folded diff."""
     case = upgraded.case
-    project = tmp_path / "project"
-    app = copy_app(case.fixture, project)
-    options = lock_options(case, tmp_path / "releases")
-    stability = ["--unstable"] if case.unstable else []
-    assert cli_run(*options, "vendor", case.old, project, *stability).code == 0
+    project, app, options = vendored_again(case, tmp_path)
     done = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, "--format", "markdown")
     assert done.code == upgraded.dry.code
     assert done.out.startswith(f"## Upgrade of `acp`: ACP {case.old} → {case.new} (")
