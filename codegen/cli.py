@@ -468,12 +468,15 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         raise
     rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
-        report = diff_report.render(plan.diff, "json", "never", rules_url)
+        report = diff_report.render(plan.diff, "json", "never", rules_url, min_severity=args.min_severity)
         sys.stdout.write(upgrade.json_report(report, plan, rules_url))
     elif args.format == "markdown":
         sys.stdout.write(upgrade.render_markdown(plan, rules_url))
         if args.report:
-            sys.stdout.write("\n" + diff_report.render(plan.diff, "markdown", "never", rules_url))
+            full = diff_report.render(
+                plan.diff, "markdown", "never", rules_url, min_severity=args.min_severity
+            )
+            sys.stdout.write("\n" + full)
     else:
         # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
@@ -484,10 +487,13 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
         sys.stdout.write("\n".join(lines) + "\n")
         if args.report:
+            shown = diff_report.at_least(plan.diff, args.min_severity)
             if args.format == "text":
-                full = diff_report.render_text(plan.diff, "never", verdict=False)
+                full = diff_report.render_text(shown, "never", verdict=False, judged=plan.diff)
             else:
-                full = diff_report.render(plan.diff, args.format, "never", rules_url)
+                full = diff_report.render(
+                    plan.diff, args.format, "never", rules_url, min_severity=args.min_severity
+                )
             sys.stdout.write("\n" + full)
     if args.write:
         upgrade.apply(plan)
@@ -510,8 +516,8 @@ def _min_severity_option(parser: argparse.ArgumentParser) -> None:
         "--min-severity",
         choices=("breaking", "warning", "info"),
         default="info",
-        help="leave the changes below this severity out of the report, in every format (the version step "
-        "and the exit status still weigh them all) (default: %(default)s, every change)",
+        help="leave the changes below this severity out of the API report, in every format (the version "
+        "step and the exit status still weigh them all) (default: %(default)s, every change)",
     )
 
 
@@ -852,6 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the whole API diff after the findings, the rewrites and its one-line summary",
     )
+    _min_severity_option(p)
     _rules_url_option(p)
     return parser
 
