@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps reports diff-oracle
+.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps browser-deps screenshot reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -38,6 +38,17 @@ $(INTEROP_STAMP): tests/interop/package.json tests/interop/package-lock.json
 
 interop-deps: $(INTEROP_STAMP)  ## install the pinned TypeScript SDK peers of the interop tests (npm ci)
 
+# Chromium from Debian's packages, for the real-browser test of the HTML report (tests/browser/);
+# without it those tests are skipped with the reason. Needs root, or sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+browser-deps:  ## install Chromium (Debian's package) for tests/browser/, unless it is there
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y --no-install-recommends chromium; }
+
+screenshot: $(STAMP) browser-deps  ## write docs/images/diff-report.png, the README's picture of an HTML report
+	$(PY) -m tests.browser.screenshot
+
 # pytest-xdist: one worker per core; tests that share an expensive module fixture carry
 # @pytest.mark.xdist_group so that one worker runs them all (--dist loadgroup).
 PYTEST := $(PY) -m pytest -q -n auto --dist loadgroup
@@ -50,7 +61,7 @@ test: $(STAMP) $(INTEROP_STAMP)  ## lint, the stale check and pytest, without th
 test-sweeps: $(STAMP) $(INTEROP_STAMP)  ## only the tests marked sweep (what make test skips)
 	$(PYTEST) -m sweep
 
-test-all: test  ## everything: make test, then the sweeps
+test-all: browser-deps test  ## everything: Chromium for the browser test, make test, then the sweeps
 	$(MAKE) --no-print-directory test-sweeps
 
 test-fast: $(STAMP)  ## pytest only, without the sweeps, stopping at the first failure

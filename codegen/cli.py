@@ -313,7 +313,11 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
         result = diff.apply_waivers(result, waivers, datetime.date.today())
     if args.evidence:
         result = _with_evidence(result, old, new, args, console)
-    sys.stdout.write(report.render(result, args.format, args.fail_on, report.rules_url(args.rules_url)))
+    url = report.rules_url(args.rules_url)
+    shown = report.render(
+        result, args.format, args.fail_on, url, min_severity=args.min_severity, path_prefix=args.path_prefix
+    )
+    sys.stdout.write(shown)
     return result.exit_code(args.fail_on)
 
 
@@ -464,8 +468,15 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         raise
     rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
-        report = diff_report.render(plan.diff, "json", "never", rules_url)
+        report = diff_report.render(plan.diff, "json", "never", rules_url, min_severity=args.min_severity)
         sys.stdout.write(upgrade.json_report(report, plan, rules_url))
+    elif args.format == "markdown":
+        sys.stdout.write(upgrade.render_markdown(plan, rules_url))
+        if args.report:
+            full = diff_report.render(
+                plan.diff, "markdown", "never", rules_url, min_severity=args.min_severity
+            )
+            sys.stdout.write("\n" + full)
     else:
         # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
@@ -476,10 +487,13 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
         sys.stdout.write("\n".join(lines) + "\n")
         if args.report:
+            shown = diff_report.at_least(plan.diff, args.min_severity)
             if args.format == "text":
-                full = diff_report.render_text(plan.diff, "never", verdict=False)
+                full = diff_report.render_text(shown, "never", verdict=False, judged=plan.diff)
             else:
-                full = diff_report.render(plan.diff, args.format, "never", rules_url)
+                full = diff_report.render(
+                    plan.diff, args.format, "never", rules_url, min_severity=args.min_severity
+                )
             sys.stdout.write("\n" + full)
     if args.write:
         upgrade.apply(plan)
@@ -494,6 +508,16 @@ def _rules_url_option(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="the public page of the rule catalog that rule links point to (default: $ACP_CODEGEN_RULES_URL; "
         "without one, each report explains its rules inline)",
+    )
+
+
+def _min_severity_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--min-severity",
+        choices=("breaking", "warning", "info"),
+        default="info",
+        help="leave the changes below this severity out of the API report, in every format (the version "
+        "step and the exit status still weigh them all) (default: %(default)s, every change)",
     )
 
 
@@ -687,6 +711,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="breaking",
         help="exit 1 when an unwaived change is at least this severe (default: %(default)s)",
     )
+    _min_severity_option(p)
+    p.add_argument(
+        "--path-prefix",
+        default="",
+        metavar="PREFIX",
+        help="github and sarif: put PREFIX before each schema file's path, which is relative to the current "
+        "folder (a file outside it, such as the bundled store of an installed tool, is named by no path)",
+    )
     p.add_argument(
         "--waivers",
         type=Path,
@@ -826,6 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the whole API diff after the findings, the rewrites and its one-line summary",
     )
+    _min_severity_option(p)
     _rules_url_option(p)
     return parser
 

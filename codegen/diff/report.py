@@ -2,17 +2,23 @@
 
 Formats: ``text`` (a terminal), ``markdown`` (the committed ``reports/`` and
 pull-request comments), ``json`` (scripts), ``github`` (workflow-command
-annotations) and ``sarif`` (SARIF 2.1.0 for code-scanning tools).  Every
-renderer is deterministic: the same changes give the same bytes.
+annotations), ``sarif`` (SARIF 2.1.0 for code-scanning tools) and ``html`` (one
+self-contained page to open and filter, :mod:`.html`).  Every renderer is
+deterministic: the same changes give the same bytes, and every one names the
+version step the changes need (:mod:`.semver`).  ``min_severity`` leaves the
+changes below it out of a report (the version step still weighs them all).
 
 Reports are read outside this repository (a pull request, a CI log), so a
 rule is explained where it is used: its one-line summary travels with every
-change, and a markdown report ends with the rules it uses.  A link to the
+change, and a markdown report explains the rules it uses once, in a folded
+block.  A link to the
 rule catalog is added only when a public address is configured
 (``--rules-url``, else ``$ACP_CODEGEN_RULES_URL``, else
 :data:`DEFAULT_RULES_URL`); it is never a path into this repository.
 GitHub annotations and SARIF results carry the line of the change's JSON
-pointer in its schema file, read from the file (:mod:`.locate`).
+pointer in its schema file, read from the file (:mod:`.locate`), and name the
+file relative to the current folder (under ``path_prefix``) only when it lies
+inside it: a schema in an installed tool's bundled store is named by no file.
 """
 
 from __future__ import annotations
@@ -22,19 +28,30 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..files import write_files
 from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_json
 from ..schema.load import SchemaSource, protocol_major
+from . import semver
 from .differ import diff_releases, display_path
+from .html import render_page
 from .locate import escape, line_of
 from .model import ABSENT, Change, DiffResult, Evidence, FieldPart, NoEvidence, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
+from .summary import (
+    breaks_text,
+    counts_by_level,
+    evidence_json,
+    rule_link,
+    severity_counts,
+    steps_by_level,
+    whom,
+)
 from .wording import describe
 
-FORMATS = ("text", "markdown", "json", "github", "sarif")
+FORMATS = ("text", "markdown", "json", "github", "sarif", "html")
 SARIF_LEVEL: dict[Severity, str] = {"breaking": "error", "warning": "warning", "info": "note"}
 TOOL_NAME = "acp-codegen diff"
 RULES_URL_ENV = "ACP_CODEGEN_RULES_URL"
@@ -48,28 +65,54 @@ def rules_url(configured: str | None = None) -> str | None:
     return found.strip() or None if found else None
 
 
-def rule_link(rule_id: str, base: str | None) -> str | None:
-    """The address of a rule's section in the published catalog, or ``None`` without one."""
-    return f"{base}#{rule_id}" if base else None
-
-
 @dataclass(frozen=True)
 class Options:
-    """How a report is rendered: the threshold it judges by and where rule links point."""
+    """How a report is rendered.
+
+    ``fail_on`` is the threshold it judges by, ``rules_url`` where rule links
+    point, ``min_severity`` the least severe change it shows, ``path_prefix``
+    what GitHub annotations and SARIF put before a schema file's path (relative
+    to the current folder), and ``judged`` the result before ``min_severity``
+    left changes out (:func:`render` sets it): the version step and the verdict
+    are of every change.
+    """
 
     fail_on: str = "breaking"
     rules_url: str | None = None
+    min_severity: Severity = "info"
+    path_prefix: str = ""
+    judged: DiffResult | None = None
 
 
-def _roles(roles: tuple[str, ...]) -> str:
-    return ", ".join(roles) if roles else "nobody"
+def at_least(result: DiffResult, min_severity: Severity) -> DiffResult:
+    """``result`` with the changes at or above ``min_severity`` only (weighed as its ``changes``)."""
+    if min_severity == "info":
+        return result
+    import dataclasses
+
+    levels = SEVERITIES[: SEVERITIES.index(min_severity) + 1]
+    kept = {c.key for c in result.changes if c.severity in levels}
+    surfaces = tuple(
+        dataclasses.replace(s, changes=tuple(c for c in s.changes if c.key in kept)) for s in result.surfaces
+    )
+    return dataclasses.replace(result, surfaces=surfaces)
 
 
-def _breaks(change: Change) -> str:
-    """Whom a change breaks; each level's, when its stability levels weigh it differently."""
-    if change.levels:
-        return "; ".join(f"{_roles(level.roles)} in {level.stability}" for level in change.levels)
-    return _roles(change.roles)
+def step_words(steps: semver.SemverSteps) -> str:
+    """``wire: major (3 breaking changes); Python API: minor (5 additions)``."""
+    return "; ".join(f"{c.name}: {c.step}{_step_reason(c)}" for c in steps.contracts)
+
+
+def _step_reason(found: semver.ContractStep) -> str:
+    if found.breaking:
+        return f" ({_count(len(found.breaking), 'breaking change')})"
+    if found.added:
+        return f" ({_count(len(found.added), 'addition')})"
+    return ""
+
+
+def _count(count: int, words: str) -> str:
+    return f"{count} {words}" + ("" if count == 1 else "s")
 
 
 def _where(change: Change, result: DiffResult) -> str:
@@ -80,24 +123,6 @@ def _where(change: Change, result: DiffResult) -> str:
 
 def _plural(count: int, word: str) -> str:
     return f"{count} {word}s" if word == "warning" and count != 1 else f"{count} {word}"
-
-
-def _summary(changes: Iterable[Change]) -> dict[Severity, int]:
-    out: dict[Severity, int] = dict.fromkeys(SEVERITIES, 0)
-    for change in changes:
-        if change.waiver is None:
-            out[change.severity] += 1
-    return out
-
-
-def _summaries(result: DiffResult) -> dict[str, dict[Severity, int]]:
-    """Unwaived changes (rows) per severity: of each stability level, and (with two levels) in all."""
-    found: dict[str, dict[Severity, int]] = {
-        level: _summary(c for c in result.changes if level in c.appears_in) for level in result.stabilities
-    }
-    if len(result.surfaces) > 1:
-        found["distinct"] = _summary(result.changes)
-    return found
 
 
 def _summary_line(counts: dict[Severity, int]) -> str:
@@ -137,10 +162,21 @@ def _a(words: str) -> str:
     return ("an " if spoken_vowel else "a ") + words
 
 
-def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = True) -> str:
-    """The report for a terminal; without ``verdict``, no closing ``OK``/``FAILED`` line."""
+def render_text(
+    result: DiffResult,
+    fail_on: str = "breaking",
+    verdict: bool = True,
+    judged: DiffResult | None = None,
+) -> str:
+    """The report for a terminal; without ``verdict``, no closing ``OK``/``FAILED`` line.
+
+    ``judged`` is the result before ``--min-severity`` left changes out: the
+    version step and the verdict are of it (default: ``result``).
+    """
+    judged = judged or result
     lines = [f"ACP {result.old} -> {result.new}", ""]
-    for level, counts in _summaries(result).items():
+    lines.append(f"version step: {step_words(semver.step(judged))}")
+    for level, counts in counts_by_level(result).items():
         label = f"{len(result.changes)} distinct changes" if level == "distinct" else level
         lines.append(f"{label}: {_summary_line(counts)}")
     width = max((len(c.rule.id) for c in result.changes), default=0)
@@ -148,7 +184,7 @@ def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = T
         state = f"waived until {change.waiver.expires}" if change.waiver else change.severity
         lines.append(f"  {state:9} {change.layer:6} {change.rule.id:{width}}  {change.message}")
         where = _where(change, result)
-        note = (f"{where}; " if where else "") + f"breaks {_breaks(change)}"
+        note = (f"{where}; " if where else "") + f"breaks {breaks_text(change)}"
         lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
         shown = evidence_line(change)
         if shown:
@@ -159,7 +195,7 @@ def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = T
         lines.extend(extra)
     if not verdict:
         return "\n".join(lines) + "\n"
-    failing = result.failing(fail_on)
+    failing = judged.failing(fail_on)
     lines.append("")
     if failing or result.expired:
         reasons = []
@@ -176,44 +212,97 @@ def render_text(result: DiffResult, fail_on: str = "breaking", verdict: bool = T
 # --- markdown -------------------------------------------------------------------
 
 
-def _cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
+    """Text for a markdown table cell: pipes and backslashes escaped, on one line."""
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def _code(text: str) -> str:
-    return f"`{_cell(text)}`" if text else ""
+    return f"`{markdown_cell(text)}`" if text else ""
 
 
 def _rule_cell(rule: Rule, base: str | None) -> str:
-    """A rule's link: to the published catalog, or to its section at the end of the same report."""
-    return f"[`{rule.id}`]({rule_link(rule.id, base) or '#' + rule.id})"
+    """A rule's ID, linked to its section of the published catalog when there is one."""
+    link = rule_link(rule.id, base)
+    return f"[`{rule.id}`]({link})" if link else f"`{rule.id}`"
 
 
-def render_markdown(result: DiffResult, rules_url: str | None = None, command: str = "") -> str:
+SEVERITY_HEADINGS: dict[Severity, str] = {"breaking": "Breaking", "warning": "Warnings", "info": "Info"}
+MARKDOWN_LIMIT = 65_536
+"""The most characters a GitHub pull-request comment holds."""
+
+
+def _step_cell(found: semver.ContractStep) -> str:
+    return f"**{found.step}**" if found.step == "major" else found.step
+
+
+def render_markdown(
+    result: DiffResult,
+    rules_url: str | None = None,
+    command: str = "",
+    judged: DiffResult | None = None,
+    limit: int = MARKDOWN_LIMIT,
+) -> str:
+    """A report to read in a pull request (a comment, a PR body, the committed ``reports/``).
+
+    First the version step and the counts (per stability level), whom the
+    changes break, then the breaking changes and the warnings, each in a
+    folded ``<details>`` block left open, then the info ones folded shut;
+    the rules the rows use are explained once at the end, folded (or linked
+    to ``rules_url``).  ``judged`` is the result before ``--min-severity``
+    left changes out (default: ``result``): the version step is of it.
+
+    The report stays under ``limit`` characters (a GitHub comment's): when it
+    would not, rows are left out from the end, the least severe first, and
+    each section says how many (the JSON and HTML reports list them all).
+    """
+    shown = {severity: [c for c in result.changes if c.severity == severity] for severity in SEVERITIES}
+    text = _markdown(result, rules_url, command, judged or result, shown)
+    while len(text) >= limit:
+        severity = next((s for s in reversed(SEVERITIES) if shown[s]), None)
+        if severity is None:
+            break
+        rows = shown[severity]
+        del rows[len(rows) - max(1, len(rows) // 8) :]
+        text = _markdown(result, rules_url, command, judged or result, shown)
+    return text
+
+
+def _markdown(
+    result: DiffResult,
+    rules_url: str | None,
+    command: str,
+    judged: DiffResult,
+    shown: dict[Severity, list[Change]],
+) -> str:
+    """The markdown report with the rows of ``shown`` (the others are counted as left out)."""
     lines = [f"# ACP API changes: {result.old} → {result.new}", ""]
     if command:
         lines += [f"Written by `{command}`. Do not edit; run `make reports` instead.", ""]
-    where = f"[the rule catalog]({rules_url})" if rules_url else "the rules section at the end"
+    lines += [f"**Version step:** {step_words(semver.step(judged))}.", ""]
     levels = " and ".join(s.stability for s in result.surfaces)
     lines += [
-        "Each row is one change, listed once with the schemas it appears in. **layer** `wire` is what "
-        "peers see on the network, `python` what code using the generated bindings sees. **breaks** "
-        "names the peer that is hurt when it still runs the old release (or the Python callers). Every "
-        f"rule is explained in {where}.",
-        "",
-        "| schema | breaking | warning | info |",
-        "| --- | ---: | ---: | ---: |",
+        "| schema | breaking | warning | info | wire step | Python API step |",
+        "| --- | ---: | ---: | ---: | --- | --- |",
     ]
-    for level, counts in _summaries(result).items():
+    steps = steps_by_level(judged)
+    for level, counts in counts_by_level(result).items():
         label = f"{levels}, distinct" if level == "distinct" else level
-        lines.append(f"| {label} | {counts['breaking']} | {counts['warning']} | {counts['info']} |")
+        wire, python = steps[level].contracts
+        lines.append(
+            f"| {label} | {counts['breaking']} | {counts['warning']} | {counts['info']} "
+            f"| {_step_cell(wire)} | {_step_cell(python)} |"
+        )
+    hurt = whom(result)
+    if hurt:
+        lines += ["", "**Breaks:** " + ", ".join(f"{role} ({count})" for role, count in hurt.items()) + "."]
     evidence = any(c.evidence is not None for c in result.changes)
     several = len(result.surfaces) > 1
     if not result.changes:
         lines += ["", "No changes."]
     for severity in SEVERITIES:
-        rows = [c for c in result.changes if c.severity == severity]
-        if not rows:
+        total = sum(1 for c in result.changes if c.severity == severity)
+        if not total:
             continue
         header = "| layer | rule | where | change | breaks | fingerprint |"
         rule_row = "| --- | --- | --- | --- | --- | --- |"
@@ -221,29 +310,52 @@ def render_markdown(result: DiffResult, rules_url: str | None = None, command: s
             header, rule_row = "| schema " + header, "| --- " + rule_row
         if evidence:
             header, rule_row = header + " evidence |", rule_row + " --- |"
-        lines += ["", f"## {severity.capitalize()} ({len(rows)})", "", header, rule_row]
+        opened = "" if severity == "info" else " open"
+        summary = f"{SEVERITY_HEADINGS[severity]} ({total})"
+        lines += ["", f"<details{opened}><summary><b>{summary}</b></summary>", ""]
+        rows = shown[severity]
+        if rows:
+            lines += [header, rule_row]
         for c in rows:
-            breaks = _breaks(c) + (f" (waived until {c.waiver.expires})" if c.waiver else "")
+            breaks = breaks_text(c) + (f" (waived until {c.waiver.expires})" if c.waiver else "")
             cells = [
                 c.layer,
                 _rule_cell(c.rule, rules_url),
                 _code(c.subject),
-                _cell(c.detail),
+                markdown_cell(c.detail),
                 breaks,
                 f"`{c.fingerprint}`",
             ]
             if several:
                 cells.insert(0, ", ".join(c.appears_in))
             if evidence:
-                cells.append(_cell(evidence_line(c).removeprefix("evidence: ")))
+                cells.append(markdown_cell(evidence_line(c).removeprefix("evidence: ")))
             lines.append("| " + " | ".join(cells) + " |")
+        if len(rows) < total:
+            left = total - len(rows)
+            lines += [
+                "",
+                f"{_count(left, 'more row')} left out to fit a pull-request comment: "
+                "the JSON and HTML reports list every change.",
+            ]
+        lines += ["", "</details>"]
     extra = _waiver_lines(result)
     if extra:
-        lines += ["", "## Waivers", ""] + [f"- {_cell(line)}" for line in extra]
-    used = {c.rule.id for c in result.changes}
-    if used and not rules_url:
-        lines += ["", "## Rules", ""]
-        lines.append("\n\n".join(r.explain("markdown") for r in CATALOG if r.id in used))
+        lines += ["", "**Waivers**", ""] + [f"- {markdown_cell(line)}" for line in extra]
+    used = [r for r in CATALOG if r.id in {c.rule.id for severity in SEVERITIES for c in shown[severity]}]
+    if used:
+        lines += ["", "<details><summary>How to read this report</summary>", ""]
+        lines += [
+            "Each row is one change, listed once with the schemas it appears in. **layer** `wire` is "
+            "what peers see on the network, `python` what code using the generated bindings sees. "
+            "**breaks** names the peer that is hurt when it still runs the old release (or the Python "
+            "callers). The version step is major when a change breaks someone, minor when something "
+            "is added, patch otherwise.",
+        ]
+        if not rules_url:
+            lines += ["", "The rules of these changes:", ""]
+            lines += [f"- `{r.id}` ({r.layer}, {r.severity} by default): {r.summary}" for r in used]
+        lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 
@@ -268,27 +380,6 @@ def traffic_json(traffic: Traffic) -> dict[str, Any]:
         release: {"senders": sorted(flow.senders), "receivers": sorted(flow.receivers)}
         for release, flow in (("old", traffic.old), ("new", traffic.new))
     }
-
-
-def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
-    if isinstance(found, Evidence):
-        return {
-            "found": True,
-            "message": found.message,
-            "type": found.schema_type,
-            "sent_by": found.sent_by,
-            "refused_by": found.refused_by,
-            "error": found.error,
-            "schema_refuses": found.schema_refuses,
-        }
-    if isinstance(found, NoEvidence):
-        return {
-            "found": False,
-            "searchable": found.searchable,
-            "examples": found.examples,
-            "reason": found.reason,
-        }
-    return None
 
 
 def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
@@ -330,24 +421,50 @@ def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
     return data
 
 
+def steps_json(steps: semver.SemverSteps) -> dict[str, Any]:
+    """Each contract's step and the fingerprints that decide it."""
+    return {
+        c.contract: {"step": c.step, "breaking": list(c.breaking), "added": list(c.added)}
+        for c in steps.contracts
+    }
+
+
 def result_json(
-    result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None
+    result: DiffResult,
+    fail_on: str = "breaking",
+    rules_url: str | None = None,
+    judged: DiffResult | None = None,
+    min_severity: Severity = "info",
 ) -> dict[str, Any]:
+    judged = judged or result
     return {
         "old": result.old,
         "new": result.new,
-        "summary": _summaries(result),
+        "semver": steps_json(semver.step(judged)),
+        "semver_by_stability": {
+            level: {c.contract: c.step for c in steps.contracts}
+            for level, steps in steps_by_level(judged).items()
+        },
+        "min_severity": min_severity,
+        "summary": counts_by_level(result),
         "changes": [change_json(c, rules_url) for c in result.changes],
         "waivers": {
             "expired": [_waiver_json(w) for w in result.expired],
             "unmatched": [_waiver_json(w) for w in result.unmatched],
         },
-        "failed": result.exit_code(fail_on) != 0,
+        "failed": judged.exit_code(fail_on) != 0,
     }
 
 
-def render_json(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
-    return json.dumps(result_json(result, fail_on, rules_url), indent=2, ensure_ascii=False) + "\n"
+def render_json(
+    result: DiffResult,
+    fail_on: str = "breaking",
+    rules_url: str | None = None,
+    judged: DiffResult | None = None,
+    min_severity: Severity = "info",
+) -> str:
+    data = result_json(result, fail_on, rules_url, judged, min_severity)
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 # --- GitHub annotations ------------------------------------------------------------
@@ -373,20 +490,48 @@ def change_line(change: Change) -> int | None:
     return line_of(change.file, pointer)
 
 
-def render_github(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
-    """One workflow command per unwaived change, plus one per expired or unused waiver."""
-    lines = []
+def shown_file(file: str, prefix: str = "") -> str | None:
+    """A schema file as annotations name it: relative to the current folder, under ``prefix``.
+
+    ``None`` for a file outside the current folder (an installed tool's
+    bundled store, a cache): an annotation there attaches to nothing.
+    """
+    if not file:
+        return None
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(Path.cwd().resolve())
+        except ValueError:
+            return None
+    return (PurePosixPath(prefix) / path.as_posix()).as_posix() if prefix else path.as_posix()
+
+
+def render_github(
+    result: DiffResult,
+    fail_on: str = "breaking",
+    rules_url: str | None = None,
+    path_prefix: str = "",
+    judged: DiffResult | None = None,
+) -> str:
+    """A notice with the version step and the counts, one workflow command per unwaived change, and one
+    per expired or unused waiver."""
+    counts = _summary_line(severity_counts(result.changes))
+    steps = step_words(semver.step(judged or result))
+    heading = f"ACP {result.old} -> {result.new}: {counts}. Version step: {steps}"
+    lines = [f"::notice title={_gh_property('acp-codegen diff')}::{_gh_data(heading)}"]
     for c in result.changes:
         if c.waiver is not None:
             continue
         levels = ", ".join(c.appears_in)
         props = f"title={_gh_property(f'{c.rule.id} ({levels}, {c.layer})')}"
-        if c.file:
+        file = shown_file(c.file, path_prefix)
+        if file:
             line = change_line(c)
-            where = f"file={_gh_property(c.file)}" + (f",line={line}" if line else "")
+            where = f"file={_gh_property(file)}" + (f",line={line}" if line else "")
             props = f"{where}," + props
         link = rule_link(c.rule.id, rules_url)
-        text = f"{c.message} — breaks {_breaks(c)}. {c.rule.summary}" + (f" ({link})" if link else "")
+        text = f"{c.message} — breaks {breaks_text(c)}. {c.rule.summary}" + (f" ({link})" if link else "")
         shown = evidence_line(c)
         if shown:
             text += f"\n{shown}"
@@ -421,15 +566,28 @@ def _sarif_rule(rule: Rule, rules_url: str | None) -> dict[str, Any]:
     return found
 
 
-def render_sarif(result: DiffResult, fail_on: str = "breaking", rules_url: str | None = None) -> str:
+def render_sarif(
+    result: DiffResult,
+    fail_on: str = "breaking",
+    rules_url: str | None = None,
+    path_prefix: str = "",
+    judged: DiffResult | None = None,
+) -> str:
+    """A SARIF 2.1.0 log: one result per change, at its schema file when that is under the current folder
+    (a relative ``uri``; never an absolute one), always at its logical location (the schema's names)."""
     index = {rule.id: i for i, rule in enumerate(CATALOG)}
     results = []
     for c in result.changes:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": c.file or "schema.json"}}
-        line = change_line(c)
-        if line:
-            physical["region"] = {"startLine": line}
-        text = f"{c.message} (breaks {_breaks(c)})"
+        location: dict[str, Any] = {}
+        file = shown_file(c.file, path_prefix)
+        if file:
+            physical: dict[str, Any] = {"artifactLocation": {"uri": file}}
+            line = change_line(c)
+            if line:
+                physical["region"] = {"startLine": line}
+            location["physicalLocation"] = physical
+        location["logicalLocations"] = [{"fullyQualifiedName": c.subject, "kind": "member"}]
+        text = f"{c.message} (breaks {breaks_text(c)})"
         shown = evidence_line(c)
         if shown:
             text += f"; {shown}"
@@ -438,12 +596,7 @@ def render_sarif(result: DiffResult, fail_on: str = "breaking", rules_url: str |
             "ruleIndex": index[c.rule.id],
             "level": SARIF_LEVEL[c.severity],
             "message": {"text": text},
-            "locations": [
-                {
-                    "physicalLocation": physical,
-                    "logicalLocations": [{"fullyQualifiedName": c.subject, "kind": "member"}],
-                }
-            ],
+            "locations": [location],
             "partialFingerprints": {"acpChange/v2": c.fingerprint},
             "properties": {
                 "stabilities": list(c.appears_in),
@@ -468,23 +621,46 @@ def render_sarif(result: DiffResult, fail_on: str = "breaking", rules_url: str |
                 },
                 "automationDetails": {"id": f"acp-diff/{result.old}..{result.new}"},
                 "results": results,
+                "properties": {"semver": steps_json(semver.step(judged or result))},
             }
         ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
+# --- HTML ------------------------------------------------------------------------------------
+
+
+def render_html(
+    result: DiffResult, rules_url: str | None = None, judged: DiffResult | None = None, link_base: str = ""
+) -> str:
+    """One self-contained page to open and filter (:mod:`.html`); ``link_base`` goes before relative
+    schema files in the links to each change's JSON pointer."""
+    return render_page(result, rules_url, judged, link_base)
+
+
 RENDERERS: dict[str, Callable[[DiffResult, Options], str]] = {
-    "text": lambda result, o: render_text(result, o.fail_on),
-    "markdown": lambda result, o: render_markdown(result, o.rules_url),
-    "json": lambda result, o: render_json(result, o.fail_on, o.rules_url),
-    "github": lambda result, o: render_github(result, o.fail_on, o.rules_url),
-    "sarif": lambda result, o: render_sarif(result, o.fail_on, o.rules_url),
+    "text": lambda result, o: render_text(result, o.fail_on, judged=o.judged),
+    "markdown": lambda result, o: render_markdown(result, o.rules_url, judged=o.judged),
+    "json": lambda result, o: render_json(result, o.fail_on, o.rules_url, o.judged, o.min_severity),
+    "github": lambda result, o: render_github(result, o.fail_on, o.rules_url, o.path_prefix, o.judged),
+    "sarif": lambda result, o: render_sarif(result, o.fail_on, o.rules_url, o.path_prefix, o.judged),
+    "html": lambda result, o: render_html(result, o.rules_url, judged=o.judged),
 }
 
 
-def render(result: DiffResult, fmt: str, fail_on: str = "breaking", rules_url: str | None = None) -> str:
-    return RENDERERS[fmt](result, Options(fail_on, rules_url))
+def render(
+    result: DiffResult,
+    fmt: str,
+    fail_on: str = "breaking",
+    rules_url: str | None = None,
+    *,
+    min_severity: Severity = "info",
+    path_prefix: str = "",
+) -> str:
+    """``result`` in format ``fmt`` (:data:`FORMATS`), showing the changes at or above ``min_severity``."""
+    options = Options(fail_on, rules_url, min_severity, path_prefix, judged=result)
+    return RENDERERS[fmt](at_least(result, min_severity), options)
 
 
 # --- the rule catalog ------------------------------------------------------------------
@@ -542,8 +718,12 @@ def release_pairs(releases: list[str]) -> list[tuple[str, str]]:
     ]
 
 
+REPORTS_LINK_BASE = "../"
+"""How a committed page reaches the schema files it names: ``reports/`` sits beside ``schemas/``."""
+
+
 def report_files(source: SchemaSource, releases: list[str], root: Path | None = None) -> dict[str, str]:
-    """``<old>..<new>.md`` and ``.json`` for every pair of :func:`release_pairs`, both stability levels.
+    """``<old>..<new>.md``, ``.json`` and ``.html`` for every pair of :func:`release_pairs`, both levels.
 
     Schema files are named relative to ``root`` (default: the project), so the
     reports read the same wherever they are written from; they carry no
@@ -559,6 +739,7 @@ def report_files(source: SchemaSource, releases: list[str], root: Path | None = 
         command = f"acp-codegen diff {old} {new} --no-evidence --format markdown"
         files[f"{old}..{new}.md"] = render_markdown(result, rules_url(), command=command)
         files[f"{old}..{new}.json"] = render_json(result, rules_url=rules_url())
+        files[f"{old}..{new}.html"] = render_html(result, rules_url(), link_base=REPORTS_LINK_BASE)
     return files
 
 
@@ -577,8 +758,8 @@ def _relative(result: DiffResult, root: Path) -> DiffResult:
 
 
 def _is_report(path: Path) -> bool:
-    """A file ``reports`` writes: ``<old>..<new>.md`` or ``.json``."""
-    return path.suffix in (".md", ".json") and ".." in path.name
+    """A file ``reports`` writes: ``<old>..<new>.md``, ``.json`` or ``.html``."""
+    return path.suffix in (".md", ".json", ".html") and ".." in path.name
 
 
 def stale_reports(folder: Path, files: dict[str, str]) -> list[str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..diff import report, semver
 from ..errors import CodegenError
 from .codemod import Codemod, FileResult, Finding
 from .codemod import _parse as parse_source
@@ -252,6 +253,52 @@ def github_annotation(finding: Finding, rules_url: str | None = None) -> str:
     link = finding.link(rules_url)
     text = f"{finding.message}. {finding.explanation}" + (f" ({link})" if link else "")
     return f"::error {where},title={escape(finding.rule, True)}::{escape(text)}"
+
+
+def render_markdown(upgrade: Plan, rules_url: str | None = None) -> str:
+    """The upgrade as markdown, for a pull request: the releases and the version step, the findings to
+    fix by hand as a table with ``file:line:column``, the rewrites folded as a unified diff, and the
+    API diff in one line (``--report`` appends the differ's markdown report)."""
+    new_release = upgrade.migration.new_release
+    steps = report.step_words(semver.step(upgrade.diff))
+    lines = [
+        f"## Upgrade of `{upgrade.folder.name}`: ACP {upgrade.diff.old} → {new_release} "
+        f"({upgrade.manifest.stability})",
+        "",
+        f"**Version step:** {steps}.",
+        "",
+        f"**{upgrade.summary()}**",
+        "",
+    ]
+    findings = upgrade.findings
+    if findings:
+        lines += [
+            f"### To fix by hand ({len(findings)})",
+            "",
+            "| where | rule | what | why |",
+            "| --- | --- | --- | --- |",
+        ]
+        for found in findings:
+            link = found.link(rules_url)
+            rule_cell = f"[`{found.rule}`]({link})" if link else f"`{found.rule}`"
+            cells = [
+                f"`{report.markdown_cell(f'{found.path}:{found.line}:{found.column}')}`",
+                rule_cell,
+                report.markdown_cell(found.message),
+                report.markdown_cell(found.explanation),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    else:
+        lines.append("Nothing to fix by hand.")
+    rewritten = upgrade.rewritten
+    if rewritten:
+        count = f"{len(rewritten)} file" + ("" if len(rewritten) == 1 else "s")
+        lines += ["", f"<details><summary>Rewrites ({count})</summary>", "", "```diff"]
+        lines += [line for result in rewritten for line in result.diff(new_release)]
+        lines += ["```", "", "</details>"]
+    else:
+        lines += ["", "No file to rewrite."]
+    return "\n".join(lines) + "\n"
 
 
 def json_report(diff_report: str, upgrade: Plan, rules_url: str | None = None) -> str:

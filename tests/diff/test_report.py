@@ -21,6 +21,7 @@ from codegen.diff.report import (
 from codegen.diff.rules import CATALOG, RuleId
 from codegen.diff.rules import rule as rule_of
 from codegen.schema.load import SchemaSource, read_lock
+from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
 from tests.support.releases import ROOT, surface_of
 
@@ -56,18 +57,49 @@ def test_json_lists_every_change_with_its_fingerprint(capsys: pytest.CaptureFixt
     assert "rule_url" not in first and first["file"] == f"schemas/v2/{A5}/schema.json"
 
 
-def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses(
+def test_markdown_has_a_summary_table_and_explains_every_rule_it_uses_once_folded(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Read outside this repository, the report explains its rules itself: no link into the repository."""
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "markdown")
-    assert "| stable | 2 | 0 | 1 |" in out
+    assert "| stable | 2 | 0 | 1 | **major** | **major** |" in out
     assert "| stable and unstable, distinct |" not in out  # one level: nothing to count twice
-    assert "[`field-added-required`](#field-added-required)" in out
-    assert "\n## Rules\n\n### field-added-required\n\n" + rule_of(RuleId.FIELD_ADDED_REQUIRED).summary in out
-    assert "### field-added-optional" in out and "### type-changed" not in out
-    assert "docs/rules.md" not in out
+    assert "| wire | `field-added-required` |" in out
+    summary = rule_of(RuleId.FIELD_ADDED_REQUIRED).summary
+    explained = f"- `field-added-required` (wire, breaking by default): {summary}"
+    assert out.count(explained) == 1
+    assert out.index("<details><summary>How to read this report</summary>") < out.index(explained)
+    assert "`field-added-optional` (wire" in out and "`type-changed`" not in out
+    assert "docs/rules.md" not in out and "### " not in out  # no catalogue appended
     assert "string \\| null" in out  # a union in a table cell is escaped
+
+
+def test_markdown_puts_the_step_first_then_breaking_then_warnings_open_and_info_folded() -> None:
+    out = render_markdown(diff_pair("2.0.0-alpha.7", "2.0.0-alpha.8"))
+    step = out.index("**Version step:** wire: minor (19 additions); Python API: major (4 breaking changes).")
+    breaking = out.index("<details open><summary><b>Breaking (4)</b></summary>")
+    warnings = out.index("<details open><summary><b>Warnings (12)</b></summary>")
+    info = out.index("<details><summary><b>Info (55)</b></summary>")
+    assert step < out.index("| schema | breaking |") < breaking < warnings < info
+    assert out.count("<details") == out.count("</details>") == 4
+    assert "**Breaks:** old client (9), python callers (5), old agent (2)." in out
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "github", "sarif", "html"])
+def test_min_severity_leaves_the_lesser_changes_out_of_every_format(
+    fmt: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ("diff", "--no-evidence", "2.0.0-alpha.7", "2.0.0-alpha.8", "--format", fmt)
+    _, every, _ = run(capsys, *common)
+    code, breaking, _ = run(capsys, *common, "--min-severity", "breaking")
+    assert code == 1  # the exit status weighs every change
+    data = json.loads(run(capsys, *common[:-1], "json", "--min-severity", "warning")[1])
+    assert {c["severity"] for c in data["changes"]} == {"breaking", "warning"}
+    assert data["semver"]["wire"]["step"] == "minor"  # the additions are info: left out, still counted
+    warning_only = next(c["fingerprint"] for c in data["changes"] if c["severity"] == "warning")
+    breaking_one = next(c["fingerprint"] for c in data["changes"] if c["severity"] == "breaking")
+    assert warning_only in every and warning_only not in breaking
+    assert breaking_one in breaking
 
 
 def test_rule_links_go_to_the_configured_public_catalog(
@@ -88,7 +120,11 @@ def test_rule_links_go_to_the_configured_public_catalog(
 
 def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--stability", "stable", "--format", "github")
-    lines = out.splitlines()
+    heading, *lines = out.splitlines()
+    assert heading == (
+        f"::notice title=acp-codegen diff::ACP {A3} -> {A5}: 2 breaking, 0 warnings, 1 info. "
+        "Version step: wire: major (1 breaking change); Python API: major (1 breaking change)"
+    )
     assert len(lines) == 3
     schema = ROOT / "schemas" / "v2" / A5 / "schema.json"
     line = _line_of_key(schema, '"messageId": {')  # the field, read from the file itself
@@ -159,7 +195,7 @@ def test_docs_rules_md_is_generated_from_the_catalog() -> None:
 def test_committed_reports_match_make_reports() -> None:
     source = SchemaSource(read_lock())
     files = report_files(source, list(source.lock.releases))
-    assert len(files) == 2 * len(release_pairs(list(source.lock.releases)))
+    assert len(files) == 3 * len(release_pairs(list(source.lock.releases)))  # .md, .json, .html
     assert stale_reports(ROOT / "reports", files) == [], "reports/ is stale: run `make reports` and commit it"
 
 
@@ -203,7 +239,7 @@ def test_markdown_and_json_carry_the_schemas_of_each_change() -> None:
     markdown = render_markdown(result)
     assert "| stable and unstable, distinct | 2 | 0 | 5 |" in markdown
     assert "| schema | layer | rule | where |" in markdown
-    assert "| stable, unstable | wire | [`field-added-required`]" in markdown
+    assert "| stable, unstable | wire | `field-added-required` |" in markdown
     data = json.loads(render_json(result))
     assert data["summary"]["distinct"] == {"breaking": 2, "warning": 0, "info": 5}
     # ToolCallUpdate.name was unstable already: in alpha.5 it is new to the stable schema only

@@ -230,13 +230,19 @@ def test_without_the_rewrites_the_same_code_would_not_type_check(upgraded: Upgra
     assert mypy(unrewritten, files).returncode == 1
 
 
-def test_report_prints_the_whole_api_diff_after_the_findings(upgraded: Upgraded, tmp_path: Path) -> None:
-    case = upgraded.case
+def vendored_again(case: Case, tmp_path: Path) -> tuple[Path, Path, list[str]]:
+    """A fresh copy of the case's project with the old release vendored: the project, its app, options."""
     project = tmp_path / "project"
     app = copy_app(case.fixture, project)
     options = lock_options(case, tmp_path / "releases")
     stability = ["--unstable"] if case.unstable else []
     assert cli_run(*options, "vendor", case.old, project, *stability).code == 0
+    return project, app, options
+
+
+def test_report_prints_the_whole_api_diff_after_the_findings(upgraded: Upgraded, tmp_path: Path) -> None:
+    case = upgraded.case
+    project, app, options = vendored_again(case, tmp_path)
     done = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, "--report")
     assert done.code == upgraded.dry.code
     head, _, full = done.out.partition(f"\nACP {case.old} -> {case.new}\n")
@@ -265,6 +271,33 @@ def test_json_format_is_one_document(upgraded: Upgraded, tmp_path: Path) -> None
     assert len(document["upgrade"]["rewritten"]) == len(
         [p for p in app.rglob("*.py") if expected_rewrite(p) != p.read_text()]
     )
+
+
+def test_markdown_format_is_a_findings_table_and_the_rewrites_folded(
+    upgraded: Upgraded, tmp_path: Path
+) -> None:
+    """For a pull request: a row per finding with file:line:column, the rewrites as a folded diff."""
+    case = upgraded.case
+    project, app, options = vendored_again(case, tmp_path)
+    done = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, "--format", "markdown")
+    assert done.code == upgraded.dry.code
+    assert done.out.startswith(f"## Upgrade of `acp`: ACP {case.old} → {case.new} (")
+    assert "**Version step:** wire: " in done.out
+    rows = [line for line in done.out.splitlines() if line.startswith(f"| `{project}")]
+    found = []
+    for row in rows:
+        where, rule = (cell.strip().strip("`") for cell in row.strip("|").split(" | ")[:2])
+        path, line, column = where.rsplit(":", 2)
+        found.append((Path(path).relative_to(project).as_posix(), int(line), int(column), rule))
+    assert sorted(found) == upgraded.expected
+    rewrites = len([p for p in app.rglob("*.py") if expected_rewrite(p) != p.read_text()])
+    if rewrites:
+        assert "<details><summary>Rewrites (" in done.out and "```diff\n--- " in done.out
+    assert "# ACP API changes" not in done.out  # the full report is behind --report
+    report = ("--format", "markdown", "--report", "--min-severity", "warning")
+    full = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, *report)
+    assert full.out.startswith(done.out) and f"\n# ACP API changes: {case.old} → {case.new}\n" in full.out
+    assert "<summary><b>Info (" not in full.out  # --min-severity leaves the info rows out of the report
 
 
 # --- a versioned package name --------------------------------------------------------------------
