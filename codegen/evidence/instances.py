@@ -13,6 +13,7 @@ Draft 2020-12 validator and dropped if it is refused.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -132,6 +133,50 @@ def _merge_all_of(node: Any) -> Any:
     return merged
 
 
+@contextlib.contextmanager
+def _strategies_built_once() -> Iterator[None]:
+    """While it lasts, hypothesis-jsonschema builds the strategy of each subschema once, not per draw.
+
+    Its object strategy calls its (private) schema-to-strategy functions for
+    every property of every message drawn, and building a strategy
+    (resolving, canonicalising, merging, inspecting source) costs far more
+    than drawing from it.  A strategy is a pure function of its schema, so
+    the one built first is the same as the ones it replaces: the messages
+    drawn are the same, several times faster (tests/evidence checks both).
+    Without those functions (another version), nothing changes.
+    """
+    from hypothesis_jsonschema import _from_schema as module
+
+    names = ("__from_schema", "merged_as_strategies")
+    originals = {name: getattr(module, name, None) for name in names}
+    if not all(callable(f) for f in originals.values()):
+        yield
+        return
+    built: dict[tuple[str, str], Any] = {}
+
+    def once(name: str) -> Callable[..., Any]:
+        original = originals[name]
+        assert original is not None
+
+        def build(schema: Any, *, alphabet: Any, custom_formats: Any) -> Any:
+            if custom_formats is not None:
+                return original(schema, alphabet=alphabet, custom_formats=custom_formats)
+            key = (name, json.dumps(schema, sort_keys=True, default=repr))
+            if key not in built:
+                built[key] = original(schema, alphabet=alphabet, custom_formats=None)
+            return built[key]
+
+        return build
+
+    try:
+        for name in names:
+            setattr(module, name, once(name))
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(module, name, original)
+
+
 class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)
     """Raised by the test function to end a generation early."""
 
@@ -170,7 +215,7 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
         print_blob=False,
     )(given(from_schema(schema))(one))
     try:
-        with with_reporter(lambda _text: None):
+        with with_reporter(lambda _text: None), _strategies_built_once():
             test()
     except _Enough:
         pass
@@ -183,38 +228,46 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
 def _versions() -> str:
     from importlib import metadata
 
-    return ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
+    versions = ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
+    return f"{versions};prefix"  # files that keep the beginning of a generation, and say so
 
 
 def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: Path | None = None) -> int:
-    """:func:`generate`, remembered: a generation that ran to its end is kept under ``cache``.
+    """:func:`generate`, remembered: the instances generated are kept under ``cache``.
 
     The instances a schema gives are the same every time (the generation is
     deterministic), so a later search, by this run or another, reads them
     back instead of generating them again.  A generation ``accept`` stopped
-    early is not kept.  Returns how many instances ``accept`` saw.
+    early is kept as the beginning of the whole: a later search that wants
+    more reads it, then generates again from the start and goes on where it
+    ends.  Returns how many instances ``accept`` saw.
     """
     if cache is None:
         return generate(schema, examples, accept)[0]
     key = hashlib.sha256(f"{canonical(schema)}\0{examples}\0{_versions()}".encode()).hexdigest()[:24]
     path = cache / "evidence-instances" / f"{key}.json"
     try:
-        kept: list[Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        generated: list[Any] = []
-
-        def remember(instance: Any) -> bool:
-            generated.append(instance)
-            return accept(instance)
-
-        count, stopped = generate(schema, examples, remember)
-        if not stopped:
-            write_atomic(path, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
-        return count
-    for count, instance in enumerate(kept, 1):
+        kept = json.loads(path.read_text(encoding="utf-8"))
+        known: list[Any] = kept["instances"]
+        complete = kept["complete"] is True
+    except (OSError, ValueError, TypeError, KeyError):
+        known, complete = [], False
+    for count, instance in enumerate(known, 1):
         if accept(instance):
             return count
-    return len(kept)
+    if complete:
+        return len(known)
+    generated: list[Any] = []
+
+    def remember(instance: Any) -> bool:
+        generated.append(instance)
+        return len(generated) > len(known) and accept(instance)  # the first ones were seen above
+
+    count, stopped = generate(schema, examples, remember)
+    if len(generated) > len(known):
+        kept = {"complete": not stopped, "instances": generated}
+        write_atomic(path, json.dumps(kept, ensure_ascii=False).encode("utf-8"))
+    return count
 
 
 def size(instance: Any) -> int:

@@ -7,6 +7,7 @@ required.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from pathlib import Path
@@ -75,16 +76,44 @@ def test_generation_is_deterministic_and_remembered(tmp_path: Path) -> None:
     [kept] = (tmp_path / "evidence-instances").iterdir()
     again: list[Any] = []
     gen.instances(schema, 20, lambda i: again.append(i) is None and False, tmp_path)
-    assert again == first == json.loads(kept.read_text())
+    assert again == first == json.loads(kept.read_text())["instances"]
     fresh: list[Any] = []
     gen.generate(schema, 20, lambda i: fresh.append(i) is None and False)
     assert fresh == first
 
 
-def test_a_generation_stopped_early_is_not_remembered(tmp_path: Path) -> None:
-    schema = {"type": "integer"}
-    assert gen.instances(schema, 50, lambda i: True, tmp_path) == 1
-    assert not (tmp_path / "evidence-instances").exists()
+def test_strategies_built_once_draw_the_same_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed-up of :func:`~codegen.evidence.instances.generate` (each subschema's strategy built
+    once) changes nothing drawn: on a real type with unions, nested objects, free ``_meta`` objects and
+    a pattern, the messages are the same, in the same order, as with the strategies built per draw."""
+    defs = release_files("v2-sdk-2.1.0").schema(True).data["$defs"]
+    schema = gen.generation_schema(defs, "SessionConfigSelectGroup", ("x", "y"))
+    fast: list[Any] = []
+    gen.generate(schema, 25, lambda i: fast.append(i) is None and False)
+    monkeypatch.setattr(gen, "_strategies_built_once", contextlib.nullcontext)
+    slow: list[Any] = []
+    gen.generate(schema, 25, lambda i: slow.append(i) is None and False)
+    assert fast == slow and len(fast) == 25
+    options = [o for m in fast for o in m.get("options", [])]
+    assert options and any("_meta" in o for o in options)
+
+
+def test_a_generation_stopped_early_is_remembered_as_its_beginning_and_continued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    whole: list[Any] = []
+    gen.generate(schema, 30, lambda i: whole.append(i) is None and False)
+    seen: list[Any] = []
+    assert gen.instances(schema, 30, lambda i: seen.append(i) is None and len(seen) == 4, tmp_path) == 4
+    [kept] = (tmp_path / "evidence-instances").iterdir()
+    assert json.loads(kept.read_text()) == {"complete": False, "instances": whole[:4]}
+    again: list[Any] = []  # read back, then generated on from where the kept ones end
+    assert gen.instances(schema, 30, lambda i: again.append(i) is None and False, tmp_path) == 30
+    assert again == whole and json.loads(kept.read_text()) == {"complete": True, "instances": whole}
+    monkeypatch.setattr(gen, "generate", lambda *_: pytest.fail("generated again"))
+    stopped: list[Any] = []  # a search that stops inside what is kept reads it only
+    assert gen.instances(schema, 30, lambda i: stopped.append(i) is None and len(stopped) == 2, tmp_path) == 2
 
 
 # --- where a refusal is ------------------------------------------------------------------------
