@@ -24,6 +24,8 @@ from ..errors import CodegenError
 from ..files import write_atomic
 
 INSTALL_HINT = "pip install 'acp-codegen[evidence]' (hypothesis and hypothesis-jsonschema)"
+HYPOTHESIS_BEFORE = (6, 169)
+"""The first hypothesis hypothesis-jsonschema 0.23 does not run on (it removed internals it drives)."""
 
 _ONE_SCHEMA = ("items", "not", "additionalProperties", "contains", "propertyNames")
 _SCHEMA_MAP = ("properties", "patternProperties", "dependentSchemas")
@@ -56,12 +58,35 @@ class MissingGeneratorError(CodegenError):
 
 
 def require_generator() -> None:
-    """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports."""
+    """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports and
+    its hypothesis is one it runs on."""
     try:
         import hypothesis  # noqa: F401
         import hypothesis_jsonschema  # noqa: F401
     except ImportError as error:
         raise MissingGeneratorError(f"evidence needs {error.name}: {INSTALL_HINT}") from None
+    problem = incompatible(hypothesis_version())
+    if problem is not None:
+        raise MissingGeneratorError(problem)
+
+
+def hypothesis_version() -> str:
+    """The version of the hypothesis installed."""
+    from importlib import metadata
+
+    return metadata.version("hypothesis")
+
+
+def incompatible(version: str) -> str | None:
+    """Why evidence cannot run with this version of hypothesis, in one line (``None``: it can)."""
+    parts = [int(p) if p.isdigit() else 0 for p in version.split(".")[:2]]
+    if tuple(parts) < HYPOTHESIS_BEFORE:
+        return None
+    below = ".".join(map(str, HYPOTHESIS_BEFORE))
+    return (
+        f"evidence needs hypothesis older than {below} (hypothesis-jsonschema does not run on {version}, "
+        f"the one installed): pip install 'hypothesis<{below}'"
+    )
 
 
 def _def_name(ref: str) -> str:

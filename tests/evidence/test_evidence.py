@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -286,6 +287,38 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
     assert code == 1
     assert all("evidence" not in c for c in json.loads(out)["changes"])
     assert "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install" in err
+
+
+def test_without_the_generator_installed_diff_says_in_one_line_how_to_add_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis_jsonschema", None)  # import hypothesis_jsonschema fails
+    code, out, err = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1 and all("evidence" not in c for c in json.loads(out)["changes"])
+    assert err.splitlines() == [
+        "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install 'acp-codegen[evidence]' "
+        "(hypothesis and hypothesis-jsonschema): the report has no evidence (--no-evidence silences this)"
+    ]
+
+
+def test_a_hypothesis_the_generator_does_not_run_on_is_one_line_not_an_error_per_row(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hypothesis 6.169 removed internals hypothesis-jsonschema 0.23 drives: the check is made once,
+    before any search, on the version installed (faked here)."""
+    from codegen.evidence import instances
+
+    assert instances.incompatible("6.168.5") is None and instances.incompatible("6.150.0") is None
+    assert instances.incompatible("6.169.0") is not None and instances.incompatible("7.0.1") is not None
+    monkeypatch.setattr(instances, "hypothesis_version", lambda: "6.169.0")
+    monkeypatch.setattr(instances, "generate", lambda *_: pytest.fail("searched with it"))
+    code, out, err = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1 and all("evidence" not in c for c in json.loads(out)["changes"])
+    assert err.splitlines() == [
+        "acp-codegen: warning: evidence needs hypothesis older than 6.169 (hypothesis-jsonschema does not "
+        "run on 6.169.0, the one installed): pip install 'hypothesis<6.169': the report has no evidence "
+        "(--no-evidence silences this)"
+    ]
 
 
 def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_path: Path) -> None:
