@@ -253,8 +253,7 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
 def _versions() -> str:
     from importlib import metadata
 
-    versions = ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
-    return f"{versions};prefix"  # files that keep the beginning of a generation, and say so
+    return ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
 
 
 def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: Path | None = None) -> int:
@@ -262,25 +261,23 @@ def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: 
 
     The instances a schema gives are the same every time (the generation is
     deterministic), so a later search, by this run or another, reads them
-    back instead of generating them again.  A generation ``accept`` stopped
-    early is kept as the beginning of the whole: a later search that wants
-    more reads it, then generates again from the start and goes on where it
-    ends.  Returns how many instances ``accept`` saw.
+    back instead of generating them again: all of them (``KEY.json``), or,
+    when ``accept`` stopped the generation early, its beginning
+    (``KEY.partial.json``), which a later search that wants more reads before
+    it generates again from the start and goes on where the beginning ends.
+    Returns how many instances ``accept`` saw.
     """
     if cache is None:
         return generate(schema, examples, accept)[0]
     key = hashlib.sha256(f"{canonical(schema)}\0{examples}\0{_versions()}".encode()).hexdigest()[:24]
-    path = cache / "evidence-instances" / f"{key}.json"
-    try:
-        kept = json.loads(path.read_text(encoding="utf-8"))
-        known: list[Any] = kept["instances"]
-        complete = kept["complete"] is True
-    except (OSError, ValueError, TypeError, KeyError):
-        known, complete = [], False
+    whole = cache / "evidence-instances" / f"{key}.json"
+    beginning = whole.with_suffix(".partial.json")
+    complete = _read_list(whole)
+    known = complete if complete is not None else _read_list(beginning) or []
     for count, instance in enumerate(known, 1):
         if accept(instance):
             return count
-    if complete:
+    if complete is not None:
         return len(known)
     generated: list[Any] = []
 
@@ -289,10 +286,19 @@ def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: 
         return len(generated) > len(known) and accept(instance)  # the first ones were seen above
 
     count, stopped = generate(schema, examples, remember)
-    if len(generated) > len(known):
-        kept = {"complete": not stopped, "instances": generated}
-        write_atomic(path, json.dumps(kept, ensure_ascii=False).encode("utf-8"))
+    if not stopped:
+        write_atomic(whole, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
+    elif len(generated) > len(known):
+        write_atomic(beginning, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
     return count
+
+
+def _read_list(path: Path) -> list[Any] | None:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, list) else None
 
 
 def size(instance: Any) -> int:

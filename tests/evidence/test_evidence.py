@@ -77,7 +77,7 @@ def test_generation_is_deterministic_and_remembered(tmp_path: Path) -> None:
     [kept] = (tmp_path / "evidence-instances").iterdir()
     again: list[Any] = []
     gen.instances(schema, 20, lambda i: again.append(i) is None and False, tmp_path)
-    assert again == first == json.loads(kept.read_text())["instances"]
+    assert again == first == json.loads(kept.read_text())
     fresh: list[Any] = []
     gen.generate(schema, 20, lambda i: fresh.append(i) is None and False)
     assert fresh == first
@@ -107,11 +107,12 @@ def test_a_generation_stopped_early_is_remembered_as_its_beginning_and_continued
     gen.generate(schema, 30, lambda i: whole.append(i) is None and False)
     seen: list[Any] = []
     assert gen.instances(schema, 30, lambda i: seen.append(i) is None and len(seen) == 4, tmp_path) == 4
-    [kept] = (tmp_path / "evidence-instances").iterdir()
-    assert json.loads(kept.read_text()) == {"complete": False, "instances": whole[:4]}
+    [beginning] = (tmp_path / "evidence-instances").iterdir()
+    assert beginning.name.endswith(".partial.json") and json.loads(beginning.read_text()) == whole[:4]
     again: list[Any] = []  # read back, then generated on from where the kept ones end
     assert gen.instances(schema, 30, lambda i: again.append(i) is None and False, tmp_path) == 30
-    assert again == whole and json.loads(kept.read_text()) == {"complete": True, "instances": whole}
+    whole_file = beginning.with_name(beginning.name.removesuffix(".partial.json") + ".json")
+    assert again == whole and json.loads(whole_file.read_text()) == whole
     monkeypatch.setattr(gen, "generate", lambda *_: pytest.fail("generated again"))
     stopped: list[Any] = []  # a search that stops inside what is kept reads it only
     assert gen.instances(schema, 30, lambda i: stopped.append(i) is None and len(stopped) == 2, tmp_path) == 2
