@@ -290,6 +290,38 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
     assert "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install" in err
 
 
+def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwise(tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", A3, A5]
+    command += ["--format", "json"]
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=secondary)
+    os.close(secondary)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the other end closed
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.stdout is not None
+    out = process.stdout.read()
+    assert process.wait() == 1
+    os.close(primary)
+    on_terminal = shown.decode("utf-8", errors="replace")
+    assert "rendering the models" in on_terminal and "searching for evidence" in on_terminal
+    [change] = [c for c in json.loads(out)["changes"] if c.get("evidence", {}).get("found")]
+    assert change["evidence"]["message"] == {}
+    piped = subprocess.run(command, cwd=root, capture_output=True, check=False)  # cached now: quick
+    assert piped.returncode == 1 and piped.stderr == b"" and piped.stdout == out
+
+
 def test_without_the_generator_installed_diff_says_in_one_line_how_to_add_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
