@@ -125,6 +125,8 @@ def load_all(
     for key, (_, surface) in zip(keys, sides, strict=True):
         if key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file():
             missing.setdefault(key, surface)
+    if missing:
+        import datamodel_code_generator  # noqa: F401 (slow to import: once here, not in every worker)
     jobs = [functools.partial(_render, surface) for surface in missing.values()]
     for key, files in zip(missing, run_all(jobs, tick), strict=True):
         _write(_folder(cache, key), files)
