@@ -45,7 +45,16 @@ from ..errors import CodegenError
 from ..schema.ir import Stability
 from ..schema.load import SchemaSource, default_cache_dir, read_lock
 from .instances import canonical, size
-from .search import SEARCHED_BREAKS, Direction, Pair, Refusal, first_error, pairs_of, wants_evidence
+from .search import (
+    SEARCHED_BREAKS,
+    Direction,
+    Pair,
+    Refusal,
+    first_error,
+    pairs_of,
+    search_all,
+    wants_evidence,
+)
 
 ORACLE_EXAMPLES = 25
 """Messages generated per changed ``$defs`` type and direction by default."""
@@ -182,6 +191,12 @@ def check_pair(
     started = time.perf_counter()
     wanted = [c for c in changes if wants_evidence(c)]
     result.searched = len(wanted)
+    sweep = [
+        (pair, pair.key(direction, schema_name, examples=examples))
+        for direction in SEARCHED_BREAKS["both"]
+        for schema_name in changed_types(pair, direction)
+    ]
+    search_all([(pair, key) for key in pair.requests(wanted)] + sweep)  # on every core
     found = pair.evidence(wanted)
     result.with_evidence = sum(isinstance(e, Evidence) for e in found.values())
     for index, evidence in found.items():

@@ -229,14 +229,19 @@ class Pair:
         refusal at it.  ``examples`` defaults to the pair's.  A search
         :func:`search_all` ran already is not run again.
         """
-        key = self._key(direction, schema_name, wanted, examples)
+        key = self.key(direction, schema_name, wanted, examples)
         if key not in self._searches:
             self._searches[key] = self._found(key, self._search(*key))
         return self._searches[key]
 
-    def _key(
-        self, direction: Direction, schema_name: str, wanted: frozenset[Anchor], examples: int | None
+    def key(
+        self,
+        direction: Direction,
+        schema_name: str,
+        wanted: frozenset[Anchor] = frozenset(),
+        examples: int | None = None,
     ) -> SearchKey:
+        """How :meth:`search` with these arguments is known (to :func:`search_all`)."""
         return (schema_name, direction, wanted, self.examples if examples is None else examples)
 
     def _found(self, key: SearchKey, found: Found | str) -> Search | str:
@@ -351,7 +356,7 @@ class Pair:
     def requests(self, changes: Iterable[Change]) -> list[SearchKey]:
         """The searches :meth:`evidence` runs for these changes (for :func:`search_all`)."""
         groups = self.groups(self.plans(change) for change in changes)
-        return [self._key(d, root, frozenset(wanted), None) for (d, root), wanted in sorted(groups.items())]
+        return [self.key(d, root, frozenset(wanted), None) for (d, root), wanted in sorted(groups.items())]
 
     def evidence(self, changes: Iterable[Change]) -> dict[int, Evidence | NoEvidence]:
         """For each change (by its index in ``changes``): the smallest message refused at its location,
@@ -363,7 +368,7 @@ class Pair:
         listed = list(changes)
         plans = [self.plans(change) for change in listed]
         groups = self.groups(plans)
-        search_all((self, self._key(d, root, frozenset(w), None)) for (d, root), w in groups.items())
+        search_all((self, self.key(d, root, frozenset(w), None)) for (d, root), w in groups.items())
         searched = {
             key: self.search(key[0], key[1], frozenset(wanted)) for key, wanted in sorted(groups.items())
         }
