@@ -733,7 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--evidence-examples",
         type=int,
-        default=200,
+        default=50,  # codegen.evidence.DEFAULT_EXAMPLES (not imported: the evidence stage loads lazily)
         metavar="N",
         help="messages generated per schema type and direction in the search for evidence "
         "(default: %(default)s)",

@@ -56,7 +56,10 @@ Direction = Literal["receivers", "senders"]
 SearchKey = tuple[str, Direction, frozenset[Anchor], int]
 """A search: the ``$defs`` type, the direction, the anchors it may stop at, the messages to generate."""
 
-DEFAULT_EXAMPLES = 200
+DEFAULT_EXAMPLES = 50
+"""Messages generated per type and direction.  On every locked pair, each change with evidence was
+first shown by one of the first 16 distinct messages of its search (``make diff-oracle`` prints that
+figure); the rest of a search that finds nothing is the cost of evidence."""
 SEARCHED_BREAKS: dict[str, tuple[Direction, ...]] = {
     "receivers": ("receivers",),
     "senders": ("senders",),
@@ -116,6 +119,8 @@ class Refusal:
     instance: Any
     error: Any
     errors: tuple[Located, ...]
+    index: int = 0
+    """Which of the search's distinct messages it is (1 for the first; 0: not from a search)."""
 
     def at(self, anchor: Anchor) -> Located | None:
         """The first error of the refusal that is at ``anchor`` (``None``: none is)."""
@@ -132,7 +137,8 @@ class Found:
 
     generated: int
     distinct: int
-    refused: tuple[Any, ...]
+    refused: tuple[tuple[int, Any], ...]
+    """Each refused message, with its :attr:`Refusal.index`."""
 
 
 @dataclass(frozen=True)
@@ -254,10 +260,10 @@ class Pair:
         target_name = self.target_def(direction, schema_name)
         assert root is not None and target_name is not None
         refusals = []
-        for instance in found.refused:
+        for index, instance in found.refused:
             refusal = self.refusal(direction, schema_name, target_name, root, instance)
             assert refusal is not None
-            refusals.append(refusal)
+            refusals.append(dataclasses.replace(refusal, index=index))
         return Search(found.generated, found.distinct, tuple(refusals))
 
     def generation(self, direction: Direction, schema_name: str) -> str:
@@ -281,7 +287,7 @@ class Pair:
             return f"{schema_name} has no model on both sides"
         if source.models.adapter(schema_name) is None:
             return f"{schema_name} has no model"
-        found: list[Any] = []
+        found: list[tuple[int, Any]] = []
         seen: set[str] = set()
         missing = set(wanted)
 
@@ -292,7 +298,7 @@ class Pair:
             seen.add(text)
             refusal = self.refusal(direction, schema_name, target_name, root, instance)
             if refusal is not None:
-                found.append(instance)
+                found.append((len(seen), instance))
                 missing.difference_update({a for a in missing if refusal.at(a) is not None})
             return bool(wanted) and not missing
 
@@ -397,6 +403,20 @@ class Pair:
                 else:
                     out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
         return out
+
+    def first_hit(self, change: Change) -> int | None:
+        """The first of the distinct messages of a search already run that showed the change (1 for
+        the first message; ``None``: none did)."""
+        hits = [
+            refusal.index
+            for p in self.plans(change)
+            if p.anchor is not None
+            for (schema_name, direction, _, _), found in self._searches.items()
+            if (direction, schema_name) == (p.direction, p.root) and not isinstance(found, str)
+            for refusal in found.refusals
+            if refusal.index and refusal.at(p.anchor) is not None
+        ]
+        return min(hits) if hits else None
 
     def witness(self, change: Change, plan: Plan, best: Refusal) -> Evidence:
         direction, root, anchor = plan.direction, plan.root, plan.anchor

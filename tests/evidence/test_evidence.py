@@ -354,6 +354,14 @@ def test_a_hypothesis_the_generator_does_not_run_on_is_one_line_not_an_error_per
     ]
 
 
+def test_diff_and_the_oracle_generate_as_many_messages_by_default() -> None:
+    from codegen import cli
+    from codegen.evidence import DEFAULT_EXAMPLES, oracle
+
+    diff = cli.build_parser().parse_args(["diff", A3, A5])
+    assert diff.evidence_examples == DEFAULT_EXAMPLES == oracle.parser().parse_args([]).evidence_examples
+
+
 def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_path: Path) -> None:
     files = release_files("2.0.0-alpha.1")
     from codegen.diff import diff_releases
