@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, Protocol
 
 Tick = Callable[[], None]
@@ -42,12 +42,20 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def _run(index: int) -> Any:
-    return _JOBS[index]()
+def _quiet() -> None:
+    """A worker leaves Ctrl-C to the process that forked it, which ends the workers at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _run(index: int) -> tuple[int, Any]:
+    return index, _JOBS[index]()
 
 
 def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list[Any]:
-    """Each job's result, in the order of ``jobs``, the jobs run on every core (forked workers)."""
+    """Each job's result, in the order of ``jobs``, the jobs run on every core (forked workers).
+
+    A job that raises raises here; on that, or on Ctrl-C, the workers are ended at once.
+    """
     count = min(workers(), len(jobs))
     if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         results = []
@@ -57,15 +65,16 @@ def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list
                 tick()
         return results
     _JOBS[:] = jobs
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_quiet)
     try:
         out: list[Any] = [None] * len(jobs)
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=count, mp_context=context) as pool:
-            futures = {pool.submit(_run, index): index for index in range(len(jobs))}
-            for future in as_completed(futures):
-                out[futures[future]] = future.result()
-                if tick is not None:
-                    tick()
+        for index, result in pool.imap_unordered(_run, range(len(jobs))):
+            out[index] = result
+            if tick is not None:
+                tick()
+        pool.close()
         return out
     finally:
+        pool.terminate()  # nothing left to do after close(); at once on an error or Ctrl-C
+        pool.join()
         _JOBS.clear()

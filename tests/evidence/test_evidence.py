@@ -322,6 +322,41 @@ def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwi
     assert piped.returncode == 1 and piped.stderr == b"" and piped.stdout == out
 
 
+def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_line(tmp_path: Path) -> None:
+    import os
+    import pty
+    import signal
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", A3, A5]
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(
+        command, cwd=root, stdout=subprocess.DEVNULL, stderr=secondary, start_new_session=True
+    )
+    os.close(secondary)
+    shown = b""
+    while b"rendering the models" not in shown:
+        shown += os.read(primary, 4096)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the forked workers too
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=30) == 130
+    os.close(primary)
+    assert shown.decode("utf-8", errors="replace").rstrip().endswith(
+        "acp-codegen: interrupted: nothing is left half written"
+    )
+    assert b"Traceback" not in shown
+    left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True, check=False)
+    assert left.stdout.split() == []
+
+
 def test_without_the_generator_installed_diff_says_in_one_line_how_to_add_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
