@@ -290,6 +290,21 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
     assert "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install" in err
 
 
+def _terminal_output(primary: int) -> bytes:
+    """What a program wrote to the terminal whose primary side is ``primary``, until it closed it."""
+    import os
+
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the other end closed
+            return shown
+        if not chunk:
+            return shown
+        shown += chunk
+
+
 def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwise(tmp_path: Path) -> None:
     import os
     import pty
@@ -301,15 +316,7 @@ def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwi
     primary, secondary = pty.openpty()
     process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=secondary)
     os.close(secondary)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:  # the other end closed
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown = _terminal_output(primary)
     assert process.stdout is not None
     out = process.stdout.read()
     assert process.wait() == 1
@@ -339,14 +346,7 @@ def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_l
     while b"rendering the models" not in shown:
         shown += os.read(primary, 4096)
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the forked workers too
-    while True:
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        shown += chunk
+    shown += _terminal_output(primary)
     assert process.wait(timeout=30) == 130
     os.close(primary)
     assert shown.decode("utf-8", errors="replace").rstrip().endswith(
