@@ -13,7 +13,8 @@
    `acp-codegen diff OLD NEW --no-evidence` in a fresh process, as ratios,
    for the pairs named in ``$BENCH_EVIDENCE_PAIRS`` (comma-separated
    ``OLD..NEW``; ``all`` for every pair; default: v2-sdk-2.1.0..v2-sdk-2.2.0
-   and 2.0.0-alpha.7..2.0.0-alpha.8).  With ``--root DIR`` (a checkout of
+   and 2.0.0-alpha.7..2.0.0-alpha.8), wall clock and CPU (the workers included: a figure the
+   load of a shared machine moves less).  With ``--root DIR`` (a checkout of
    another commit, e.g. ``git worktree add /tmp/before <commit>``) the same
    commands run from there too, row by row beside this checkout's, so that
    the two are measured under the same load.
@@ -31,6 +32,7 @@ import gc
 import json
 import os
 import pstats
+import resource
 import statistics
 import subprocess
 import sys
@@ -149,10 +151,12 @@ def end_to_end(source: SchemaSource, old: str, new: str) -> str:
 DEFAULT_EVIDENCE_PAIRS = "v2-sdk-2.1.0..v2-sdk-2.2.0,2.0.0-alpha.7..2.0.0-alpha.8"
 
 
-def cli_seconds(root: Path, arguments: list[str], repeat: int = 1) -> float:
-    """Seconds of ``acp-codegen ARGUMENTS`` in a fresh process run from ``root`` (the best of ``repeat``)."""
-    times = []
+def cli_seconds(root: Path, arguments: list[str], repeat: int = 1) -> tuple[float, float]:
+    """Seconds of ``acp-codegen ARGUMENTS`` in a fresh process run from ``root``, wall clock and CPU (its
+    workers' included), each the best of ``repeat``."""
+    walls, cpus = [], []
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "codegen.cli", *arguments, "--format", "json"],
@@ -160,35 +164,33 @@ def cli_seconds(root: Path, arguments: list[str], repeat: int = 1) -> float:
             capture_output=True,
             check=False,
         )
-        times.append(time.perf_counter() - started)
-    return min(times)
-
-
-def evidence_row(root: Path, old: str, new: str) -> tuple[float, float, float]:
-    """(plain, cold, warm) seconds of `acp-codegen diff OLD NEW` run from ``root``."""
-    import tempfile
-
-    plain = cli_seconds(root, ["diff", old, new, "--no-evidence"], repeat=3)
-    with tempfile.TemporaryDirectory() as empty:
-        cold = cli_seconds(root, ["--cache", empty, "diff", old, new])
-        warm = cli_seconds(root, ["--cache", empty, "diff", old, new], repeat=2)
-    return plain, cold, warm
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), min(cpus)
 
 
 def evidence_costs(pairs: list[tuple[str, str]], before: Path | None) -> None:
+    import tempfile
+
     wanted = os.environ.get("BENCH_EVIDENCE_PAIRS", DEFAULT_EVIDENCE_PAIRS)
     chosen = [(a, b) for a, b in pairs if wanted == "all" or f"{a}..{b}" in wanted.split(",")]
     roots = [("this checkout", ROOT)] + ([("--root", before)] if before is not None else [])
-    columns = f"{'plain s':>8} {'cold s':>8} {'cold/plain':>10} {'warm s':>8} {'warm/plain':>10}"
-    print(f"   {'pair':30} {'run from':14} {columns}")
+    print(f"   {'':45} {'wall clock s (ratio)':^38} {'CPU s, workers too (ratio)':^38}")
+    head = f"{'plain':>8} {'cold':>14} {'warm':>14}"
+    print(f"   {'pair':30} {'run from':14} {head} {head}")
     for old, new in chosen:
         for label, root in roots:
-            plain, cold, warm = evidence_row(root, old, new)
-            print(
-                f"   {old + '..' + new:30} {label:14} {plain:8.2f} {cold:8.1f} {cold / plain:9.1f}x "
-                f"{warm:8.2f} {warm / plain:9.1f}x",
-                flush=True,
-            )
+            plain = cli_seconds(root, ["diff", old, new, "--no-evidence"], repeat=3)
+            with tempfile.TemporaryDirectory() as empty:
+                cold = cli_seconds(root, ["--cache", empty, "diff", old, new])
+                warm = cli_seconds(root, ["--cache", empty, "diff", old, new], repeat=2)
+            cells = [
+                f"{plain[i]:8.2f} {cold[i]:6.1f} ({cold[i] / plain[i]:4.1f}x) "
+                f"{warm[i]:6.1f} ({warm[i] / plain[i]:4.1f}x)"
+                for i in (0, 1)
+            ]
+            print(f"   {old + '..' + new:30} {label:14} {cells[0]} {cells[1]}", flush=True)
 
 
 def main() -> None:
