@@ -6,16 +6,21 @@
 2. The same work on a synthetic release made of k copies of a real one
    (every definition, method and message envelope copied under a new name),
    for k = 1, 2, 5, 10: the time per thousand types should stay flat.
-3. The cost of evidence (what `diff` does by default), side by side with the
-   plain diff of 1, for every pair: with the generated models and messages
-   already in the cache (a second run), and cold (an empty cache: the models
-   rendered, every message generated; `acp-codegen diff` in a fresh process)
-   for the pairs named in
-   ``$BENCH_EVIDENCE_COLD`` (comma-separated ``OLD..NEW``; ``all`` for every
-   pair; default: 2.0.0-alpha.3..2.0.0-alpha.5).
+3. The cost of evidence (what `diff` does by default) as a user meets it:
+   `acp-codegen diff OLD NEW` in a fresh process, both stability levels,
+   cold (an empty ``--cache``: the models rendered, every message generated)
+   and warm (the same command again, on that cache), each against
+   `acp-codegen diff OLD NEW --no-evidence` in a fresh process, as ratios,
+   for the pairs named in ``$BENCH_EVIDENCE_PAIRS`` (comma-separated
+   ``OLD..NEW``; ``all`` for every pair; default: v2-sdk-2.1.0..v2-sdk-2.2.0
+   and 2.0.0-alpha.7..2.0.0-alpha.8), wall clock and CPU (the workers included: a figure the
+   load of a shared machine moves less).  With ``--root DIR`` (a checkout of
+   another commit, e.g. ``git worktree add /tmp/before <commit>``) the same
+   commands run from there too, row by row beside this checkout's, so that
+   the two are measured under the same load.
 
-Run it with `make bench-diff` (or `.venv/bin/python benchmarks/bench_diff.py`).
-It prints figures and ratios; it asserts nothing.
+Run it with `make bench-diff` (or `.venv/bin/python benchmarks/bench_diff.py`;
+``--evidence-only`` runs part 3 only).  It prints figures and ratios; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import gc
 import json
 import os
 import pstats
+import resource
 import statistics
 import subprocess
 import sys
@@ -39,11 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from codegen.diagnostics import collecting  # noqa: E402
-from codegen.diff import DiffResult, Evidence, diff_releases, diff_surfaces  # noqa: E402
+from codegen.diff import DiffResult, diff_releases, diff_surfaces  # noqa: E402
 from codegen.diff.report import release_pairs, render_json  # noqa: E402
-from codegen.evidence import attach_evidence, wants_evidence  # noqa: E402
 from codegen.schema.ir import Stability  # noqa: E402
-from codegen.schema.load import ReleaseFiles, SchemaSource, default_cache_dir, read_lock  # noqa: E402
+from codegen.schema.load import ReleaseFiles, SchemaSource, read_lock  # noqa: E402
 from codegen.schema.releases import surfaces_of  # noqa: E402
 
 BUDGET_SECONDS = 1.0
@@ -143,63 +148,73 @@ def end_to_end(source: SchemaSource, old: str, new: str) -> str:
     return render_json(diff_releases(source.load(old), source.load(new), ("stable", "unstable")))
 
 
-def with_evidence(source: SchemaSource, old: str, new: str, cache: Path) -> tuple[str, int, int]:
-    """The same, with evidence searched: the report, and how many verdicts had evidence of how many."""
-    old_files, new_files = source.load(old), source.load(new)
-    result = attach_evidence(
-        diff_releases(old_files, new_files, ("stable", "unstable")), old_files, new_files, cache
-    )
-    searched = [c for c in result.changes if wants_evidence(c)]
-    return render_json(result), sum(isinstance(c.evidence, Evidence) for c in searched), len(searched)
+DEFAULT_EVIDENCE_PAIRS = "v2-sdk-2.1.0..v2-sdk-2.2.0,2.0.0-alpha.7..2.0.0-alpha.8"
 
 
-def evidence_costs(
-    source: SchemaSource, pairs: list[tuple[str, str]], plain: dict[tuple[str, str], float]
-) -> None:
+def cli_seconds(root: Path, arguments: list[str], repeat: int = 1) -> tuple[float, float]:
+    """Seconds of ``acp-codegen ARGUMENTS`` in a fresh process run from ``root``, wall clock and CPU (its
+    workers' included), each the best of ``repeat``."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "codegen.cli", *arguments, "--format", "json"],
+            cwd=root,
+            capture_output=True,
+            check=False,
+        )
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), min(cpus)
+
+
+def evidence_costs(pairs: list[tuple[str, str]], before: Path | None) -> None:
     import tempfile
 
-    cold_wanted = os.environ.get("BENCH_EVIDENCE_COLD", "2.0.0-alpha.3..2.0.0-alpha.5")
-    cold = {(a, b) for a, b in pairs if cold_wanted == "all" or f"{a}..{b}" in cold_wanted.split(",")}
-    cache = default_cache_dir()
-    columns = f"{'plain s':>8} {'evidence s':>11} {'ratio':>7} {'cold s':>8} {'ratio':>7} {'found':>7}"
-    print(f"   {'pair':36} {columns}")
-    for old, new in pairs:
-        with_evidence(source, old, new, cache)  # fill the cache: this figure is the second run's
-        started = time.perf_counter()
-        _, found, searched = with_evidence(source, old, new, cache)
-        warm = time.perf_counter() - started
-        cold_text = f"{'':>8} {'':>7}"
-        if (old, new) in cold:
-            # a fresh process with an empty cache: the models rendered, every message generated
+    wanted = os.environ.get("BENCH_EVIDENCE_PAIRS", DEFAULT_EVIDENCE_PAIRS)
+    chosen = [(a, b) for a, b in pairs if wanted == "all" or f"{a}..{b}" in wanted.split(",")]
+    roots = [("this checkout", ROOT)] + ([("--root", before)] if before is not None else [])
+    print(f"   {'':45} {'wall clock s (ratio)':^38} {'CPU s, workers too (ratio)':^38}")
+    head = f"{'plain':>8} {'cold':>14} {'warm':>14}"
+    print(f"   {'pair':30} {'run from':14} {head} {head}")
+    for old, new in chosen:
+        for label, root in roots:
+            plain = cli_seconds(root, ["diff", old, new, "--no-evidence"], repeat=3)
             with tempfile.TemporaryDirectory() as empty:
-                command = [sys.executable, "-m", "codegen.cli", "--cache", empty, "diff", old, new]
-                started = time.perf_counter()
-                subprocess.run([*command, "--format", "json"], cwd=ROOT, capture_output=True, check=False)
-                seconds = time.perf_counter() - started
-            cold_text = f"{seconds:8.1f} {seconds / plain[(old, new)]:6.0f}x"
-        base = plain[(old, new)]
-        print(
-            f"   {old + '..' + new:36} {base:8.3f} {warm:11.2f} {warm / base:6.0f}x {cold_text} "
-            f"{found:>3}/{searched:<3}"
-        )
+                cold = cli_seconds(root, ["--cache", empty, "diff", old, new])
+                warm = cli_seconds(root, ["--cache", empty, "diff", old, new], repeat=2)
+            cells = [
+                f"{plain[i]:8.2f} {cold[i]:6.1f} ({cold[i] / plain[i]:4.1f}x) "
+                f"{warm[i]:6.1f} ({warm[i] / plain[i]:4.1f}x)"
+                for i in (0, 1)
+            ]
+            print(f"   {old + '..' + new:30} {label:14} {cells[0]} {cells[1]}", flush=True)
 
 
 def main() -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, help="a checkout of another commit, measured beside this one")
+    parser.add_argument("--evidence-only", action="store_true", help="run part 3 only")
+    args = parser.parse_args()
     source = SchemaSource(read_lock())
     releases = list(source.lock.releases)
     pairs = release_pairs(releases)
-    plain: dict[tuple[str, str], float] = {}
-    print(f"1. every consecutive release pair, both stability levels, end to end (best / median of {REPEAT})")
-    print(f"   {'pair':36} {'best s':>8} {'median s':>9} {'budget':>7}")
-    with collecting(strict=False):
-        for old, new in pairs:
-            best, median = best_and_median(functools.partial(end_to_end, source, old, new))
-            plain[(old, new)] = best
-            print(f"   {old + '..' + new:36} {best:8.3f} {median:9.3f} {median / BUDGET_SECONDS:6.0%}")
-        main_scaled(source, releases)
+    if not args.evidence_only:
+        print(f"1. each consecutive release pair, both levels, end to end (best / median of {REPEAT})")
+        print(f"   {'pair':36} {'best s':>8} {'median s':>9} {'budget':>7}")
+        with collecting(strict=False):
+            for old, new in pairs:
+                best, median = best_and_median(functools.partial(end_to_end, source, old, new))
+                print(f"   {old + '..' + new:36} {best:8.3f} {median:9.3f} {median / BUDGET_SECONDS:6.0%}")
+            main_scaled(source, releases)
         print()
-        print("3. the search for evidence (diff's default), side by side with the plain diff's best of 1")
-        evidence_costs(source, pairs, plain)
+    print("3. evidence as `acp-codegen diff` searches it (fresh processes; cold: an empty --cache,")
+    print("   warm: again on it), against `acp-codegen diff --no-evidence` (best of 3), both levels")
+    evidence_costs(pairs, args.root)
 
 
 def main_scaled(source: SchemaSource, releases: list[str]) -> None:

@@ -7,12 +7,13 @@ Exit status: 0 success, 1 a check failed (stale output, breaking changes),
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -322,7 +323,8 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
 
 
 def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console) -> Any:
-    """The diff with evidence searched for (without the optional generator: as it is, and a warning)."""
+    """The diff with evidence searched for (without the optional generator: as it is, and a warning),
+    its stages shown as progress bars on stderr when it is a terminal."""
     from . import evidence
 
     try:
@@ -330,7 +332,33 @@ def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, co
     except evidence.MissingGeneratorError as missing:
         diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
         return result
-    return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples)
+    with _progress(console) as progress:
+        return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples, progress)
+
+
+class _Stages:
+    """The stages of a long run as rich progress bars (:class:`codegen.evidence.parallel.Progress`)."""
+
+    def __init__(self, bars: Any) -> None:
+        self.bars = bars
+
+    def stage(self, description: str, total: int) -> Callable[[], None]:
+        task = self.bars.add_task(description, total=total)
+        return lambda: self.bars.advance(task)
+
+
+@contextlib.contextmanager
+def _progress(console: Console) -> Iterator[_Stages | None]:
+    """Progress bars on the console when it writes to a terminal; nothing (``None``) otherwise."""
+    isatty = getattr(console.file, "isatty", None)
+    if not (callable(isatty) and isatty()):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bars:
+        yield _Stages(bars)
 
 
 @command("rules")
@@ -737,7 +765,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--evidence-examples",
         type=int,
-        default=200,
+        default=50,  # codegen.evidence.DEFAULT_EXAMPLES (not imported: the evidence stage loads lazily)
         metavar="N",
         help="messages generated per schema type and direction in the search for evidence "
         "(default: %(default)s)",

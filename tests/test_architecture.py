@@ -124,6 +124,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "evidence",
         (
+            "codegen.evidence.parallel",
             "codegen.evidence.instances",
             "codegen.evidence.walk",
             "codegen.evidence.models",

@@ -86,8 +86,9 @@ def _statements(surface: ApiSurface, engine_output: str) -> str:
     return "\n".join(engine_output.splitlines()[start - 1 :]).strip() + "\n"
 
 
-def render_models(surface: ApiSurface) -> str:
-    """The complete, formatted ``schema.py`` of one surface."""
+def render_models(surface: ApiSurface, formatted: bool = True) -> str:
+    """The complete ``schema.py`` of one surface, formatted with black unless ``formatted`` is false
+    (the same statements: the evidence search imports the models and never shows them)."""
     # Without recursive types every type can be defined before it is used, so annotations
     # need no deferred evaluation (a string annotation costs a compile() when the class is made).
     eager = not surface.recursive_types()
@@ -100,7 +101,7 @@ def render_models(surface: ApiSurface) -> str:
     )
     imports = pysource.import_block(set(normalised.names), naming.MODEL_IMPORTS, future=not eager)
     source = header(surface, "Pydantic models.") + doc + "\n\n" + imports + "\n" + body
-    return format_source(source)
+    return format_source(source) if formatted else source
 
 
 def emit_models(surface: ApiSurface) -> dict[str, Module]:

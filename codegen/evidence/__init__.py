@@ -12,7 +12,7 @@ Nothing flows back: the differ never imports this stage, so its verdicts are
 the same with or without evidence.
 """
 
-from .instances import INSTALL_HINT, MissingGeneratorError, require_generator
+from .instances import INSTALL_HINT, MissingGeneratorError, incompatible, require_generator
 from .search import DEFAULT_EXAMPLES, attach_evidence, wants_evidence
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "INSTALL_HINT",
     "MissingGeneratorError",
     "attach_evidence",
+    "incompatible",
     "require_generator",
     "wants_evidence",
 ]

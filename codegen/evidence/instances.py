@@ -13,6 +13,7 @@ Draft 2020-12 validator and dropped if it is refused.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -23,6 +24,8 @@ from ..errors import CodegenError
 from ..files import write_atomic
 
 INSTALL_HINT = "pip install 'acp-codegen[evidence]' (hypothesis and hypothesis-jsonschema)"
+HYPOTHESIS_BEFORE = (6, 169)
+"""The first hypothesis hypothesis-jsonschema 0.23 does not run on (it removed internals it drives)."""
 
 _ONE_SCHEMA = ("items", "not", "additionalProperties", "contains", "propertyNames")
 _SCHEMA_MAP = ("properties", "patternProperties", "dependentSchemas")
@@ -55,12 +58,35 @@ class MissingGeneratorError(CodegenError):
 
 
 def require_generator() -> None:
-    """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports."""
+    """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports and
+    its hypothesis is one it runs on."""
     try:
         import hypothesis  # noqa: F401
         import hypothesis_jsonschema  # noqa: F401
     except ImportError as error:
         raise MissingGeneratorError(f"evidence needs {error.name}: {INSTALL_HINT}") from None
+    problem = incompatible(hypothesis_version())
+    if problem is not None:
+        raise MissingGeneratorError(problem)
+
+
+def hypothesis_version() -> str:
+    """The version of the hypothesis installed."""
+    from importlib import metadata
+
+    return metadata.version("hypothesis")
+
+
+def incompatible(version: str) -> str | None:
+    """Why evidence cannot run with this version of hypothesis, in one line (``None``: it can)."""
+    parts = [int(p) if p.isdigit() else 0 for p in version.split(".")[:2]]
+    if tuple(parts) < HYPOTHESIS_BEFORE:
+        return None
+    below = ".".join(map(str, HYPOTHESIS_BEFORE))
+    return (
+        f"evidence needs hypothesis older than {below} (hypothesis-jsonschema does not run on {version}, "
+        f"the one installed): pip install 'hypothesis<{below}'"
+    )
 
 
 def _def_name(ref: str) -> str:
@@ -132,6 +158,50 @@ def _merge_all_of(node: Any) -> Any:
     return merged
 
 
+@contextlib.contextmanager
+def _strategies_built_once() -> Iterator[None]:
+    """While it lasts, hypothesis-jsonschema builds the strategy of each subschema once, not per draw.
+
+    Its object strategy calls its (private) schema-to-strategy functions for
+    every property of every message drawn, and building a strategy
+    (resolving, canonicalising, merging, inspecting source) costs far more
+    than drawing from it.  A strategy is a pure function of its schema, so
+    the one built first is the same as the ones it replaces: the messages
+    drawn are the same, several times faster (tests/evidence checks both).
+    Without those functions (another version), nothing changes.
+    """
+    from hypothesis_jsonschema import _from_schema as module
+
+    names = ("__from_schema", "merged_as_strategies")
+    originals = {name: getattr(module, name, None) for name in names}
+    if not all(callable(f) for f in originals.values()):
+        yield
+        return
+    built: dict[tuple[str, str], Any] = {}
+
+    def once(name: str) -> Callable[..., Any]:
+        original = originals[name]
+        assert original is not None
+
+        def build(schema: Any, *, alphabet: Any, custom_formats: Any) -> Any:
+            if custom_formats is not None:
+                return original(schema, alphabet=alphabet, custom_formats=custom_formats)
+            key = (name, json.dumps(schema, sort_keys=True, default=repr))
+            if key not in built:
+                built[key] = original(schema, alphabet=alphabet, custom_formats=None)
+            return built[key]
+
+        return build
+
+    try:
+        for name in names:
+            setattr(module, name, once(name))
+        yield
+    finally:
+        for name, original in originals.items():
+            setattr(module, name, original)
+
+
 class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)
     """Raised by the test function to end a generation early."""
 
@@ -170,7 +240,7 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
         print_blob=False,
     )(given(from_schema(schema))(one))
     try:
-        with with_reporter(lambda _text: None):
+        with with_reporter(lambda _text: None), _strategies_built_once():
             test()
     except _Enough:
         pass
@@ -187,34 +257,48 @@ def _versions() -> str:
 
 
 def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: Path | None = None) -> int:
-    """:func:`generate`, remembered: a generation that ran to its end is kept under ``cache``.
+    """:func:`generate`, remembered: the instances generated are kept under ``cache``.
 
     The instances a schema gives are the same every time (the generation is
     deterministic), so a later search, by this run or another, reads them
-    back instead of generating them again.  A generation ``accept`` stopped
-    early is not kept.  Returns how many instances ``accept`` saw.
+    back instead of generating them again: all of them (``KEY.json``), or,
+    when ``accept`` stopped the generation early, its beginning
+    (``KEY.partial.json``), which a later search that wants more reads before
+    it generates again from the start and goes on where the beginning ends.
+    Returns how many instances ``accept`` saw.
     """
     if cache is None:
         return generate(schema, examples, accept)[0]
     key = hashlib.sha256(f"{canonical(schema)}\0{examples}\0{_versions()}".encode()).hexdigest()[:24]
-    path = cache / "evidence-instances" / f"{key}.json"
-    try:
-        kept: list[Any] = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        generated: list[Any] = []
-
-        def remember(instance: Any) -> bool:
-            generated.append(instance)
-            return accept(instance)
-
-        count, stopped = generate(schema, examples, remember)
-        if not stopped:
-            write_atomic(path, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
-        return count
-    for count, instance in enumerate(kept, 1):
+    whole = cache / "evidence-instances" / f"{key}.json"
+    beginning = whole.with_suffix(".partial.json")
+    complete = _read_list(whole)
+    known = complete if complete is not None else _read_list(beginning) or []
+    for count, instance in enumerate(known, 1):
         if accept(instance):
             return count
-    return len(kept)
+    if complete is not None:
+        return len(known)
+    generated: list[Any] = []
+
+    def remember(instance: Any) -> bool:
+        generated.append(instance)
+        return len(generated) > len(known) and accept(instance)  # the first ones were seen above
+
+    count, stopped = generate(schema, examples, remember)
+    if not stopped:
+        write_atomic(whole, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
+    elif len(generated) > len(known):
+        write_atomic(beginning, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
+    return count
+
+
+def _read_list(path: Path) -> list[Any] | None:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, list) else None
 
 
 def size(instance: Any) -> int:

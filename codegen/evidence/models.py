@@ -2,11 +2,13 @@
 
 A release's models are the ``schema.py`` and ``_base.py`` the models emitter
 writes for its surface (:func:`codegen.emit.models.emit_models`), the same
-files its generated package holds.  Rendering them takes seconds, so they are
-kept under the build cache (``--cache``), keyed by the release's schema files,
-the stability level and what shapes the models (:data:`MODEL_SOURCES` and the
-versions of the tools the emitter runs), and imported from there under a name
-of their own: the models of two releases live side by side in one process.
+statements its generated package holds (not formatted: they are imported,
+never shown).  Rendering them takes seconds, so they are rendered on every
+core at once (:func:`load_all`) and kept under the build cache (``--cache``),
+keyed by the release's schema files, the stability level and what shapes the
+models (:data:`MODEL_SOURCES` and the versions of the tools the emitter runs),
+and imported from there under a name of their own: the models of two
+releases live side by side in one process, each rendered and imported once.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import importlib
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -25,6 +28,7 @@ from typing import Any
 
 from ..schema.ir import ApiSurface
 from ..schema.load import ReleaseFiles
+from .parallel import Tick, run_all
 
 _LOADED: dict[str, ModuleType] = {}
 
@@ -80,9 +84,14 @@ def _key(files: ReleaseFiles, surface: ApiSurface) -> str:
 
 
 def _render(surface: ApiSurface) -> dict[str, str]:
-    from ..emit.models import emit_models
+    """The files of :func:`~codegen.emit.models.emit_models`, the models not formatted."""
+    from ..emit.models import render_models
+    from ..emit.output import runtime_module
 
-    return {path: module.source for path, module in emit_models(surface).items()}
+    return {
+        "schema.py": render_models(surface, formatted=False),
+        "_base.py": runtime_module(surface, "_base.py").source,
+    }
 
 
 def _write(folder: Path, files: dict[str, str]) -> None:
@@ -104,13 +113,42 @@ def load_models(files: ReleaseFiles, surface: ApiSurface, cache: Path) -> Module
     return import_models(surface, cache, _key(files, surface))
 
 
+def load_all(
+    sides: Sequence[tuple[ReleaseFiles, ApiSurface]], cache: Path, tick: Tick | None = None
+) -> list[ModuleType]:
+    """:func:`load_models` of each side, the ones not yet under ``cache`` rendered on every core.
+
+    ``tick`` is called once per side rendered.
+    """
+    keys = [_key(files, surface) for files, surface in sides]
+    missing: dict[str, ApiSurface] = {}
+    for key, (_, surface) in zip(keys, sides, strict=True):
+        if key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file():
+            missing.setdefault(key, surface)
+    if missing:
+        import datamodel_code_generator  # noqa: F401 (slow to import: once here, not in every worker)
+    jobs = [functools.partial(_render, surface) for surface in missing.values()]
+    for key, files in zip(missing, run_all(jobs, tick), strict=True):
+        _write(_folder(cache, key), files)
+    return [import_models(surface, cache, key) for key, (_, surface) in zip(keys, sides, strict=True)]
+
+
+def missing_models(sides: Sequence[tuple[ReleaseFiles, ApiSurface]], cache: Path) -> int:
+    """How many model modules :func:`load_all` of ``sides`` will render."""
+    keys = {_key(files, surface) for files, surface in sides}
+    return sum(1 for key in keys if key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file())
+
+
+def _folder(cache: Path, key: str) -> Path:
+    return cache / "evidence-models" / f"_acp_evidence_{key}"
+
+
 def import_models(surface: ApiSurface, cache: Path, key: str) -> ModuleType:
     """The models of ``surface``, rendered under ``cache`` (unless there already) and imported by ``key``."""
     if key in _LOADED:
         return _LOADED[key]
-    root = cache / "evidence-models"
-    name = f"_acp_evidence_{key}"
-    folder = root / name
+    folder = _folder(cache, key)
+    root, name = folder.parent, folder.name
     if not (folder / "schema.py").is_file():
         _write(folder, _render(surface))
     if str(root) not in sys.path:

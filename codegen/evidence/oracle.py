@@ -45,7 +45,17 @@ from ..errors import CodegenError
 from ..schema.ir import Stability
 from ..schema.load import SchemaSource, default_cache_dir, read_lock
 from .instances import canonical, size
-from .search import SEARCHED_BREAKS, Direction, Pair, Refusal, first_error, pairs_of, wants_evidence
+from .search import (
+    DEFAULT_EXAMPLES,
+    SEARCHED_BREAKS,
+    Direction,
+    Pair,
+    Refusal,
+    first_error,
+    pairs_of,
+    search_all,
+    wants_evidence,
+)
 
 ORACLE_EXAMPLES = 25
 """Messages generated per changed ``$defs`` type and direction by default."""
@@ -89,6 +99,8 @@ class PairResult:
     searched: int = 0
     """Breaking or warning wire changes, for which evidence was searched."""
     with_evidence: int = 0
+    latest: int = 0
+    """The latest message of its search that first showed a change (the most any evidence needed)."""
     misplaced: list[tuple[Change, Evidence]] = field(default_factory=list)
     """Evidence whose message is not refused at its own change's location (there should be none)."""
     types: int = 0
@@ -182,8 +194,17 @@ def check_pair(
     started = time.perf_counter()
     wanted = [c for c in changes if wants_evidence(c)]
     result.searched = len(wanted)
+    sweep = [
+        (pair, pair.key(direction, schema_name, examples=examples))
+        for direction in SEARCHED_BREAKS["both"]
+        for schema_name in changed_types(pair, direction)
+    ]
+    search_all([(pair, key) for key in pair.requests(wanted)] + sweep)  # on every core
     found = pair.evidence(wanted)
     result.with_evidence = sum(isinstance(e, Evidence) for e in found.values())
+    result.latest = max(
+        (pair.first_hit(wanted[i]) or 0 for i, e in found.items() if isinstance(e, Evidence)), default=0
+    )
     for index, evidence in found.items():
         if isinstance(evidence, Evidence) and not evidence_at_its_row(pair, wanted[index], evidence):
             result.misplaced.append((wanted[index], evidence))
@@ -283,7 +304,8 @@ def row(found: PairResult) -> str:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The oracle's command line."""
     parser = argparse.ArgumentParser(
         prog="python -m codegen.evidence.oracle",
         description="Check the differ against behaviour on every consecutive locked pair: every refusal "
@@ -291,7 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--examples", type=int, default=ORACLE_EXAMPLES, help="per type and direction")
     parser.add_argument(
-        "--evidence-examples", type=int, default=200, help="per type and direction, in the evidence search"
+        "--evidence-examples",
+        type=int,
+        default=DEFAULT_EXAMPLES,
+        help="per type and direction, in the evidence search (as diff's --evidence-examples)",
     )
     parser.add_argument("--release", action="append", default=[], help="only the pairs with this release")
     parser.add_argument("--exceptions", type=Path, default=None, help="a TOML file of excused refusals")
@@ -303,7 +328,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="RULE",
         help="check a differ that lacks this rule (its changes dropped): what the oracle would catch",
     )
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     source = SchemaSource(read_lock())
     exceptions = read_exceptions(args.exceptions)
     print(TABLE_HEADER)
@@ -334,7 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     print(
         f"{len(results)} pair levels, {total_of('changes')} changes, {total_of('with_evidence')} of "
-        f"{total_of('searched')} searched with evidence, {total_of('messages')} messages, "
+        f"{total_of('searched')} searched with evidence (each by message "
+        f"{max((r.latest for r in results), default=0)} of its search at the latest), "
+        f"{total_of('messages')} messages, "
         f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused, "
         f"{len(misplaced)} evidence not at its row ({time.perf_counter() - started:.0f} s)"
     )

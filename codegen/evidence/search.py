@@ -25,9 +25,11 @@ tried too (:meth:`Pair.probes`).  The search is deterministic.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator, Mapping
+import functools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from ..diff import (
@@ -45,13 +47,21 @@ from ..schema.ir import ApiSurface, NamedType, Stability
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
-from .models import Models, load_models
+from .models import Models, load_all, load_models, missing_models
+from .parallel import Progress, Tick, run_all
 from .walk import Anchor, Located, Place, anchor_of, at, located_errors
 
 Direction = Literal["receivers", "senders"]
 """``receivers``: new messages tried on the old models; ``senders``: old messages tried on the new models."""
+SearchKey = tuple[str, Direction, frozenset[Anchor], int]
+"""A search: the ``$defs`` type, the direction, the anchors it may stop at, the messages to generate."""
 
-DEFAULT_EXAMPLES = 200
+DEFAULT_EXAMPLES = 50
+"""Messages generated per type and direction.  hypothesis spreads a generation over the number it is
+given (50 is not the beginning of 200), so the number changes which messages are tried: on every
+locked pair, 50 shows 59 of the 174 verdicts searched where 200 showed 58, each at its own row, the
+latest by message 47 of its search (``make diff-oracle`` prints these).  A search that finds nothing
+costs the whole number: that is most of the cost of evidence."""
 SEARCHED_BREAKS: dict[str, tuple[Direction, ...]] = {
     "receivers": ("receivers",),
     "senders": ("senders",),
@@ -81,8 +91,13 @@ class Side:
 
     @classmethod
     def load(cls, files: ReleaseFiles, surface: ApiSurface, cache: Path) -> Side:
+        return cls.of(files, surface, load_models(files, surface, cache))
+
+    @classmethod
+    def of(cls, files: ReleaseFiles, surface: ApiSurface, module: ModuleType) -> Side:
+        """The side of ``surface`` (of ``files``), its models the module ``module``."""
         schema = files.schema(surface.stability == "unstable").data
-        return cls(files.release, surface, schema, Models(surface, load_models(files, surface, cache)))
+        return cls(files.release, surface, schema, Models(surface, module))
 
     @property
     def defs(self) -> dict[str, Any]:
@@ -106,6 +121,8 @@ class Refusal:
     instance: Any
     error: Any
     errors: tuple[Located, ...]
+    index: int = 0
+    """Which of the search's distinct messages it is (1 for the first; 0: not from a search)."""
 
     def at(self, anchor: Anchor) -> Located | None:
         """The first error of the refusal that is at ``anchor`` (``None``: none is)."""
@@ -114,6 +131,16 @@ class Refusal:
     @property
     def places(self) -> frozenset[Place]:
         return frozenset(p for e in self.errors for p in e.places)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a search found, as a worker sends it back: the refused messages, without their errors."""
+
+    generated: int
+    distinct: int
+    refused: tuple[tuple[int, Any], ...]
+    """Each refused message, with its :attr:`Refusal.index`."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +192,7 @@ class Pair:
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
     renames: dict[str, str] = field(default_factory=dict)
-    _searches: dict[tuple[str, Direction, frozenset[Anchor], int], Search | str] = field(default_factory=dict)
+    _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.renames = detect_renames(self.old.surface, self.new.surface)
@@ -207,17 +234,54 @@ class Pair:
         """The refusals among the generated messages of ``$defs[schema_name]``, or why there are none.
 
         With ``wanted``, generation stops once every one of those anchors has a
-        refusal at it.  ``examples`` defaults to the pair's.
+        refusal at it.  ``examples`` defaults to the pair's.  A search
+        :func:`search_all` ran already is not run again.
         """
-        count = self.examples if examples is None else examples
-        key = (schema_name, direction, wanted, count)
+        key = self.key(direction, schema_name, wanted, examples)
         if key not in self._searches:
-            self._searches[key] = self._search(direction, schema_name, wanted, count)
+            self._searches[key] = self._found(key, self._search(*key))
         return self._searches[key]
 
+    def key(
+        self,
+        direction: Direction,
+        schema_name: str,
+        wanted: frozenset[Anchor] = frozenset(),
+        examples: int | None = None,
+    ) -> SearchKey:
+        """How :meth:`search` with these arguments is known (to :func:`search_all`)."""
+        return (schema_name, direction, wanted, self.examples if examples is None else examples)
+
+    def _found(self, key: SearchKey, found: Found | str) -> Search | str:
+        """A search's messages, with the refusals made again here (a worker sends the messages only)."""
+        if isinstance(found, str):
+            return found
+        schema_name, direction, _, _ = key
+        source, _ = self.sides(direction)
+        root = source.surface.by_schema_name(schema_name)
+        target_name = self.target_def(direction, schema_name)
+        assert root is not None and target_name is not None
+        refusals = []
+        for index, instance in found.refused:
+            refusal = self.refusal(direction, schema_name, target_name, root, instance)
+            assert refusal is not None
+            refusals.append(dataclasses.replace(refusal, index=index))
+        return Search(found.generated, found.distinct, tuple(refusals))
+
+    def generation(self, direction: Direction, schema_name: str) -> str:
+        """What the messages of a search are generated from (two searches with the same share them)."""
+        source, _ = self.sides(direction)
+        if schema_name not in source.defs:
+            return ""
+        try:
+            schema = generation_schema(source.defs, schema_name, self.probes(direction, schema_name))
+        except (ValueError, KeyError):
+            return ""
+        return canonical(schema)
+
     def _search(
-        self, direction: Direction, schema_name: str, wanted: frozenset[Anchor], examples: int
-    ) -> Search | str:
+        self, schema_name: str, direction: Direction, wanted: frozenset[Anchor], examples: int
+    ) -> Found | str:
         source, target = self.sides(direction)
         root = source.surface.by_schema_name(schema_name)
         target_name = self.target_def(direction, schema_name)
@@ -225,7 +289,7 @@ class Pair:
             return f"{schema_name} has no model on both sides"
         if source.models.adapter(schema_name) is None:
             return f"{schema_name} has no model"
-        found: list[Refusal] = []
+        found: list[tuple[int, Any]] = []
         seen: set[str] = set()
         missing = set(wanted)
 
@@ -236,7 +300,7 @@ class Pair:
             seen.add(text)
             refusal = self.refusal(direction, schema_name, target_name, root, instance)
             if refusal is not None:
-                found.append(refusal)
+                found.append((len(seen), instance))
                 missing.difference_update({a for a in missing if refusal.at(a) is not None})
             return bool(wanted) and not missing
 
@@ -245,7 +309,7 @@ class Pair:
             count = instances(schema, examples, accept, self.cache)
         except ValueError as error:
             return f"the generator cannot read {schema_name}: {error}"
-        return Search(count, len(seen), tuple(found))
+        return Found(count, len(seen), tuple(found))
 
     def refusal(
         self, direction: Direction, schema_name: str, target_name: str, root: NamedType, instance: Any
@@ -283,6 +347,25 @@ class Pair:
             return Plan(direction, None, None)
         return Plan(direction, def_of(named), anchor_of(change.path, start))
 
+    def plans(self, change: Change) -> list[Plan]:
+        """Where to look for a change: one plan per direction its rule breaks."""
+        return [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
+
+    @staticmethod
+    def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
+        """The searches the plans need: one per direction and ``$defs`` type, with every anchor in it."""
+        groups: dict[tuple[Direction, str], set[Anchor]] = {}
+        for plan in plans:
+            for p in plan:
+                if p.root is not None and p.anchor is not None:
+                    groups.setdefault((p.direction, p.root), set()).add(p.anchor)
+        return groups
+
+    def requests(self, changes: Iterable[Change]) -> list[SearchKey]:
+        """The searches :meth:`evidence` runs for these changes (for :func:`search_all`)."""
+        groups = self.groups(self.plans(change) for change in changes)
+        return [self.key(d, root, frozenset(wanted), None) for (d, root), wanted in sorted(groups.items())]
+
     def evidence(self, changes: Iterable[Change]) -> dict[int, Evidence | NoEvidence]:
         """For each change (by its index in ``changes``): the smallest message refused at its location,
         or why there is none.
@@ -291,14 +374,9 @@ class Pair:
         share one search, which stops once every one of them has a refusal.
         """
         listed = list(changes)
-        groups: dict[tuple[Direction, str], set[Anchor]] = {}
-        plans: list[list[Plan]] = []
-        for change in listed:
-            plan = [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
-            for p in plan:
-                if p.root is not None and p.anchor is not None:
-                    groups.setdefault((p.direction, p.root), set()).add(p.anchor)
-            plans.append(plan)
+        plans = [self.plans(change) for change in listed]
+        groups = self.groups(plans)
+        search_all((self, self.key(d, root, frozenset(w), None)) for (d, root), w in groups.items())
         searched = {
             key: self.search(key[0], key[1], frozenset(wanted)) for key, wanted in sorted(groups.items())
         }
@@ -327,6 +405,20 @@ class Pair:
                 else:
                     out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
         return out
+
+    def first_hit(self, change: Change) -> int | None:
+        """The first of the distinct messages of a search already run that showed the change (1 for
+        the first message; ``None``: none did)."""
+        hits = [
+            refusal.index
+            for p in self.plans(change)
+            if p.anchor is not None
+            for (schema_name, direction, _, _), found in self._searches.items()
+            if (direction, schema_name) == (p.direction, p.root) and not isinstance(found, str)
+            for refusal in found.refusals
+            if refusal.index and refusal.at(p.anchor) is not None
+        ]
+        return min(hits) if hits else None
 
     def witness(self, change: Change, plan: Plan, best: Refusal) -> Evidence:
         direction, root, anchor = plan.direction, plan.root, plan.anchor
@@ -393,6 +485,30 @@ def constants(defs: Mapping[str, Any], name: str) -> set[str]:
     return found
 
 
+def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = None) -> None:
+    """Run the searches not run yet, on every core; each pair keeps its own (:meth:`Pair.search`).
+
+    Searches that generate from the same schema (a type the same in the
+    stable and the unstable schema) run one after the other, so that the
+    second reads the messages the first kept under the cache.  ``tick`` is
+    called once per search run.
+    """
+    todo: dict[tuple[int, SearchKey], tuple[Pair, SearchKey]] = {}
+    for pair, key in requests:
+        if key not in pair._searches:
+            todo.setdefault((id(pair), key), (pair, key))
+    waves: list[list[tuple[Pair, SearchKey]]] = [[], []]
+    generations: set[tuple[str, int]] = set()
+    for pair, key in todo.values():
+        generation = (pair.generation(key[1], key[0]), key[3])
+        waves[generation in generations and bool(generation[0])].append((pair, key))
+        generations.add(generation)
+    for wave in waves:
+        found = run_all([functools.partial(pair._search, *key) for pair, key in wave], tick)
+        for (pair, key), result in zip(wave, found, strict=True):
+            pair._searches[key] = pair._found(key, result)
+
+
 # --- a whole diff ------------------------------------------------------------------------------
 
 
@@ -402,32 +518,53 @@ def pairs_of(
     stabilities: Iterable[Stability],
     cache: Path,
     examples: int = DEFAULT_EXAMPLES,
-) -> Iterator[Pair]:
-    """The two sides of each stability level, their models loaded."""
+    progress: Progress | None = None,
+) -> list[Pair]:
+    """The two sides of each stability level, their models loaded (those not cached rendered on every
+    core, a stage of ``progress``)."""
     wanted = list(stabilities)
     before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
-    for stability in wanted:
-        yield Pair(
-            Side.load(old, before[stability], cache),
-            Side.load(new, after[stability], cache),
-            examples,
-            cache,
-        )
+    sides = [(old, before[s]) for s in wanted] + [(new, after[s]) for s in wanted]
+    rendering = missing_models(sides, cache)
+    tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
+    modules = load_all(sides, cache, tick)
+    loaded = [Side.of(f, surface, module) for (f, surface), module in zip(sides, modules, strict=True)]
+    return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 
 
 def attach_evidence(
-    result: DiffResult, old: ReleaseFiles, new: ReleaseFiles, cache: Path, examples: int = DEFAULT_EXAMPLES
+    result: DiffResult,
+    old: ReleaseFiles,
+    new: ReleaseFiles,
+    cache: Path,
+    examples: int = DEFAULT_EXAMPLES,
+    progress: Progress | None = None,
 ) -> DiffResult:
-    """``result`` with evidence searched for every breaking or warning verdict on the wire."""
+    """``result`` with evidence searched for every breaking or warning verdict on the wire.
+
+    ``progress`` is told of each stage (the models rendered, the searches run) and of each step.
+    """
     stabilities = [s.stability for s in result.surfaces]
     if not any(wants_evidence(c) for c in result.changes):
         return result
-    pairs = {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples)}
+    pairs = {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
+    wanted = {
+        surface.stability: [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
+        for surface in result.surfaces
+    }
+    requests = [
+        (pairs[surface.stability], key)
+        for surface in result.surfaces
+        for key in pairs[surface.stability].requests(surface.changes[i] for i in wanted[surface.stability])
+    ]
+    todo = sum(1 for pair, key in requests if key not in pair._searches)
+    tick = progress.stage("searching for evidence", todo) if progress is not None and todo else None
+    search_all(requests, tick)
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
-        wanted = [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
-        found = pairs[surface.stability].evidence(surface.changes[i] for i in wanted)
-        by_index = {wanted[i]: evidence for i, evidence in found.items()}
+        indexes = wanted[surface.stability]
+        found = pairs[surface.stability].evidence(surface.changes[i] for i in indexes)
+        by_index = {indexes[i]: evidence for i, evidence in found.items()}
         changes = tuple(
             dataclasses.replace(c, evidence=by_index[i]) if i in by_index else c
             for i, c in enumerate(surface.changes)

@@ -7,8 +7,10 @@ required.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +83,39 @@ def test_generation_is_deterministic_and_remembered(tmp_path: Path) -> None:
     assert fresh == first
 
 
-def test_a_generation_stopped_early_is_not_remembered(tmp_path: Path) -> None:
-    schema = {"type": "integer"}
-    assert gen.instances(schema, 50, lambda i: True, tmp_path) == 1
-    assert not (tmp_path / "evidence-instances").exists()
+def test_strategies_built_once_draw_the_same_messages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The speed-up of :func:`~codegen.evidence.instances.generate` (each subschema's strategy built
+    once) changes nothing drawn: on a real type with unions, nested objects, free ``_meta`` objects and
+    a pattern, the messages are the same, in the same order, as with the strategies built per draw."""
+    defs = release_files("v2-sdk-2.1.0").schema(True).data["$defs"]
+    schema = gen.generation_schema(defs, "SessionConfigSelectGroup", ("x", "y"))
+    fast: list[Any] = []
+    gen.generate(schema, 25, lambda i: fast.append(i) is None and False)
+    monkeypatch.setattr(gen, "_strategies_built_once", contextlib.nullcontext)
+    slow: list[Any] = []
+    gen.generate(schema, 25, lambda i: slow.append(i) is None and False)
+    assert fast == slow and len(fast) == 25
+    options = [o for m in fast for o in m.get("options", [])]
+    assert options and any("_meta" in o for o in options)
+
+
+def test_a_generation_stopped_early_is_remembered_as_its_beginning_and_continued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    whole: list[Any] = []
+    gen.generate(schema, 30, lambda i: whole.append(i) is None and False)
+    seen: list[Any] = []
+    assert gen.instances(schema, 30, lambda i: seen.append(i) is None and len(seen) == 4, tmp_path) == 4
+    [beginning] = (tmp_path / "evidence-instances").iterdir()
+    assert beginning.name.endswith(".partial.json") and json.loads(beginning.read_text()) == whole[:4]
+    again: list[Any] = []  # read back, then generated on from where the kept ones end
+    assert gen.instances(schema, 30, lambda i: again.append(i) is None and False, tmp_path) == 30
+    whole_file = beginning.with_name(beginning.name.removesuffix(".partial.json") + ".json")
+    assert again == whole and json.loads(whole_file.read_text()) == whole
+    monkeypatch.setattr(gen, "generate", lambda *_: pytest.fail("generated again"))
+    stopped: list[Any] = []  # a search that stops inside what is kept reads it only
+    assert gen.instances(schema, 30, lambda i: stopped.append(i) is None and len(stopped) == 2, tmp_path) == 2
 
 
 # --- where a refusal is ------------------------------------------------------------------------
@@ -257,6 +288,113 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
     assert code == 1
     assert all("evidence" not in c for c in json.loads(out)["changes"])
     assert "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install" in err
+
+
+def _terminal_output(primary: int) -> bytes:
+    """What a program wrote to the terminal whose primary side is ``primary``, until it closed it."""
+    import os
+
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 4096)
+        except OSError:  # the other end closed
+            return shown
+        if not chunk:
+            return shown
+        shown += chunk
+
+
+def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwise(tmp_path: Path) -> None:
+    import os
+    import pty
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", A3, A5]
+    command += ["--format", "json"]
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=secondary)
+    os.close(secondary)
+    shown = _terminal_output(primary)
+    assert process.stdout is not None
+    out = process.stdout.read()
+    assert process.wait() == 1
+    os.close(primary)
+    on_terminal = shown.decode("utf-8", errors="replace")
+    assert "rendering the models" in on_terminal and "searching for evidence" in on_terminal
+    [change] = [c for c in json.loads(out)["changes"] if c.get("evidence", {}).get("found")]
+    assert change["evidence"]["message"] == {}
+    piped = subprocess.run(command, cwd=root, capture_output=True, check=False)  # cached now: quick
+    assert piped.returncode == 1 and piped.stderr == b"" and piped.stdout == out
+
+
+def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_line(tmp_path: Path) -> None:
+    import os
+    import pty
+    import signal
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", A3, A5]
+    primary, secondary = pty.openpty()
+    process = subprocess.Popen(
+        command, cwd=root, stdout=subprocess.DEVNULL, stderr=secondary, start_new_session=True
+    )
+    os.close(secondary)
+    shown = b""
+    while b"rendering the models" not in shown:
+        shown += os.read(primary, 4096)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the forked workers too
+    shown += _terminal_output(primary)
+    assert process.wait(timeout=30) == 130
+    os.close(primary)
+    assert shown.decode("utf-8", errors="replace").rstrip().endswith(
+        "acp-codegen: interrupted: nothing is left half written"
+    )
+    assert b"Traceback" not in shown
+    left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True, check=False)
+    assert left.stdout.split() == []
+
+
+def test_without_the_generator_installed_diff_says_in_one_line_how_to_add_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "hypothesis_jsonschema", None)  # import hypothesis_jsonschema fails
+    code, out, err = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1 and all("evidence" not in c for c in json.loads(out)["changes"])
+    assert err.splitlines() == [
+        "acp-codegen: warning: evidence needs hypothesis_jsonschema: pip install 'acp-codegen[evidence]' "
+        "(hypothesis and hypothesis-jsonschema): the report has no evidence (--no-evidence silences this)"
+    ]
+
+
+def test_a_hypothesis_the_generator_does_not_run_on_is_one_line_not_an_error_per_row(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hypothesis 6.169 removed internals hypothesis-jsonschema 0.23 drives: the check is made once,
+    before any search, on the version installed (faked here)."""
+    from codegen.evidence import instances
+
+    assert instances.incompatible("6.168.5") is None and instances.incompatible("6.150.0") is None
+    assert instances.incompatible("6.169.0") is not None and instances.incompatible("7.0.1") is not None
+    monkeypatch.setattr(instances, "hypothesis_version", lambda: "6.169.0")
+    monkeypatch.setattr(instances, "generate", lambda *_: pytest.fail("searched with it"))
+    code, out, err = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "json")
+    assert code == 1 and all("evidence" not in c for c in json.loads(out)["changes"])
+    assert err.splitlines() == [
+        "acp-codegen: warning: evidence needs hypothesis older than 6.169 (hypothesis-jsonschema does not "
+        "run on 6.169.0, the one installed): pip install 'hypothesis<6.169': the report has no evidence "
+        "(--no-evidence silences this)"
+    ]
+
+
+def test_diff_and_the_oracle_generate_as_many_messages_by_default() -> None:
+    from codegen import cli
+    from codegen.evidence import DEFAULT_EXAMPLES, oracle
+
+    diff = cli.build_parser().parse_args(["diff", A3, A5])
+    assert diff.evidence_examples == DEFAULT_EXAMPLES == oracle.parser().parse_args([]).evidence_examples
 
 
 def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_path: Path) -> None:
