@@ -43,7 +43,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.runtime",
         ),
     ),
-    ("files", ("codegen.files",)),
+    ("files", ("codegen.files.atomic", "codegen.files.swap", "codegen.files.record", "codegen.files")),
     (
         "schema",
         (
@@ -111,6 +111,9 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.vendoring.source",
             "codegen.vendoring.manifest",
             "codegen.vendoring.migration",
+            "codegen.vendoring.sites",
+            "codegen.vendoring.wording",
+            "codegen.vendoring.resolve",
             "codegen.vendoring.codemod",
             "codegen.vendoring.vendoring",
             "codegen.vendoring.upgrade",

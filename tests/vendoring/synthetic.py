@@ -64,6 +64,46 @@ def pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
     return sides[0], sides[1]
 
 
+PROXY_BASE = "v2-sdk-2.3.0"
+PROXY_OLD = "2.3.0-proxy.1"
+PROXY_NEW = "2.3.0-proxy.2"
+
+
+def _proxy_edit(data: dict[str, Any]) -> dict[str, Any]:
+    """The unstable schema with a changed ``proxy/initialize`` (and ``initialize``, which it builds on).
+
+    * ``InitializeRequest`` gets a ``protocol_version`` property beside ``protocolVersion``: the old
+      property's Python name becomes ``protocol_version_``, in ``initialize`` (the agent's) and in
+      ``initialize_proxy`` (the proxy's, whose params build on it);
+    * ``InitializeProxyRequest`` gets a required ``chainId``: ``initialize_proxy`` needs ``chain_id``.
+    """
+    defs = data["$defs"]
+    collision = {"description": "A property whose Python name collides.", "type": "string"}
+    defs["InitializeRequest"]["properties"]["protocol_version"] = collision
+    proxy = defs["InitializeProxyRequest"]
+    proxy["properties"] = {"chainId": {"description": "The chain the proxy is in.", "type": "string"}}
+    proxy["required"] = ["chainId"]
+    return data
+
+
+def proxy_pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
+    """Two schema folders of ``v2-sdk-2.3.0`` (whose unstable bindings have proxies and conductors),
+    the second with :func:`_proxy_edit` applied to its unstable schema."""
+    base = release_files(PROXY_BASE)
+    sides = []
+    for release, edit in ((PROXY_OLD, False), (PROXY_NEW, True)):
+        target = folder / release
+        target.mkdir(parents=True)
+        for name in ("meta.json", "meta.unstable.json", "schema.json"):
+            shutil.copy(base.folder / name, target / name)
+        data = json.loads((base.folder / "schema.unstable.json").read_text())
+        (target / "schema.unstable.json").write_text(
+            json.dumps(_proxy_edit(data) if edit else data, indent=2)
+        )
+        sides.append(load_schema_folder(target))
+    return sides[0], sides[1]
+
+
 def write_store(folder: Path) -> Path:
     """The pair locked in a schema store of its own, ``folder/schemas`` (for ``--schemas``)."""
     from tests.vendoring.project import lock_folder
