@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from .. import resources
 from ..errors import CodegenError
@@ -34,6 +34,33 @@ UPSTREAM_REPOSITORY = "agentclientprotocol/agent-client-protocol"
 UPSTREAM_URL = "https://raw.githubusercontent.com/{repository}/{tag}/schema/{major}/{file}"
 _NAMED_MAJOR = re.compile(r"v(?P<major>[0-9]+)-(?P<origin>[a-z0-9][a-z0-9.-]*)")
 """A release named after where it came from: ``v2-sdk-2.3.0`` is protocol v2 as npm SDK 2.3.0 shipped it."""
+
+
+class FileEntry(TypedDict, total=False):
+    """A file of a release as ``lock.json`` records it (read back as a :class:`LockedFile`)."""
+
+    sha256: Required[str]
+    bytes: int
+    url: str
+    path: str
+    derived_from: str
+
+
+class NpmEntry(TypedDict, total=False):
+    """The npm origin of a release as ``lock.json`` records it (read back as an :class:`NpmOrigin`)."""
+
+    package: Required[str]
+    version: Required[str]
+    integrity: str
+    identical: list[str]
+
+
+class LockEntry(TypedDict, total=False):
+    """One release as ``lock.json`` records it (read back as a :class:`LockedRelease`)."""
+
+    tag: str
+    npm: NpmEntry
+    files: Required[dict[str, FileEntry]]
 
 
 @dataclass(frozen=True)
@@ -214,11 +241,11 @@ def protocol_major(release: str) -> int:
     return number
 
 
-def lock_entry(release: str, folder: Path) -> dict[str, Any]:
+def lock_entry(release: str, folder: Path) -> LockEntry:
     """A lock entry for the files of a tag release found in ``folder``."""
     tag = f"schema-v{release}"
     major = f"v{protocol_major(release)}"
-    files: dict[str, Any] = {}
+    files: dict[str, FileEntry] = {}
     for file_name in RELEASE_FILES:
         data = read_bytes(folder / file_name)
         check_release_file(parse_json(data, folder / file_name), folder / file_name)  # never lock what is not
@@ -239,7 +266,7 @@ def _lock_data(path: Path) -> dict[str, Any]:
     return data
 
 
-def lock_bytes(path: Path, entries: Mapping[str, dict[str, Any]]) -> bytes:
+def lock_bytes(path: Path, entries: Mapping[str, LockEntry]) -> bytes:
     """The lock file at ``path`` (created if absent) with ``entries`` added or replaced."""
     data = _lock_data(path)
     data["releases"].update(entries)

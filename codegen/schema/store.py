@@ -14,7 +14,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from .. import diagnostics
 from ..errors import CodegenError
@@ -25,6 +24,7 @@ from .lock import (
     DEFAULT_LOCK,
     Lock,
     LockedRelease,
+    LockEntry,
     lock_bytes,
     lock_entry,
     protocol_major,
@@ -63,7 +63,7 @@ def write_store(
     command: str,
     force: bool = False,
     lock: Path | None = None,
-    entries: Mapping[str, dict[str, Any]] | None = None,
+    entries: Mapping[str, LockEntry] | None = None,
 ) -> None:
     """Write release files (paths inside ``store``) and lock ``entries`` through the store's record.
 
@@ -95,7 +95,7 @@ def write_store(
 
 
 def write_lock_entries(
-    path: Path, entries: Mapping[str, dict[str, Any]], command: str = "lock", force: bool = False
+    path: Path, entries: Mapping[str, LockEntry], command: str = "lock", force: bool = False
 ) -> None:
     """Add or replace release entries in the lock file at ``path`` (created if absent), atomically."""
     write_store(path.parent, {}, command=command, force=force, lock=path, entries=entries)
