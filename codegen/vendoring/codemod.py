@@ -141,9 +141,6 @@ from .wording import (
 
 _PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
 
-PackagePath = tuple[str, ...]
-"""Where a name leads inside the package: ``("schema", "PromptResponse")``, ``("bindings", "Agent")``."""
-
 
 @dataclass(frozen=True, order=True)
 class Finding:
