@@ -94,14 +94,20 @@ class EndNames:
     """``(Python name, side)`` of every method the handler serves."""
     calls: tuple[tuple[str, Side], ...]
     """``(Python name, side)`` of every method the connection calls."""
+    _served: Mapping[str, Side] = field(init=False, repr=False, compare=False)
+    _called: Mapping[str, Side] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_served", dict(self.serves))
+        object.__setattr__(self, "_called", dict(self.calls))
 
     def served(self, name: str) -> Side | None:
         """The side of the handler's method called ``name``, if it serves one."""
-        return next((side for method, side in self.serves if method == name), None)
+        return self._served.get(name)
 
     def called(self, name: str) -> Side | None:
         """The side of the peer's method the connection calls as ``name``, if it calls one."""
-        return next((side for method, side in self.calls if method == name), None)
+        return self._called.get(name)
 
     @property
     def factory_functions(self) -> tuple[str, ...]:
