@@ -32,6 +32,7 @@ turn.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from dataclasses import dataclass
@@ -446,7 +447,12 @@ def main() -> int:
         "big": ("1 module in 10 touches the change", build_project(args.lines, 10), migration),
         "small worst": ("every module touches the change", build_project(args.small, 1), migration),
         "worst": ("every module touches the change", build_project(args.lines, 1), migration),
-        "renames": ("every module has renames", build_project(args.lines, None), RENAMES),
+        # the ends the codemod follows are the old release's (the migration from the diff has them too)
+        "renames": (
+            "every module has renames",
+            build_project(args.lines, None),
+            dataclasses.replace(RENAMES, api=migration.api),
+        ),
     }
     # every round times every project, parse and codemod in turn, so a change in the machine's
     # load between rounds hits all of them alike; the best of the rounds counts

@@ -73,6 +73,16 @@ class End:
         return False
 
     @property
+    def connect(self) -> str:
+        """Serves this end on a stream pair, returning its connection (the agent's: ``connect_to_client``)."""
+        return f"connect_to_{self.role.peer}"
+
+    @property
+    def run(self) -> str | None:
+        """The function that serves this end on stdin and stdout (``run_agent``), if the role has one."""
+        return f"run_{self.name}" if self.role.stdio else None
+
+    @property
     def peer_role(self) -> Role:
         return next(r for r in roles() if r.name == self.role.peer)
 
@@ -106,8 +116,8 @@ class Bindings:
     @property
     def exports(self) -> tuple[str, ...]:
         names = [e.role.handler for e in self.ends] + [e.role.connection for e in self.ends]
-        names += [f"connect_to_{e.role.peer}" for e in self.ends]
-        names += [f"run_{e.name}" for e in self.ends if e.role.stdio]
+        names += [e.connect for e in self.ends]
+        names += [e.run for e in self.ends if e.run is not None]
         return tuple(sorted(names))
 
 

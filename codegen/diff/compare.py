@@ -38,6 +38,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, assert_never
 
+from .. import knowledge
 from ..schema.ir import (
     AliasType,
     AnyOf,
@@ -80,12 +81,6 @@ from .renames import rename_refs, shape
 from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
 from .wording import describe
 
-LENIENT_KEYWORDS: tuple[tuple[str, str], ...] = (
-    ("default_on_error", "x-deserialize-default-on-error"),
-    ("default_on_null", "x-deserialize-default-on-null"),
-    ("skip_invalid_items", "x-deserialize-skip-invalid-items"),
-)
-"""The :class:`~codegen.schema.ir.Field` flags of the leniency keywords (``codegen/knowledge.toml``)."""
 Side = Literal["old", "new"]
 
 
@@ -271,9 +266,37 @@ def _default(f: Field) -> Any:
     return to_json(f.default) if f.has_default else ABSENT
 
 
+JsonKey = tuple[Any, ...]
+"""A JSON value with its JSON type at every level: hashable, equal only for one value of one type."""
+
+
+def json_key(value: Any) -> JsonKey:
+    """``value`` keyed by JSON type: ``1``, ``1.0`` and ``true`` differ, an object's key order does not.
+
+    Python's ``==`` takes ``True == 1 == 1.0``; ``repr()`` tells them apart but also an object's key order.
+    """
+    match value:
+        case None:
+            return ("null",)
+        case bool():
+            return ("boolean", value)
+        case int():
+            return ("integer", value)
+        case float():
+            return ("number", value)
+        case str():
+            return ("string", value)
+        case list() | tuple():
+            return ("array", tuple(json_key(v) for v in value))
+        case Mapping():
+            return ("object", frozenset((str(k), json_key(v)) for k, v in value.items()))
+        case _:
+            return ("absent",) if value is ABSENT else ("other", repr(value))
+
+
 def lenient_keywords(f: Field) -> tuple[str, ...]:
-    """The leniency keywords a field carries, in the order of :data:`LENIENT_KEYWORDS`."""
-    return tuple(keyword for attr, keyword in LENIENT_KEYWORDS if getattr(f, attr, False))
+    """The leniency keywords a field carries, in the order of ``[extensions]`` of ``knowledge.toml``."""
+    return tuple(keyword for flag, keyword in knowledge.extensions().lenient if getattr(f, flag, False))
 
 
 def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterator[Change]:
@@ -538,7 +561,7 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
     else:
         yield from compare_expr(ctx, strip_nullable(old.type), strip_nullable(new.type), at)
     # a receiver fills a default only for a field the sender may omit: a required field has none that counts
-    if repr(old.default) != repr(new.default) and not old.required and not new.required:
+    if json_key(_default(old)) != json_key(_default(new)) and not old.required and not new.required:
         yield ctx.change(RuleId.DEFAULT_CHANGED, path, traffic, where, old=_default(old), new=_default(new))
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):

@@ -14,27 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from ..schema.ir import JsonScalar, MethodKind, TypeExpr, to_json
+from ..schema.ir import MISSING, JsonScalar, MethodKind, TypeExpr, to_json
 
-
-class _Absent:
-    """The value a change does not have (a default that is not set, a type before it existed)."""
-
-    _instance: _Absent | None = None
-
-    def __new__(cls) -> _Absent:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-ABSENT: Any = _Absent()
+ABSENT: Any = MISSING
+"""The value a change does not have (a default that is not set, a type before it existed): the IR's
+one marker of a value that is not there."""
 
 
 @dataclass(frozen=True)

@@ -109,100 +109,216 @@ BREAKS_TEXT: dict[Breaks, str] = {
 
 
 class RuleId(StrEnum):
-    """The ID of a rule, one member per entry of :data:`CATALOG`, in its order.
+    """The catalog: one member per rule, its value the stable kebab-case ID, declared with its facts.
 
-    The values are the kebab-case IDs that reports, fingerprints and waiver
-    files show, so they never change; code names the members, so a misspelt
-    rule fails the type check instead of a report.
+    The values are the IDs that reports, fingerprints and waiver files show,
+    so they never change; code names the members, so a misspelt rule fails the
+    type check instead of a report.  Each member is declared in one row: ID,
+    layer, category, default severity, whom it breaks, and its one-line summary
+    (:class:`Rule`); :data:`CATALOG` is the rows in this order.
     """
 
+    _facts: tuple[Layer, str, Severity, Breaks, str]
+
+    def __new__(
+        cls, value: str, layer: Layer, category: str, severity: Severity, breaks: Breaks, summary: str
+    ) -> RuleId:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member._facts = (layer, category, severity, breaks, summary)
+        return member
+
+    # fmt: off
     # fields
-    FIELD_ADDED_REQUIRED = "field-added-required"
-    FIELD_ADDED_OPTIONAL = "field-added-optional"
-    REQUIRED_FIELD_REMOVED = "required-field-removed"
-    OPTIONAL_FIELD_REMOVED = "optional-field-removed"
-    FIELD_BECAME_REQUIRED = "field-became-required"
-    FIELD_BECAME_OPTIONAL = "field-became-optional"
-    FIELD_BECAME_NULLABLE = "field-became-nullable"
-    FIELD_BECAME_NON_NULLABLE = "field-became-non-nullable"
+    FIELD_ADDED_REQUIRED = ("field-added-required", "wire", "field", "breaking", "senders",
+        "A new required field: old senders omit it, so new receivers reject their messages.")
+    FIELD_ADDED_OPTIONAL = ("field-added-optional", "wire", "field", "info", "nobody",
+        "A new optional field: old receivers ignore it and new receivers cope when old senders omit it.")
+    REQUIRED_FIELD_REMOVED = ("required-field-removed", "wire", "field", "breaking", "receivers",
+        "A required field is gone: new senders omit it, so old receivers reject their messages.")
+    OPTIONAL_FIELD_REMOVED = ("optional-field-removed", "wire", "field", "info", "nobody",
+        "An optional field is gone: old receivers already cope without it, new receivers ignore it.")
+    FIELD_BECAME_REQUIRED = ("field-became-required", "wire", "field", "breaking", "senders",
+        "A field became required: old senders may omit it, and new receivers reject that.")
+    FIELD_BECAME_OPTIONAL = ("field-became-optional", "wire", "field", "breaking", "receivers",
+        "A field became optional: new senders may omit it, and old receivers reject that.")
+    FIELD_BECAME_NULLABLE = ("field-became-nullable", "wire", "field", "breaking", "receivers",
+        "A field accepts null: new senders may send null, which old receivers reject.")
+    FIELD_BECAME_NON_NULLABLE = ("field-became-non-nullable", "wire", "field", "breaking", "senders",
+        "A field no longer accepts null: old senders may still send null, which new receivers reject.")
     # objects
-    OBJECT_BECAME_CLOSED = "object-became-closed"
-    OBJECT_BECAME_OPEN = "object-became-open"
+    OBJECT_BECAME_CLOSED = ("object-became-closed", "wire", "object", "breaking", "senders",
+        "An object no longer accepts members it does not list (additionalProperties: false): old senders "
+        "may send members new receivers reject.")
+    OBJECT_BECAME_OPEN = ("object-became-open", "wire", "object", "breaking", "receivers",
+        "An object accepts members it does not list (no more additionalProperties: false): new senders may "
+        "send members old receivers reject.")
     # types
-    TYPE_CHANGED = "type-changed"
-    TYPE_WIDENED = "type-widened"
-    TYPE_NARROWED = "type-narrowed"
+    TYPE_CHANGED = ("type-changed", "wire", "type", "breaking", "both",
+        "A type was replaced by one that takes some values it refused and refuses some it took: either side "
+        "may send what the other rejects.")
+    TYPE_WIDENED = ("type-widened", "wire", "type", "breaking", "receivers",
+        "A type accepts more values: new senders may send values old receivers reject.")
+    TYPE_NARROWED = ("type-narrowed", "wire", "type", "breaking", "senders",
+        "A type accepts fewer values: old senders may send values new receivers reject.")
     # constraints
-    CONSTRAINT_TIGHTENED = "constraint-tightened"
-    CONSTRAINT_LOOSENED = "constraint-loosened"
-    CONSTRAINT_CHANGED = "constraint-changed"
+    CONSTRAINT_TIGHTENED = ("constraint-tightened", "wire", "constraint", "breaking", "senders",
+        "A pattern, minimum or maximum got tighter: old senders may send values new receivers reject.")
+    CONSTRAINT_LOOSENED = ("constraint-loosened", "wire", "constraint", "warning", "receivers",
+        "A pattern, minimum or maximum got looser: new senders may send values old receivers reject.")
+    CONSTRAINT_CHANGED = ("constraint-changed", "wire", "constraint", "breaking", "both",
+        "A pattern was replaced: values valid on one side may be invalid on the other.")
     # annotations
-    FORMAT_CHANGED = "format-changed"
+    FORMAT_CHANGED = ("format-changed", "wire", "annotation", "info", "nobody",
+        "A format was added, removed or replaced: JSON Schema 2020-12 reads format as an annotation, and "
+        "neither its validators nor the generated models enforce it.")
     # enums
-    ENUM_VALUE_ADDED_CLOSED = "enum-value-added-closed"
-    ENUM_VALUE_ADDED_OPEN = "enum-value-added-open"
-    ENUM_VALUE_REMOVED_CLOSED = "enum-value-removed-closed"
-    ENUM_VALUE_REMOVED_OPEN = "enum-value-removed-open"
-    ENUM_BECAME_CLOSED = "enum-became-closed"
-    ENUM_BECAME_OPEN = "enum-became-open"
+    ENUM_VALUE_ADDED_CLOSED = ("enum-value-added-closed", "wire", "enum", "breaking", "receivers",
+        "A value was added to a closed enum: new senders may send it and old receivers reject it.")
+    ENUM_VALUE_ADDED_OPEN = ("enum-value-added-open", "wire", "enum", "info", "nobody",
+        "A value was added to an open enum: old receivers treat it as an unknown value.")
+    ENUM_VALUE_REMOVED_CLOSED = ("enum-value-removed-closed", "wire", "enum", "breaking", "senders",
+        "A value was removed from a closed enum: old senders may send it and new receivers reject it.")
+    ENUM_VALUE_REMOVED_OPEN = ("enum-value-removed-open", "wire", "enum", "warning", "senders",
+        "A value was removed from an open enum: new receivers treat it from old senders as unknown.")
+    ENUM_BECAME_CLOSED = ("enum-became-closed", "wire", "enum", "breaking", "senders",
+        "An enum no longer accepts unknown values: old senders' custom values are rejected by new "
+        "receivers.")
+    ENUM_BECAME_OPEN = ("enum-became-open", "wire", "enum", "breaking", "receivers",
+        "An enum accepts any value: new senders may send values old receivers reject.")
     # unions
-    UNION_VARIANT_ADDED_CLOSED = "union-variant-added-closed"
-    UNION_VARIANT_ADDED_OPEN = "union-variant-added-open"
-    UNION_VARIANT_REMOVED_CLOSED = "union-variant-removed-closed"
-    UNION_VARIANT_REMOVED_OPEN = "union-variant-removed-open"
-    UNION_TAG_RESERVED = "union-tag-reserved"
-    UNION_TAG_RELEASED = "union-tag-released"
-    UNION_TAG_CHANGED = "union-tag-changed"
-    UNION_BECAME_CLOSED = "union-became-closed"
-    UNION_BECAME_OPEN = "union-became-open"
-    UNION_BECAME_EXCLUSIVE = "union-became-exclusive"
-    UNION_BECAME_INCLUSIVE = "union-became-inclusive"
-    OBJECT_BECAME_UNION = "object-became-union"
-    UNION_BECAME_OBJECT = "union-became-object"
+    UNION_VARIANT_ADDED_CLOSED = ("union-variant-added-closed", "wire", "union", "breaking", "receivers",
+        "A variant was added to a closed union: new senders may send it and old receivers reject it.")
+    UNION_VARIANT_ADDED_OPEN = ("union-variant-added-open", "wire", "union", "info", "nobody",
+        "A variant was added to an open union: old receivers keep it in the catch-all.")
+    UNION_VARIANT_REMOVED_CLOSED = ("union-variant-removed-closed", "wire", "union", "breaking", "senders",
+        "A variant was removed from a closed union: old senders may send it and new receivers reject it.")
+    UNION_VARIANT_REMOVED_OPEN = ("union-variant-removed-open", "wire", "union", "warning", "senders",
+        "A variant was removed from an open union: new receivers see it from old senders as unknown.")
+    UNION_TAG_RESERVED = ("union-tag-reserved", "wire", "union", "breaking", "senders",
+        "A union's catch-all refuses a tag value it took before: old senders' members with that tag are "
+        "rejected by new receivers.")
+    UNION_TAG_RELEASED = ("union-tag-released", "wire", "union", "breaking", "receivers",
+        "A union's catch-all takes a tag value it refused before: new senders may send members with that "
+        "tag, which old receivers reject.")
+    UNION_TAG_CHANGED = ("union-tag-changed", "wire", "union", "breaking", "both",
+        "A union dispatches on a different property: no variant is recognised across the change.")
+    UNION_BECAME_CLOSED = ("union-became-closed", "wire", "union", "breaking", "senders",
+        "A union lost its catch-all: old senders' unknown or custom variants are rejected by new receivers.")
+    UNION_BECAME_OPEN = ("union-became-open", "wire", "union", "breaking", "receivers",
+        "A union gained a catch-all (a member for any other tag, or one that takes any value): new senders "
+        "may send values old receivers reject.")
+    UNION_BECAME_EXCLUSIVE = ("union-became-exclusive", "wire", "union", "warning", "senders",
+        "A union's members went from anyOf to oneOf: a value that several members accept, which old senders "
+        "may send, is refused by new receivers.")
+    UNION_BECAME_INCLUSIVE = ("union-became-inclusive", "wire", "union", "warning", "receivers",
+        "A union's members went from oneOf to anyOf: new senders may send a value that several members "
+        "accept, which old receivers refuse.")
+    OBJECT_BECAME_UNION = ("object-became-union", "wire", "union", "warning", "receivers",
+        "An object became a union of objects told apart by a tag: old receivers read every member as the "
+        "old object and miss the fields a member adds.")
+    UNION_BECAME_OBJECT = ("union-became-object", "wire", "union", "breaking", "senders",
+        "A union became one object: old senders may send members the new object does not accept.")
     # methods
-    METHOD_ADDED = "method-added"
-    METHOD_REMOVED = "method-removed"
-    NOTIFICATION_ADDED = "notification-added"
-    NOTIFICATION_REMOVED = "notification-removed"
-    METHOD_KIND_CHANGED = "method-kind-changed"
-    METHOD_MOVED_SIDE = "method-moved-side"
-    METHOD_BECAME_UNSTABLE = "method-became-unstable"
-    METHOD_BECAME_STABLE = "method-became-stable"
-    TYPE_BECAME_UNSTABLE = "type-became-unstable"
-    TYPE_BECAME_STABLE = "type-became-stable"
-    VARIANT_BECAME_UNSTABLE = "variant-became-unstable"
-    VARIANT_BECAME_STABLE = "variant-became-stable"
+    METHOD_ADDED = ("method-added", "wire", "method", "info", "nobody",
+        "A new request: old handlers answer it with 'method not found', which callers must expect.")
+    METHOD_REMOVED = ("method-removed", "wire", "method", "breaking", "senders",
+        "A request is gone: old callers get 'method not found' from new handlers.")
+    NOTIFICATION_ADDED = ("notification-added", "wire", "method", "info", "nobody",
+        "A new notification: old handlers ignore it, silently.")
+    NOTIFICATION_REMOVED = ("notification-removed", "wire", "method", "warning", "senders",
+        "A notification is gone: new handlers ignore what old callers send, silently (a notification gets "
+        "no answer, not even 'method not found').")
+    METHOD_KIND_CHANGED = ("method-kind-changed", "wire", "method", "breaking", "both",
+        "A notification became a request, or a request a notification: one side's old peers answer the new "
+        "request with 'method not found', the other's ignore the old notification or wait for an answer "
+        "that never comes.")
+    METHOD_MOVED_SIDE = ("method-moved-side", "wire", "method", "breaking", "both",
+        "A method is handled by the other side now: old callers and old handlers both miss it.")
+    METHOD_BECAME_UNSTABLE = ("method-became-unstable", "wire", "method", "warning", "senders",
+        "A stable method is now marked unstable: callers may lose it without notice.")
+    METHOD_BECAME_STABLE = ("method-became-stable", "wire", "method", "info", "nobody",
+        "An unstable method is now stable.")
+    TYPE_BECAME_UNSTABLE = ("type-became-unstable", "wire", "stability", "warning", "nobody",
+        "A type is marked unstable again: code relying on it should expect it to change or go.")
+    TYPE_BECAME_STABLE = ("type-became-stable", "wire", "stability", "info", "nobody",
+        "An unstable type is now part of the stable protocol (it appears in the stable schema).")
+    VARIANT_BECAME_UNSTABLE = ("variant-became-unstable", "wire", "stability", "warning", "nobody",
+        "A union member is marked unstable again: peers may stop sending it.")
+    VARIANT_BECAME_STABLE = ("variant-became-stable", "wire", "stability", "info", "nobody",
+        "An unstable union member is now part of the stable protocol.")
     # sides and root message kinds
-    SIDE_ADDED = "side-added"
-    SIDE_REMOVED = "side-removed"
-    ENVELOPE_ADDED = "envelope-added"
-    ENVELOPE_REMOVED = "envelope-removed"
+    SIDE_ADDED = ("side-added", "wire", "side", "info", "nobody",
+        "A new side (a role a peer can take): its methods are new too, and old peers never meet it.")
+    SIDE_REMOVED = ("side-removed", "wire", "side", "breaking", "both",
+        "A side is gone: old peers in that role and old peers that call it find no one to talk to.")
+    ENVELOPE_ADDED = ("envelope-added", "wire", "side", "warning", "receivers",
+        "A new root message kind (an envelope or a JSON-RPC batch): new senders may send it and old "
+        "receivers refuse it.")
+    ENVELOPE_REMOVED = ("envelope-removed", "wire", "side", "breaking", "senders",
+        "A root message kind (an envelope or a JSON-RPC batch) is gone: old senders may still send it, and "
+        "new receivers refuse it.")
     # lenient deserialisation
-    LENIENT_ANNOTATION_ADDED = "lenient-annotation-added"
-    LENIENT_ANNOTATION_REMOVED = "lenient-annotation-removed"
+    LENIENT_ANNOTATION_ADDED = ("lenient-annotation-added", "wire", "lenient", "info", "nobody",
+        "A field became lenient: new receivers drop an invalid value or item, or read null as the default, "
+        "instead of failing.")
+    LENIENT_ANNOTATION_REMOVED = ("lenient-annotation-removed", "wire", "lenient", "warning", "senders",
+        "A field is no longer lenient: an invalid value (or a null) from an old sender now fails the whole "
+        "message.")
     # defaults
-    DEFAULT_CHANGED = "default-changed"
+    DEFAULT_CHANGED = ("default-changed", "wire", "default", "warning", "both",
+        "A default changed: a receiver fills an omitted field with a value its peer did not mean.")
     # normative text
-    NORMATIVE_TEXT_CHANGED = "normative-text-changed"
+    NORMATIVE_TEXT_CHANGED = ("normative-text-changed", "wire", "description", "info", "nobody",
+        "A description adds, drops or rewords a sentence that says MUST, SHOULD or MAY (or SHALL, REQUIRED, "
+        "RECOMMENDED): peers that follow the old text may not follow the new one.")
     # python names
-    PYTHON_CLASS_ADDED = "python-class-added"
-    PYTHON_CLASS_REMOVED = "python-class-removed"
-    PYTHON_CLASS_RENAMED = "python-class-renamed"
-    PYTHON_CLASS_BECAME_UNION = "python-class-became-union"
-    PYTHON_UNION_BECAME_CLASS = "python-union-became-class"
-    REF_BECAME_INLINE = "ref-became-inline"
-    INLINE_BECAME_REF = "inline-became-ref"
-    PYTHON_CLASS_REPLACED = "python-class-replaced"
-    PYTHON_ATTRIBUTE_REMOVED = "python-attribute-removed"
-    PYTHON_ATTRIBUTE_RENAMED = "python-attribute-renamed"
-    PYTHON_CLASS_ARGUMENT_REQUIRED = "python-class-argument-required"
-    PYTHON_ANNOTATION_CHANGED = "python-annotation-changed"
-    PYTHON_METHOD_REMOVED = "python-method-removed"
-    PYTHON_METHOD_RENAMED = "python-method-renamed"
-    PYTHON_METHOD_ARGUMENT_REMOVED = "python-method-argument-removed"
-    PYTHON_METHOD_ARGUMENT_RENAMED = "python-method-argument-renamed"
-    PYTHON_METHOD_ARGUMENT_REQUIRED = "python-method-argument-required"
-    PYTHON_METHOD_ARGUMENT_ADDED = "python-method-argument-added"
+    PYTHON_CLASS_ADDED = ("python-class-added", "python", "class", "info", "nobody",
+        "A new class in the generated bindings.")
+    PYTHON_CLASS_REMOVED = ("python-class-removed", "python", "class", "breaking", "python",
+        "A class is gone from the generated bindings: code that imports it fails.")
+    PYTHON_CLASS_RENAMED = ("python-class-renamed", "python", "class", "breaking", "python",
+        "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.")
+    PYTHON_CLASS_BECAME_UNION = ("python-class-became-union", "python", "class", "breaking", "python",
+        "A class became a union of classes: code that builds it or checks isinstance against it must use "
+        "one of its members.")
+    PYTHON_UNION_BECAME_CLASS = ("python-union-became-class", "python", "class", "warning", "python",
+        "A union became one class: code that matches on its members finds them gone.")
+    REF_BECAME_INLINE = ("ref-became-inline", "python", "class", "breaking", "python",
+        "A field's named type became an inline one of the same shape: same wire, different class.")
+    INLINE_BECAME_REF = ("inline-became-ref", "python", "class", "breaking", "python",
+        "A field's inline type became a named one of the same shape: same wire, different class.")
+    PYTHON_CLASS_REPLACED = ("python-class-replaced", "python", "class", "breaking", "python",
+        "A field's or a method's named type is another class now (the wire difference, if any, is reported "
+        "beside it): code that builds the value with the old class must use the new one.")
+    PYTHON_ATTRIBUTE_REMOVED = ("python-attribute-removed", "python", "attribute", "breaking", "python",
+        "An attribute is gone from a class: code that reads or sets it fails.")
+    PYTHON_ATTRIBUTE_RENAMED = ("python-attribute-renamed", "python", "attribute", "breaking", "python",
+        "An attribute has a new Python name for the same wire name: code using the old name fails.")
+    PYTHON_CLASS_ARGUMENT_REQUIRED = ("python-class-argument-required",
+        "python", "attribute", "breaking", "python",
+        "A class needs a keyword argument it did not need before (a field became required and has no "
+        "default): code that constructs it without the argument fails.")
+    PYTHON_ANNOTATION_CHANGED = ("python-annotation-changed", "python", "attribute", "warning", "python",
+        "A type annotation changed while the values it takes on the wire did not (an open enum became its "
+        "base type, any value became a union with a member that takes any value): type checkers may flag "
+        "code written against the old annotation.")
+    PYTHON_METHOD_REMOVED = ("python-method-removed", "python", "method", "breaking", "python",
+        "A method is gone from the generated API: code that calls or implements it fails.")
+    PYTHON_METHOD_RENAMED = ("python-method-renamed", "python", "method", "breaking", "python",
+        "A method has a new Python name for the same wire name: code using the old name fails.")
+    PYTHON_METHOD_ARGUMENT_REMOVED = ("python-method-argument-removed",
+        "python", "method", "breaking", "python",
+        "A keyword argument is gone from a method: calls that pass it fail.")
+    PYTHON_METHOD_ARGUMENT_RENAMED = ("python-method-argument-renamed",
+        "python", "method", "breaking", "python",
+        "A keyword argument has a new name for the same wire name: calls that pass the old name fail.")
+    PYTHON_METHOD_ARGUMENT_REQUIRED = ("python-method-argument-required",
+        "python", "method", "breaking", "python",
+        "A method needs a keyword argument it did not need before: calls without it fail.")
+    PYTHON_METHOD_ARGUMENT_ADDED = ("python-method-argument-added", "python", "method", "info", "nobody",
+        "A method takes a new optional keyword argument.")
+    # fmt: on
 
 
 @dataclass(frozen=True)
@@ -268,631 +384,8 @@ def impact(rule: Rule, traffic: Traffic) -> tuple[Severity, tuple[Role, ...]]:
     return rule.severity, tuple(role_of(p) for p in sorted(peers))
 
 
-CATALOG: tuple[Rule, ...] = (
-    # fields
-    Rule(
-        RuleId.FIELD_ADDED_REQUIRED,
-        "wire",
-        "field",
-        "breaking",
-        "senders",
-        "A new required field: old senders omit it, so new receivers reject their messages.",
-    ),
-    Rule(
-        RuleId.FIELD_ADDED_OPTIONAL,
-        "wire",
-        "field",
-        "info",
-        "nobody",
-        "A new optional field: old receivers ignore it and new receivers cope when old senders omit it.",
-    ),
-    Rule(
-        RuleId.REQUIRED_FIELD_REMOVED,
-        "wire",
-        "field",
-        "breaking",
-        "receivers",
-        "A required field is gone: new senders omit it, so old receivers reject their messages.",
-    ),
-    Rule(
-        RuleId.OPTIONAL_FIELD_REMOVED,
-        "wire",
-        "field",
-        "info",
-        "nobody",
-        "An optional field is gone: old receivers already cope without it, new receivers ignore it.",
-    ),
-    Rule(
-        RuleId.FIELD_BECAME_REQUIRED,
-        "wire",
-        "field",
-        "breaking",
-        "senders",
-        "A field became required: old senders may omit it, and new receivers reject that.",
-    ),
-    Rule(
-        RuleId.FIELD_BECAME_OPTIONAL,
-        "wire",
-        "field",
-        "breaking",
-        "receivers",
-        "A field became optional: new senders may omit it, and old receivers reject that.",
-    ),
-    Rule(
-        RuleId.FIELD_BECAME_NULLABLE,
-        "wire",
-        "field",
-        "breaking",
-        "receivers",
-        "A field accepts null: new senders may send null, which old receivers reject.",
-    ),
-    Rule(
-        RuleId.FIELD_BECAME_NON_NULLABLE,
-        "wire",
-        "field",
-        "breaking",
-        "senders",
-        "A field no longer accepts null: old senders may still send null, which new receivers reject.",
-    ),
-    # objects
-    Rule(
-        RuleId.OBJECT_BECAME_CLOSED,
-        "wire",
-        "object",
-        "breaking",
-        "senders",
-        "An object no longer accepts members it does not list (additionalProperties: false): old senders "
-        "may send members new receivers reject.",
-    ),
-    Rule(
-        RuleId.OBJECT_BECAME_OPEN,
-        "wire",
-        "object",
-        "breaking",
-        "receivers",
-        "An object accepts members it does not list (no more additionalProperties: false): new senders may "
-        "send members old receivers reject.",
-    ),
-    # types
-    Rule(
-        RuleId.TYPE_CHANGED,
-        "wire",
-        "type",
-        "breaking",
-        "both",
-        "A type was replaced by one that takes some values it refused and refuses some it took: either "
-        "side may send what the other rejects.",
-    ),
-    Rule(
-        RuleId.TYPE_WIDENED,
-        "wire",
-        "type",
-        "breaking",
-        "receivers",
-        "A type accepts more values: new senders may send values old receivers reject.",
-    ),
-    Rule(
-        RuleId.TYPE_NARROWED,
-        "wire",
-        "type",
-        "breaking",
-        "senders",
-        "A type accepts fewer values: old senders may send values new receivers reject.",
-    ),
-    # constraints
-    Rule(
-        RuleId.CONSTRAINT_TIGHTENED,
-        "wire",
-        "constraint",
-        "breaking",
-        "senders",
-        "A pattern, minimum or maximum got tighter: old senders may send values new receivers reject.",
-    ),
-    Rule(
-        RuleId.CONSTRAINT_LOOSENED,
-        "wire",
-        "constraint",
-        "warning",
-        "receivers",
-        "A pattern, minimum or maximum got looser: new senders may send values old receivers reject.",
-    ),
-    Rule(
-        RuleId.CONSTRAINT_CHANGED,
-        "wire",
-        "constraint",
-        "breaking",
-        "both",
-        "A pattern was replaced: values valid on one side may be invalid on the other.",
-    ),
-    # annotations
-    Rule(
-        RuleId.FORMAT_CHANGED,
-        "wire",
-        "annotation",
-        "info",
-        "nobody",
-        "A format was added, removed or replaced: JSON Schema 2020-12 reads format as an annotation, and "
-        "neither its validators nor the generated models enforce it.",
-    ),
-    # enums
-    Rule(
-        RuleId.ENUM_VALUE_ADDED_CLOSED,
-        "wire",
-        "enum",
-        "breaking",
-        "receivers",
-        "A value was added to a closed enum: new senders may send it and old receivers reject it.",
-    ),
-    Rule(
-        RuleId.ENUM_VALUE_ADDED_OPEN,
-        "wire",
-        "enum",
-        "info",
-        "nobody",
-        "A value was added to an open enum: old receivers treat it as an unknown value.",
-    ),
-    Rule(
-        RuleId.ENUM_VALUE_REMOVED_CLOSED,
-        "wire",
-        "enum",
-        "breaking",
-        "senders",
-        "A value was removed from a closed enum: old senders may send it and new receivers reject it.",
-    ),
-    Rule(
-        RuleId.ENUM_VALUE_REMOVED_OPEN,
-        "wire",
-        "enum",
-        "warning",
-        "senders",
-        "A value was removed from an open enum: new receivers treat it from old senders as unknown.",
-    ),
-    Rule(
-        RuleId.ENUM_BECAME_CLOSED,
-        "wire",
-        "enum",
-        "breaking",
-        "senders",
-        "An enum no longer accepts unknown values: old senders' custom values are rejected by new receivers.",
-    ),
-    Rule(
-        RuleId.ENUM_BECAME_OPEN,
-        "wire",
-        "enum",
-        "breaking",
-        "receivers",
-        "An enum accepts any value: new senders may send values old receivers reject.",
-    ),
-    # unions
-    Rule(
-        RuleId.UNION_VARIANT_ADDED_CLOSED,
-        "wire",
-        "union",
-        "breaking",
-        "receivers",
-        "A variant was added to a closed union: new senders may send it and old receivers reject it.",
-    ),
-    Rule(
-        RuleId.UNION_VARIANT_ADDED_OPEN,
-        "wire",
-        "union",
-        "info",
-        "nobody",
-        "A variant was added to an open union: old receivers keep it in the catch-all.",
-    ),
-    Rule(
-        RuleId.UNION_VARIANT_REMOVED_CLOSED,
-        "wire",
-        "union",
-        "breaking",
-        "senders",
-        "A variant was removed from a closed union: old senders may send it and new receivers reject it.",
-    ),
-    Rule(
-        RuleId.UNION_VARIANT_REMOVED_OPEN,
-        "wire",
-        "union",
-        "warning",
-        "senders",
-        "A variant was removed from an open union: new receivers see it from old senders as unknown.",
-    ),
-    Rule(
-        RuleId.UNION_TAG_RESERVED,
-        "wire",
-        "union",
-        "breaking",
-        "senders",
-        "A union's catch-all refuses a tag value it took before: old senders' members with that tag are "
-        "rejected by new receivers.",
-    ),
-    Rule(
-        RuleId.UNION_TAG_RELEASED,
-        "wire",
-        "union",
-        "breaking",
-        "receivers",
-        "A union's catch-all takes a tag value it refused before: new senders may send members with that "
-        "tag, which old receivers reject.",
-    ),
-    Rule(
-        RuleId.UNION_TAG_CHANGED,
-        "wire",
-        "union",
-        "breaking",
-        "both",
-        "A union dispatches on a different property: no variant is recognised across the change.",
-    ),
-    Rule(
-        RuleId.UNION_BECAME_CLOSED,
-        "wire",
-        "union",
-        "breaking",
-        "senders",
-        "A union lost its catch-all: old senders' unknown or custom variants are rejected by new receivers.",
-    ),
-    Rule(
-        RuleId.UNION_BECAME_OPEN,
-        "wire",
-        "union",
-        "breaking",
-        "receivers",
-        "A union gained a catch-all (a member for any other tag, or one that takes any value): new senders "
-        "may send values old receivers reject.",
-    ),
-    Rule(
-        RuleId.UNION_BECAME_EXCLUSIVE,
-        "wire",
-        "union",
-        "warning",
-        "senders",
-        "A union's members went from anyOf to oneOf: a value that several members accept, which old senders "
-        "may send, is refused by new receivers.",
-    ),
-    Rule(
-        RuleId.UNION_BECAME_INCLUSIVE,
-        "wire",
-        "union",
-        "warning",
-        "receivers",
-        "A union's members went from oneOf to anyOf: new senders may send a value that several members "
-        "accept, which old receivers refuse.",
-    ),
-    Rule(
-        RuleId.OBJECT_BECAME_UNION,
-        "wire",
-        "union",
-        "warning",
-        "receivers",
-        "An object became a union of objects told apart by a tag: old receivers read every member as the "
-        "old object and miss the fields a member adds.",
-    ),
-    Rule(
-        RuleId.UNION_BECAME_OBJECT,
-        "wire",
-        "union",
-        "breaking",
-        "senders",
-        "A union became one object: old senders may send members the new object does not accept.",
-    ),
-    # methods (the data is the request or notification: its senders are the callers)
-    Rule(
-        RuleId.METHOD_ADDED,
-        "wire",
-        "method",
-        "info",
-        "nobody",
-        "A new request: old handlers answer it with 'method not found', which callers must expect.",
-    ),
-    Rule(
-        RuleId.METHOD_REMOVED,
-        "wire",
-        "method",
-        "breaking",
-        "senders",
-        "A request is gone: old callers get 'method not found' from new handlers.",
-    ),
-    Rule(
-        RuleId.NOTIFICATION_ADDED,
-        "wire",
-        "method",
-        "info",
-        "nobody",
-        "A new notification: old handlers ignore it, silently.",
-    ),
-    Rule(
-        RuleId.NOTIFICATION_REMOVED,
-        "wire",
-        "method",
-        "warning",
-        "senders",
-        "A notification is gone: new handlers ignore what old callers send, silently (a notification gets "
-        "no answer, not even 'method not found').",
-    ),
-    Rule(
-        RuleId.METHOD_KIND_CHANGED,
-        "wire",
-        "method",
-        "breaking",
-        "both",
-        "A notification became a request, or a request a notification: one side's old peers answer the "
-        "new request with 'method not found', the other's ignore the old notification or wait for an answer "
-        "that never comes.",
-    ),
-    Rule(
-        RuleId.METHOD_MOVED_SIDE,
-        "wire",
-        "method",
-        "breaking",
-        "both",
-        "A method is handled by the other side now: old callers and old handlers both miss it.",
-    ),
-    Rule(
-        RuleId.METHOD_BECAME_UNSTABLE,
-        "wire",
-        "method",
-        "warning",
-        "senders",
-        "A stable method is now marked unstable: callers may lose it without notice.",
-    ),
-    Rule(
-        RuleId.METHOD_BECAME_STABLE, "wire", "method", "info", "nobody", "An unstable method is now stable."
-    ),
-    Rule(
-        RuleId.TYPE_BECAME_UNSTABLE,
-        "wire",
-        "stability",
-        "warning",
-        "nobody",
-        "A type is marked unstable again: code relying on it should expect it to change or go.",
-    ),
-    Rule(
-        RuleId.TYPE_BECAME_STABLE,
-        "wire",
-        "stability",
-        "info",
-        "nobody",
-        "An unstable type is now part of the stable protocol (it appears in the stable schema).",
-    ),
-    Rule(
-        RuleId.VARIANT_BECAME_UNSTABLE,
-        "wire",
-        "stability",
-        "warning",
-        "nobody",
-        "A union member is marked unstable again: peers may stop sending it.",
-    ),
-    Rule(
-        RuleId.VARIANT_BECAME_STABLE,
-        "wire",
-        "stability",
-        "info",
-        "nobody",
-        "An unstable union member is now part of the stable protocol.",
-    ),
-    # sides and root message kinds (envelopes and JSON-RPC batches)
-    Rule(
-        RuleId.SIDE_ADDED,
-        "wire",
-        "side",
-        "info",
-        "nobody",
-        "A new side (a role a peer can take): its methods are new too, and old peers never meet it.",
-    ),
-    Rule(
-        RuleId.SIDE_REMOVED,
-        "wire",
-        "side",
-        "breaking",
-        "both",
-        "A side is gone: old peers in that role and old peers that call it find no one to talk to.",
-    ),
-    Rule(
-        RuleId.ENVELOPE_ADDED,
-        "wire",
-        "side",
-        "warning",
-        "receivers",
-        "A new root message kind (an envelope or a JSON-RPC batch): new senders may send it and old "
-        "receivers refuse it.",
-    ),
-    Rule(
-        RuleId.ENVELOPE_REMOVED,
-        "wire",
-        "side",
-        "breaking",
-        "senders",
-        "A root message kind (an envelope or a JSON-RPC batch) is gone: old senders may still send it, and "
-        "new receivers refuse it.",
-    ),
-    # lenient deserialisation
-    Rule(
-        RuleId.LENIENT_ANNOTATION_ADDED,
-        "wire",
-        "lenient",
-        "info",
-        "nobody",
-        "A field became lenient: new receivers drop an invalid value or item, or read null as the default, "
-        "instead of failing.",
-    ),
-    Rule(
-        RuleId.LENIENT_ANNOTATION_REMOVED,
-        "wire",
-        "lenient",
-        "warning",
-        "senders",
-        "A field is no longer lenient: an invalid value (or a null) from an old sender now fails the whole "
-        "message.",
-    ),
-    # defaults
-    Rule(
-        RuleId.DEFAULT_CHANGED,
-        "wire",
-        "default",
-        "warning",
-        "both",
-        "A default changed: a receiver fills an omitted field with a value its peer did not mean.",
-    ),
-    # normative text
-    Rule(
-        RuleId.NORMATIVE_TEXT_CHANGED,
-        "wire",
-        "description",
-        "info",
-        "nobody",
-        "A description adds, drops or rewords a sentence that says MUST, SHOULD or MAY (or SHALL, "
-        "REQUIRED, RECOMMENDED): peers that follow the old text may not follow the new one.",
-    ),
-    # python names
-    Rule(
-        RuleId.PYTHON_CLASS_ADDED,
-        "python",
-        "class",
-        "info",
-        "nobody",
-        "A new class in the generated bindings.",
-    ),
-    Rule(
-        RuleId.PYTHON_CLASS_REMOVED,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A class is gone from the generated bindings: code that imports it fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_CLASS_RENAMED,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.",
-    ),
-    Rule(
-        RuleId.PYTHON_CLASS_BECAME_UNION,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A class became a union of classes: code that builds it or checks isinstance against it must use "
-        "one of its members.",
-    ),
-    Rule(
-        RuleId.PYTHON_UNION_BECAME_CLASS,
-        "python",
-        "class",
-        "warning",
-        "python",
-        "A union became one class: code that matches on its members finds them gone.",
-    ),
-    Rule(
-        RuleId.REF_BECAME_INLINE,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A field's named type became an inline one of the same shape: same wire, different class.",
-    ),
-    Rule(
-        RuleId.INLINE_BECAME_REF,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A field's inline type became a named one of the same shape: same wire, different class.",
-    ),
-    Rule(
-        RuleId.PYTHON_CLASS_REPLACED,
-        "python",
-        "class",
-        "breaking",
-        "python",
-        "A field's or a method's named type is another class now (the wire difference, if any, is reported "
-        "beside it): code that builds the value with the old class must use the new one.",
-    ),
-    Rule(
-        RuleId.PYTHON_ATTRIBUTE_REMOVED,
-        "python",
-        "attribute",
-        "breaking",
-        "python",
-        "An attribute is gone from a class: code that reads or sets it fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_ATTRIBUTE_RENAMED,
-        "python",
-        "attribute",
-        "breaking",
-        "python",
-        "An attribute has a new Python name for the same wire name: code using the old name fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED,
-        "python",
-        "attribute",
-        "breaking",
-        "python",
-        "A class needs a keyword argument it did not need before (a field became required and has no "
-        "default): code that constructs it without the argument fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_ANNOTATION_CHANGED,
-        "python",
-        "attribute",
-        "warning",
-        "python",
-        "A type annotation changed while the values it takes on the wire did not (an open enum became "
-        "its base type, any value became a union with a member that takes any value): type checkers may "
-        "flag code written against the old annotation.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_REMOVED,
-        "python",
-        "method",
-        "breaking",
-        "python",
-        "A method is gone from the generated API: code that calls or implements it fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_RENAMED,
-        "python",
-        "method",
-        "breaking",
-        "python",
-        "A method has a new Python name for the same wire name: code using the old name fails.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_ARGUMENT_REMOVED,
-        "python",
-        "method",
-        "breaking",
-        "python",
-        "A keyword argument is gone from a method: calls that pass it fail.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_ARGUMENT_RENAMED,
-        "python",
-        "method",
-        "breaking",
-        "python",
-        "A keyword argument has a new name for the same wire name: calls that pass the old name fail.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED,
-        "python",
-        "method",
-        "breaking",
-        "python",
-        "A method needs a keyword argument it did not need before: calls without it fail.",
-    ),
-    Rule(
-        RuleId.PYTHON_METHOD_ARGUMENT_ADDED,
-        "python",
-        "method",
-        "info",
-        "nobody",
-        "A method takes a new optional keyword argument.",
-    ),
-)
+CATALOG: tuple[Rule, ...] = tuple(Rule(rule_id, *rule_id._facts) for rule_id in RuleId)
+"""Every rule, in the order of :class:`RuleId` (the order of ``docs/rules.md`` and of a report's rows)."""
 
 RULES: Mapping[RuleId, Rule] = MappingProxyType({rule.id: rule for rule in CATALOG})
 """The catalog keyed by rule ID."""

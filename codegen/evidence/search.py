@@ -43,6 +43,7 @@ from ..diff import (
     TypePart,
 )
 from ..diff.renames import detect_renames
+from ..schema.builder.node import Pointer
 from ..schema.ir import ApiSurface, NamedType, Stability
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
@@ -154,10 +155,7 @@ class Search:
 
 def def_of(named: NamedType) -> str | None:
     """The ``$defs`` entry that holds a type (a derived type's pointer is inside its parent's)."""
-    parts = named.pointer.split("/")
-    if len(parts) < 3 or parts[1] != "$defs":
-        return None
-    return parts[2].replace("~1", "/").replace("~0", "~")
+    return Pointer.parse(named.pointer).defs_entry
 
 
 def first_error(error: Any) -> str:

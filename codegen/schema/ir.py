@@ -33,7 +33,9 @@ Extra = Literal["allow", "forbid"]
 
 
 class _Missing:
-    """Marker for "no default" (a JSON default may itself be ``null``)."""
+    """Marker for a value that is not there: "no default" (a JSON default may itself be ``null``), and
+    the differ's ``ABSENT`` (the value a change does not have: a default not set, a type before it existed).
+    """
 
     _instance: _Missing | None = None
 

@@ -30,7 +30,10 @@ from .load import (
     MAX_FILE_BYTES,
     META_OF,
     SCHEMA_FILES,
+    FileEntry,
     Lock,
+    LockEntry,
+    NpmEntry,
     parse_json,
     release_folder,
     release_paths,
@@ -254,17 +257,17 @@ def releases_of(package: Package, where: str) -> tuple[list[NpmRelease], list[st
     return releases, notices
 
 
-def lock_entry(package: Package, release: NpmRelease) -> dict[str, Any]:
-    files: dict[str, Any] = {}
+def lock_entry(package: Package, release: NpmRelease) -> LockEntry:
+    files: dict[str, FileEntry] = {}
     for name in (*SCHEMA_FILES, *META_OF.values()):
         raw = release.files[name]
-        item: dict[str, Any] = {"sha256": sha256_bytes(raw), "bytes": len(raw)}
+        item: FileEntry = {"sha256": sha256_bytes(raw), "bytes": len(raw)}
         if name in release.paths:
             item["path"] = release.paths[name]
         else:
             item["derived_from"] = next(s for s, m in META_OF.items() if m == name)
         files[name] = item
-    origin = {"package": package.name, "version": package.version, "integrity": package.integrity}
+    origin: NpmEntry = {"package": package.name, "version": package.version, "integrity": package.integrity}
     return {"npm": origin, "files": files}
 
 
@@ -286,7 +289,7 @@ def fetch_npm(
         found = f" ({'; '.join(notices)})" if notices else ""
         raise CodegenError(f"{where} ships no schema/v<major>/schema.json and schema.unstable.json{found}")
     fetched: list[Fetched] = []
-    entries: dict[str, dict[str, Any]] = {}
+    entries: dict[str, LockEntry] = {}
     files: dict[str, bytes] = {}
     own = _own_entries(lock)
     for release in releases:
@@ -341,7 +344,7 @@ def _digests(release: NpmRelease) -> dict[str, str]:
     return {name: sha256_bytes(release.files[name]) for name in SCHEMA_FILES}
 
 
-def _own_entries(lock: Lock) -> dict[str, dict[str, Any]]:
+def _own_entries(lock: Lock) -> dict[str, LockEntry]:
     """The raw entries of the lock file new entries are written to (empty if it does not exist yet)."""
     if not lock.path.exists():
         return {}

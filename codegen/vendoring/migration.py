@@ -19,10 +19,11 @@ and its ``old`` and ``new`` values; the words of the report
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
 
+from ..api.ends import End, bindings
 from ..diff import (
     ArgumentPart,
     AttributePart,
@@ -35,16 +36,19 @@ from ..diff import (
     diff_releases,
 )
 from ..diff.rules import rule
-from .source import ReleaseFiles, Stability, field_name, package_name
+from ..schema.ir import ApiSurface, UnionType, refs_in
+from .source import ReleaseFiles, Stability, field_name, package_name, surface_of
 
 __all__ = [
-    "SIDES",
+    "ApiNames",
     "ArgumentRename",
     "AttributeRename",
     "ClassRename",
     "DiffResult",
+    "EndNames",
     "MethodRename",
     "Migration",
+    "MigrationDiff",
     "RemovedArgument",
     "RemovedAttribute",
     "RemovedClass",
@@ -54,14 +58,140 @@ __all__ = [
     "RuleId",
     "Side",
     "TypeChange",
+    "api_names",
     "diff_for_migration",
     "migration_from_diff",
     "rule",
 ]
 
-Side = Literal["agent", "client"]
-"""The handler class a method belongs to: ``Agent`` handles the client's calls, ``Client`` the agent's."""
-SIDES: tuple[Side, ...] = ("agent", "client")
+Side = str
+"""A side of ``[sides]`` (``agent``, ``client``, ``proxy``...): whose methods a change is about, as the
+differ's :class:`HandlerPart` names it.  A protocol method is under every side."""
+
+PROTOCOL = "protocol"
+"""The side of the methods either end handles (``[sides]``); the differ lists them under every other side."""
+
+
+@dataclass(frozen=True)
+class EndNames:
+    """One end of a connection as user code written against the old release meets it in the bindings.
+
+    Read off the old release's API spec (:func:`codegen.api.ends.bindings`): the handler protocol a
+    user's class extends, the connection class that calls its peer, the functions that make one, and
+    each method's side (the key of the migration's method changes) by its Python name.
+    """
+
+    role: str
+    handler: str
+    """The handler protocol (``Agent``, ``Proxy``)."""
+    connection: str
+    """The connection class (``AgentSideConnection``): it calls the peer's methods."""
+    connect: str
+    """The function that serves a handler (or a factory of one) and returns the connection."""
+    run: str | None
+    """The function that serves a handler (or a factory) on stdin and stdout, if the role has one."""
+    serves: tuple[tuple[str, Side], ...]
+    """``(Python name, side)`` of every method the handler serves."""
+    calls: tuple[tuple[str, Side], ...]
+    """``(Python name, side)`` of every method the connection calls."""
+    _served: Mapping[str, Side] = field(init=False, repr=False, compare=False)
+    _called: Mapping[str, Side] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_served", dict(self.serves))
+        object.__setattr__(self, "_called", dict(self.calls))
+
+    def served(self, name: str) -> Side | None:
+        """The side of the handler's method called ``name``, if it serves one."""
+        return self._served.get(name)
+
+    def called(self, name: str) -> Side | None:
+        """The side of the peer's method the connection calls as ``name``, if it calls one."""
+        return self._called.get(name)
+
+    @property
+    def factory_functions(self) -> tuple[str, ...]:
+        """The functions that take a handler factory and give it this end's connection."""
+        return (self.connect,) if self.run is None else (self.connect, self.run)
+
+
+@dataclass(frozen=True)
+class ApiNames:
+    """What the codemod needs of the old release's API spec: its connection ends and its unions."""
+
+    ends: tuple[EndNames, ...] = ()
+    """In the order of the role each connects to (``connect_to_agent`` first)."""
+    unions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """``(union, its member classes)`` for each union whose members share fields written at the union."""
+
+    @property
+    def exports(self) -> frozenset[str]:
+        """The names of the bindings that the package's ``__init__`` re-exports."""
+        names: set[str] = set()
+        for end in self.ends:
+            names |= {end.handler, end.connection, *end.factory_functions}
+        return frozenset(names)
+
+    def handler(self, name: str) -> EndNames | None:
+        """The end whose handler protocol is called ``name``."""
+        return next((e for e in self.ends if e.handler == name), None)
+
+    def connection(self, name: str) -> EndNames | None:
+        """The end whose connection class is called ``name``."""
+        return next((e for e in self.ends if e.connection == name), None)
+
+    def connected_by(self, function: str) -> EndNames | None:
+        """The end whose connection ``function`` (``connect_to_agent``) returns."""
+        return next((e for e in self.ends if e.connect == function), None)
+
+    def served_by_factory_of(self, function: str) -> EndNames | None:
+        """The end whose connection a handler factory passed to ``function`` (``run_agent``) gets."""
+        return next((e for e in self.ends if function in e.factory_functions), None)
+
+    def caller(self, side: Side, name: str) -> EndNames | None:
+        """The first end whose connection calls the method ``name`` of ``side``."""
+        return next((e for e in self.ends if (name, side) in e.calls), None)
+
+
+def _keyed(specs: Iterable[tuple[str, str]]) -> tuple[tuple[str, Side], ...]:
+    """``(Python name, side)`` pairs, a protocol method under the first other side of the end."""
+    pairs = list(specs)
+    home = next((side for _, side in pairs if side != PROTOCOL), PROTOCOL)
+    return tuple((name, home if side == PROTOCOL else side) for name, side in pairs)
+
+
+def _end_names(end: End) -> EndNames:
+    return EndNames(
+        role=end.name,
+        handler=end.role.handler,
+        connection=end.role.connection,
+        connect=end.connect,
+        run=end.run,
+        serves=_keyed((s.name, s.method.side) for s in end.served),
+        calls=_keyed((s.name, s.method.side) for s in end.called),
+    )
+
+
+def _member_classes(surface: ApiSurface, union: UnionType, seen: frozenset[str]) -> Iterator[str]:
+    """The classes of a union's members, and of the members of a member that is a union."""
+    for variant in union.members:
+        for name in refs_in(variant.type):
+            named = surface.types.get(name)
+            if name in seen or named is None:
+                continue
+            yield name
+            if isinstance(named, UnionType):
+                yield from _member_classes(surface, named, seen | {name})
+
+
+def api_names(surface: ApiSurface) -> ApiNames:
+    """The ends and unions of one surface (the old release's, for a migration)."""
+    unions = tuple(
+        (u.name, tuple(dict.fromkeys(_member_classes(surface, u, frozenset({u.name})))))
+        for u in surface.unions()
+        if u.fields
+    )
+    return ApiNames(tuple(_end_names(e) for e in bindings(surface).ends), unions)
 
 
 @dataclass(frozen=True)
@@ -154,7 +284,11 @@ class TypeChange:
 
 @dataclass(frozen=True)
 class Migration:
-    """Everything the codemod rewrites or reports, from ``old_release`` to ``new_release``."""
+    """Everything the codemod rewrites or reports, from ``old_release`` to ``new_release``.
+
+    The changes are lists, as the differ reports them; :attr:`index` looks them up by the names user
+    code spells, built once with the migration.
+    """
 
     old_release: str
     new_release: str
@@ -162,6 +296,8 @@ class Migration:
     old_package: str
     """The versioned package name of the old release (``acp_2_0_0_alpha_7``), for vendored copies under it."""
     new_package: str
+    api: ApiNames = ApiNames()
+    """The old release's connection ends and unions (its API spec), as user code meets them."""
     class_renames: tuple[ClassRename, ...] = ()
     attribute_renames: tuple[AttributeRename, ...] = ()
     method_renames: tuple[MethodRename, ...] = ()
@@ -173,6 +309,10 @@ class Migration:
     required_arguments: tuple[RequiredArgument, ...] = ()
     required_fields: tuple[RequiredField, ...] = ()
     type_changes: tuple[TypeChange, ...] = ()
+    index: MigrationIndex = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", MigrationIndex.of(self))
 
     @property
     def empty(self) -> bool:
@@ -194,9 +334,134 @@ class Migration:
         )
 
 
-def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stability) -> DiffResult:
-    """The differ's result for one stability level of two releases (or schema folders)."""
-    return diff_releases(old, new, (stability,))
+K = TypeVar("K")
+V = TypeVar("V")
+
+MethodKey = tuple[Side, str]
+"""A handler method as the migration keys it: ``(side, old Python name)``."""
+
+
+@dataclass(frozen=True)
+class MigrationIndex:
+    """A migration's changes by the names user code spells.
+
+    A change to a field that every member of a union shares is reported at the union; it is listed
+    under each member class too (a receiver typed as the member reads the same attribute).
+    """
+
+    class_renames: Mapping[str, str]
+    removed_classes: frozenset[str]
+    class_types: Mapping[str, tuple[TypeChange, ...]]
+    attribute_types: Mapping[str, Mapping[str, tuple[TypeChange, ...]]]
+    attribute_renames: Mapping[str, Mapping[str, str]]
+    removed_attributes: Mapping[str, frozenset[str]]
+    required_fields: Mapping[str, tuple[RequiredField, ...]]
+    method_renames: Mapping[MethodKey, str]
+    removed_methods: Mapping[MethodKey, str]
+    """The removed method's detail, by its key."""
+    argument_renames: Mapping[MethodKey, Mapping[str, str]]
+    removed_arguments: Mapping[MethodKey, frozenset[str]]
+    required_arguments: Mapping[MethodKey, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, m: Migration) -> MigrationIndex:
+        members = dict(m.api.unions)
+
+        def classes(name: str) -> tuple[str, ...]:
+            return (name, *members.get(name, ()))
+
+        attribute_types: dict[str, dict[str, list[TypeChange]]] = {}
+        for change in m.type_changes:
+            if change.attribute is not None:
+                for owner in classes(change.class_name):
+                    attribute_types.setdefault(owner, {}).setdefault(change.attribute, []).append(change)
+        attribute_renames: dict[str, dict[str, str]] = {}
+        for a in m.attribute_renames:
+            for owner in classes(a.class_name):
+                attribute_renames.setdefault(owner, {}).setdefault(a.old, a.new)
+        removed_attributes: dict[str, set[str]] = {}
+        for r in m.removed_attributes:
+            for owner in classes(r.class_name):
+                removed_attributes.setdefault(owner, set()).add(r.name)
+        return cls(
+            class_renames={r.old: r.new for r in m.class_renames},
+            removed_classes=frozenset(r.name for r in m.removed_classes),
+            class_types=_grouped((c.class_name, c) for c in m.type_changes if c.attribute is None),
+            attribute_types={k: {a: tuple(v) for a, v in by.items()} for k, by in attribute_types.items()},
+            attribute_renames=attribute_renames,
+            removed_attributes={k: frozenset(v) for k, v in removed_attributes.items()},
+            required_fields=_grouped(
+                (owner, f) for f in m.required_fields for owner in classes(f.class_name)
+            ),
+            method_renames={(r.side, r.old): r.new for r in m.method_renames},
+            removed_methods={(r.side, r.name): r.detail for r in m.removed_methods},
+            argument_renames={
+                key: {g.old: g.new for g in group}
+                for key, group in _grouped(((g.side, g.method), g) for g in m.argument_renames).items()
+            },
+            removed_arguments={
+                key: frozenset(d.name for d in group)
+                for key, group in _grouped(((d.side, d.method), d) for d in m.removed_arguments).items()
+            },
+            required_arguments={
+                key: tuple(q.name for q in group)
+                for key, group in _grouped(((q.side, q.method), q) for q in m.required_arguments).items()
+            },
+        )
+
+    @property
+    def class_words(self) -> set[str]:
+        """Every class name the migration changes something of."""
+        tables: tuple[Iterable[str], ...] = (
+            self.class_renames,
+            self.removed_classes,
+            self.class_types,
+            self.attribute_renames,
+            self.removed_attributes,
+            self.attribute_types,
+            self.required_fields,
+        )
+        return {name for table in tables for name in table}
+
+    @property
+    def attribute_words(self) -> set[str]:
+        """Every attribute name the migration changes on some class."""
+        tables = (self.attribute_renames, self.removed_attributes, self.attribute_types)
+        return {attr for table in tables for names in table.values() for attr in names}
+
+    @property
+    def method_words(self) -> set[str]:
+        """Every handler method name the migration changes, or changes an argument of."""
+        tables: tuple[Iterable[MethodKey], ...] = (
+            self.method_renames,
+            self.removed_methods,
+            self.argument_renames,
+            self.removed_arguments,
+            self.required_arguments,
+        )
+        return {name for table in tables for _, name in table}
+
+
+def _grouped(pairs: Iterable[tuple[K, V]]) -> dict[K, tuple[V, ...]]:
+    out: dict[K, list[V]] = {}
+    for key, value in pairs:
+        out.setdefault(key, []).append(value)
+    return {key: tuple(values) for key, values in out.items()}
+
+
+@dataclass(frozen=True)
+class MigrationDiff(DiffResult):
+    """The differ's result for a migration, with the old release's API names the codemod resolves with."""
+
+    api: ApiNames = ApiNames()
+
+
+def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stability) -> MigrationDiff:
+    """The differ's result for one stability level of two releases (or schema folders), with the old
+    release's API names."""
+    result = diff_releases(old, new, (stability,))
+    api = api_names(surface_of(old, stability == "unstable"))
+    return MigrationDiff(result.old, result.new, result.surfaces, result.expired, result.unmatched, api=api)
 
 
 _TYPE_RULES = (
@@ -209,12 +474,12 @@ _TYPE_RULES = (
 _REQUIRED_FIELD_RULES = (RuleId.FIELD_ADDED_REQUIRED, RuleId.FIELD_BECAME_REQUIRED)
 
 
-def migration_from_diff(result: DiffResult) -> Migration:
+def migration_from_diff(result: MigrationDiff) -> Migration:
     """The migration of a diff of one stability level (as :func:`diff_for_migration` makes)."""
     levels = [surface.stability for surface in result.surfaces]
     if len(levels) != 1:
         raise ValueError(f"a migration is for one stability level; the diff has {len(levels)}")
-    return _Reader(result.changes).migration(result.old, result.new, levels[0])
+    return _Reader(result.changes).migration(result.old, result.new, levels[0], result.api)
 
 
 def _unexpected(change: Change) -> ValueError:
@@ -257,9 +522,7 @@ class _Reader:
                 pass
             case _:
                 raise _unexpected(change)
-        if side not in SIDES:
-            raise _unexpected(change)  # a side the generated handler classes do not have
-        return ("agent" if side == "agent" else "client"), method, argument
+        return side, method, argument
 
     def method(self, change: Change) -> tuple[Side, str, str]:
         """``(side, old method name, argument or "")`` of a change to a method (named as it is now)."""
@@ -267,8 +530,8 @@ class _Reader:
         return side, self.old_method.get((side, method), method), argument
 
     def handled(self, changes: list[Change]) -> list[Change]:
-        """The changes of handler methods of the sides the generated classes have (agent, client)."""
-        return [c for c in changes if isinstance(c.path[0], HandlerPart) and c.path[0].side in SIDES]
+        """The changes of handler methods, of every side."""
+        return [c for c in changes if isinstance(c.path[0], HandlerPart)]
 
     def class_path(self, change: Change) -> tuple[str, str | None] | None:
         """``(old class name, wire field or None)`` of a change to a class, one of its fields or members.
@@ -303,7 +566,7 @@ class _Reader:
             case _:
                 raise _unexpected(change)
 
-    def migration(self, old_release: str, new_release: str, stability: Stability) -> Migration:
+    def migration(self, old_release: str, new_release: str, stability: Stability, api: ApiNames) -> Migration:
         unstable = stability == "unstable"
         attribute_renames = tuple(
             AttributeRename(where[0], *_names(c), wire=where[1])
@@ -336,6 +599,7 @@ class _Reader:
             stability=stability,
             old_package=package_name(old_release, unstable),
             new_package=package_name(new_release, unstable),
+            api=api,
             class_renames=self.class_renames,
             attribute_renames=attribute_renames,
             method_renames=self.method_renames,

@@ -23,8 +23,10 @@ from codegen.schema.ir import (
     Constraints,
     EnumType,
     EnumValue,
+    Field,
     MapOf,
     Nullable,
+    ObjectType,
     Ref,
     Scalar,
     TypeExpr,
@@ -250,3 +252,28 @@ def test_untagged_union_members_are_matched_by_type() -> None:
     change = only(found, "union-variant-added-closed")
     assert (change.subject, change.roles) == ("ElicitationContentValue[list[integer]]", AGENT)
     assert len(found) == 1
+
+
+# --- defaults ------------------------------------------------------------------------------
+
+DEFAULTS = [
+    (1, 1.0, True),  # an integer and a number: the generated default's Python type changes
+    (1, True, True),
+    (0, False, True),
+    (None, ABSENT, True),  # null is a default; no default is none
+    ({"a": 1, "b": [2]}, {"b": [2], "a": 1}, False),  # the same object, its keys in another order
+    ([1, {"x": None}], [1, {"x": None}], False),
+    ([1, True], [1, 1], True),
+]
+
+
+@pytest.mark.parametrize(("before", "after", "changed"), DEFAULTS, ids=[repr(d[:2]) for d in DEFAULTS])
+def test_defaults_are_compared_as_json_values_of_their_json_type(
+    before: object, after: object, changed: bool
+) -> None:
+    def with_default(default: object) -> ObjectType:
+        field = Field("cost", "cost", Scalar("any"), False, False, default=default)
+        return ObjectType("Priced", (field,))
+
+    found = changes(tiny(with_default(before)), tiny(with_default(after)))
+    assert [c.rule.id for c in found] == ([RuleId.DEFAULT_CHANGED] if changed else [])

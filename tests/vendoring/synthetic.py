@@ -64,6 +64,48 @@ def pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
     return sides[0], sides[1]
 
 
+PROXY_BASE = "v2-sdk-2.3.0"
+PROXY_OLD = "2.3.0-proxy.1"
+PROXY_NEW = "2.3.0-proxy.2"
+
+
+def _collide(data: dict[str, Any]) -> dict[str, Any]:
+    """``InitializeRequest`` gets a ``protocol_version`` property beside ``protocolVersion`` (in both
+    schemas, so that it is no experimental field): the old property's Python name becomes
+    ``protocol_version_``, in ``initialize`` (the agent's) and in ``initialize_proxy`` (the proxy's,
+    whose params build on it)."""
+    collision = {"description": "A property whose Python name collides.", "type": "string"}
+    data["$defs"]["InitializeRequest"]["properties"]["protocol_version"] = collision
+    return data
+
+
+def _proxy_edit(data: dict[str, Any]) -> dict[str, Any]:
+    """The unstable schema, collided (:func:`_collide`), and ``InitializeProxyRequest`` gets a required
+    ``chainId``: ``initialize_proxy`` needs ``chain_id``."""
+    proxy = _collide(data)["$defs"]["InitializeProxyRequest"]
+    proxy["properties"] = {"chainId": {"description": "The chain the proxy is in.", "type": "string"}}
+    proxy["required"] = ["chainId"]
+    return data
+
+
+def proxy_pair(folder: Path) -> tuple[ReleaseFiles, ReleaseFiles]:
+    """Two schema folders of ``v2-sdk-2.3.0`` (whose unstable bindings have proxies and conductors),
+    the second with :func:`_collide` applied to its stable schema and :func:`_proxy_edit` to its
+    unstable one."""
+    base = release_files(PROXY_BASE)
+    sides = []
+    for release, edit in ((PROXY_OLD, False), (PROXY_NEW, True)):
+        target = folder / release
+        target.mkdir(parents=True)
+        for name in ("meta.json", "meta.unstable.json"):
+            shutil.copy(base.folder / name, target / name)
+        for name, change in (("schema.json", _collide), ("schema.unstable.json", _proxy_edit)):
+            data = json.loads((base.folder / name).read_text())
+            (target / name).write_text(json.dumps(change(data) if edit else data, indent=2))
+        sides.append(load_schema_folder(target))
+    return sides[0], sides[1]
+
+
 def write_store(folder: Path) -> Path:
     """The pair locked in a schema store of its own, ``folder/schemas`` (for ``--schemas``)."""
     from tests.vendoring.project import lock_folder

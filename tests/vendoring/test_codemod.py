@@ -22,13 +22,16 @@ from codegen.vendoring.migration import (
     ClassRename,
     MethodRename,
     Migration,
+    RemovedAttribute,
     RemovedClass,
     RemovedMethod,
     RequiredArgument,
     TypeChange,
+    api_names,
     diff_for_migration,
     migration_from_diff,
 )
+from tests.support.releases import surface_of
 from tests.vendoring import synthetic
 
 MIGRATION = Migration(
@@ -37,6 +40,8 @@ MIGRATION = Migration(
     stability="stable",
     old_package="acp_1_0_0",
     new_package="acp_2_0_0",
+    # the ends of a real release whose agent has delete_session and prompt, and whose client connect_mcp
+    api=api_names(surface_of("2.0.0-alpha.3", True)),
     class_renames=(ClassRename("Implementation", "ImplementationInfo"),),
     attribute_renames=(AttributeRename("PromptResponse", "message_id", "message_id_", "messageId"),),
     method_renames=(MethodRename("agent", "delete_session", "delete"),),
@@ -558,3 +563,32 @@ def test_a_rename_still_rewrites_when_the_differ_words_its_changes_otherwise(
     source = b"from acp.schema import AgentCapabilities\n\nCAPS = AgentCapabilities()\n"
     after, findings, _ = Codemod(reworded, "acp").rewrite(source, "app/caps.py")
     assert after == source.replace(b"AgentCapabilities", b"AgentFeatures") and findings == ()
+
+
+def test_a_field_every_member_of_a_union_shares_is_followed_on_the_member_classes() -> None:
+    """The differ names a shared field at the union (``DiffChange.mime_type``); a member class has it too."""
+    migration = Migration(
+        old_release="1.0.0",
+        new_release="2.0.0",
+        stability="unstable",
+        old_package="acp_1_0_0",
+        new_package="acp_2_0_0",
+        api=api_names(surface_of("2.0.0-alpha.3", True)),  # DiffChange's members: AddDiffChange...
+        attribute_renames=(AttributeRename("DiffChange", "mime_type", "mime_type_", "mimeType"),),
+        removed_attributes=(RemovedAttribute("DiffChange", "file_type"),),
+    )
+    assert "AddDiffChange" in dict(migration.api.unions)["DiffChange"]
+    source = textwrap.dedent("""\
+        from acp.schema import AddDiffChange, DiffChange, TextContentBlock
+
+
+        def show(added: AddDiffChange, change: DiffChange, text: TextContentBlock) -> None:
+            print(added.mime_type, change.mime_type, text.mime_type, added.file_type)
+        """)
+    after, findings, _ = Codemod(migration, "acp").rewrite(source.encode(), "m.py")
+    assert after.decode() == source.replace(
+        "added.mime_type, change.mime_type", "added.mime_type_, change.mime_type_"
+    )
+    assert [(f.line, f.column, f.rule, f.message) for f in findings] == [
+        (5, 68, RuleId.PYTHON_ATTRIBUTE_REMOVED, "AddDiffChange.file_type is gone in 2.0.0")
+    ]

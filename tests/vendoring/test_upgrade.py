@@ -16,7 +16,7 @@ import contextlib
 import io
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +24,7 @@ import pytest
 
 from codegen import cli
 from codegen.vendoring.manifest import MANIFEST_NAME, read_manifest
+from codegen.vendoring.source import ReleaseFiles
 from tests.vendoring import synthetic
 from tests.vendoring.project import (
     FIXTURES,
@@ -50,6 +51,8 @@ class Case:
     old: str
     new: str
     unstable: bool
+    pair: Callable[[Path], tuple[ReleaseFiles, ReleaseFiles]] = synthetic.pair
+    """The synthetic pair's schema folders (``synthetic.pair``, or ``synthetic.proxy_pair``)."""
     synthetic: bool = False
     """The releases are :mod:`tests.vendoring.synthetic`'s, locked in a temporary lock."""
 
@@ -58,6 +61,15 @@ CASES = [
     Case("alpha5-to-alpha7-unstable", "alpha5", A5, A7, unstable=True),
     Case("alpha7-to-alpha8-stable", "alpha7", A7, A8, unstable=False),
     Case("synthetic-renames", "renames", synthetic.OLD, synthetic.NEW, unstable=False, synthetic=True),
+    Case(
+        "synthetic-proxy",
+        "proxy",
+        synthetic.PROXY_OLD,
+        synthetic.PROXY_NEW,
+        unstable=True,
+        synthetic=True,
+        pair=synthetic.proxy_pair,
+    ),
 ]
 
 
@@ -87,7 +99,7 @@ class Upgraded:
 def lock_options(case: Case, folder: Path) -> list[str]:
     if not case.synthetic:
         return []
-    old, new = synthetic.pair(folder / "sides")
+    old, new = case.pair(folder / "sides")
     lock = lock_folder(folder, {case.old: old.folder, case.new: new.folder})
     return ["--lock", str(lock), "--schemas", str(folder / "schemas")]
 
