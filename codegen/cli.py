@@ -527,16 +527,21 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
     for notice in notices:
         console.print(f"notice: {notice}", highlight=False)
     if not done.moves:
-        resolved, *_ = done.resolved
-        on = args.path if args.path is not None else "the lock"
-        console.print(
-            f"{on} is on {resolved.release}, the newest release: {resolved.describe(done.lock)}",
-            highlight=False,
-        )
+        first = done.resolved[0]
+        if args.path is None:
+            which = f"{first.spec} (the newest)" if first.newest else first.spec
+            names = ", ".join(r.release for r in done.resolved)
+            console.print(f"nothing to bump: the lock has what {which} ships ({names})", highlight=False)
+        else:
+            console.print(
+                f"{args.path} is on {first.release}, the newest release: {first.describe(done.lock)}",
+                highlight=False,
+            )
         return 0
     for resolved in done.resolved:
         console.print(resolved.describe(done.lock), highlight=False)
-    if args.schemas is None and default_source() is None and source.source is not None:
+    locked = any(r.status == "locked" for r in done.resolved)
+    if locked and args.schemas is None and default_source() is None and source.source is not None:
         console.print(
             f"notice: the store is your cache, {source.source}: other commands read the new release "
             f"with --schemas {source.source}",

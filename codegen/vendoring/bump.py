@@ -292,14 +292,7 @@ def pr_body(done: Bump, rules_url: str | None = None) -> str:
         ]
         if plan is not None:
             lines += ["", *_code_section(plan, done.written)]
-        lines += [
-            "",
-            "<details><summary>API report</summary>",
-            "",
-            diff_markdown(move.diff, rules_url).rstrip(),
-            "",
-            "</details>",
-        ]
+        lines += ["", diff_markdown(move.diff, rules_url).rstrip()]
     return "\n".join(lines) + "\n"
 
 

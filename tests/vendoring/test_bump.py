@@ -7,17 +7,31 @@ folder) with the machine's own ``npm`` pointed at the stand-in registry of
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
+from codegen import cli
+from codegen.diff import DiffResult, diff_releases
+from codegen.errors import CodegenError
+from codegen.schema.ir import Stability
 from codegen.schema.load import read_lock
+from codegen.vendoring import bump, upgrade
+from codegen.vendoring.vendoring import vendor
 from tests.schema.test_npm import PACKAGE, Registry, new_content, store_file
+from tests.support.releases import ROOT, release_files
+from tests.vendoring import synthetic
+from tests.vendoring.project import copy_app
 
 OLD, NEW = "v2-sdk-2.1.0", "v2-sdk-2.2.0"
 REMOVED_IN_NEW = "ProtocolLevelNotification"
@@ -244,6 +258,19 @@ def test_without_a_copy_every_new_release_is_locked_and_described_against_the_on
     assert list(json.loads((tmp_path / "store" / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
 
 
+def test_without_a_copy_a_version_the_lock_records_is_nothing_to_bump(
+    registry: Registry, tmp_path: Path
+) -> None:
+    done = run(
+        tmp_path, "--schemas", "store", "bump", "--from", f"npm:{PACKAGE}@2.4.0", "--pr-body", "body.md"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"nothing to bump: the lock has what {PACKAGE}@2.4.0 ships (v1-sdk-2.3.0, v2-sdk-2.3.0)"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 @pytest.mark.sweep
 def test_the_real_registry_newest_version_resolves_and_a_copy_bumps_as_a_dry_run(tmp_path: Path) -> None:
     npm = shutil.which("npm")
@@ -268,3 +295,180 @@ def test_the_real_registry_newest_version_resolves_and_a_copy_bumps_as_a_dry_run
     assert f"{PACKAGE}@{newest} (the newest)" in done.stderr
     assert (root / "body.md").read_text().startswith(f"# ACP {OLD} → ")
     assert manifest_release(root) == OLD
+
+
+# --- the pull request's description, from data ------------------------------------------------
+
+
+def diff_of(old: str, new: str, stability: Stability = "stable") -> DiffResult:
+    return diff_releases(release_files(old), release_files(new), (stability,))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "wire", "python"),
+    [
+        ("v2-sdk-2.1.0", "v2-sdk-2.2.0", "major", "major"),  # ProtocolLevelNotification is gone
+        ("v2-sdk-2.2.0", "v2-sdk-2.3.0", "minor", "minor"),  # methods and classes added, nothing broken
+        ("2.0.0-alpha.1", "2.0.0-alpha.2", "minor", "patch"),  # a wire addition with no new Python name
+        ("v2-sdk-2.3.0", "v2-sdk-2.3.0", "patch", "patch"),
+    ],
+)
+def test_the_semver_step_of_each_contract(old: str, new: str, wire: str, python: str) -> None:
+    assert bump.semver_steps(diff_of(old, new)) == {"wire": wire, "python": python}
+
+
+def resolved(release: str, status: bump.Status = "locked") -> bump.Resolved:
+    return bump.Resolved(PACKAGE, "9.7.0", release, status, newest=True)
+
+
+def test_nothing_to_move_has_no_description() -> None:
+    done = bump.Bump((resolved("v2-sdk-2.3.0", "known"),), (), Path("store/lock.json"))
+    with pytest.raises(CodegenError, match="already on the newest release"):
+        bump.pr_body(done)
+
+
+@pytest.mark.parametrize("written", [False, True], ids=["dry-run", "written"])
+def test_the_description_lists_the_rewrites_and_each_finding_with_file_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: bool
+) -> None:
+    """The synthetic pair renames classes, methods and arguments, and changes one type (a finding)."""
+    monkeypatch.chdir(tmp_path)
+    old, new = synthetic.pair(tmp_path / "sides")
+    vendor(old, False, Path("src"))
+    app = copy_app("renames", Path("src"))
+    plan = upgrade.plan(Path("src/acp"), old, new, [app])
+    move = bump.Move(synthetic.OLD, synthetic.NEW, plan.diff, plan)
+    body = bump.pr_body(bump.Bump((resolved(synthetic.NEW),), (move,), tmp_path / "store/lock.json", written))
+    lines = body.splitlines()
+    assert lines[:3] == [
+        f"# ACP {synthetic.OLD} → {synthetic.NEW}",
+        "",
+        f"- {PACKAGE}@9.7.0 (the newest) ships {synthetic.NEW}: new, locked in store/lock.json",
+    ]
+    state = "moved" if written else "to move (dry run: `--write` applies it)"
+    assert f"Vendored copy `src/acp` (stable): {state} from {synthetic.OLD}." in lines
+    verb = "Rewritten" if written else "To rewrite (dry run)"
+    section = lines[lines.index("### Your code") :]
+    assert section[2:6] == [
+        f"{verb}: 2 file(s), only the renamed names.",
+        "",
+        "- `src/app/agent.py`",
+        "- `src/app/client.py`",
+    ]
+    assert "-from acp.schema import AgentCapabilities, McpServer" in section
+    assert "+from acp.schema import AgentFeatures, McpServer" in section
+    assert "**1 finding(s) to fix by hand:**" in section
+    assert (
+        "| `src/app/titles.py:10:17` | `type-changed` | Implementation.title changed type in "
+        f"{synthetic.NEW}: string \\| null -> integer \\| null |"
+    ) in section
+    # the API report follows, as the differ's markdown renderer writes it
+    assert body.endswith(bump.diff_markdown(plan.diff))
+
+
+# --- the workflow users copy --------------------------------------------------------------------
+
+WORKFLOW = ROOT / "examples" / "github" / "acp-bump.yml"
+SHELL_OPERATORS = {"||", "&&", ";", "|", "&", ">", ">>", "<", "(", ")"}
+
+
+def workflow() -> dict[Any, Any]:
+    data = yaml.safe_load(WORKFLOW.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def steps() -> list[dict[str, Any]]:
+    (job,) = workflow()["jobs"].values()
+    found: list[dict[str, Any]] = job["steps"]
+    return found
+
+
+def invocations(script: str) -> list[list[str]]:
+    """Every ``acp-codegen ...`` command line in a step's shell script, up to the first shell operator."""
+    found = []
+    for line in script.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        tokens = list(lexer)
+        for start, token in enumerate(tokens):
+            if token == "acp-codegen":
+                rest = tokens[start + 1 :]
+                end = next((i for i, t in enumerate(rest) if t in SHELL_OPERATORS), len(rest))
+                found.append(rest[:end])
+    return found
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    (action,) = (a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_the_workflow_is_scheduled_and_may_open_pull_requests() -> None:
+    data = workflow()
+    triggers: dict[str, Any] = data["on"] if "on" in data else data[True]  # YAML 1.1 reads `on` as true
+    assert [entry["cron"] for entry in triggers["schedule"]] and "workflow_dispatch" in triggers
+    assert data["permissions"] == {"contents": "write", "pull-requests": "write"}
+    opening = [s for s in steps() if str(s.get("uses", "")).startswith("peter-evans/create-pull-request@")]
+    assert [s["with"]["body-path"] for s in opening] == ["${{ runner.temp }}/acp-bump.md"]
+
+
+def test_every_acp_codegen_call_in_the_workflow_uses_existing_commands_and_flags_exactly() -> None:
+    """Each call parses with the real parser, and each flag is spelled in full (no abbreviations)."""
+    calls = [call for step in steps() for call in invocations(str(step.get("run", "")))]
+    assert [call[0] for call in calls] == ["bump", "vendor"]
+    parsers = subcommands()
+    for call in calls:
+        args = cli.build_parser().parse_args(call)  # exits 2 (failing the test) on an unknown flag
+        assert args.command == call[0]
+        flags = {s for action in parsers[call[0]]._actions for s in action.option_strings}
+        assert [t for t in call if t.startswith("-") and t not in flags] == []
+    bump_call = calls[0]
+    assert {"--write", "--pr-body", "--from", "--schemas"} <= set(bump_call)
+    install = next(s["run"] for s in steps() if "pip install" in str(s.get("run", "")))
+    assert install == 'python -m pip install "$ACP_CODEGEN"'
+    requirement = workflow()["env"]["ACP_CODEGEN"]
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        project_table = tomllib.load(handle)["project"]
+    assert requirement == f"{project_table['name']}[evidence]"
+    assert "evidence" in project_table["optional-dependencies"]
+
+
+def run_step(name: str, cwd: Path, temp: Path) -> tuple[int, str]:
+    """Run a step's script as the runner does (bash -e), with the workflow's env: its status and outputs."""
+    (step,) = (s for s in steps() if s.get("name") == name)
+    outputs = temp / "github-output"
+    outputs.touch()
+    before = outputs.read_text()
+    env = {
+        **os.environ,
+        **workflow()["env"],
+        "RUNNER_TEMP": str(temp),
+        "GITHUB_OUTPUT": str(outputs),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    return done.returncode, outputs.read_text()[len(before) :]
+
+
+def test_the_workflow_steps_bump_a_copy_from_the_registry_and_say_when_to_open_a_pull_request(
+    registry: Registry, tmp_path: Path
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = tmp_path / "project"
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "main.py").write_text(APP)
+    assert run(root, "vendor", OLD, "src").returncode == 0
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    status, outputs = run_step("Bump to the newest release", root, temp)
+    assert (status, outputs.splitlines()) == (0, ["moved=true", "findings=true"])
+    assert (temp / "acp-bump.md").read_text().startswith(f"# ACP {OLD} → v2-sdk-9.5.0\n")
+    assert manifest_release(root) == "v2-sdk-9.5.0"
+    assert "v2-sdk-9.5.0" in json.loads((root / "acp-schemas" / "lock.json").read_text())["releases"]
+    assert run_step("Check the vendored copy", root, temp)[0] == 0
+    (temp / "acp-bump.md").unlink()
+    assert run_step("Bump to the newest release", root, temp) == (0, "")  # up to date: no pull request
