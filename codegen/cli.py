@@ -533,9 +533,9 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
             names = ", ".join(r.release for r in done.resolved)
             console.print(f"nothing to bump: the lock has what {which} ships ({names})", highlight=False)
         else:
+            newer = f", newer than {first.release}" if done.copy != first.release else ""
             console.print(
-                f"{args.path} is on {first.release}, the newest release: {first.describe(done.lock)}",
-                highlight=False,
+                f"{args.path} is already on {done.copy}{newer}: {first.describe(done.lock)}", highlight=False
             )
         return 0
     for resolved in done.resolved:

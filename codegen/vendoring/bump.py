@@ -156,6 +156,8 @@ class Bump:
     lock: Path
     """The lock file new releases are recorded in."""
     written: bool = False
+    copy: str | None = None
+    """The release the vendored copy was on (``None``: no copy)."""
 
     @property
     def failed(self) -> bool:
@@ -189,14 +191,14 @@ def bump(
     major = protocol_major(manifest.release)
     resolved, notices = resolve(origin, major, source, force=force)
     if resolved.release == manifest.release or older(resolved.release, manifest.release):
-        return Bump((resolved,), (), source.lock.path), notices
+        return Bump((resolved,), (), source.lock.path, copy=manifest.release), notices
     if resolved.status == "locked":  # the lock the source read has no entry for it yet
         source = _reread(source)
     old, new = source.load(manifest.release), source.load(resolved.release)
     plan = upgrade.plan(folder, old, new, sources, force=force, regenerate=regenerate)
     diff = attach(plan.diff, old, new) if attach is not None else plan.diff
     move = Move(manifest.release, resolved.release, diff, plan)
-    return Bump((resolved,), (move,), source.lock.path, write), notices
+    return Bump((resolved,), (move,), source.lock.path, write, manifest.release), notices
 
 
 def bump_store(

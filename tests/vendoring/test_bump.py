@@ -150,7 +150,7 @@ def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_i
     assert again.returncode == 0, again.stderr
     assert again.stdout == ""
     assert again.stderr.splitlines() == [
-        f"src/acp is on v2-sdk-9.5.0, the newest release: {PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0, "
+        f"src/acp is already on v2-sdk-9.5.0: {PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0, "
         "already locked; nothing fetched"
     ]
     assert not (root / "body.md").exists()
@@ -180,10 +180,21 @@ def test_a_version_the_lock_records_is_recognised_without_asking_the_registry(
     done = run(root, "--schemas", "store", "bump", "src/acp", "--from", f"npm:{PACKAGE}@2.4.0")
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
-        f"src/acp is on v2-sdk-2.3.0, the newest release: {PACKAGE}@2.4.0 ships the same content as "
+        f"src/acp is already on v2-sdk-2.3.0: {PACKAGE}@2.4.0 ships the same content as "
         "v2-sdk-2.3.0, as the lock records; nothing fetched"
     ]
     assert not (root / "store").exists()
+
+
+def test_a_copy_on_a_later_release_than_the_version_names_is_left_alone(tmp_path: Path) -> None:
+    root = project(tmp_path, "v2-sdk-2.3.0", app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "--from", f"npm:{PACKAGE}@2.2.0")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr.splitlines() == [
+        f"src/acp is already on v2-sdk-2.3.0, newer than v2-sdk-2.2.0: {PACKAGE}@2.2.0 ships v2-sdk-2.2.0, "
+        "already locked; nothing fetched"
+    ]
+    assert manifest_release(root) == "v2-sdk-2.3.0"
 
 
 @pytest.mark.parametrize(
