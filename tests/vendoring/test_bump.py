@@ -21,11 +21,11 @@ from typing import Any
 import pytest
 import yaml
 
-from codegen import cli
+from codegen import cli, resources
 from codegen.diff import DiffResult, diff_releases
 from codegen.errors import CodegenError
 from codegen.schema.ir import Stability
-from codegen.schema.load import read_lock
+from codegen.schema.load import DEFAULT_LOCK, read_lock
 from codegen.vendoring import bump, upgrade
 from codegen.vendoring.vendoring import vendor
 from tests.schema.test_npm import PACKAGE, Registry, new_content, store_file
@@ -154,6 +154,28 @@ def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_i
         "already locked; nothing fetched"
     ]
     assert not (root / "body.md").exists()
+
+
+def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its bundled store is read-only: the release goes to the cache's store, never into the package."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path, app=CLEAN_APP)
+    bundled = DEFAULT_LOCK.read_bytes()
+    monkeypatch.setattr(resources, "installed", lambda: True)
+    monkeypatch.delenv("ACP_SCHEMAS", raising=False)
+    monkeypatch.chdir(root)
+    cache = tmp_path / "cache"
+    status = cli.main(["--cache", str(cache), "bump", "src/acp", "src", *BUMP])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    store = cache / "schemas"
+    assert f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new, locked in {store / 'lock.json'}" in err
+    notice = f"notice: the store is your cache, {store}: other commands read the new release with --schemas"
+    assert f"{notice} {store}" in err
+    assert list(json.loads((store / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
+    assert DEFAULT_LOCK.read_bytes() == bundled
 
 
 def test_content_identical_to_a_locked_release_is_that_release_and_is_not_locked_again(
