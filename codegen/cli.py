@@ -579,6 +579,45 @@ def _output_file(path: Path, option: str) -> Path:
     return path
 
 
+def _codemod_operands(parser: argparse.ArgumentParser, name: str, optional: bool = False) -> None:
+    """The vendored package and the code to rewrite, of ``upgrade`` and ``bump``."""
+    parser.add_argument(
+        "path",
+        nargs="?" if optional else None,
+        type=Path,
+        metavar=name,
+        help="the vendored package (the folder with VENDORED.json)",
+    )
+    parser.add_argument(
+        "sources",
+        nargs="*",
+        type=Path,
+        metavar="SOURCES",
+        help="files and folders of code to rewrite (default: the current folder; "
+        "the vendored package itself is skipped)",
+    )
+
+
+def _evidence_options(parser: argparse.ArgumentParser) -> None:
+    """``--no-evidence`` and ``--evidence-examples``, of ``diff`` and ``bump``."""
+    parser.add_argument(
+        "--no-evidence",
+        dest="evidence",
+        action="store_false",
+        help="skip the search for evidence: by default, for every breaking or warning change on the wire, "
+        "messages generated from one schema are tried on the other release's generated models, and the "
+        "smallest refused one is shown (needs the 'evidence' extra: hypothesis-jsonschema)",
+    )
+    parser.add_argument(
+        "--evidence-examples",
+        type=int,
+        default=200,
+        metavar="N",
+        help="messages generated per schema type and direction in the search for evidence "
+        "(default: %(default)s)",
+    )
+
+
 def _rules_url_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rules-url",
@@ -786,22 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="TOML file of [[waiver]] tables with fingerprint, reason and expires (a date)",
     )
-    p.add_argument(
-        "--no-evidence",
-        dest="evidence",
-        action="store_false",
-        help="skip the search for evidence: by default, for every breaking or warning change on the wire, "
-        "messages generated from one schema are tried on the other release's generated models, and the "
-        "smallest refused one is shown (needs the 'evidence' extra: hypothesis-jsonschema)",
-    )
-    p.add_argument(
-        "--evidence-examples",
-        type=int,
-        default=200,
-        metavar="N",
-        help="messages generated per schema type and direction in the search for evidence "
-        "(default: %(default)s)",
-    )
+    _evidence_options(p)
     _rules_url_option(p)
 
     p = add_command("rules", help="list the rules of `diff`", description="Print every rule of `diff`.")
@@ -877,17 +901,7 @@ def build_parser() -> argparse.ArgumentParser:
         "manifest, a release not in the lock, a source file that does not parse, a vendored copy with "
         "local edits without --force); bad input changes nothing.",
     )
-    p.add_argument(
-        "path", type=Path, metavar="PATH", help="the vendored package (the folder with VENDORED.json)"
-    )
-    p.add_argument(
-        "sources",
-        nargs="*",
-        type=Path,
-        metavar="SOURCES",
-        help="files and folders of code to rewrite (default: the current folder; "
-        "the vendored package itself is skipped)",
-    )
+    _codemod_operands(p, "PATH")
     p.add_argument(
         "--to",
         required=True,
@@ -940,21 +954,7 @@ def build_parser() -> argparse.ArgumentParser:
         "hand, 1 findings to fix by hand, 2 bad input (as upgrade; a registry that cannot be asked); bad "
         "input changes nothing of yours. The description is written only when there is a release to move to.",
     )
-    p.add_argument(
-        "path",
-        nargs="?",
-        type=Path,
-        metavar="VENDORED_DIR",
-        help="the vendored package (the folder with VENDORED.json)",
-    )
-    p.add_argument(
-        "sources",
-        nargs="*",
-        type=Path,
-        metavar="SOURCES",
-        help="files and folders of code to rewrite (default: the current folder; "
-        "the vendored package itself is skipped)",
-    )
+    _codemod_operands(p, "VENDORED_DIR", optional=True)
     p.add_argument(
         "--from",
         dest="origin",
@@ -980,20 +980,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="write the pull request's description (markdown) to FILE when there is a release to move to",
     )
-    p.add_argument(
-        "--no-evidence",
-        dest="evidence",
-        action="store_false",
-        help="skip the search for evidence of the breaking changes on the wire (as diff --no-evidence)",
-    )
-    p.add_argument(
-        "--evidence-examples",
-        type=int,
-        default=200,
-        metavar="N",
-        help="messages generated per schema type and direction in the search for evidence "
-        "(default: %(default)s)",
-    )
+    _evidence_options(p)
     _rules_url_option(p)
     return parser
 
