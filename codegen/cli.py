@@ -526,7 +526,8 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
             raise
     for notice in notices:
         console.print(f"notice: {notice}", highlight=False)
-    if not done.moves:
+    locked = any(r.status == "locked" for r in done.resolved)
+    if not done.moves and not locked:
         first = done.resolved[0]
         if args.path is None:
             which = f"{first.spec} (the newest)" if first.newest else first.spec
@@ -540,7 +541,6 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
         return 0
     for resolved in done.resolved:
         console.print(resolved.describe(done.lock), highlight=False)
-    locked = any(r.status == "locked" for r in done.resolved)
     if locked and args.schemas is None and default_source() is None and source.source is not None:
         console.print(
             f"notice: the store is your cache, {source.source}: other commands read the new release "
@@ -553,7 +553,7 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
         sys.stdout.write("\n".join([*lines, move.summary()]) + "\n")
     if args.write:
         bump.apply(done)
-    if body is not None:
+    if body is not None and done.moves:  # a release of a new protocol major has nothing to compare with
         write_atomic(body, bump.pr_body(done, rules_url).encode())
         console.print(f"wrote the pull request's description to {body}", highlight=False)
     for move in done.moves:

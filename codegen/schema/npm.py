@@ -155,20 +155,27 @@ def _npm() -> str:
     return npm
 
 
-def locked_version(lock: Lock, package: str, version: str, major: int) -> str | None:
-    """The locked release of ``major`` that ``package@version`` ships, if the lock already says which.
+def locked_releases(lock: Lock, package: str, version: str) -> list[str]:
+    """The locked releases the lock records ``package@version`` as shipping, one per protocol major.
 
     A release records the version that first shipped it and the later ones
     that ship the same content (``v2-sdk-2.3.0`` is also 2.4.0), so a version
     the lock names needs no download to be recognised.
     """
-    for name, locked in lock.releases.items():
-        origin = locked.npm
-        if origin is None or origin.package != package or protocol_major(name) != major:
-            continue
-        if version == origin.version or version in origin.identical:
-            return name
-    return None
+    return [
+        name
+        for name, locked in lock.releases.items()
+        if locked.npm is not None
+        and locked.npm.package == package
+        and version in (locked.npm.version, *locked.npm.identical)
+    ]
+
+
+def locked_version(lock: Lock, package: str, version: str, major: int) -> str | None:
+    """The locked release of protocol ``major`` that ``package@version`` ships, if the lock says which."""
+    return next(
+        (name for name in locked_releases(lock, package, version) if protocol_major(name) == major), None
+    )
 
 
 def pack(spec: str) -> Package:

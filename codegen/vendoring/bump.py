@@ -107,15 +107,9 @@ def resolve_all(
 ) -> tuple[list[Resolved], list[str]]:
     """Every release the version ships, one per protocol major, fetched and locked where new."""
     package, version, newest = _version(origin)
-    known = [
-        Resolved(package, version, name, "known", newest)
-        for name, locked in source.lock.releases.items()
-        if locked.npm is not None
-        and locked.npm.package == package
-        and version in (locked.npm.version, *locked.npm.identical)
-    ]
+    known = npm.locked_releases(source.lock, package, version)
     if known:
-        return known, []
+        return [Resolved(package, version, name, "known", newest) for name in known], []
     fetched, notices = npm.fetch_npm(f"{npm.NPM_PREFIX}{package}@{version}", source.lock, source.target)
     return [Resolved(package, version, f.release, f.status, newest) for f in fetched], notices
 

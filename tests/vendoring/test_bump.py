@@ -291,6 +291,22 @@ def test_without_a_copy_every_new_release_is_locked_and_described_against_the_on
     assert list(json.loads((tmp_path / "store" / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
 
 
+def test_without_a_copy_a_new_protocol_major_is_locked_with_nothing_to_compare_it_with(
+    registry: Registry, tmp_path: Path
+) -> None:
+    registry.publish(
+        "9.8.0",
+        {f"schema/v3/{name}": new_content(NEW, name) for name in ("schema.json", "schema.unstable.json")},
+    )
+    done = run(tmp_path, "--schemas", "store", "bump", *BUMP, "--pr-body", "body.md")
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert done.stderr.splitlines() == [
+        f"{PACKAGE}@9.8.0 (the newest) ships v3-sdk-9.8.0: new, locked in store/lock.json"
+    ]
+    assert list(json.loads((tmp_path / "store" / "lock.json").read_text())["releases"]) == ["v3-sdk-9.8.0"]
+    assert not (tmp_path / "body.md").exists()
+
+
 def test_without_a_copy_a_version_the_lock_records_is_nothing_to_bump(
     registry: Registry, tmp_path: Path
 ) -> None:
