@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps browser-deps screenshot reports diff-oracle
+.PHONY: help setup bump generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps browser-deps screenshot reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,6 +22,17 @@ setup: $(STAMP)  ## create .venv with the tool and its test dependencies
 
 generate: $(STAMP)  ## regenerate generated/ for every locked release
 	$(CODEGEN) generate
+
+# the maintainers' bump of generated/: the newest SDK release locked in schemas/, then everything
+# it feeds; the pull request's description is written only when there is a new release
+BUMP_FROM ?= npm:@agentclientprotocol/sdk
+BUMP_BODY ?= $(VENV)/bump-pr.md
+
+bump: $(STAMP)  ## lock the newest npm SDK release, generate, write reports and a PR body (BUMP_BODY)
+	rm -f $(BUMP_BODY)
+	$(CODEGEN) bump --from $(BUMP_FROM) --pr-body $(BUMP_BODY)
+	$(MAKE) --no-print-directory generate
+	$(MAKE) --no-print-directory reports
 
 check: $(STAMP)  ## fail with a diff if generated/ is stale (writes nothing)
 	$(CODEGEN) generate --check --quiet --strict

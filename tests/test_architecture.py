@@ -123,6 +123,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.vendoring.codemod",
             "codegen.vendoring.vendoring",
             "codegen.vendoring.upgrade",
+            "codegen.vendoring.bump",
             "codegen.vendoring",
         ),
     ),

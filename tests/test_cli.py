@@ -251,6 +251,7 @@ def test_help_lists_every_command() -> None:
         listed
         == set(cli._COMMANDS)
         == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports", "releases", "vendor", "upgrade"}
+        | {"bump"}
     )
 
 

@@ -2,7 +2,7 @@
 
 The property tests lay a random tree down in the output folder of each
 writing command (``generate``, ``reports``, ``vendor``, ``upgrade --write``,
-``fetch``, ``lock``): hidden files, ``.git``, folders named like the
+``bump --write``, ``fetch``, ``lock``): hidden files, ``.git``, folders named like the
 packages with files of the user's in them, files at the paths the tool
 writes (some with the very bytes it writes), read-only files, empty folders,
 and symbolic links pointing out of the folder, sometimes after a first run
@@ -50,6 +50,7 @@ PACKAGES = ("acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable")
 NEXT_PACKAGE = "acp_2_0_0_alpha_2"
 REPORTS = (f"{RELEASE}..{NEXT}.md", f"{RELEASE}..{NEXT}.json")
 NEW = "2.0.0-alpha.90"  # a release of the user's, for `lock`
+PACKAGE = "@agentclientprotocol/sdk"
 
 
 # --- the rules, one by one ---------------------------------------------------------------------
@@ -320,6 +321,24 @@ def prepare_upgrade(scratch: Path) -> None:
     app_file(scratch).write_text("from acp import schema\n\nblock = schema.TextContentBlock(text='hi')\n")
 
 
+def npm_lock(scratch: Path) -> str:
+    """A lock of RELEASE and NEXT in which NEXT is what an npm version ships, so `bump` knows it offline."""
+    path = scratch / "lock-npm.json"
+    locked = json.loads(DEFAULT_LOCK.read_text())["releases"]
+    entries = {
+        RELEASE: locked[RELEASE],
+        NEXT: {**locked[NEXT], "npm": {"package": PACKAGE, "version": "0.0.2"}},
+    }
+    path.write_text(json.dumps({"releases": entries}))
+    return str(path)
+
+
+def bump_argv(scratch: Path) -> list[str]:
+    package = str(scratch / "out" / "acp")
+    origin = f"npm:{PACKAGE}@0.0.2"
+    return ["--lock", npm_lock(scratch), "bump", package, str(app_file(scratch)), "--from", origin, "--write"]
+
+
 def prepare_lock(scratch: Path) -> None:
     folder = scratch / "out" / "v2" / NEW
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -360,6 +379,14 @@ COMMANDS = {
             str(app_file(scratch)),
             "--write",
         ],
+        manifests=("acp/VENDORED.json",),
+        prepare=prepare_upgrade,
+    ),
+    "bump": Command(
+        "bump",
+        "out",
+        (*USERS, "acp", MANIFEST_NAME, "schema.py", "bindings.py"),
+        lambda scratch: [*bump_argv(scratch), "--no-evidence"],
         manifests=("acp/VENDORED.json",),
         prepare=prepare_upgrade,
     ),
@@ -502,8 +529,8 @@ PROFILE = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
 )
-EXAMPLES = {"generate": 80, "reports": 50, "vendor": 50, "upgrade": 15, "fetch": 50, "lock": 50}
-"""295 examples in make test; the sweep runs ten times as many."""
+EXAMPLES = {"generate": 80, "reports": 50, "vendor": 50, "upgrade": 15, "bump": 15, "fetch": 50, "lock": 50}
+"""310 examples in make test; the sweep runs ten times as many."""
 
 
 RUNS = [pytest.param(name, count, id=name) for name, count in EXAMPLES.items()] + [

@@ -35,6 +35,7 @@ from .load import (
     LockEntry,
     NpmEntry,
     parse_json,
+    protocol_major,
     release_folder,
     release_paths,
     sha256_bytes,
@@ -44,7 +45,9 @@ from .load import (
 NPM_PREFIX = "npm:"
 NPM_TIMEOUT = 300.0
 _SCHEMA_PATH = re.compile(r"package/schema/v(?P<major>[0-9]+)/(?P<file>schema(?:\.unstable)?\.json)")
-_SPEC = re.compile(r"(?P<package>(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)@(?P<version>[0-9][\w.+-]*)")
+_PACKAGE = r"(?P<package>(?:@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*)"
+_SPEC = re.compile(_PACKAGE + r"@(?P<version>[0-9][\w.+-]*)")
+_PACKAGE_OR_SPEC = re.compile(_PACKAGE + r"(?:@(?P<version>[0-9][\w.+-]*))?")
 META_TABLE_SUFFIX = "Methods"
 """A meta table per side: ``agentMethods``, ``clientMethods``, ``protocolMethods``..."""
 
@@ -107,11 +110,80 @@ def parse_spec(origin: str) -> str:
     return spec
 
 
-def pack(spec: str) -> Package:
-    """Fetch a package version's tarball with ``npm pack`` (the machine's npm configuration applies)."""
+def parse_package(origin: str) -> tuple[str, str | None]:
+    """The package and the exact version (``None``: the newest) of ``--from npm:PACKAGE[@VERSION]``."""
+    matched = _PACKAGE_OR_SPEC.fullmatch(origin.removeprefix(NPM_PREFIX))
+    if not origin.startswith(NPM_PREFIX) or matched is None:
+        raise CodegenError(
+            f"--from {origin}: expected npm:PACKAGE or npm:PACKAGE@VERSION with an exact version "
+            "(like npm:@agentclientprotocol/sdk or npm:@agentclientprotocol/sdk@2.4.0)"
+        )
+    return matched["package"], matched["version"]
+
+
+def newest_version(package: str) -> str:
+    """The version the registry tags ``latest``, asked with ``npm view`` (the machine's npm configuration)."""
+    npm = _npm()
+    try:
+        done = _view(npm, package)
+    except subprocess.TimeoutExpired:
+        raise CodegenError(f"npm view {package} version did not finish in {NPM_TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        raise CodegenError(f"npm view {package} version failed: {_npm_reason(npm, package, done)}")
+    try:
+        version = json.loads(done.stdout)
+    except ValueError:
+        version = None
+    if isinstance(version, list) and version:  # an npm that answers every version a range matches
+        version = version[-1]
+    if not isinstance(version, str) or not _SPEC.fullmatch(f"{package}@{version}"):
+        raise CodegenError(f"npm view {package} version: unexpected output {done.stdout.strip()[:80]!r}")
+    return version
+
+
+def _view(npm: str, package: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [npm, "view", package, "version", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=NPM_TIMEOUT,
+        check=False,
+    )
+
+
+def _npm() -> str:
     npm = shutil.which("npm")
     if npm is None:
         raise CodegenError("npm is not on PATH; fetching from npm: needs Node.js's npm client")
+    return npm
+
+
+def locked_releases(lock: Lock, package: str, version: str) -> list[str]:
+    """The locked releases the lock records ``package@version`` as shipping, one per protocol major.
+
+    A release records the version that first shipped it and the later ones
+    that ship the same content (``v2-sdk-2.3.0`` is also 2.4.0), so a version
+    the lock names needs no download to be recognised.
+    """
+    return [
+        name
+        for name, locked in lock.releases.items()
+        if locked.npm is not None
+        and locked.npm.package == package
+        and version in (locked.npm.version, *locked.npm.identical)
+    ]
+
+
+def locked_version(lock: Lock, package: str, version: str, major: int) -> str | None:
+    """The locked release of protocol ``major`` that ``package@version`` ships, if the lock says which."""
+    return next(
+        (name for name in locked_releases(lock, package, version) if protocol_major(name) == major), None
+    )
+
+
+def pack(spec: str) -> Package:
+    """Fetch a package version's tarball with ``npm pack`` (the machine's npm configuration applies)."""
+    npm = _npm()
     with tempfile.TemporaryDirectory(prefix="acp-codegen-npm-") as folder:
         try:
             done = subprocess.run(
@@ -137,7 +209,9 @@ def pack(spec: str) -> Package:
 
 def _npm_reason(npm: str, spec: str, done: subprocess.CompletedProcess[str]) -> str:
     """Why ``npm pack`` failed, in words: no such version (and the newest), no such package, or npm's own."""
-    package, _, version = spec.rpartition("@")
+    package, at, version = spec.rpartition("@")
+    if not at or not package:  # a package name alone (npm view)
+        package, version = spec, ""
     try:
         error = json.loads(done.stdout)["error"]
         code, summary = str(error.get("code", "")), " ".join(str(error.get("summary", "")).split())
@@ -163,17 +237,11 @@ def _npm_reason(npm: str, spec: str, done: subprocess.CompletedProcess[str]) -> 
 def _newest(npm: str, package: str) -> str | None:
     """The version the registry tags ``latest`` (``None`` if it cannot say)."""
     try:
-        done = subprocess.run(
-            [npm, "view", package, "version"],
-            capture_output=True,
-            text=True,
-            timeout=NPM_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        done = _view(npm, package)
+        newest = json.loads(done.stdout) if done.returncode == 0 else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
         return None
-    newest = done.stdout.strip()
-    return newest if done.returncode == 0 and newest and "\n" not in newest else None
+    return newest if isinstance(newest, str) and newest else None
 
 
 def schema_files(tarball: bytes, where: str) -> dict[int, dict[str, tuple[str, bytes]]]:

@@ -1,0 +1,523 @@
+"""``acp-codegen bump``: the newest release from npm, locked, and a vendored copy moved to it.
+
+The commands run as a user runs them (``python -m codegen.cli`` in a project
+folder) with the machine's own ``npm`` pointed at the stand-in registry of
+``tests/schema/test_npm.py``; one sweep asks the real registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from codegen import cli, resources
+from codegen.diff import DiffResult, diff_releases
+from codegen.errors import CodegenError
+from codegen.schema.ir import Stability
+from codegen.schema.load import DEFAULT_LOCK, read_lock
+from codegen.vendoring import bump, upgrade
+from codegen.vendoring.vendoring import vendor
+from tests.schema.test_npm import PACKAGE, Registry, new_content, store_file
+from tests.support.releases import ROOT, release_files
+from tests.vendoring import synthetic
+from tests.vendoring.project import copy_app
+
+OLD, NEW = "v2-sdk-2.1.0", "v2-sdk-2.2.0"
+REMOVED_IN_NEW = "ProtocolLevelNotification"
+"""A class of 2.1.0's stable package that 2.2.0 no longer has (python-class-removed)."""
+APP = f"""from acp.schema import {REMOVED_IN_NEW}, InitializeRequest
+
+
+def hello() -> InitializeRequest:
+    return InitializeRequest(protocol_version=1)
+
+
+def note(value: {REMOVED_IN_NEW}) -> str:
+    return str(value)
+"""
+CLEAN_APP = """from acp.schema import InitializeRequest
+
+
+def hello() -> InitializeRequest:
+    return InitializeRequest(protocol_version=1)
+"""
+
+
+def run(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "codegen.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env=os.environ.copy(),
+    )
+
+
+def project(tmp_path: Path, release: str = OLD, app: str = APP) -> Path:
+    """A project with the stable package of ``release`` vendored as src/acp and code using it in src/app."""
+    root = tmp_path / "project"
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "main.py").write_text(app)
+    done = run(root, "vendor", release, "src")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def publish_new(registry: Registry, version: str) -> None:
+    """A version whose v2 is new content (2.2.0's with a comment more), and whose v1 is 2.3.0's."""
+    registry.publish(
+        version,
+        {
+            "schema/v2/schema.json": new_content(NEW, "schema.json"),
+            "schema/v2/schema.unstable.json": new_content(NEW, "schema.unstable.json"),
+            "schema/v1/schema.json": store_file("v1-sdk-2.3.0", "schema.json"),
+            "schema/v1/schema.unstable.json": store_file("v1-sdk-2.3.0", "schema.unstable.json"),
+        },
+    )
+
+
+def manifest_release(root: Path) -> str:
+    return str(json.loads((root / "src" / "acp" / "VENDORED.json").read_text())["release"])
+
+
+BUMP = ("--from", f"npm:{PACKAGE}", "--no-evidence")
+
+
+def test_a_dry_run_locks_the_newest_release_and_describes_the_move_without_writing_the_project(
+    registry: Registry, tmp_path: Path
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path)
+    before = (root / "src" / "acp" / "schema.py").read_bytes()
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src/app", *BUMP, "--pr-body", "body.md")
+    assert done.returncode == 1, done.stderr  # a finding to fix by hand
+    assert f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new, locked in store/lock.json" in done.stderr
+    assert done.stdout.splitlines() == [
+        f"src/app/main.py:1:24 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
+        f"src/app/main.py:8:17 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
+        "API v2-sdk-2.1.0 -> v2-sdk-9.5.0 (stable): 16 breaking, 2 warnings, 23 info",
+    ]
+    assert done.stderr.splitlines()[-1] == (
+        "FAILED: dry run, 0 file(s) to rewrite, 2 finding(s) to fix by hand; "
+        "--write applies the rewrites and vendors ACP v2-sdk-9.5.0 as src/acp."
+    )
+    # the store took the release; the project did not change
+    assert list(json.loads((root / "store" / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
+    assert manifest_release(root) == OLD
+    assert (root / "src" / "acp" / "schema.py").read_bytes() == before
+    assert (root / "src" / "app" / "main.py").read_text() == APP
+    body = (root / "body.md").read_text()
+    assert body.startswith("# ACP v2-sdk-2.1.0 → v2-sdk-9.5.0\n")
+    assert "| wire (what a deployed peer sees) | **major** |" in body
+    assert "| Python API (what your code calls) | **major** |" in body
+    assert "Vendored copy `src/acp` (stable): to move (dry run: `--write` applies it)" in body
+    assert (
+        f"| `src/app/main.py:8:17` | `python-class-removed` | {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0 |"
+        in body
+    )
+    assert "16 breaking change(s) in 41" in body
+
+
+def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_is_one_line(
+    registry: Registry, tmp_path: Path
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path, app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--write", "--pr-body", "body.md")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "OK: rewrote 0 file(s) and vendored ACP v2-sdk-9.5.0 (stable) as src/acp; "
+        "nothing left to fix by hand."
+    )
+    assert manifest_release(root) == "v2-sdk-9.5.0"
+    check = run(root, "--schemas", "store", "vendor", "--check", "src/acp")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "Vendored copy `src/acp` (stable): moved from v2-sdk-2.1.0." in (root / "body.md").read_text()
+    (root / "body.md").unlink()
+    again = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--pr-body", "body.md")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == ""
+    assert again.stderr.splitlines() == [
+        f"src/acp is already on v2-sdk-9.5.0: {PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0, "
+        "already locked; nothing fetched"
+    ]
+    assert not (root / "body.md").exists()
+
+
+def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its bundled store is read-only: the release goes to the cache's store, never into the package."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path, app=CLEAN_APP)
+    bundled = DEFAULT_LOCK.read_bytes()
+    monkeypatch.setattr(resources, "installed", lambda: True)
+    monkeypatch.delenv("ACP_SCHEMAS", raising=False)
+    monkeypatch.chdir(root)
+    cache = tmp_path / "cache"
+    status = cli.main(["--cache", str(cache), "bump", "src/acp", "src", *BUMP])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    store = cache / "schemas"
+    assert f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new, locked in {store / 'lock.json'}" in err
+    notice = f"notice: the store is your cache, {store}: other commands read the new release with --schemas"
+    assert f"{notice} {store}" in err
+    assert list(json.loads((store / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
+    assert DEFAULT_LOCK.read_bytes() == bundled
+
+
+def test_content_identical_to_a_locked_release_is_that_release_and_is_not_locked_again(
+    registry: Registry, tmp_path: Path
+) -> None:
+    registry.publish(
+        "9.6.0",
+        {f"schema/v2/{name}": store_file(NEW, name) for name in ("schema.json", "schema.unstable.json")},
+    )
+    root = project(tmp_path, app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--write")
+    assert done.returncode == 0, done.stderr
+    assert f"{PACKAGE}@9.6.0 (the newest) ships the same content as the locked release {NEW}" in done.stderr
+    assert manifest_release(root) == NEW
+    assert not (root / "store" / "lock.json").exists()  # nothing locked: the bundled lock has it
+
+
+def test_a_version_the_lock_records_is_recognised_without_asking_the_registry(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """npm 2.4.0 ships what 2.3.0 did: the lock says so, and the stand-in registry has no such version."""
+    assert "2.4.0" in (read_lock().releases["v2-sdk-2.3.0"].npm or pytest.fail("not from npm")).identical
+    root = project(tmp_path, "v2-sdk-2.3.0", app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "--from", f"npm:{PACKAGE}@2.4.0")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"src/acp is already on v2-sdk-2.3.0: {PACKAGE}@2.4.0 ships the same content as "
+        "v2-sdk-2.3.0, as the lock records; nothing fetched"
+    ]
+    assert not (root / "store").exists()
+
+
+def test_a_copy_on_a_later_release_than_the_version_names_is_left_alone(tmp_path: Path) -> None:
+    root = project(tmp_path, "v2-sdk-2.3.0", app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "--from", f"npm:{PACKAGE}@2.2.0")
+    assert (done.returncode, done.stdout) == (0, "")
+    assert done.stderr.splitlines() == [
+        f"src/acp is already on v2-sdk-2.3.0, newer than v2-sdk-2.2.0: {PACKAGE}@2.2.0 ships v2-sdk-2.2.0, "
+        "already locked; nothing fetched"
+    ]
+    assert manifest_release(root) == "v2-sdk-2.3.0"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("src/acp", "--from", f"npm:{PACKAGE}@^2"), "expected npm:PACKAGE or npm:PACKAGE@VERSION"),
+        (("src/acp", "--from", "v2-sdk-2.2.0"), "expected npm:PACKAGE or npm:PACKAGE@VERSION"),
+        (("src/app", "--from", f"npm:{PACKAGE}"), "src/app: no VENDORED.json here"),
+        (
+            ("src/acp", "--from", "npm:@agentclientprotocol/no-such-sdk"),
+            "npm view @agentclientprotocol/no-such",
+        ),
+        (("src/acp", "--from", f"npm:{PACKAGE}", "--pr-body", "src"), "--pr-body: is a folder"),
+        (("--from", f"npm:{PACKAGE}", "--write"), "SOURCES, --write and --force need VENDORED_DIR"),
+        (("src/acp", "--from", f"npm:{PACKAGE}@9.9.9"), f"npm pack {PACKAGE}@9.9.9 failed: no version 9.9.9"),
+    ],
+    ids=[
+        "range",
+        "not-npm",
+        "no-manifest",
+        "no-package",
+        "body-is-a-folder",
+        "write-without-copy",
+        "no-version",
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_changes_nothing(
+    registry: Registry, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path)
+    done = run(root, "--schemas", "store", "bump", *args, "--no-evidence")
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith("acp-codegen: error: ") and message in line
+    assert not (root / "store").exists()
+    assert manifest_release(root) == OLD
+
+
+def test_a_source_that_does_not_parse_changes_nothing_of_the_project(
+    registry: Registry, tmp_path: Path
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path)
+    (root / "src" / "app" / "broken.py").write_text("def (:\n")
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src/app", *BUMP, "--write")
+    assert done.returncode == 2
+    assert "src/app/broken.py" in done.stderr.splitlines()[-1]
+    assert manifest_release(root) == OLD
+    assert (root / "src" / "app" / "main.py").read_text() == APP
+
+
+def test_without_a_copy_every_new_release_is_locked_and_described_against_the_one_before(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """What `make bump` runs for generated/: v2 is new content, v1 is 2.3.0's again."""
+    publish_new(registry, "9.5.0")
+    done = run(tmp_path, "--schemas", "store", "bump", *BUMP, "--pr-body", "body.md")
+    assert done.returncode == 0, done.stderr
+    assert f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new, locked in store/lock.json" in done.stderr
+    assert (
+        f"{PACKAGE}@9.5.0 (the newest) ships the same content as the locked release v1-sdk-2.3.0"
+        in done.stderr
+    )
+    # 9.5.0 ships 2.2.0's v2 content again, so from 2.3.0 it takes back what 2.3.0 added
+    assert done.stdout.splitlines() == [
+        "API v2-sdk-2.3.0 -> v2-sdk-9.5.0 (stable and unstable): 77 breaking, 2 warnings, 23 info"
+    ]
+    body = (tmp_path / "body.md").read_text()
+    assert body.startswith("# ACP v2-sdk-2.3.0 → v2-sdk-9.5.0\n")
+    assert "### Your code" not in body
+    assert list(json.loads((tmp_path / "store" / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
+
+
+def test_without_a_copy_a_new_protocol_major_is_locked_with_nothing_to_compare_it_with(
+    registry: Registry, tmp_path: Path
+) -> None:
+    registry.publish(
+        "9.8.0",
+        {f"schema/v3/{name}": new_content(NEW, name) for name in ("schema.json", "schema.unstable.json")},
+    )
+    done = run(tmp_path, "--schemas", "store", "bump", *BUMP, "--pr-body", "body.md")
+    assert (done.returncode, done.stdout) == (0, ""), done.stderr
+    assert done.stderr.splitlines() == [
+        f"{PACKAGE}@9.8.0 (the newest) ships v3-sdk-9.8.0: new, locked in store/lock.json"
+    ]
+    assert list(json.loads((tmp_path / "store" / "lock.json").read_text())["releases"]) == ["v3-sdk-9.8.0"]
+    assert not (tmp_path / "body.md").exists()
+
+
+def test_without_a_copy_a_version_the_lock_records_is_nothing_to_bump(
+    registry: Registry, tmp_path: Path
+) -> None:
+    done = run(
+        tmp_path, "--schemas", "store", "bump", "--from", f"npm:{PACKAGE}@2.4.0", "--pr-body", "body.md"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"nothing to bump: the lock has what {PACKAGE}@2.4.0 ships (v1-sdk-2.3.0, v2-sdk-2.3.0)"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+@pytest.mark.sweep
+def test_the_real_registry_newest_version_resolves_and_a_copy_bumps_as_a_dry_run(tmp_path: Path) -> None:
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("npm is not on PATH")
+    try:
+        asked = subprocess.run(
+            [npm, "view", PACKAGE, "version", "--json"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip("the npm registry did not answer in 60 s")
+    if asked.returncode != 0:
+        pytest.skip(f"the npm registry cannot be asked here: {asked.stderr.strip()[-200:]}")
+    newest = json.loads(asked.stdout)
+    root = project(tmp_path, app=CLEAN_APP)
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--pr-body", "body.md")
+    assert done.returncode == 0, done.stderr
+    assert f"{PACKAGE}@{newest} (the newest)" in done.stderr
+    assert (root / "body.md").read_text().startswith(f"# ACP {OLD} → ")
+    assert manifest_release(root) == OLD
+
+
+# --- the pull request's description, from data ------------------------------------------------
+
+
+def diff_of(old: str, new: str, stability: Stability = "stable") -> DiffResult:
+    return diff_releases(release_files(old), release_files(new), (stability,))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "wire", "python"),
+    [
+        ("v2-sdk-2.1.0", "v2-sdk-2.2.0", "major", "major"),  # ProtocolLevelNotification is gone
+        ("v2-sdk-2.2.0", "v2-sdk-2.3.0", "minor", "minor"),  # methods and classes added, nothing broken
+        ("2.0.0-alpha.1", "2.0.0-alpha.2", "minor", "patch"),  # a wire addition with no new Python name
+        ("v2-sdk-2.3.0", "v2-sdk-2.3.0", "patch", "patch"),
+    ],
+)
+def test_the_semver_step_of_each_contract(old: str, new: str, wire: str, python: str) -> None:
+    assert bump.semver_steps(diff_of(old, new)) == {"wire": wire, "python": python}
+
+
+def resolved(release: str, status: bump.Status = "locked") -> bump.Resolved:
+    return bump.Resolved(PACKAGE, "9.7.0", release, status, newest=True)
+
+
+def test_nothing_to_move_has_no_description() -> None:
+    done = bump.Bump((resolved("v2-sdk-2.3.0", "known"),), (), Path("store/lock.json"))
+    with pytest.raises(CodegenError, match="already on the newest release"):
+        bump.pr_body(done)
+
+
+@pytest.mark.parametrize("written", [False, True], ids=["dry-run", "written"])
+def test_the_description_lists_the_rewrites_and_each_finding_with_file_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: bool
+) -> None:
+    """The synthetic pair renames classes, methods and arguments, and changes one type (a finding)."""
+    monkeypatch.chdir(tmp_path)
+    old, new = synthetic.pair(tmp_path / "sides")
+    vendor(old, False, Path("src"))
+    app = copy_app("renames", Path("src"))
+    plan = upgrade.plan(Path("src/acp"), old, new, [app])
+    move = bump.Move(synthetic.OLD, synthetic.NEW, plan.diff, plan)
+    body = bump.pr_body(bump.Bump((resolved(synthetic.NEW),), (move,), tmp_path / "store/lock.json", written))
+    lines = body.splitlines()
+    assert lines[:3] == [
+        f"# ACP {synthetic.OLD} → {synthetic.NEW}",
+        "",
+        f"- {PACKAGE}@9.7.0 (the newest) ships {synthetic.NEW}: new, locked in store/lock.json",
+    ]
+    state = "moved" if written else "to move (dry run: `--write` applies it)"
+    assert f"Vendored copy `src/acp` (stable): {state} from {synthetic.OLD}." in lines
+    verb = "Rewritten" if written else "To rewrite (dry run)"
+    section = lines[lines.index("### Your code") :]
+    assert section[2:6] == [
+        f"{verb}: 2 file(s), only the renamed names.",
+        "",
+        "- `src/app/agent.py`",
+        "- `src/app/client.py`",
+    ]
+    assert "-from acp.schema import AgentCapabilities, McpServer" in section
+    assert "+from acp.schema import AgentFeatures, McpServer" in section
+    assert "**1 finding(s) to fix by hand:**" in section
+    assert (
+        "| `src/app/titles.py:10:17` | `type-changed` | Implementation.title changed type in "
+        f"{synthetic.NEW}: string \\| null -> integer \\| null |"
+    ) in section
+    # the API report follows, as the differ's markdown renderer writes it
+    assert body.endswith(bump.diff_markdown(plan.diff))
+
+
+# --- the workflow users copy --------------------------------------------------------------------
+
+WORKFLOW = ROOT / "examples" / "github" / "acp-bump.yml"
+SHELL_OPERATORS = {"||", "&&", ";", "|", "&", ">", ">>", "<", "(", ")"}
+
+
+def workflow() -> dict[Any, Any]:
+    data = yaml.safe_load(WORKFLOW.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def steps() -> list[dict[str, Any]]:
+    (job,) = workflow()["jobs"].values()
+    found: list[dict[str, Any]] = job["steps"]
+    return found
+
+
+def invocations(script: str) -> list[list[str]]:
+    """Every ``acp-codegen ...`` command line in a step's shell script, up to the first shell operator."""
+    found = []
+    for line in script.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        lexer.commenters = "#"
+        tokens = list(lexer)
+        for start, token in enumerate(tokens):
+            if token == "acp-codegen":
+                rest = tokens[start + 1 :]
+                end = next((i for i, t in enumerate(rest) if t in SHELL_OPERATORS), len(rest))
+                found.append(rest[:end])
+    return found
+
+
+def subcommands() -> dict[str, argparse.ArgumentParser]:
+    (action,) = (a for a in cli.build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_the_workflow_is_scheduled_and_may_open_pull_requests() -> None:
+    data = workflow()
+    triggers: dict[str, Any] = data["on"] if "on" in data else data[True]  # YAML 1.1 reads `on` as true
+    assert [entry["cron"] for entry in triggers["schedule"]] and "workflow_dispatch" in triggers
+    assert data["permissions"] == {"contents": "write", "pull-requests": "write"}
+    opening = [s for s in steps() if str(s.get("uses", "")).startswith("peter-evans/create-pull-request@")]
+    assert [s["with"]["body-path"] for s in opening] == ["${{ runner.temp }}/acp-bump.md"]
+
+
+def test_every_acp_codegen_call_in_the_workflow_uses_existing_commands_and_flags_exactly() -> None:
+    """Each call parses with the real parser, and each flag is spelled in full (no abbreviations)."""
+    calls = [call for step in steps() for call in invocations(str(step.get("run", "")))]
+    assert [call[0] for call in calls] == ["bump", "vendor"]
+    parsers = subcommands()
+    for call in calls:
+        args = cli.build_parser().parse_args(call)  # exits 2 (failing the test) on an unknown flag
+        assert args.command == call[0]
+        flags = {s for action in parsers[call[0]]._actions for s in action.option_strings}
+        assert [t for t in call if t.startswith("-") and t not in flags] == []
+    bump_call = calls[0]
+    assert {"--write", "--pr-body", "--from", "--schemas"} <= set(bump_call)
+    install = next(s["run"] for s in steps() if "pip install" in str(s.get("run", "")))
+    assert install == 'python -m pip install "$ACP_CODEGEN"'
+    requirement = workflow()["env"]["ACP_CODEGEN"]
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        project_table = tomllib.load(handle)["project"]
+    assert requirement == f"{project_table['name']}[evidence]"
+    assert "evidence" in project_table["optional-dependencies"]
+
+
+def run_step(name: str, cwd: Path, temp: Path) -> tuple[int, str]:
+    """Run a step's script as the runner does (bash -e), with the workflow's env: its status and outputs."""
+    (step,) = (s for s in steps() if s.get("name") == name)
+    outputs = temp / "github-output"
+    outputs.touch()
+    before = outputs.read_text()
+    env = {
+        **os.environ,
+        **workflow()["env"],
+        "RUNNER_TEMP": str(temp),
+        "GITHUB_OUTPUT": str(outputs),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
+    return done.returncode, outputs.read_text()[len(before) :]
+
+
+def test_the_workflow_steps_bump_a_copy_from_the_registry_and_say_when_to_open_a_pull_request(
+    registry: Registry, tmp_path: Path
+) -> None:
+    publish_new(registry, "9.5.0")
+    root = tmp_path / "project"
+    (root / "src" / "app").mkdir(parents=True)
+    (root / "src" / "app" / "main.py").write_text(APP)
+    assert run(root, "vendor", OLD, "src").returncode == 0
+    temp = tmp_path / "runner-temp"
+    temp.mkdir()
+    status, outputs = run_step("Bump to the newest release", root, temp)
+    assert (status, outputs.splitlines()) == (0, ["moved=true", "findings=true"])
+    assert (temp / "acp-bump.md").read_text().startswith(f"# ACP {OLD} → v2-sdk-9.5.0\n")
+    assert manifest_release(root) == "v2-sdk-9.5.0"
+    assert "v2-sdk-9.5.0" in json.loads((root / "acp-schemas" / "lock.json").read_text())["releases"]
+    assert run_step("Check the vendored copy", root, temp)[0] == 0
+    (temp / "acp-bump.md").unlink()
+    assert run_step("Bump to the newest release", root, temp) == (0, "")  # up to date: no pull request
