@@ -52,6 +52,11 @@ def annotation(expr: TypeExpr, extra: tuple[str, ...] = ()) -> str:
     return pysource.annotation(expr, module="schema", extra=extra)
 
 
+def annotation_names(*exprs: TypeExpr) -> frozenset[str]:
+    """The names the annotations of ``exprs`` write inside the bindings module (see :func:`annotation`)."""
+    return frozenset().union(*(pysource.annotation_names(e, "schema") for e in exprs))
+
+
 join_types = pysource.join_types
 NULL = pysource.NULL
 

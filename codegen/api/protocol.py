@@ -16,7 +16,7 @@ from ..errors import CodegenError
 from ..knowledge import CapabilityGates, GateKey, Protocol
 from ..schema.ir import ApiSurface, Method, ObjectType, Ref, Side, TypeExpr, UnionType, strip_nullable
 from .connections import Role, present_roles, roles
-from .methods import Param, annotation, call_fields
+from .methods import Param, annotation, annotation_names, call_fields
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,7 @@ class Echo:
     @property
     def names(self) -> frozenset[str]:
         """The names its annotations and the other parameters write that a module imports."""
-        return frozenset().union(
-            pysource.annotation_names(self.content, "schema"),
-            pysource.annotation_names(self.message_id, "schema"),
-            *(p.names for p in self.other_params),
-        )
+        return annotation_names(self.content, self.message_id).union(*(p.names for p in self.other_params))
 
     def fits(self, served: Iterable[str], called: Iterable[str]) -> bool:
         """Whether a connection end that serves and calls these wire names sends the echo."""
@@ -247,9 +243,7 @@ class Handshake:
     @property
     def names(self) -> frozenset[str]:
         """The names the two annotations write that a module imports."""
-        return pysource.annotation_names(self.info_type, "schema") | pysource.annotation_names(
-            self.capabilities_type, "schema"
-        )
+        return annotation_names(self.info_type, self.capabilities_type)
 
 
 @dataclass(frozen=True)
