@@ -161,7 +161,7 @@ def _exports(spec: Bindings) -> tuple[str, ...]:
 # besides the pieces the API spec renders (signatures, types, union branches, protocol constants).
 _ROUTES = frozenset({"Final", "Mapping", "Route"})
 _EXTENSION_HANDLERS = frozenset({"Any", "RequestError"})
-_CALL = frozenset({"Any"})  # ``arguments: dict[str, Any]``
+_CALL = frozenset({"Any"})  # the annotation of ``arguments``
 _CONNECTION = frozenset(
     {"Callable", "asyncio", "Channel", "Writer", "DEFAULT_MAX_MESSAGE_BYTES", "Connection", "handler_of"}
 )
