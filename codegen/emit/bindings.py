@@ -39,6 +39,11 @@ def _listing(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def bindings_summary(surface: ApiSurface) -> str:
+    """The first sentence of the bindings' docstring."""
+    return f"ACP {surface.release} ({surface.stability} schema): typed method bindings."
+
+
 def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
     spec = spec if spec is not None else bindings(surface)
     handlers = _listing([f":class:`{e.role.handler}`" for e in spec.handlers])
@@ -46,7 +51,7 @@ def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
     calls = [f":class:`{first.role.connection}` calls the {first.role.peer}'s methods"]
     calls += [f":class:`{e.role.connection}` the {e.role.peer}'s" for e in rest]
     return pysource.docstring(
-        f"ACP {surface.release} ({surface.stability} schema): typed method bindings.\n\n"
+        f"{bindings_summary(surface)}\n\n"
         f"{handlers} describe the handlers of each role: every method takes\n"
         "the fields of its params as keyword-only, snake_case parameters and returns its response\n"
         "model (``None`` for a notification).  Subclassing them is optional; a method left out\n"
@@ -260,7 +265,9 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     if not spec.ends:
         return {}
     return {
-        "bindings.py": Module(_render(surface, spec), exports=_exports(spec), expose=True),
+        "bindings.py": Module(
+            _render(surface, spec), exports=_exports(spec), expose=True, summary=bindings_summary(surface)
+        ),
         "_rpc.py": runtime_module(
             surface,
             "_rpc.py",

@@ -641,6 +641,11 @@ def describe(rule: RulePlan) -> str:
     assert_never(rule)
 
 
+def patches_summary(surface: ApiSurface) -> str:
+    """The first sentence of ``patches.py``'s docstring."""
+    return f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema)."
+
+
 def module_doc(plan: SessionPlan) -> str:
     surface = plan.surface
     items = [f"``{rule.tag}``: {describe(rule)}." for rule in plan.rules]
@@ -649,7 +654,7 @@ def module_doc(plan: SessionPlan) -> str:
     lines = [textwrap.fill(item, width=92, initial_indent="* ", subsequent_indent="  ") for item in items]
     other = f" (:class:`{plan.other}`)" if plan.other else ""
     return pysource.docstring(
-        f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema).\n\n"
+        f"{patches_summary(surface)}\n\n"
         ":func:`apply_patch` applies one upsert or chunk to the stored state of its entity, and\n"
         f":class:`SessionState` keeps what a client needs from ``{plan.method}`` notifications.\n"
         "Both follow the protocol's rules: an omitted field leaves the stored value unchanged,\n"
@@ -741,6 +746,8 @@ def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     if table is None or not any(m.wire_name == table.method for m in surface.methods):
         return {}
     return {
-        "patches.py": Module(render_patches(surface, table), exports=EXPORTS, expose=True),
+        "patches.py": Module(
+            render_patches(surface, table), exports=EXPORTS, expose=True, summary=patches_summary(surface)
+        ),
         "_patch.py": runtime_module(surface, "_patch.py"),
     }
