@@ -9,7 +9,6 @@ or control character can end them early, and identifiers come from
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import textwrap
@@ -165,6 +164,46 @@ def _union(expr: TypeExpr, module: str, extra: tuple[str, ...]) -> str:
     return " | ".join(parts)
 
 
+def annotation_names(expr: TypeExpr, module: str = "", extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """The names :func:`annotation` writes for ``expr`` (with the same ``module`` and ``extra``):
+    ``module`` or a named type, ``Literal``, ``Any`` and the ``extra`` names; the builtins left out.
+
+    An emitter imports from these, never from its rendered text.
+    """
+    written: frozenset[str]
+    match expr:
+        case Ref():
+            written = frozenset({module or expr.name})
+        case Scalar() if expr.type == "any":
+            return frozenset({"Any"})
+        case Scalar():
+            written = frozenset()
+        case ArrayOf():
+            written = annotation_names(expr.item, module)
+        case MapOf():
+            written = annotation_names(expr.value, module)
+        case Const():
+            written = frozenset({"Literal"})
+        case Nullable() | AnyOf():
+            return _union_names(join_types([expr]), module, extra)
+        case _:
+            assert_never(expr)
+    return _union_names(expr, module, extra) if extra else written
+
+
+def _union_names(expr: TypeExpr, module: str, extra: tuple[str, ...]) -> frozenset[str]:
+    """The names :func:`_union` writes."""
+    inner = expr.inner if isinstance(expr, Nullable) else expr
+    if isinstance(inner, Scalar) and inner.type == "any":
+        return frozenset({"Any"})
+    members = inner.members if isinstance(inner, AnyOf) else (inner,)
+    found = {"Literal"} if any(isinstance(m, Const) for m in members) else set()
+    for member in members:
+        if not isinstance(member, Const):
+            found |= annotation_names(member, module)
+    return frozenset(found | set(extra))
+
+
 def join_types(exprs: Iterable[TypeExpr]) -> TypeExpr:
     """One type expression for a value of any of ``exprs``.
 
@@ -223,10 +262,3 @@ def _written_as(expr: TypeExpr) -> Hashable:
         case _:
             assert_never(expr)
 
-
-def used_names(source: str) -> set[str]:
-    """Names a module body reads (not the ones it only assigns), from its AST."""
-    tree = ast.parse(source)
-    return {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }

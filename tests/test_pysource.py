@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from codegen.pysource import NULL, annotation, import_block, join_types
-from codegen.schema.ir import AnyOf, ArrayOf, Const, Constraints, Nullable, Ref, Scalar
+import ast
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from codegen.pysource import NULL, annotation, annotation_names, import_block, join_types
+from codegen.schema.ir import AnyOf, ArrayOf, Const, Constraints, MapOf, Nullable, Ref, Scalar, TypeExpr
 
 TABLE = {
     "uuid": "",
@@ -71,3 +76,41 @@ def test_none_is_written_last_and_extra_names_before_it() -> None:
     assert annotation(Nullable(INTEGER), extra=("Unset",)) == "int | Unset | None"
     assert annotation(Scalar("any"), extra=("Unset",)) == "Any"
     assert annotation(ArrayOf(AnyOf((Const("a"), Const("b"))))) == "list[Literal['a', 'b']]"
+
+
+_BUILTINS = frozenset({"str", "int", "float", "bool", "list", "dict"})
+_LEAVES = (
+    st.sampled_from([Scalar(t) for t in ("string", "integer", "number", "boolean", "any", "null")])
+    | st.builds(Ref, st.sampled_from(["Plan", "ToolCall"]))
+    | st.builds(Const, st.sampled_from([1, True, "x", None]))
+)
+_EXPRS = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.builds(ArrayOf, inner)
+        | st.builds(MapOf, inner)
+        | st.builds(Nullable, inner)
+        | st.builds(AnyOf, st.lists(inner, min_size=1, max_size=3).map(tuple))
+    ),
+    max_leaves=6,
+)
+
+
+def _written(source: str) -> frozenset[str]:
+    """The names an annotation's text reads (what the test checks the data against)."""
+    tree = ast.parse(source, mode="eval")
+    return frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)) - _BUILTINS
+
+
+@given(_EXPRS, st.sampled_from(["", "schema"]), st.sampled_from([(), ("Unset",)]))
+@settings(max_examples=300, deadline=None)
+def test_annotation_names_are_the_names_the_annotation_writes(
+    expr: TypeExpr, module: str, extra: tuple[str, ...]
+) -> None:
+    assert annotation_names(expr, module, extra) == _written(annotation(expr, module, extra))
+
+
+def test_annotation_names_of_a_named_type_are_its_module_or_itself() -> None:
+    assert annotation_names(Ref("Plan"), "schema") == {"schema"}
+    assert annotation_names(Nullable(AnyOf((Ref("Plan"), Const(1)))), "") == {"Plan", "Literal"}
+    assert annotation_names(Scalar("any"), "schema", ("Unset",)) == {"Any"}

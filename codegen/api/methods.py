@@ -52,6 +52,11 @@ def annotation(expr: TypeExpr, extra: tuple[str, ...] = ()) -> str:
     return pysource.annotation(expr, module="schema", extra=extra)
 
 
+def annotation_names(*exprs: TypeExpr) -> frozenset[str]:
+    """The names the annotations of ``exprs`` write inside the bindings module (see :func:`annotation`)."""
+    return frozenset().union(*(pysource.annotation_names(e, "schema") for e in exprs))
+
+
 join_types = pysource.join_types
 NULL = pysource.NULL
 
@@ -95,9 +100,22 @@ def accepts_none(surface: ApiSurface, expr: TypeExpr, seen: frozenset[str] = fro
 @dataclass(frozen=True)
 class Param:
     name: str
-    annotation: str
+    type: TypeExpr
+    """What the parameter holds (``null`` already joined in for one that defaults to ``None``)."""
     default: str | None
     """``None`` for a required parameter, else the default's source (``None`` or ``UNSET``)."""
+    extra: tuple[str, ...] = ()
+    """Python types its annotation adds that are no JSON type (``Unset``)."""
+
+    @property
+    def annotation(self) -> str:
+        return annotation(self.type, self.extra)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names :attr:`source` writes that a module imports or defines (its annotation's, ``UNSET``)."""
+        default = {self.default} if self.default not in (None, "None") else set()
+        return pysource.annotation_names(self.type, "schema", self.extra) | default
 
     @property
     def source(self) -> str:
@@ -111,6 +129,11 @@ def signature_source(params: Iterable[Param]) -> str:
     params = list(params)
     star = ["*"] if params else []
     return ", ".join(["self", *star, *(p.source for p in params), "**kwargs: Any"])
+
+
+def signature_names(params: Iterable[Param]) -> frozenset[str]:
+    """The names :func:`signature_source` writes that a module imports or defines."""
+    return frozenset({"Any"}).union(*(p.names for p in params))
 
 
 @dataclass(frozen=True)
@@ -128,6 +151,11 @@ class Overload:
     def signature(self) -> str:
         return signature_source(self.params)
 
+    @property
+    def signature_names(self) -> frozenset[str]:
+        """The names :attr:`signature` writes that a module imports or defines."""
+        return signature_names(self.params)
+
 
 @dataclass(frozen=True)
 class UnionShape:
@@ -139,6 +167,8 @@ class UnionShape:
     """(tag literal, branch source) pairs."""
     other: str | None
     infer_tag: bool
+    names: frozenset[str]
+    """The names the branches' sources write that a module imports (``schema``, ``Scopes``)."""
 
 
 @dataclass
@@ -190,6 +220,11 @@ class MethodSpec:
     @property
     def signature(self) -> str:
         return signature_source(self.params)
+
+    @property
+    def signature_names(self) -> frozenset[str]:
+        """The names :attr:`signature` writes that a module imports or defines."""
+        return signature_names(self.params)
 
 
 def call_fields(surface: ApiSurface, name: str) -> tuple[Field, ...]:
@@ -244,9 +279,9 @@ def method_spec(surface: ApiSurface, method: Method) -> MethodSpec:
         ordered = [f for f in fields if f.required] + [f for f in fields if not f.required]
         params = [
             (
-                Param(f.py_name, annotation(f.type), None)
+                Param(f.py_name, f.type, None)
                 if f.required
-                else Param(f.py_name, annotation(join_types([f.type, NULL])), "None")
+                else Param(f.py_name, join_types([f.type, NULL]), "None")
             )
             for f in ordered
         ]
@@ -283,11 +318,11 @@ def _union_spec(
         if py_name == tag:
             everywhere = not infer_tag
         if everywhere:
-            params.append(Param(py_name, annotation(types), None))
+            params.append(Param(py_name, types, None))
         elif any(f.required and accepts_none(surface, f.type) for _leaf, f in found):
-            params.append(Param(py_name, annotation(types, extra=("Unset",)), "UNSET"))
+            params.append(Param(py_name, types, "UNSET", extra=("Unset",)))
         else:
-            params.append(Param(py_name, annotation(join_types([types, NULL])), "None"))
+            params.append(Param(py_name, join_types([types, NULL]), "None"))
     params = [p for p in params if p.default is None] + [p for p in params if p.default is not None]
 
     def branch_source(objects: list[ObjectType]) -> str:
@@ -312,6 +347,7 @@ def _union_spec(
         known=tuple((pysource.literal(t), branch_source(objs)) for t, objs in known),
         other=other,
         infer_tag=infer_tag,
+        names=frozenset({"schema", *(["Scopes"] if any(len(objs) > 1 for _t, objs in branches) else [])}),
     )
     return MethodSpec(
         method, name, params, doc, f"schema.{union.name}", result, union=shape, overloads=overloads
@@ -329,9 +365,9 @@ def _overload(
     params = []
     for f in call_fields(surface, leaf.name):
         if f.required and not (f.py_name == tag and known is not None and infer_tag):
-            params.append(Param(f.py_name, annotation(f.type), None))
+            params.append(Param(f.py_name, f.type, None))
         else:
-            params.append(Param(f.py_name, annotation(join_types([f.type, NULL])), "None"))
+            params.append(Param(f.py_name, join_types([f.type, NULL]), "None"))
     params.sort(key=lambda p: (p.default is not None, order[p.name]))
     return Overload(tuple(params))
 

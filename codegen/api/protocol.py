@@ -14,9 +14,9 @@ from .. import knowledge, naming, pysource
 from ..diagnostics import gap
 from ..errors import CodegenError
 from ..knowledge import CapabilityGates, GateKey, Protocol
-from ..schema.ir import ApiSurface, Method, ObjectType, Ref, Side, UnionType, strip_nullable
+from ..schema.ir import ApiSurface, Method, ObjectType, Ref, Side, TypeExpr, UnionType, strip_nullable
 from .connections import Role, present_roles, roles
-from .methods import Param, annotation, call_fields
+from .methods import Param, annotation, annotation_names, call_fields
 
 
 @dataclass(frozen=True)
@@ -114,12 +114,27 @@ class Echo:
     update_class: str
     id_field: str
     content_field: str
-    content_type: str
-    id_type: str
+    content: TypeExpr
+    """What the update's content field holds (the type of a prompt block)."""
+    message_id: TypeExpr
+    """What the update's message id field holds."""
     method: str = ""
     """Wire name of the request whose response carries the message id (``session/prompt``)."""
     notification: str = ""
     """Wire name of the notification that echoes the message (``session/update``)."""
+
+    @property
+    def content_type(self) -> str:
+        return annotation(self.content)
+
+    @property
+    def id_type(self) -> str:
+        return annotation(self.message_id)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names its annotations and the other parameters write that a module imports."""
+        return annotation_names(self.content, self.message_id).union(*(p.names for p in self.other_params))
 
     def fits(self, served: Iterable[str], called: Iterable[str]) -> bool:
         """Whether a connection end that serves and calls these wire names sends the echo."""
@@ -160,7 +175,7 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
         if id_field is None or content is None:
             continue
         others = tuple(
-            Param(x.py_name, annotation(x.type), None)
+            Param(x.py_name, x.type, None)
             for x in call_fields(surface, carrier.name)
             if x.required and x is not f
         )
@@ -171,8 +186,8 @@ def prompt_echo(surface: ApiSurface) -> Echo | None:
             variant.type.name,
             id_field.py_name,
             content.py_name,
-            annotation(content.type),
-            annotation(id_field.type),
+            content.type,
+            id_field.type,
             facts.method,
             notify.wire_name,
         )
@@ -197,20 +212,38 @@ UNSUPPORTED_VERSION_DATA = "UnsupportedProtocolVersionErrorData"
 """The schema's type for the data of the ``-32022`` error (from the v2 schema of TS SDK 2.4.0 on)."""
 
 
-class Code(str):
+@dataclass(frozen=True)
+class Code:
     """A Python expression the template writes as it is (not as a string literal)."""
+
+    source: str
+    names: frozenset[str]
+    """The names it uses that a module imports."""
 
 
 @dataclass(frozen=True)
 class Handshake:
     """The types of the handshake, for the typed ``connect_with_fallback`` of the bindings."""
 
-    info: str
-    """The annotation of the client's ``Implementation`` (the params' ``client_info`` field)."""
-    capabilities: str
-    """The annotation of the client's capabilities (the params' ``client_capabilities`` field)."""
+    info_type: TypeExpr
+    """The client's ``Implementation`` (the params' ``client_info`` field)."""
+    capabilities_type: TypeExpr
+    """The client's capabilities (the params' ``client_capabilities`` field)."""
     response: str
     """The initialize result type."""
+
+    @property
+    def info(self) -> str:
+        return annotation(self.info_type)
+
+    @property
+    def capabilities(self) -> str:
+        return annotation(self.capabilities_type)
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names the two annotations write that a module imports."""
+        return annotation_names(self.info_type, self.capabilities_type)
 
 
 @dataclass(frozen=True)
@@ -230,7 +263,12 @@ class ProtocolConstant:
     @property
     def source(self) -> dict[str, str]:
         """Each keyword argument as Python source."""
-        return {k: v if isinstance(v, Code) else pysource.literal(v) for k, v in self.fields.items()}
+        return {k: v.source if isinstance(v, Code) else pysource.literal(v) for k, v in self.fields.items()}
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names its keyword arguments write that a module imports."""
+        return frozenset().union(*(v.names for v in self.fields.values() if isinstance(v, Code)))
 
 
 @dataclass(frozen=True)
@@ -276,7 +314,9 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
         "version": surface.protocol_version,
     }
     if UNSUPPORTED_VERSION_DATA in surface.types:
-        handshake_facts["unsupported_version_data"] = Code(f"schema.{UNSUPPORTED_VERSION_DATA}")
+        handshake_facts["unsupported_version_data"] = Code(
+            f"schema.{UNSUPPORTED_VERSION_DATA}", frozenset({"schema"})
+        )
     readers: list[tuple[Role, dict[str, object]]] = []
     for end in present_roles(surface):
         handshake = end.handshake or protocol.initialize
@@ -342,8 +382,8 @@ def _handshake(surface: ApiSurface, initialize: Method, protocol: Protocol) -> H
     if info is None or capabilities is None or initialize.result is None:
         return None
     return Handshake(
-        annotation(strip_nullable(info.type)),
-        annotation(strip_nullable(capabilities.type)),
+        strip_nullable(info.type),
+        strip_nullable(capabilities.type),
         f"schema.{initialize.result}",
     )
 

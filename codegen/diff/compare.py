@@ -61,7 +61,6 @@ from ..schema.ir import (
     normative,
     refs_in,
     strip_nullable,
-    to_json,
 )
 from .context import Context
 from .model import (
@@ -75,6 +74,8 @@ from .model import (
     Path,
     TypePart,
     ValuePart,
+    field_default,
+    json_key,
     values,
 )
 from .renames import rename_refs, shape
@@ -260,38 +261,6 @@ def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[Rul
             yield rule_id, KEYWORDS[key], *shown
         else:
             yield RuleId.CONSTRAINT_CHANGED, KEYWORDS[key], *shown
-
-
-def _default(f: Field) -> Any:
-    return to_json(f.default) if f.has_default else ABSENT
-
-
-JsonKey = tuple[Any, ...]
-"""A JSON value with its JSON type at every level: hashable, equal only for one value of one type."""
-
-
-def json_key(value: Any) -> JsonKey:
-    """``value`` keyed by JSON type: ``1``, ``1.0`` and ``true`` differ, an object's key order does not.
-
-    Python's ``==`` takes ``True == 1 == 1.0``; ``repr()`` tells them apart but also an object's key order.
-    """
-    match value:
-        case None:
-            return ("null",)
-        case bool():
-            return ("boolean", value)
-        case int():
-            return ("integer", value)
-        case float():
-            return ("number", value)
-        case str():
-            return ("string", value)
-        case list() | tuple():
-            return ("array", tuple(json_key(v) for v in value))
-        case Mapping():
-            return ("object", frozenset((str(k), json_key(v)) for k, v in value.items()))
-        case _:
-            return ("absent",) if value is ABSENT else ("other", repr(value))
 
 
 def lenient_keywords(f: Field) -> tuple[str, ...]:
@@ -561,8 +530,10 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
     else:
         yield from compare_expr(ctx, strip_nullable(old.type), strip_nullable(new.type), at)
     # a receiver fills a default only for a field the sender may omit: a required field has none that counts
-    if json_key(_default(old)) != json_key(_default(new)) and not old.required and not new.required:
-        yield ctx.change(RuleId.DEFAULT_CHANGED, path, traffic, where, old=_default(old), new=_default(new))
+    if json_key(field_default(old)) != json_key(field_default(new)) and not old.required and not new.required:
+        yield ctx.change(
+            RuleId.DEFAULT_CHANGED, path, traffic, where, old=field_default(old), new=field_default(new)
+        )
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):
         yield ctx.change(RuleId.LENIENT_ANNOTATION_ADDED, path, traffic, where, old=was, new=now)

@@ -17,11 +17,11 @@ import datetime
 import functools
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..schema.ir import Stability, to_json
+from ..schema.ir import Field, Stability, to_json
 from .path import (
     ABSENT,
     ArgumentPart,
@@ -334,3 +334,36 @@ class DiffResult:
 def values(items: Iterable[Any]) -> tuple[Any, ...]:
     """A set of values as a sorted tuple (a stable order for the report and the key)."""
     return tuple(sorted(items, key=lambda v: json.dumps(to_json(v), sort_keys=True)))
+
+
+def field_default(f: Field) -> Any:
+    """A field's default as JSON data, :data:`~.path.ABSENT` when it has none."""
+    return to_json(f.default) if f.has_default else ABSENT
+
+
+JsonKey = tuple[Any, ...]
+"""A JSON value with its JSON type at every level: hashable, equal only for one value of one type."""
+
+
+def json_key(value: Any) -> JsonKey:
+    """``value`` keyed by JSON type: ``1``, ``1.0`` and ``true`` differ, an object's key order does not.
+
+    Python's ``==`` takes ``True == 1 == 1.0``; ``repr()`` tells them apart but also an object's key order.
+    """
+    match value:
+        case None:
+            return ("null",)
+        case bool():
+            return ("boolean", value)
+        case int():
+            return ("integer", value)
+        case float():
+            return ("number", value)
+        case str():
+            return ("string", value)
+        case list() | tuple():
+            return ("array", tuple(json_key(v) for v in value))
+        case Mapping():
+            return ("object", frozenset((str(k), json_key(v)) for k, v in value.items()))
+        case _:
+            return ("absent",) if value is ABSENT else ("other", repr(value))

@@ -21,6 +21,7 @@ from ..schema.ir import (
     TypeExpr,
     UnionType,
 )
+from .model import field_default, json_key
 
 
 def rename_refs(expr: TypeExpr, renames: Mapping[str, str]) -> TypeExpr:
@@ -55,7 +56,7 @@ def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
                         rename_refs(f.type, renames),
                         f.required,
                         f.nullable,
-                        repr(f.default),
+                        json_key(field_default(f)),
                         f.default_on_error,
                         f.skip_invalid_items,
                         f.default_on_null,
@@ -66,7 +67,7 @@ def shape(named: NamedType, renames: Mapping[str, str]) -> Any:
             base = renames.get(named.base, named.base) if named.base else None
             return ("object", fields, base, named.extra, named.tag, named.reserved)
         case UnionType():
-            variants = frozenset((repr(v.tag), rename_refs(v.type, renames)) for v in named.variants)
+            variants = frozenset((json_key(v.tag), rename_refs(v.type, renames)) for v in named.variants)
             catch_all = rename_refs(named.catch_all.type, renames) if named.catch_all else None
             return ("union", named.tag_wire_name, variants, catch_all)
         case EnumType():

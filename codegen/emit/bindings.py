@@ -13,6 +13,7 @@ import textwrap
 from .. import pysource
 from ..api.connections import article
 from ..api.ends import Bindings, bindings
+from ..api.methods import MethodSpec
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
 from .output import TEMPLATES, Module, format_source, header, runtime_module, template_environment
@@ -29,13 +30,18 @@ def _render(surface: ApiSurface, spec: Bindings) -> str:
     environment.filters["article"] = article
     _check_members(surface, spec)
     body = environment.get_template("bindings.py.jinja2").render(surface=surface, bindings=spec)
-    imports = pysource.import_block(pysource.used_names(body), _IMPORTS)
+    imports = pysource.import_block(set(imported_names(spec)), _IMPORTS)
     source = header(surface, "Typed method bindings.") + module_doc(surface, spec) + "\n\n" + imports + body
     return format_source(source)
 
 
 def _listing(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def bindings_summary(surface: ApiSurface) -> str:
+    """The first sentence of the bindings' docstring."""
+    return f"ACP {surface.release} ({surface.stability} schema): typed method bindings."
 
 
 def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
@@ -45,7 +51,7 @@ def module_doc(surface: ApiSurface, spec: Bindings | None = None) -> str:
     calls = [f":class:`{first.role.connection}` calls the {first.role.peer}'s methods"]
     calls += [f":class:`{e.role.connection}` the {e.role.peer}'s" for e in rest]
     return pysource.docstring(
-        f"ACP {surface.release} ({surface.stability} schema): typed method bindings.\n\n"
+        f"{bindings_summary(surface)}\n\n"
         f"{handlers} describe the handlers of each role: every method takes\n"
         "the fields of its params as keyword-only, snake_case parameters and returns its response\n"
         "model (``None`` for a notification).  Subclassing them is optional; a method left out\n"
@@ -144,12 +150,108 @@ REMOTE = ("asgi_app", "connect_http", "connect_websocket")
 """What the bindings add for a client and an agent end: the remote transports (_asgi, _http, _ws)."""
 
 
+def _remote(spec: Bindings) -> bool:
+    """Whether the bindings get the remote transports (:data:`REMOTE`): a client and an agent end."""
+    return {"ClientSideConnection", "AgentSideConnection"} <= {end.role.connection for end in spec.ends}
+
+
 def _exports(spec: Bindings) -> tuple[str, ...]:
-    connections = {end.role.connection for end in spec.ends}
     extra: tuple[str, ...] = ()
-    if {"ClientSideConnection", "AgentSideConnection"} <= connections:
+    if _remote(spec):
         extra = REMOTE + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
     return tuple(sorted({*spec.exports, *extra}))
+
+
+# What each part of ``templates/bindings/bindings.py.jinja2`` writes of the names a module imports,
+# besides the pieces the API spec renders (signatures, types, union branches, protocol constants).
+_ROUTES = frozenset({"Final", "Mapping", "Route"})
+_EXTENSION_HANDLERS = frozenset({"Any", "RequestError"})
+_CALL = frozenset({"Any"})  # the annotation of ``arguments``
+_CONNECTION = frozenset(
+    {"Callable", "asyncio", "Channel", "Writer", "DEFAULT_MAX_MESSAGE_BYTES", "Connection", "handler_of"}
+)
+_CONNECTION_MEMBERS = frozenset({"Any", "Mapping"})
+_ECHO = frozenset({"Sequence", "uuid", "schema"})
+_CONNECT = frozenset({"Callable", "asyncio", "Channel", "Writer", "DEFAULT_MAX_MESSAGE_BYTES"})
+_RUN = frozenset({"Callable", "DEFAULT_MAX_MESSAGE_BYTES", "stdio_streams"})
+_REMOTE = frozenset(
+    {
+        "Any",
+        "Mapping",
+        "Callable",
+        "Iterable",
+        "DEFAULT_MAX_MESSAGE_BYTES",
+        "AgentProtocolRouter",
+        "RequestInfo",
+        "ServerLimits",
+        "AcpAsgiApp",
+        "sys",
+    }
+)
+_FALLBACK = frozenset(
+    {
+        "Any",
+        "Mapping",
+        "asyncio",
+        "Writer",
+        "AcpModel",
+        "ModuleType",
+        "DEFAULT_MAX_MESSAGE_BYTES",
+        "NegotiatedConnection",
+    }
+)
+
+
+def _handler_names(method: MethodSpec) -> frozenset[str]:
+    """What the template's ``handler`` macro writes for ``method``."""
+    names = set(method.signature_names)
+    names |= {"schema"} if method.result_type else set()
+    names |= {"RequestError"} if method.is_request else set()
+    return frozenset(names)
+
+
+def _call_names(method: MethodSpec) -> frozenset[str]:
+    """What the template's ``call`` macro writes for ``method``."""
+    names = set(_CALL | method.signature_names)
+    for overload in method.overloads:
+        names |= {"overload"} | overload.signature_names
+    names |= {"schema"} if method.result_type else set()
+    names |= {"omit"} if method.omit_none or method.omit_unset else set()
+    names |= {"UNSET"} if method.omit_unset else set()
+    names |= {"build", "schema"} if method.union is None else set()
+    return frozenset(names)
+
+
+def imported_names(spec: Bindings) -> frozenset[str]:
+    """Every name the rendered bindings use that a module imports, from ``spec`` and what each part of
+    the template writes (the module's imports: see :data:`_IMPORTS`)."""
+    names: set[str] = set()
+    for method in spec.union_specs:
+        assert method.union is not None
+        names |= {"Final", "UnionParams"} | method.union.names
+    for end in spec.handlers:
+        names.add("Protocol")
+        for method in end.own_served if end.handler_base else end.served:
+            names |= _handler_names(method)
+        if not end.handler_base:
+            names |= _EXTENSION_HANDLERS
+        names |= _ROUTES | ({"schema"} if end.served else set())
+        names |= _RUN if end.role.stdio else set()
+    for constant in spec.protocol.constants:
+        names |= {"Final", "ProtocolNames"} | constant.names
+    for _table in spec.gate_tables:
+        names |= {"Final", "Mapping", "Gate"}
+    for end in spec.ends:
+        names |= _CONNECTION | _CONNECT
+        names |= _CONNECTION_MEMBERS if not end.connection_base else set()
+        names |= (_ECHO | end.echo.names) if end.echo else set()
+        for method in end.own_called:
+            names |= _call_names(method)
+    if _remote(spec):
+        names |= _REMOTE
+        handshake = spec.protocol.handshake
+        names |= (_FALLBACK | handshake.names) if handshake else set()
+    return frozenset(names)
 
 
 def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
@@ -163,7 +265,9 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     if not spec.ends:
         return {}
     return {
-        "bindings.py": Module(_render(surface, spec), exports=_exports(spec), expose=True),
+        "bindings.py": Module(
+            _render(surface, spec), exports=_exports(spec), expose=True, summary=bindings_summary(surface)
+        ),
         "_rpc.py": runtime_module(
             surface,
             "_rpc.py",

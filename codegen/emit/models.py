@@ -95,7 +95,7 @@ def render_models(surface: ApiSurface, formatted: bool = True) -> str:
     normalised = normalise(surface)
     body = _statements(surface, _engine_output(surface, normalised, eager))
     doc = pysource.docstring(
-        f"Pydantic models of ACP {surface.release} ({surface.stability} schema).\n\n"
+        f"{models_summary(surface)}\n\n"
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "
         "and the wire names as aliases."
     )
@@ -104,9 +104,14 @@ def render_models(surface: ApiSurface, formatted: bool = True) -> str:
     return format_source(source) if formatted else source
 
 
+def models_summary(surface: ApiSurface) -> str:
+    """The first sentence of the models' docstring."""
+    return f"Pydantic models of ACP {surface.release} ({surface.stability} schema)."
+
+
 def emit_models(surface: ApiSurface) -> dict[str, Module]:
     """The emitter (see :data:`codegen.emit.package.EMITTERS`): ``schema.py`` and the runtime it runs on."""
     return {
-        "schema.py": Module(render_models(surface), expose=True, eager=True),
+        "schema.py": Module(render_models(surface), expose=True, eager=True, summary=models_summary(surface)),
         "_base.py": runtime_module(surface, "_base.py"),
     }

@@ -36,6 +36,8 @@ class Module:
     """Whether the package offers the module itself (``package.bindings``)."""
     eager: bool = False
     """Whether importing the package imports the module (the models); the others load on first use."""
+    summary: str = ""
+    """The first sentence of its docstring: what the package docstring says of an exposed module."""
 
 
 _REGENERATE: contextvars.ContextVar[str | None] = contextvars.ContextVar("regenerate", default=None)

@@ -8,7 +8,6 @@ an emitter is one line in :data:`EMITTERS`.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,7 +39,7 @@ class Package:
     def init_source(self) -> str:
         surface = self.surface
         contents = "\n".join(
-            f"- :mod:`.{path.removesuffix('.py')}`: {_summary(module.source)}"
+            f"- :mod:`.{path.removesuffix('.py')}`: {module.summary}"
             for path, module in sorted(self.modules.items())
             if module.expose
         )
@@ -87,12 +86,6 @@ class Package:
     def _header(self, what: str) -> str:
         with regenerated_by(self.regenerate):
             return header(self.surface, what)
-
-
-def _summary(source: str) -> str:
-    """The first sentence of a module's docstring."""
-    text = ast.get_docstring(ast.parse(source)) or ""
-    return text.split("\n\n")[0].replace("\n", " ").strip()
 
 
 Emitter = Callable[[ApiSurface], dict[str, Module]]

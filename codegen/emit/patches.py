@@ -32,7 +32,7 @@ from ..knowledge import (
     UpsertEntry,
 )
 from ..naming import is_identifier
-from ..pysource import annotation
+from ..pysource import annotation, annotation_names
 from ..runtime import _patch
 from ..schema.ir import (
     ApiSurface,
@@ -89,6 +89,13 @@ class UpsertPlan:
     patch_fields: tuple[Field, ...]
     keep_on_null: tuple[Field, ...]
     role: ClassVar[str] = "upsert"
+    runtime: ClassVar[str] = "Upsert"
+    """The class of ``codegen/runtime/_patch.py`` the rule is written as."""
+
+    @property
+    def names(self) -> frozenset[str]:
+        """The names its rule writes that the module imports."""
+        return frozenset({self.runtime, self.update, self.entity})
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,7 @@ class ChunkPlan:
     creates: bool
     shared: tuple[Field, ...]
     role: ClassVar[str] = "chunk"
+    runtime: ClassVar[str] = "Chunk"
 
     @property
     def collection(self) -> str:
@@ -113,6 +121,11 @@ class ChunkPlan:
     def containers(self) -> tuple[str, ...]:
         """The class of each object ``into`` steps through (the planner checked they are objects)."""
         return tuple(annotation(strip_nullable(f.type)) for f in self.into[:-1])
+
+    @property
+    def names(self) -> frozenset[str]:
+        containers = (annotation_names(strip_nullable(f.type)) for f in self.into[:-1])
+        return frozenset({self.runtime, self.update}).union(*containers)
 
 
 @dataclass(frozen=True)
@@ -124,14 +137,24 @@ class SnapshotPlan:
     entity: str | None
     key: tuple[Field, ...]
     role: ClassVar[str] = "snapshot"
+    runtime: ClassVar[str] = "Snapshot"
 
     @property
     def value_type(self) -> str:
         return annotation(self.value.type) if self.value else str(self.entity)
 
     @property
+    def value_names(self) -> frozenset[str]:
+        """The names :attr:`value_type` writes."""
+        return annotation_names(self.value.type) if self.value else frozenset({str(self.entity)})
+
+    @property
     def key_type(self) -> str | None:
         return annotation(self.key[-1].type) if self.key else None
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset({self.runtime, self.update, *([] if self.value else [str(self.entity)])})
 
 
 @dataclass(frozen=True)
@@ -141,6 +164,11 @@ class RemovalPlan:
     collection: str
     key: Field
     role: ClassVar[str] = "removal"
+    runtime: ClassVar[str] = "Removal"
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset({self.runtime, self.update})
 
 
 @dataclass(frozen=True)
@@ -150,6 +178,11 @@ class StatePlan:
     entity: str
     activity: str
     role: ClassVar[str] = "state"
+    runtime: ClassVar[str] = "State"
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset({self.runtime, self.update, self.entity})
 
 
 @dataclass(frozen=True)
@@ -157,6 +190,11 @@ class LivePlan:
     tag: str
     update: str
     role: ClassVar[str] = "live"
+    runtime: ClassVar[str] = "Live"
+
+    @property
+    def names(self) -> frozenset[str]:
+        return frozenset({self.runtime, self.update})
 
 
 RulePlan = UpsertPlan | ChunkPlan | SnapshotPlan | RemovalPlan | LivePlan
@@ -175,6 +213,8 @@ class CollectionPlan:
     key_type: str | None
     values: tuple[str, ...]
     rules: tuple[StoredPlan, ...]
+    names: frozenset[str]
+    """The names :attr:`annotation` writes that the module imports."""
 
     @property
     def annotation(self) -> str:
@@ -195,7 +235,8 @@ class SessionPlan:
     rules: tuple[RulePlan, ...]
     state_tag: str
     states: tuple[StatePlan, ...]
-    state_type: str
+    state_types: tuple[str, ...]
+    """The named union of the foreground states' classes, else those classes."""
     collections: tuple[CollectionPlan, ...]
     method: str
     """The notification's method (``[patches] method``)."""
@@ -205,19 +246,33 @@ class SessionPlan:
     """Update classes the table does not cover: like the catch-all, returned and never stored."""
 
     @property
+    def state_type(self) -> str:
+        """The annotation of ``SessionState.state`` (``None`` aside)."""
+        return " | ".join(self.state_types)
+
+    @property
+    def others(self) -> tuple[str, ...]:
+        """The catch-all and the unclassified classes."""
+        return tuple(name for name in (self.other, *self.unclassified) if name is not None)
+
+    @property
     def other_source(self) -> str:
         """The ``other`` argument of the generated rules: the catch-all and the unclassified classes."""
-        others = [name for name in (self.other, *self.unclassified) if name is not None]
+        others = self.others
         return others[0] if len(others) == 1 else f"({', '.join(others)},)"
 
     def of_role(self, role: str) -> tuple[RulePlan, ...]:
         return tuple(r for r in self.rules if r.role == role)
 
     @property
-    def completion_type(self) -> str:
+    def completions(self) -> tuple[str, ...]:
         """What ``Change.completion`` holds: the classes the states that end work are stored as."""
-        done = dict.fromkeys(s.entity for s in self.states if s.activity == "done")
-        return " | ".join(done) if done else "AcpModel"
+        done = tuple(dict.fromkeys(s.entity for s in self.states if s.activity == "done"))
+        return done or ("AcpModel",)
+
+    @property
+    def completion_type(self) -> str:
+        return " | ".join(self.completions)
 
     @property
     def entities(self) -> dict[str, tuple[str, ...]]:
@@ -509,30 +564,42 @@ class _Planner:
                 )
             keys: set[tuple[str | None, str | None]] = set()
             values: list[str] = []
+            names: set[str] = set()
             for rule in members:
                 if isinstance(rule, UpsertPlan):
                     keys.add((rule.key.wire_name, annotation(rule.key.type)) if rule.key else (None, None))
+                    names |= annotation_names(rule.key.type) if rule.key else set()
                     values.append(rule.entity)
+                    names.add(rule.entity)
                 elif isinstance(rule, SnapshotPlan):
                     wire = ".".join(f.wire_name for f in rule.key) or None
                     keys.add((wire, rule.key_type))
+                    names |= annotation_names(rule.key[-1].type) if rule.key else set()
                     values.append(rule.value_type)
+                    names |= rule.value_names
                 elif isinstance(rule, RemovalPlan):
                     keys.add((rule.key.wire_name, annotation(rule.key.type)))
+                    names |= annotation_names(rule.key.type)
             if len({key_type for _, key_type in keys}) != 1:
                 raise self.table_error(members[0].tag, f"the updates of {name!r} disagree on its key")
             key, key_type = max(sorted(keys, key=repr), key=lambda k: len(k[0] or ""))
-            out.append(CollectionPlan(name, key, key_type, tuple(dict.fromkeys(values)), tuple(members)))
+            # the members agree on the key's annotation, so on the names it writes
+            names |= {"Mapping"} if key_type else set()
+            out.append(
+                CollectionPlan(
+                    name, key, key_type, tuple(dict.fromkeys(values)), tuple(members), frozenset(names)
+                )
+            )
         return tuple(out)
 
-    def union_name(self, classes: set[str]) -> str:
-        """The named union of exactly ``classes`` (a schema type first), else them joined with ``|``."""
+    def union_name(self, classes: set[str]) -> tuple[str, ...]:
+        """The named union of exactly ``classes`` (a schema type first), else the classes, sorted."""
         found = sorted(
             (union.schema_name is None, union.name)
             for union in self.surface.unions()
             if set(self.surface.classes_of(Ref(union.name))) == classes
         )
-        return found[0][1] if found else " | ".join(sorted(classes))
+        return (found[0][1],) if found else tuple(sorted(classes))
 
 
 def session_plan(surface: ApiSurface, table: Patches | None = None) -> SessionPlan:
@@ -574,6 +641,11 @@ def describe(rule: RulePlan) -> str:
     assert_never(rule)
 
 
+def patches_summary(surface: ApiSurface) -> str:
+    """The first sentence of ``patches.py``'s docstring."""
+    return f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema)."
+
+
 def module_doc(plan: SessionPlan) -> str:
     surface = plan.surface
     items = [f"``{rule.tag}``: {describe(rule)}." for rule in plan.rules]
@@ -582,7 +654,7 @@ def module_doc(plan: SessionPlan) -> str:
     lines = [textwrap.fill(item, width=92, initial_indent="* ", subsequent_indent="  ") for item in items]
     other = f" (:class:`{plan.other}`)" if plan.other else ""
     return pysource.docstring(
-        f"Patch semantics of ACP {surface.release} session updates ({surface.stability} schema).\n\n"
+        f"{patches_summary(surface)}\n\n"
         ":func:`apply_patch` applies one upsert or chunk to the stored state of its entity, and\n"
         f":class:`SessionState` keeps what a client needs from ``{plan.method}`` notifications.\n"
         "Both follow the protocol's rules: an omitted field leaves the stored value unchanged,\n"
@@ -615,14 +687,37 @@ _IMPORTED = {
 """Where the names the body may use come from, besides the runtime and the schema."""
 
 
+_BODY = frozenset({"Final", "Rules", "AcpModel", "TypeAlias", "SessionStore"})
+"""What ``templates/patches/body.py.jinja2`` writes of the imported names whatever the plan:
+``RULES: Final = Rules(...)``, ``apply_patch``'s ``AcpModel``, ``Completion: TypeAlias``, the base of
+``SessionState``."""
+
+
+def body_names(plan: SessionPlan) -> frozenset[str]:
+    """Every name the rendered body of ``patches.py`` uses that the module imports, from the plan."""
+    names = set(_BODY)
+    for part in (*plan.rules, *plan.states, *plan.collections):
+        names |= part.names
+    names |= {plan.union.name, plan.notification.name, *plan.others, *plan.completions, *plan.state_types}
+    if len(plan.entities) > 1:  # one overload of apply_patch per entity
+        names.add("overload")
+        for entity, updates in plan.entities.items():
+            names |= {entity, *updates}
+    return frozenset(names)
+
+
 def patch_imports(names: set[str], surface: ApiSurface) -> str:
     """The import block of ``patches.py``: the names its body uses, and the runtime names it re-exports."""
-    table = {
+    return pysource.import_block(names | (set(EXPORTS) & set(_patch.__all__)), import_table(surface))
+
+
+def import_table(surface: ApiSurface) -> dict[str, str]:
+    """Where each name ``patches.py`` may import comes from: the schema, the runtime, the standard library."""
+    return {
         **dict.fromkeys(surface.types, ".schema"),
         **dict.fromkeys(_patch.__all__, "._patch"),
         **_IMPORTED,
     }
-    return pysource.import_block(names | (set(EXPORTS) & set(_patch.__all__)), table)
 
 
 def render_patches(surface: ApiSurface, table: Patches | None = None) -> str:
@@ -630,7 +725,7 @@ def render_patches(surface: ApiSurface, table: Patches | None = None) -> str:
     plan = session_plan(surface, table)
     env = template_environment(PATCH_TEMPLATES)
     body = env.get_template("body.py.jinja2").render(plan=plan, collection_doc=collection_doc)
-    names = pysource.used_names(body)
+    names = set(body_names(plan))
     module = env.get_template("module.py.jinja2").render(
         header=header(surface, "Patch semantics of session updates."),
         doc=module_doc(plan),
@@ -651,6 +746,8 @@ def emit_patches(surface: ApiSurface) -> dict[str, Module]:
     if table is None or not any(m.wire_name == table.method for m in surface.methods):
         return {}
     return {
-        "patches.py": Module(render_patches(surface, table), exports=EXPORTS, expose=True),
+        "patches.py": Module(
+            render_patches(surface, table), exports=EXPORTS, expose=True, summary=patches_summary(surface)
+        ),
         "_patch.py": runtime_module(surface, "_patch.py"),
     }

@@ -24,11 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..schema.ir import ApiSurface
 from ..schema.load import ReleaseFiles
 from .parallel import Tick, run_all
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 _LOADED: dict[str, ModuleType] = {}
 
@@ -164,7 +167,7 @@ class Models:
 
     surface: ApiSurface
     module: ModuleType
-    _adapters: dict[str, Any] = field(default_factory=dict)
+    _adapters: dict[str, TypeAdapter[Any] | None] = field(default_factory=dict)
 
     def adapter(self, schema_name: str) -> Any:
         """A pydantic ``TypeAdapter`` of the model of ``$defs[schema_name]`` (``None`` if it has none)."""

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from ..diff import (
     Change,
@@ -51,6 +51,14 @@ from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
 from .walk import Anchor, Located, Place, anchor_of, at, located_errors
+
+
+class Validator(Protocol):
+    """What the search uses of a ``jsonschema`` validator."""
+
+    def is_valid(self, instance: Any) -> bool: ...
+
+    def evolve(self, **changes: Any) -> Validator: ...
 
 Direction = Literal["receivers", "senders"]
 """``receivers``: new messages tried on the old models; ``senders``: old messages tried on the new models."""
@@ -88,7 +96,7 @@ class Side:
     surface: ApiSurface
     schema: dict[str, Any]
     models: Models
-    _validators: dict[str, Any] = field(default_factory=dict)
+    _validators: dict[str, Validator] = field(default_factory=dict)
 
     @classmethod
     def load(cls, files: ReleaseFiles, surface: ApiSurface, cache: Path) -> Side:

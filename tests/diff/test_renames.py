@@ -16,9 +16,11 @@ from codegen.schema.ir import (
     Constraints,
     EnumType,
     EnumValue,
+    Field,
     MapOf,
     NamedType,
     Nullable,
+    ObjectType,
     Ref,
     Scalar,
     TypeExpr,
@@ -187,3 +189,17 @@ def test_a_changed_shape_is_a_removal_and_an_addition_not_a_rename() -> None:
     assert (replaced.subject, replaced.detail) == ("UsageUpdate.cost", "Cost -> Price")
     assert only(found, "field-added-optional").subject == "UsageUpdate.cost.extra"
     assert len(found) == 4
+
+
+def _with_default(name: str, default: object) -> ObjectType:
+    return ObjectType(name, (Field("mode", "mode", Scalar("any"), False, False, default=default),))
+
+
+def test_a_shape_compares_defaults_as_json_values_not_by_repr() -> None:
+    """An object default's key order is no change; ``1``, ``1.0`` and ``true`` are three defaults."""
+    ordered = shape(_with_default("A", {"a": 1, "b": 2}), {})
+    assert ordered == shape(_with_default("B", {"b": 2, "a": 1}), {})
+    assert len({shape(_with_default("C", value), {}) for value in (1, 1.0, True)}) == 3
+    old = tiny(_with_default("Cost", {"a": 1, "b": 2}))
+    assert detect_renames(old, tiny(_with_default("Price", {"b": 2, "a": 1}))) == {"Cost": "Price"}
+    assert detect_renames(tiny(_with_default("Cost", 1)), tiny(_with_default("Price", True))) == {}

@@ -18,7 +18,14 @@ from codegen import naming
 from codegen.api.ends import bindings as ends_of
 from codegen.api.methods import handled_by
 from codegen.api.protocol import protocol_names
-from codegen.emit.bindings import CONNECTION_MEMBERS, ECHO_MEMBER, HANDLER_MEMBERS, render_bindings
+from codegen.emit.bindings import _IMPORTS as IMPORTS
+from codegen.emit.bindings import (
+    CONNECTION_MEMBERS,
+    ECHO_MEMBER,
+    HANDLER_MEMBERS,
+    imported_names,
+    render_bindings,
+)
 from codegen.emit.bindings import _check_members as check_members
 from codegen.errors import CodegenError
 from codegen.schema.ir import ApiSurface, Method, ObjectType, UnionType
@@ -693,3 +700,14 @@ def test_the_echo_helper_exists_exactly_where_prompts_return_a_message_id(
     prompt = next(m for m in surface.methods if m.wire_name == "session/prompt")
     has_id = any(f.wire_name == "messageId" for f in surface.all_fields(prompt.result))  # type: ignore[arg-type]
     assert hasattr(bindings.AgentSideConnection, "echo_user_message") == has_id
+
+
+def test_the_imports_declared_from_the_spec_are_the_names_the_module_reads(surface: ApiSurface) -> None:
+    """The emitter imports what the API spec and the template's parts say they write; the rendered
+    module (read back here, never by the emitter) reads exactly those of the import table."""
+    spec = ends_of(surface)
+    if not spec.ends:
+        pytest.skip("no bindings")
+    tree = ast.parse(render_bindings(surface))
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert imported_names(spec) & set(IMPORTS) == read & set(IMPORTS)

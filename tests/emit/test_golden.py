@@ -59,3 +59,21 @@ def test_a_schema_without_methods_gets_models_only() -> None:
     assert {"bindings.py", "patches.py", "schema.py"} <= set(build_package(surface).modules)
     types_only = build_package(replace(surface, methods=()))
     assert set(types_only.modules) == {"schema.py", "_base.py"}
+
+
+def test_the_package_docstring_says_of_each_exposed_module_its_docstrings_first_sentence() -> None:
+    """The emitters hand the summary over with the module (the package never parses their output);
+    here the rendered docstrings are read back to check it."""
+    import ast
+
+    from codegen.emit.package import build_package
+    from tests.support.releases import surface_of
+
+    package = build_package(surface_of("2.0.0-alpha.7", True))
+    exposed = {path: module for path, module in package.modules.items() if module.expose}
+    assert set(exposed) == {"bindings.py", "patches.py", "schema.py"}
+    init = package.init_source()
+    for path, module in exposed.items():
+        doc = ast.get_docstring(ast.parse(module.source)) or ""
+        assert module.summary == doc.split("\n\n")[0].replace("\n", " ").strip() != ""
+        assert f"- :mod:`.{path.removesuffix('.py')}`: {module.summary}\n" in init

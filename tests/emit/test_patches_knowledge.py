@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Any
 
@@ -19,8 +20,10 @@ from codegen.emit.patches import (
     ChunkPlan,
     SnapshotPlan,
     UpsertPlan,
+    body_names,
     collection_doc,
     emit_patches,
+    import_table,
     module_doc,
     patch_imports,
     session_plan,
@@ -162,9 +165,9 @@ def test_an_unclassified_update_is_returned_and_never_stored_otherwise() -> None
     assert gap.default == UNCLASSIFIED
     assert plan.unclassified == ("PlanRemovedSessionUpdate",)
     assert plan.other_source == f"({known.other}, PlanRemovedSessionUpdate,)"
-    assert [r.tag for r in plan.rules] == [
-        r.tag for r in known.rules
-    ], "the classified ones are planned as before"
+    assert [r.tag for r in plan.rules] == [r.tag for r in known.rules], (
+        "the classified ones are planned as before"
+    )
 
 
 def test_an_unclassified_foreground_state_is_refused_in_strict_mode() -> None:
@@ -333,3 +336,16 @@ def test_patches_py_imports_the_names_its_body_uses() -> None:
     assert "Upsert" in froms["._patch"] and "Chunk" not in froms["._patch"]
     assert {*froms["._patch"], "SessionState", "apply_patch"} >= set(EXPORTS)
     assert froms[".schema"] == ["ToolCallUpdate"]
+
+
+@pytest.mark.parametrize("release", PATCHED, ids=surface_id)
+def test_the_imports_declared_from_the_plan_are_the_names_the_body_reads(release: tuple[str, bool]) -> None:
+    """``patches.py`` imports what the plan says its body writes; the rendered body (read back here,
+    never by the emitter) reads exactly those names of the import table."""
+    surface = surface_of(*release)
+    plan = session_plan(surface)
+    body = template_environment(PATCH_TEMPLATES).get_template("body.py.jinja2")
+    tree = ast.parse(body.render(plan=plan, collection_doc=collection_doc))
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    imported = set(import_table(surface))
+    assert body_names(plan) & imported == read & imported

@@ -6,6 +6,7 @@ independent JSON walking here), not off the builder's output.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from codegen import knowledge
+from codegen.knowledge import Extension
 from codegen.schema.ir import (
     ApiSurface,
     ArrayOf,
@@ -24,6 +27,7 @@ from codegen.schema.ir import (
     UnionType,
     to_json,
 )
+from tests.support.diffkit import base_data, surface_from
 from tests.support.releases import RELEASES, release_files, surface_of
 
 
@@ -227,6 +231,21 @@ def test_lenient_flags_and_defaults() -> None:
     assert capabilities is not None and capabilities.default == {} and not capabilities.required
     meta = surface.object("InitializeRequest").field("_meta")
     assert meta is not None and meta.py_name == "field_meta"
+
+
+def test_a_leniency_keyword_is_read_by_the_name_extensions_gives_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The builder sets a Field flag from the keyword ``[extensions]`` names for it, not a name of its own."""
+    known = knowledge.extensions()
+    extra = Extension("x-lenient-drop", "invalid items are dropped", lenient="skip_invalid_items")
+    monkeypatch.setattr(
+        knowledge, "extensions", lambda: dataclasses.replace(known, entries=(*known.entries, extra))
+    )
+    data = base_data()
+    changes = data["$defs"]["Diff"]["properties"]["changes"]
+    assert changes.pop("x-deserialize-skip-invalid-items")
+    assert not surface_from(data).object("Diff").field("changes").skip_invalid_items  # type: ignore[union-attr]
+    changes["x-lenient-drop"] = True
+    assert surface_from(data).object("Diff").field("changes").skip_invalid_items  # type: ignore[union-attr]
 
 
 def test_enums_open_and_closed() -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol, cast
 
-from ... import naming
+from ... import knowledge, naming
 from ...diagnostics import gap
 from ..ir import (
     MISSING,
@@ -340,6 +340,8 @@ class TypeBuilder:
         expr = self.type_expr(prop, owner + naming.pascal(wire))
         nullable = isinstance(expr, Nullable) or (isinstance(expr, Scalar) and expr.type in ("any", "null"))
         default = prop.get("default", MISSING)
+        # the leniency keywords are [extensions] of the knowledge file, each naming the Field flag it sets
+        lenient = {flag for flag, keyword in knowledge.extensions().lenient if prop.get(keyword)}
         return Field(
             wire_name=wire,
             py_name=naming.field_name(wire),
@@ -348,9 +350,9 @@ class TypeBuilder:
             nullable=nullable,
             doc=prop.doc(),
             default=default,
-            default_on_error=bool(prop.get("x-deserialize-default-on-error")),
-            skip_invalid_items=bool(prop.get("x-deserialize-skip-invalid-items")),
-            default_on_null=bool(prop.get("x-deserialize-default-on-null")),
+            default_on_error="default_on_error" in lenient,
+            skip_invalid_items="skip_invalid_items" in lenient,
+            default_on_null="default_on_null" in lenient,
             unstable=self.ctx.field_is_unstable(owner_schema_name, wire, prop),
         )
 
