@@ -39,6 +39,7 @@ from ..diff import (
     MessagePart,
     MethodPart,
     NoEvidence,
+    RuleId,
     SurfaceDiff,
     TypePart,
 )
@@ -169,6 +170,23 @@ def first_error(error: Any) -> str:
 
 
 NOT_SEARCHABLE = "no type of the generated models carries it"
+NOT_SHOWN_BY_A_VALID_MESSAGE: dict[RuleId, str] = {
+    RuleId.LENIENT_ANNOTATION_REMOVED: (
+        "a lenient annotation only changes how a value its schema refuses is read, "
+        "and evidence is a message the schema accepts"
+    ),
+}
+"""Rules no message can show by construction, each with the reason: a search for them would try every
+message and find nothing, so none is run and the change is *not searchable*.  A removed lenient
+annotation is one: messages are generated from, and kept only if valid on, the sender's schema, whose
+field is the same as the receiver's but for the ``x-`` keyword a JSON Schema validator ignores, so its
+value is one both sides' models read alike (were the field's schema narrowed too, that is a change of
+its own, searched under its own row)."""
+
+
+def not_shown(change: Change) -> str | None:
+    """Why no message a search generates can show ``change`` (``None``: one may)."""
+    return NOT_SHOWN_BY_A_VALID_MESSAGE.get(change.rule.id)
 
 
 @dataclass(frozen=True)
@@ -178,6 +196,8 @@ class Plan:
     direction: Direction
     root: str | None
     anchor: Anchor | None
+    reason: str = NOT_SEARCHABLE
+    """Why no message can carry the change, when ``root`` or ``anchor`` is ``None``."""
 
 
 @dataclass
@@ -330,6 +350,9 @@ class Pair:
         """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
         there, named as on the generating side (both ``None`` when no message can carry it)."""
         source, _ = self.sides(direction)
+        reason = not_shown(change)
+        if reason is not None:
+            return Plan(direction, None, None, reason)
         match change.path:
             case (TypePart(name=name), *_):
                 start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)
@@ -397,7 +420,7 @@ class Pair:
                     break
             else:
                 if not any(p.root is not None and p.anchor is not None for p in plan):
-                    out[index] = NoEvidence(0, NOT_SEARCHABLE, searchable=False)
+                    out[index] = NoEvidence(0, plan[0].reason, searchable=False)
                 elif tried == 0:
                     out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
                 else:
@@ -542,18 +565,28 @@ def attach_evidence(
 
     ``progress`` is told of each stage (the models rendered, the searches run) and of each step.
     """
-    stabilities = [s.stability for s in result.surfaces]
     if not any(wants_evidence(c) for c in result.changes):
         return result
-    pairs = {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
     wanted = {
         surface.stability: [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
         for surface in result.surfaces
     }
-    requests = [
-        (pairs[surface.stability], key)
+    # the models of a stability level are rendered only if one of its changes can be searched for
+    stabilities = [
+        surface.stability
         for surface in result.surfaces
-        for key in pairs[surface.stability].requests(surface.changes[i] for i in wanted[surface.stability])
+        if any(not_shown(surface.changes[i]) is None for i in wanted[surface.stability])
+    ]
+    pairs = (
+        {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
+        if stabilities
+        else {}
+    )
+    requests = [
+        (pairs[stability], key)
+        for surface in result.surfaces
+        if (stability := surface.stability) in pairs
+        for key in pairs[stability].requests(surface.changes[i] for i in wanted[stability])
     ]
     todo = sum(1 for pair, key in requests if key not in pair._searches)
     tick = progress.stage("searching for evidence", todo) if progress is not None and todo else None
@@ -561,7 +594,14 @@ def attach_evidence(
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]
-        found = pairs[surface.stability].evidence(surface.changes[i] for i in indexes)
+        pair = pairs.get(surface.stability)
+        if pair is not None:
+            found = pair.evidence(surface.changes[i] for i in indexes)
+        else:
+            found = {
+                n: NoEvidence(0, not_shown(surface.changes[i]) or NOT_SEARCHABLE, searchable=False)
+                for n, i in enumerate(indexes)
+            }
         by_index = {indexes[i]: evidence for i, evidence in found.items()}
         changes = tuple(
             dataclasses.replace(c, evidence=by_index[i]) if i in by_index else c

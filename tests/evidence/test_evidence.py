@@ -28,12 +28,21 @@ from codegen.diff import (
 )
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
-from codegen.evidence.search import Pair, Side, attach_evidence, wants_evidence
+from codegen.evidence.search import (
+    NOT_SHOWN_BY_A_VALID_MESSAGE,
+    Pair,
+    Search,
+    Side,
+    attach_evidence,
+    wants_evidence,
+)
 from codegen.evidence.walk import Place, anchor_of, at, located_errors, message_path, places
 from codegen.schema.ir import ApiSurface
-from tests.support.diffkit import A3, A5, Mini, batch, mini, run
+from tests.support.diffkit import A3, A5, A7, Mini, batch, mini, run
 from tests.support.releases import release_files
 from tests.support.schemas import catch_all
+
+A8 = "2.0.0-alpha.8"
 
 # --- generation schemas and smaller messages -------------------------------------------------
 
@@ -250,6 +259,43 @@ def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_pat
     assert shown == NoEvidence(15, "")
 
 
+def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Path) -> None:
+    """An old agent's ``stopReason`` is valid on the old schema, so a new client reads it whether or not
+    an invalid one is read as omitted: no message can show the change, so no search runs and the row
+    says why."""
+    old = mini()
+    old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
+    found, old_surface, new_surface = pair(old, mini(), tmp_path, examples=15)
+    [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
+    assert change.rule.id == "lenient-annotation-removed" and change.severity == "warning"
+    assert found.evidence([change])[0] == NoEvidence(
+        0, NOT_SHOWN_BY_A_VALID_MESSAGE[change.rule.id], searchable=False
+    )
+    assert found._searches == {}  # nothing generated
+
+
+def test_no_message_of_alpha7_shows_a_lenient_annotation_alpha8_removed(tmp_path: Path) -> None:
+    """What not searching rests on, on a real pair: the search the differ no longer runs (alpha.7's
+    ``ResumeSessionRequest`` messages tried on alpha.8's models, as many as a search generates) refuses
+    none at the three fields whose lenient annotation alpha.8 removed."""
+    from codegen.schema.releases import surfaces_of
+
+    old, new = release_files(A7), release_files(A8)
+    before, after = surfaces_of(old, ["stable"])["stable"], surfaces_of(new, ["stable"])["stable"]
+    found = Pair(Side.load(old, before, tmp_path), Side.load(new, after, tmp_path))
+    removed = [
+        c
+        for c in diff_surfaces(before, after).changes
+        if c.rule.id == "lenient-annotation-removed" and c.path[0] == TypePart("ResumeSessionRequest")
+    ]
+    assert len(removed) == 3
+    anchors = frozenset(anchor_of(c.path, "ResumeSessionRequest") for c in removed)
+    search = found.search("senders", "ResumeSessionRequest", anchors)
+    assert isinstance(search, Search) and search.distinct > 0
+    assert not [r for r in search.refusals for a in anchors if r.at(a) is not None]
+    assert {e.searchable for e in found.evidence(removed).values()} == {False}
+
+
 # --- the command line, on a real pair ----------------------------------------------------------
 
 
@@ -349,8 +395,10 @@ def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_l
     shown += _terminal_output(primary)
     assert process.wait(timeout=30) == 130
     os.close(primary)
-    assert shown.decode("utf-8", errors="replace").rstrip().endswith(
-        "acp-codegen: interrupted: nothing is left half written"
+    assert (
+        shown.decode("utf-8", errors="replace")
+        .rstrip()
+        .endswith("acp-codegen: interrupted: nothing is left half written")
     )
     assert b"Traceback" not in shown
     left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True, check=False)
