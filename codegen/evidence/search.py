@@ -36,6 +36,7 @@ from ..diff import (
     Change,
     DiffResult,
     Evidence,
+    FieldPart,
     MessagePart,
     MethodPart,
     NoEvidence,
@@ -46,7 +47,8 @@ from ..diff import (
 from ..diff.differ import surfaces_built
 from ..diff.renames import detect_renames
 from ..schema.builder.node import Pointer
-from ..schema.ir import ApiSurface, NamedType, Stability
+from ..schema.ir import ApiSurface, NamedType, ObjectType, Stability, references_of, refs_in
+from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, load_all, load_models, missing_models
@@ -170,23 +172,56 @@ def first_error(error: Any) -> str:
 
 
 NOT_SEARCHABLE = "no type of the generated models carries it"
-NOT_SHOWN_BY_A_VALID_MESSAGE: dict[RuleId, str] = {
-    RuleId.LENIENT_ANNOTATION_REMOVED: (
-        "a lenient annotation only changes how a value its schema refuses is read, "
-        "and evidence is a message the schema accepts"
-    ),
-}
-"""Rules no message can show by construction, each with the reason: a search for them would try every
-message and find nothing, so none is run and the change is *not searchable*.  A removed lenient
-annotation is one: messages are generated from, and kept only if valid on, the sender's schema, whose
-field is the same as the receiver's but for the ``x-`` keyword a JSON Schema validator ignores, so its
-value is one both sides' models read alike (were the field's schema narrowed too, that is a change of
-its own, searched under its own row)."""
+LENIENCY_ONLY = (
+    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides, "
+    "none reserving a tag), which changes how a value its schema refuses is read, and evidence is a message "
+    "the sender's schema accepts"
+)
+"""Why a removed lenient annotation is not searchable, when :func:`not_shown` says so."""
 
 
-def not_shown(change: Change) -> str | None:
-    """Why no message a search generates can show ``change`` (``None``: one may)."""
-    return NOT_SHOWN_BY_A_VALID_MESSAGE.get(change.rule.id)
+def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
+    """Why no message a search generates can show ``change`` (``None``: one may), from its typed fields.
+
+    A lenient annotation removed from a field is one, when nothing else of the field changed: its type,
+    requiredness, nullability and default the same, and every type it refers to the same on both sides.
+    Messages are kept only if valid on the sender's schema, so the field's value is one the receiver's
+    schema accepts too and the models read alike, lenient or not.  A type that reserves tags (a
+    catch-all) refuses in its models what its schema accepts, so a field that reaches one is searched.
+    """
+    if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
+        return None
+    match change.path:
+        case (TypePart(name=name), FieldPart(name=wire)):
+            pass
+        case _:
+            return None
+    if name not in old.types or name not in new.types:
+        return None
+    was = next((f for f in old.all_fields(name) if f.wire_name == wire), None)
+    now = next((f for f in new.all_fields(name) if f.wire_name == wire), None)
+    if was is None or now is None or _but_leniency(was) != _but_leniency(now):
+        return None
+    if any(wire in {r.wire_name for r in s.reserved_of(name)} for s in (old, new)):
+        return None
+    seen: set[str] = set()
+    stack = list(refs_in(was.type))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        before, after = old.types.get(current), new.types.get(current)
+        if before is None or before != after or (isinstance(before, ObjectType) and before.reserved):
+            return None
+        stack.extend(references_of(before))
+    return LENIENCY_ONLY
+
+
+def _but_leniency(f: IrField) -> IrField:
+    return dataclasses.replace(
+        f, default_on_error=False, skip_invalid_items=False, default_on_null=False, doc=""
+    )
 
 
 @dataclass(frozen=True)
@@ -350,7 +385,7 @@ class Pair:
         """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
         there, named as on the generating side (both ``None`` when no message can carry it)."""
         source, _ = self.sides(direction)
-        reason = not_shown(change)
+        reason = not_shown(change, self.old.surface, self.new.surface)
         if reason is not None:
             return Plan(direction, None, None, reason)
         match change.path:
@@ -571,12 +606,17 @@ def attach_evidence(
         surface.stability: [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
         for surface in result.surfaces
     }
-    # the models of a stability level are rendered only if one of its changes can be searched for
-    stabilities = [
-        surface.stability
+    levels = [surface.stability for surface in result.surfaces]
+    before, after = surfaces_built(old, levels), surfaces_built(new, levels)
+    shown = {
+        surface.stability: {
+            i: not_shown(surface.changes[i], before[surface.stability], after[surface.stability])
+            for i in wanted[surface.stability]
+        }
         for surface in result.surfaces
-        if any(not_shown(surface.changes[i]) is None for i in wanted[surface.stability])
-    ]
+    }
+    # the models of a stability level are rendered only if one of its changes can be searched for
+    stabilities = [s for s in levels if any(reason is None for reason in shown[s].values())]
     pairs = (
         {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
         if stabilities
@@ -599,7 +639,7 @@ def attach_evidence(
             found = pair.evidence(surface.changes[i] for i in indexes)
         else:
             found = {
-                n: NoEvidence(0, not_shown(surface.changes[i]) or NOT_SEARCHABLE, searchable=False)
+                n: NoEvidence(0, shown[surface.stability][i] or NOT_SEARCHABLE, searchable=False)
                 for n, i in enumerate(indexes)
             }
         by_index = {indexes[i]: evidence for i, evidence in found.items()}

@@ -29,7 +29,7 @@ from codegen.diff import (
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
 from codegen.evidence.search import (
-    NOT_SHOWN_BY_A_VALID_MESSAGE,
+    LENIENCY_ONLY,
     Pair,
     Search,
     Side,
@@ -260,40 +260,66 @@ def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_pat
 
 
 def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Path) -> None:
-    """An old agent's ``stopReason`` is valid on the old schema, so a new client reads it whether or not
-    an invalid one is read as omitted: no message can show the change, so no search runs and the row
-    says why."""
+    """An old agent's ``stopReason`` is valid on the old schema, the same on the new one, so a new client
+    reads it whether or not an invalid one is read as omitted: no message can show the change, so no
+    search runs and the row says why."""
     old = mini()
     old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
     found, old_surface, new_surface = pair(old, mini(), tmp_path, examples=15)
     [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
     assert change.rule.id == "lenient-annotation-removed" and change.severity == "warning"
-    assert found.evidence([change])[0] == NoEvidence(
-        0, NOT_SHOWN_BY_A_VALID_MESSAGE[change.rule.id], searchable=False
-    )
+    assert found.evidence([change])[0] == NoEvidence(0, LENIENCY_ONLY, searchable=False)
     assert found._searches == {}  # nothing generated
 
 
-def test_no_message_of_alpha7_shows_a_lenient_annotation_alpha8_removed(tmp_path: Path) -> None:
-    """What not searching rests on, on a real pair: the search the differ no longer runs (alpha.7's
-    ``ResumeSessionRequest`` messages tried on alpha.8's models, as many as a search generates) refuses
-    none at the three fields whose lenient annotation alpha.8 removed."""
+def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown(tmp_path: Path) -> None:
+    """Where the type under the field narrowed too, an old client's value the old agent dropped fails
+    the new agent's whole message: the removed leniency is searched for, and shown at its own field."""
+
+    def extra(m: Mini, lenient: bool) -> None:
+        m.defs["PromptRequest"]["properties"]["extra"] = {
+            "$ref": "#/$defs/Value",
+            **({"x-deserialize-default-on-error": True} if lenient else {}),
+        }
+
+    old, new = mini(), mini()
+    extra(old, True)
+    extra(new, False)
+    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]  # no list any more
+    found, old_surface, new_surface = pair(old, new, tmp_path)
+    shown = evidence_of(found, old_surface, new_surface, "lenient-annotation-removed")
+    assert isinstance(shown, Evidence)
+    assert (shown.sent_by, shown.refused_by, shown.schema_type) == (
+        "old client",
+        "new agent",
+        "PromptRequest",
+    )
+    assert shown.message["extra"] == [] and shown.error.startswith("extra")
+
+
+def test_alpha8_removed_leniencies_searched_only_where_a_message_may_show_them(tmp_path: Path) -> None:
+    """What not searching rests on, on a real pair: the search the differ no longer runs for
+    ``ResumeSessionRequest.additionalDirectories`` (alpha.7's messages tried on alpha.8's models, as
+    many as a search generates) refuses none at that field; ``mcpServers`` and ``replayFrom`` reach a
+    catch-all that reserves tags (its models refuse what its schema accepts), so they are searched."""
     from codegen.schema.releases import surfaces_of
 
     old, new = release_files(A7), release_files(A8)
     before, after = surfaces_of(old, ["stable"])["stable"], surfaces_of(new, ["stable"])["stable"]
     found = Pair(Side.load(old, before, tmp_path), Side.load(new, after, tmp_path))
-    removed = [
-        c
+    removed = {
+        c.path[1].name: c  # type: ignore[union-attr]
         for c in diff_surfaces(before, after).changes
         if c.rule.id == "lenient-annotation-removed" and c.path[0] == TypePart("ResumeSessionRequest")
-    ]
-    assert len(removed) == 3
-    anchors = frozenset(anchor_of(c.path, "ResumeSessionRequest") for c in removed)
-    search = found.search("senders", "ResumeSessionRequest", anchors)
+    }
+    assert sorted(removed) == ["additionalDirectories", "mcpServers", "replayFrom"]
+    anchor = anchor_of(removed["additionalDirectories"].path, "ResumeSessionRequest")
+    search = found.search("senders", "ResumeSessionRequest", frozenset({anchor}))
     assert isinstance(search, Search) and search.distinct > 0
-    assert not [r for r in search.refusals for a in anchors if r.at(a) is not None]
-    assert {e.searchable for e in found.evidence(removed).values()} == {False}
+    assert not [r for r in search.refusals if r.at(anchor) is not None]
+    shown = dict(zip(removed, found.evidence(removed.values()).values(), strict=True))
+    assert shown["additionalDirectories"] == NoEvidence(0, LENIENCY_ONLY, searchable=False)
+    assert shown["mcpServers"].searchable and shown["replayFrom"].searchable
 
 
 # --- the command line, on a real pair ----------------------------------------------------------
