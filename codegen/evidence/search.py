@@ -384,10 +384,14 @@ class Pair:
     def plan(self, change: Change, direction: Direction) -> Plan:
         """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
         there, named as on the generating side (both ``None`` when no message can carry it)."""
-        source, _ = self.sides(direction)
         reason = not_shown(change, self.old.surface, self.new.surface)
         if reason is not None:
             return Plan(direction, None, None, reason)
+        return self.located(change, direction)
+
+    def located(self, change: Change, direction: Direction) -> Plan:
+        """:meth:`plan`, for a change :func:`not_shown` says no message shows too (the oracle checks so)."""
+        source, _ = self.sides(direction)
         match change.path:
             case (TypePart(name=name), *_):
                 start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)

@@ -276,15 +276,9 @@ def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown
     """Where the type under the field narrowed too, an old client's value the old agent dropped fails
     the new agent's whole message: the removed leniency is searched for, and shown at its own field."""
 
-    def extra(m: Mini, lenient: bool) -> None:
-        m.defs["PromptRequest"]["properties"]["extra"] = {
-            "$ref": "#/$defs/Value",
-            **({"x-deserialize-default-on-error": True} if lenient else {}),
-        }
-
     old, new = mini(), mini()
-    extra(old, True)
-    extra(new, False)
+    lenient_extra(old, True)
+    lenient_extra(new, False)
     new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]  # no list any more
     found, old_surface, new_surface = pair(old, new, tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "lenient-annotation-removed")
@@ -509,6 +503,48 @@ def test_the_oracle_explains_a_refusal_by_the_change_at_its_path(tmp_path: Path)
     result = check_pair(found, "old", "new", changes, {}, examples=20)
     assert (result.searched, result.with_evidence) == (1, 1)
     assert result.explained > 0 and result.unexplained == []
+
+
+def lenient_extra(m: Mini, lenient: bool) -> None:
+    """``PromptRequest.extra``, a ``Value``, read leniently or not."""
+    m.defs["PromptRequest"]["properties"]["extra"] = {
+        "$ref": "#/$defs/Value",
+        **({"x-deserialize-default-on-error": True} if lenient else {}),
+    }
+
+
+def test_the_oracle_finds_no_message_showing_a_removed_leniency_left_unsearched(tmp_path: Path) -> None:
+    from codegen.evidence.oracle import check_pair
+
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=20)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = check_pair(found, "old", "new", changes, {}, examples=20)
+    assert result.searched == 1 and result.messages > 0 and result.contradicted == []
+
+
+def test_the_oracle_lists_a_not_searchable_verdict_a_message_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``not_shown`` that wrongly skipped a removed leniency over a narrowed type: the oracle's own
+    search of the type shows it, and the oracle says so."""
+    from codegen.evidence import oracle, search
+
+    def wrong(change: Any, old: ApiSurface, new: ApiSurface) -> str | None:
+        return LENIENCY_ONLY if change.rule.id == "lenient-annotation-removed" else None
+
+    monkeypatch.setattr(search, "not_shown", wrong)
+    monkeypatch.setattr(oracle, "not_shown", wrong)
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=40)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = oracle.check_pair(found, "old", "new", changes, {}, examples=40)
+    assert [c.rule.id for c in result.contradicted] == ["lenient-annotation-removed"]
 
 
 def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
