@@ -276,11 +276,7 @@ def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown
     """Where the type under the field narrowed too, an old client's value the old agent dropped fails
     the new agent's whole message: the removed leniency is searched for, and shown at its own field."""
 
-    old, new = mini(), mini()
-    lenient_extra(old, True)
-    lenient_extra(new, False)
-    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]  # no list any more
-    found, old_surface, new_surface = pair(old, new, tmp_path)
+    found, old_surface, new_surface = pair(*leniency_removed_over_a_narrowed_type(), tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "lenient-annotation-removed")
     assert isinstance(shown, Evidence)
     assert (shown.sent_by, shown.refused_by, shown.schema_type) == (
@@ -513,6 +509,15 @@ def lenient_extra(m: Mini, lenient: bool) -> None:
     }
 
 
+def leniency_removed_over_a_narrowed_type() -> tuple[Mini, Mini]:
+    """``PromptRequest.extra`` lenient in the old release; in the new one not, and ``Value`` no list."""
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]
+    return old, new
+
+
 def test_the_oracle_finds_no_message_showing_a_removed_leniency_left_unsearched(tmp_path: Path) -> None:
     from codegen.evidence.oracle import check_pair
 
@@ -537,11 +542,7 @@ def test_the_oracle_lists_a_not_searchable_verdict_a_message_shows(
 
     monkeypatch.setattr(search, "not_shown", wrong)
     monkeypatch.setattr(oracle, "not_shown", wrong)
-    old, new = mini(), mini()
-    lenient_extra(old, True)
-    lenient_extra(new, False)
-    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]
-    found, old_surface, new_surface = pair(old, new, tmp_path, examples=40)
+    found, old_surface, new_surface = pair(*leniency_removed_over_a_narrowed_type(), tmp_path, examples=40)
     changes = diff_surfaces(old_surface, new_surface).changes
     result = oracle.check_pair(found, "old", "new", changes, {}, examples=40)
     assert [c.rule.id for c in result.contradicted] == ["lenient-annotation-removed"]
