@@ -33,13 +33,13 @@ import json
 import sys
 import time
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import collecting
-from ..diff import Change, Evidence, diff_releases
+from ..diff import Change, Evidence, NoEvidence, diff_releases
 from ..diff.report import release_pairs
 from ..errors import CodegenError
 from ..schema.ir import Stability
@@ -52,6 +52,7 @@ from .search import (
     Pair,
     Refusal,
     first_error,
+    not_shown,
     pairs_of,
     search_all,
     wants_evidence,
@@ -103,6 +104,8 @@ class PairResult:
     """The latest message of its search that first showed a change (the most any evidence needed)."""
     misplaced: list[tuple[Change, Evidence]] = field(default_factory=list)
     """Evidence whose message is not refused at its own change's location (there should be none)."""
+    contradicted: list[Change] = field(default_factory=list)
+    """Changes not searched as no message can show them, that a message shows (there should be none)."""
     types: int = 0
     """``$defs`` types searched in both directions."""
     messages: int = 0
@@ -244,8 +247,30 @@ def check_pair(
                     result.excused.append((worst, reason))
                 else:
                     result.unexplained.append(worst)
+    result.contradicted = contradicted(pair, wanted, found, examples)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def contradicted(
+    pair: Pair, wanted: Sequence[Change], found: Mapping[int, Evidence | NoEvidence], examples: int
+) -> list[Change]:
+    """The changes not searched because no message can show them (:func:`not_shown`) that a message of
+    the oracle's own search of their type shows all the same: each one a wrong ``not searchable``."""
+    out = []
+    for index, evidence in found.items():
+        change = wanted[index]
+        if isinstance(evidence, Evidence) or not_shown(change, pair.old.surface, pair.new.surface) is None:
+            continue
+        for plan in (pair.located(change, d) for d in SEARCHED_BREAKS[change.rule.breaks]):
+            if plan.root is None or plan.anchor is None:
+                continue
+            search = pair.search(plan.direction, plan.root, examples=examples)
+            anchor = plan.anchor
+            if not isinstance(search, str) and any(r.at(anchor) is not None for r in search.refusals):
+                out.append(change)
+                break
+    return out
 
 
 def read_exceptions(path: Path | None) -> dict[tuple[str, ...], str]:
@@ -355,6 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unexplained = [u for r in results for u in r.unexplained]
     excused = [pair for r in results for pair in r.excused]
     misplaced = [(r, change, evidence) for r in results for change, evidence in r.misplaced]
+    contradicted = [(r, change) for r in results for change in r.contradicted]
     print()
     total = sum(len(r.unexplained) for r in results)
 
@@ -367,17 +393,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{max((r.latest for r in results), default=0)} of its search at the latest), "
         f"{total_of('messages')} messages, "
         f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused, "
-        f"{len(misplaced)} evidence not at its row ({time.perf_counter() - started:.0f} s)"
+        f"{len(misplaced)} evidence not at its row, {len(contradicted)} not searchable yet shown "
+        f"({time.perf_counter() - started:.0f} s)"
     )
     for found, change, evidence in misplaced:
         shown = json.dumps(evidence.message, sort_keys=True, ensure_ascii=False)
         where = f"{found.old} -> {found.new} {found.stability}: {change.rule.id} {change.subject}"
         print(f"not at its row: {where}: {evidence.schema_type} {shown} ({evidence.error})")
+    for found, change in contradicted:
+        where = f"{found.old} -> {found.new} {found.stability}"
+        print(f"not searchable yet shown: {where}: {change.rule.id} {change.subject}")
     for item in unexplained:
         print(f"unexplained: {item.line()}")
     for item, reason in excused:
         print(f"excused: {item.line()}: {reason}")
-    return 1 if unexplained or misplaced else 0
+    return 1 if unexplained or misplaced or contradicted else 0
 
 
 if __name__ == "__main__":

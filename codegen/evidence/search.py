@@ -36,17 +36,20 @@ from ..diff import (
     Change,
     DiffResult,
     Evidence,
+    FieldPart,
     MessagePart,
     MethodPart,
     NoEvidence,
+    RuleId,
     SurfaceDiff,
     TypePart,
 )
+from ..diff.differ import surfaces_built
 from ..diff.renames import detect_renames
 from ..schema.builder.node import Pointer
-from ..schema.ir import ApiSurface, NamedType, Stability
+from ..schema.ir import ApiSurface, NamedType, ObjectType, Stability, references_of, refs_in
+from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
-from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
@@ -177,6 +180,56 @@ def first_error(error: Any) -> str:
 
 
 NOT_SEARCHABLE = "no type of the generated models carries it"
+LENIENCY_ONLY = (
+    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides, "
+    "none reserving a tag), which changes how a value its schema refuses is read, and evidence is a message "
+    "the sender's schema accepts"
+)
+"""Why a removed lenient annotation is not searchable, when :func:`not_shown` says so."""
+
+
+def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
+    """Why no message a search generates can show ``change`` (``None``: one may), from its typed fields.
+
+    A lenient annotation removed from a field is one, when nothing else of the field changed: its type,
+    requiredness, nullability and default the same, and every type it refers to the same on both sides.
+    Messages are kept only if valid on the sender's schema, so the field's value is one the receiver's
+    schema accepts too and the models read alike, lenient or not.  A type that reserves tags (a
+    catch-all) refuses in its models what its schema accepts, so a field that reaches one is searched.
+    """
+    if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
+        return None
+    match change.path:
+        case (TypePart(name=name), FieldPart(name=wire)):
+            pass
+        case _:
+            return None
+    if name not in old.types or name not in new.types:
+        return None
+    was = next((f for f in old.all_fields(name) if f.wire_name == wire), None)
+    now = next((f for f in new.all_fields(name) if f.wire_name == wire), None)
+    if was is None or now is None or _but_leniency(was) != _but_leniency(now):
+        return None
+    if any(wire in {r.wire_name for r in s.reserved_of(name)} for s in (old, new)):
+        return None
+    seen: set[str] = set()
+    stack = list(refs_in(was.type))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        before, after = old.types.get(current), new.types.get(current)
+        if before is None or before != after or (isinstance(before, ObjectType) and before.reserved):
+            return None
+        stack.extend(references_of(before))
+    return LENIENCY_ONLY
+
+
+def _but_leniency(f: IrField) -> IrField:
+    return dataclasses.replace(
+        f, default_on_error=False, skip_invalid_items=False, default_on_null=False, doc=""
+    )
 
 
 @dataclass(frozen=True)
@@ -186,6 +239,8 @@ class Plan:
     direction: Direction
     root: str | None
     anchor: Anchor | None
+    reason: str = NOT_SEARCHABLE
+    """Why no message can carry the change, when ``root`` or ``anchor`` is ``None``."""
 
 
 @dataclass
@@ -337,6 +392,13 @@ class Pair:
     def plan(self, change: Change, direction: Direction) -> Plan:
         """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
         there, named as on the generating side (both ``None`` when no message can carry it)."""
+        reason = not_shown(change, self.old.surface, self.new.surface)
+        if reason is not None:
+            return Plan(direction, None, None, reason)
+        return self.located(change, direction)
+
+    def located(self, change: Change, direction: Direction) -> Plan:
+        """:meth:`plan`, for a change :func:`not_shown` says no message shows too (the oracle checks so)."""
         source, _ = self.sides(direction)
         match change.path:
             case (TypePart(name=name), *_):
@@ -405,7 +467,7 @@ class Pair:
                     break
             else:
                 if not any(p.root is not None and p.anchor is not None for p in plan):
-                    out[index] = NoEvidence(0, NOT_SEARCHABLE, searchable=False)
+                    out[index] = NoEvidence(0, plan[0].reason, searchable=False)
                 elif tried == 0:
                     out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
                 else:
@@ -527,9 +589,9 @@ def pairs_of(
     progress: Progress | None = None,
 ) -> list[Pair]:
     """The two sides of each stability level, their models loaded (those not cached rendered on every
-    core, a stage of ``progress``)."""
+    core, a stage of ``progress``), their surfaces those the diff of these files built."""
     wanted = list(stabilities)
-    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
+    before, after = surfaces_built(old, wanted), surfaces_built(new, wanted)
     sides = [(old, before[s]) for s in wanted] + [(new, after[s]) for s in wanted]
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
@@ -550,18 +612,33 @@ def attach_evidence(
 
     ``progress`` is told of each stage (the models rendered, the searches run) and of each step.
     """
-    stabilities = [s.stability for s in result.surfaces]
     if not any(wants_evidence(c) for c in result.changes):
         return result
-    pairs = {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
     wanted = {
         surface.stability: [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
         for surface in result.surfaces
     }
-    requests = [
-        (pairs[surface.stability], key)
+    levels = [surface.stability for surface in result.surfaces]
+    before, after = surfaces_built(old, levels), surfaces_built(new, levels)
+    shown = {
+        surface.stability: {
+            i: not_shown(surface.changes[i], before[surface.stability], after[surface.stability])
+            for i in wanted[surface.stability]
+        }
         for surface in result.surfaces
-        for key in pairs[surface.stability].requests(surface.changes[i] for i in wanted[surface.stability])
+    }
+    # the models of a stability level are rendered only if one of its changes can be searched for
+    stabilities = [s for s in levels if any(reason is None for reason in shown[s].values())]
+    pairs = (
+        {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
+        if stabilities
+        else {}
+    )
+    requests = [
+        (pairs[stability], key)
+        for surface in result.surfaces
+        if (stability := surface.stability) in pairs
+        for key in pairs[stability].requests(surface.changes[i] for i in wanted[stability])
     ]
     todo = sum(1 for pair, key in requests if key not in pair._searches)
     tick = progress.stage("searching for evidence", todo) if progress is not None and todo else None
@@ -569,7 +646,14 @@ def attach_evidence(
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]
-        found = pairs[surface.stability].evidence(surface.changes[i] for i in indexes)
+        pair = pairs.get(surface.stability)
+        if pair is not None:
+            found = pair.evidence(surface.changes[i] for i in indexes)
+        else:
+            found = {
+                n: NoEvidence(0, shown[surface.stability][i] or NOT_SEARCHABLE, searchable=False)
+                for n, i in enumerate(indexes)
+            }
         by_index = {indexes[i]: evidence for i, evidence in found.items()}
         changes = tuple(
             dataclasses.replace(c, evidence=by_index[i]) if i in by_index else c

@@ -28,12 +28,21 @@ from codegen.diff import (
 )
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
-from codegen.evidence.search import Pair, Side, attach_evidence, wants_evidence
+from codegen.evidence.search import (
+    LENIENCY_ONLY,
+    Pair,
+    Search,
+    Side,
+    attach_evidence,
+    wants_evidence,
+)
 from codegen.evidence.walk import Place, anchor_of, at, located_errors, message_path, places
 from codegen.schema.ir import ApiSurface
-from tests.support.diffkit import A3, A5, Mini, batch, mini, run
+from tests.support.diffkit import A3, A5, A7, Mini, batch, mini, run
 from tests.support.releases import release_files
 from tests.support.schemas import catch_all
+
+A8 = "2.0.0-alpha.8"
 
 # --- generation schemas and smaller messages -------------------------------------------------
 
@@ -250,6 +259,59 @@ def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_pat
     assert shown == NoEvidence(15, "")
 
 
+def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Path) -> None:
+    """An old agent's ``stopReason`` is valid on the old schema, the same on the new one, so a new client
+    reads it whether or not an invalid one is read as omitted: no message can show the change, so no
+    search runs and the row says why."""
+    old = mini()
+    old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
+    found, old_surface, new_surface = pair(old, mini(), tmp_path, examples=15)
+    [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
+    assert change.rule.id == "lenient-annotation-removed" and change.severity == "warning"
+    assert found.evidence([change])[0] == NoEvidence(0, LENIENCY_ONLY, searchable=False)
+    assert found._searches == {}  # nothing generated
+
+
+def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown(tmp_path: Path) -> None:
+    """Where the type under the field narrowed too, an old client's value the old agent dropped fails
+    the new agent's whole message: the removed leniency is searched for, and shown at its own field."""
+
+    found, old_surface, new_surface = pair(*leniency_removed_over_a_narrowed_type(), tmp_path)
+    shown = evidence_of(found, old_surface, new_surface, "lenient-annotation-removed")
+    assert isinstance(shown, Evidence)
+    assert (shown.sent_by, shown.refused_by, shown.schema_type) == (
+        "old client",
+        "new agent",
+        "PromptRequest",
+    )
+    assert shown.message["extra"] == [] and shown.error.startswith("extra")
+
+
+def test_alpha8_removed_leniencies_searched_only_where_a_message_may_show_them(tmp_path: Path) -> None:
+    """What not searching rests on, on a real pair: the search the differ no longer runs for
+    ``ResumeSessionRequest.additionalDirectories`` (alpha.7's messages tried on alpha.8's models, as
+    many as a search generates) refuses none at that field; ``mcpServers`` and ``replayFrom`` reach a
+    catch-all that reserves tags (its models refuse what its schema accepts), so they are searched."""
+    from codegen.schema.releases import surfaces_of
+
+    old, new = release_files(A7), release_files(A8)
+    before, after = surfaces_of(old, ["stable"])["stable"], surfaces_of(new, ["stable"])["stable"]
+    found = Pair(Side.load(old, before, tmp_path), Side.load(new, after, tmp_path))
+    removed = {
+        c.path[1].name: c  # type: ignore[union-attr]
+        for c in diff_surfaces(before, after).changes
+        if c.rule.id == "lenient-annotation-removed" and c.path[0] == TypePart("ResumeSessionRequest")
+    }
+    assert sorted(removed) == ["additionalDirectories", "mcpServers", "replayFrom"]
+    anchor = anchor_of(removed["additionalDirectories"].path, "ResumeSessionRequest")
+    search = found.search("senders", "ResumeSessionRequest", frozenset({anchor}))
+    assert isinstance(search, Search) and search.distinct > 0
+    assert not [r for r in search.refusals if r.at(anchor) is not None]
+    shown = dict(zip(removed, found.evidence(removed.values()).values(), strict=True))
+    assert shown["additionalDirectories"] == NoEvidence(0, LENIENCY_ONLY, searchable=False)
+    assert shown["mcpServers"].searchable and shown["replayFrom"].searchable
+
+
 # --- the command line, on a real pair ----------------------------------------------------------
 
 
@@ -349,8 +411,10 @@ def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_l
     shown += _terminal_output(primary)
     assert process.wait(timeout=30) == 130
     os.close(primary)
-    assert shown.decode("utf-8", errors="replace").rstrip().endswith(
-        "acp-codegen: interrupted: nothing is left half written"
+    assert (
+        shown.decode("utf-8", errors="replace")
+        .rstrip()
+        .endswith("acp-codegen: interrupted: nothing is left half written")
     )
     assert b"Traceback" not in shown
     left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True, check=False)
@@ -406,6 +470,22 @@ def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_pat
     assert attach_evidence(result, files, release_files("2.0.0-alpha.2"), tmp_path) == result
 
 
+def test_evidence_reads_the_surfaces_the_diff_built_from_the_same_files() -> None:
+    """The differ hands its surfaces over: the same objects for the files it was given, a fresh build
+    for any other files (even of the same release)."""
+    from codegen.diff import diff_releases
+    from codegen.diff.differ import surfaces_built
+
+    old, new = release_files(A7), release_files(A8)
+    diff_releases(old, new, ["stable", "unstable"])
+    first, again = surfaces_built(new, ["unstable"]), surfaces_built(new, ["stable", "unstable"])
+    assert first["unstable"] is again["unstable"] and again["stable"].stability == "stable"
+    from codegen.schema.load import SchemaSource, read_lock
+
+    other = surfaces_built(SchemaSource(read_lock()).load(A8), ["unstable"])["unstable"]
+    assert other is not first["unstable"] and other.types.keys() == first["unstable"].types.keys()
+
+
 # --- the oracle ------------------------------------------------------------------------------------
 
 
@@ -419,6 +499,53 @@ def test_the_oracle_explains_a_refusal_by_the_change_at_its_path(tmp_path: Path)
     result = check_pair(found, "old", "new", changes, {}, examples=20)
     assert (result.searched, result.with_evidence) == (1, 1)
     assert result.explained > 0 and result.unexplained == []
+
+
+def lenient_extra(m: Mini, lenient: bool) -> None:
+    """``PromptRequest.extra``, a ``Value``, read leniently or not."""
+    m.defs["PromptRequest"]["properties"]["extra"] = {
+        "$ref": "#/$defs/Value",
+        **({"x-deserialize-default-on-error": True} if lenient else {}),
+    }
+
+
+def leniency_removed_over_a_narrowed_type() -> tuple[Mini, Mini]:
+    """``PromptRequest.extra`` lenient in the old release; in the new one not, and ``Value`` no list."""
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]
+    return old, new
+
+
+def test_the_oracle_finds_no_message_showing_a_removed_leniency_left_unsearched(tmp_path: Path) -> None:
+    from codegen.evidence.oracle import check_pair
+
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=20)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = check_pair(found, "old", "new", changes, {}, examples=20)
+    assert result.searched == 1 and result.messages > 0 and result.contradicted == []
+
+
+def test_the_oracle_lists_a_not_searchable_verdict_a_message_shows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``not_shown`` that wrongly skipped a removed leniency over a narrowed type: the oracle's own
+    search of the type shows it, and the oracle says so."""
+    from codegen.evidence import oracle, search
+
+    def wrong(change: Any, old: ApiSurface, new: ApiSurface) -> str | None:
+        return LENIENCY_ONLY if change.rule.id == "lenient-annotation-removed" else None
+
+    monkeypatch.setattr(search, "not_shown", wrong)
+    monkeypatch.setattr(oracle, "not_shown", wrong)
+    found, old_surface, new_surface = pair(*leniency_removed_over_a_narrowed_type(), tmp_path, examples=40)
+    changes = diff_surfaces(old_surface, new_surface).changes
+    result = oracle.check_pair(found, "old", "new", changes, {}, examples=40)
+    assert [c.rule.id for c in result.contradicted] == ["lenient-annotation-removed"]
 
 
 def test_the_oracle_lists_a_refusal_no_change_explains(tmp_path: Path) -> None:
