@@ -47,27 +47,10 @@ def diff_surfaces(
     return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=report_order)))
 
 
-_BUILT: dict[int, tuple[ReleaseFiles, dict[Stability, ApiSurface]]] = {}
-"""The surfaces the last :func:`diff_releases` built, by the identity of the files built from (kept
-with them, so that an identity is never another's)."""
-
-
-def surfaces_built(files: ReleaseFiles, stabilities: Iterable[Stability]) -> dict[Stability, ApiSurface]:
-    """The surfaces of ``files`` the last :func:`diff_releases` built from these very files (the same
-    objects its changes were found on), or, for other files, built now."""
-    wanted = list(stabilities)
-    kept = _BUILT.get(id(files))
-    if kept is not None and kept[0] is files and all(s in kept[1] for s in wanted):
-        return {s: kept[1][s] for s in wanted}
-    return surfaces_of(files, wanted)
-
-
 def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:
     """Every change between two releases at the given stability levels."""
     wanted = [s for s in ("stable", "unstable") if s in set(stabilities)]
     before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
-    _BUILT.clear()
-    _BUILT.update({id(old): (old, before), id(new): (new, after)})
     for stability in wanted:
         a, b = before[stability], after[stability]
         if a.protocol_version != b.protocol_version:

@@ -44,12 +44,12 @@ from ..diff import (
     SurfaceDiff,
     TypePart,
 )
-from ..diff.differ import surfaces_built
 from ..diff.renames import detect_renames
 from ..schema.builder.node import Pointer
 from ..schema.ir import ApiSurface, NamedType, ObjectType, Stability, references_of, refs_in
 from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
+from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
@@ -589,9 +589,9 @@ def pairs_of(
     progress: Progress | None = None,
 ) -> list[Pair]:
     """The two sides of each stability level, their models loaded (those not cached rendered on every
-    core, a stage of ``progress``), their surfaces those the diff of these files built."""
+    core, a stage of ``progress``)."""
     wanted = list(stabilities)
-    before, after = surfaces_built(old, wanted), surfaces_built(new, wanted)
+    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
     sides = [(old, before[s]) for s in wanted] + [(new, after[s]) for s in wanted]
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None

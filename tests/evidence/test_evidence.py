@@ -470,22 +470,6 @@ def test_attach_evidence_leaves_a_diff_without_verdicts_to_show_as_it_is(tmp_pat
     assert attach_evidence(result, files, release_files("2.0.0-alpha.2"), tmp_path) == result
 
 
-def test_evidence_reads_the_surfaces_the_diff_built_from_the_same_files() -> None:
-    """The differ hands its surfaces over: the same objects for the files it was given, a fresh build
-    for any other files (even of the same release)."""
-    from codegen.diff import diff_releases
-    from codegen.diff.differ import surfaces_built
-
-    old, new = release_files(A7), release_files(A8)
-    diff_releases(old, new, ["stable", "unstable"])
-    first, again = surfaces_built(new, ["unstable"]), surfaces_built(new, ["stable", "unstable"])
-    assert first["unstable"] is again["unstable"] and again["stable"].stability == "stable"
-    from codegen.schema.load import SchemaSource, read_lock
-
-    other = surfaces_built(SchemaSource(read_lock()).load(A8), ["unstable"])["unstable"]
-    assert other is not first["unstable"] and other.types.keys() == first["unstable"].types.keys()
-
-
 # --- the oracle ------------------------------------------------------------------------------------
 
 
