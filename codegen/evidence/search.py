@@ -63,6 +63,7 @@ class Validator(Protocol):
 
     def evolve(self, **changes: Any) -> Validator: ...
 
+
 Direction = Literal["receivers", "senders"]
 """``receivers``: new messages tried on the old models; ``senders``: old messages tried on the new models."""
 SearchKey = tuple[str, Direction, frozenset[Anchor], int]
@@ -587,11 +588,12 @@ def pairs_of(
     cache: Path,
     examples: int = DEFAULT_EXAMPLES,
     progress: Progress | None = None,
+    built: tuple[Mapping[Stability, ApiSurface], Mapping[Stability, ApiSurface]] | None = None,
 ) -> list[Pair]:
     """The two sides of each stability level, their models loaded (those not cached rendered on every
-    core, a stage of ``progress``)."""
+    core, a stage of ``progress``); ``built`` are the two releases' surfaces when the caller has them."""
     wanted = list(stabilities)
-    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
+    before, after = built if built is not None else (surfaces_of(old, wanted), surfaces_of(new, wanted))
     sides = [(old, before[s]) for s in wanted] + [(new, after[s]) for s in wanted]
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
@@ -619,7 +621,7 @@ def attach_evidence(
         for surface in result.surfaces
     }
     levels = [surface.stability for surface in result.surfaces]
-    before, after = surfaces_built(old, levels), surfaces_built(new, levels)
+    before, after = surfaces_of(old, levels), surfaces_of(new, levels)
     shown = {
         surface.stability: {
             i: not_shown(surface.changes[i], before[surface.stability], after[surface.stability])
@@ -630,7 +632,10 @@ def attach_evidence(
     # the models of a stability level are rendered only if one of its changes can be searched for
     stabilities = [s for s in levels if any(reason is None for reason in shown[s].values())]
     pairs = (
-        {p.new.surface.stability: p for p in pairs_of(old, new, stabilities, cache, examples, progress)}
+        {
+            p.new.surface.stability: p
+            for p in pairs_of(old, new, stabilities, cache, examples, progress, (before, after))
+        }
         if stabilities
         else {}
     )
