@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..diff import DiffResult, diff_releases, semver
-from ..diff.report import MARKDOWN_LIMIT, render_markdown
+from ..diff.report import MARKDOWN_LIMIT, render_markdown, shown_file
 from ..diff.report import markdown_cell as _cell
 from ..diff.rules import SEVERITIES
 from ..errors import CodegenError
@@ -249,11 +249,7 @@ def semver_steps(result: DiffResult) -> dict[semver.Contract, semver.Step]:
 
 def _shown(path: str | Path) -> str:
     """A path relative to the current folder when it is under it (as the pull request shows files)."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)
+    return shown_file(os.path.abspath(path)) or str(path)
 
 
 def pr_body(done: Bump, rules_url: str | None = None) -> str:
