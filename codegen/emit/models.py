@@ -17,7 +17,7 @@ import contextlib
 import logging
 import warnings
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .. import naming, pysource
@@ -86,14 +86,21 @@ def _statements(surface: ApiSurface, engine_output: str) -> str:
     return "\n".join(engine_output.splitlines()[start - 1 :]).strip() + "\n"
 
 
-def render_models(surface: ApiSurface, formatted: bool = True) -> str:
+def render_models(surface: ApiSurface, formatted: bool = True, only: Iterable[str] | None = None) -> str:
     """The complete ``schema.py`` of one surface, formatted with black unless ``formatted`` is false
-    (the same statements: the evidence search imports the models and never shows them)."""
+    (the same statements: the evidence search imports the models and never shows them).
+
+    With ``only``, the module holds the classes of those types and of the types they refer to, and
+    no others, each class as the whole module has it (the evidence search renders what it tries).
+    """
     # Without recursive types every type can be defined before it is used, so annotations
     # need no deferred evaluation (a string annotation costs a compile() when the class is made).
     eager = not surface.recursive_types()
     normalised = normalise(surface)
-    body = _statements(surface, _engine_output(surface, normalised, eager))
+    if only is not None:
+        normalised = normalised.reaching(only)
+    has_classes = bool(normalised.schema["$defs"])  # none: ``only`` named none of the surface's types
+    body = _statements(surface, _engine_output(surface, normalised, eager)) if has_classes else ""
     doc = pysource.docstring(
         f"{models_summary(surface)}\n\n"
         "Every JSON-RPC payload, union and enum of the schema, with snake_case attributes "

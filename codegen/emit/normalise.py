@@ -127,6 +127,39 @@ class Normalised:
     """Every name the rendered models use that the module imports (:data:`naming.MODEL_IMPORTS`)."""
     shared: SharedField | None = None
 
+    def reaching(self, classes: Iterable[str]) -> Normalised:
+        """Only the definitions of ``classes`` and of the ones they refer to, each as it is here.
+
+        A class's definition does not depend on which others are rendered beside it, so each one
+        kept renders as it does in the whole module (the evidence search renders only the types it
+        tries: rendering is most of its cost).
+        """
+        defs: dict[str, Any] = self.schema["$defs"]
+        kept: set[str] = set()
+        stack = [name for name in classes if name in defs]
+        while stack:
+            name = stack.pop()
+            if name not in kept:
+                kept.add(name)
+                stack.extend(_refs(defs[name]))
+        data = {name: found for name, found in self.template_data.items() if name in kept}
+        names = frozenset().union(*(d["acp"].names for d in data.values()))
+        schema = {**self.schema, "$defs": {name: d for name, d in defs.items() if name in kept}}
+        return Normalised(schema, data, names, self.shared)
+
+
+def _refs(node: Any) -> Iterable[str]:
+    """The ``$defs`` names a normalised definition refers to."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield value.removeprefix("#/$defs/")
+            else:
+                yield from _refs(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _refs(item)
+
 
 def normalise(surface: ApiSurface) -> Normalised:
     data = {name: _template_data(surface, type_) for name, type_ in surface.types.items()}

@@ -3,12 +3,15 @@
 A release's models are the ``schema.py`` and ``_base.py`` the models emitter
 writes for its surface (:func:`codegen.emit.models.emit_models`), the same
 statements its generated package holds (not formatted: they are imported,
-never shown).  Rendering them takes seconds, so they are rendered on every
-core at once (:func:`load_all`) and kept under the build cache (``--cache``),
-keyed by the release's schema files, the stability level and what shapes the
-models (:data:`MODEL_SOURCES` and the versions of the tools the emitter runs),
-and imported from there under a name of their own: the models of two
-releases live side by side in one process, each rendered and imported once.
+never shown).  A search needs the classes of the types it tries and of the
+types they refer to, so only those are rendered when the caller names them
+(``only``): each class as the whole module has it, in a tenth of the time
+or less.  They are rendered on every core at once (:func:`load_all`) and
+kept under the build cache (``--cache``), keyed by the release's schema
+files, the stability level, the types named and what shapes the models
+(:data:`MODEL_SOURCES` and the versions of the tools the emitter runs), and
+imported from there under a name of their own: the models of two releases
+live side by side in one process, each rendered and imported once.
 """
 
 from __future__ import annotations
@@ -78,21 +81,37 @@ def models_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _key(files: ReleaseFiles, surface: ApiSurface) -> str:
-    digest = hashlib.sha256()
-    for name, document in sorted(files.documents.items()):
-        digest.update(f"{name}:{document.sha256}\n".encode())
-    digest.update(f"{surface.stability}\n{models_fingerprint()}".encode())
-    return digest.hexdigest()[:20]
+Only = frozenset[str] | None
+"""The types whose models a side needs (with those they refer to); ``None``: every type."""
 
 
-def _render(surface: ApiSurface) -> dict[str, str]:
-    """The files of :func:`~codegen.emit.models.emit_models`, the models not formatted."""
+@dataclass(frozen=True)
+class Wanted:
+    """One side whose models are wanted: a surface of ``files``, and the types it needs (``only``)."""
+
+    files: ReleaseFiles
+    surface: ApiSurface
+    only: Only = None
+
+    @property
+    def key(self) -> str:
+        digest = hashlib.sha256()
+        for name, document in sorted(self.files.documents.items()):
+            digest.update(f"{name}:{document.sha256}\n".encode())
+        digest.update(f"{self.surface.stability}\n{models_fingerprint()}".encode())
+        if self.only is not None:
+            digest.update(("\0" + "\n".join(sorted(self.only))).encode())
+        return digest.hexdigest()[:20]
+
+
+def _render(surface: ApiSurface, only: Only = None) -> dict[str, str]:
+    """The files of :func:`~codegen.emit.models.emit_models`, the models not formatted (of the types
+    ``only`` names and those they refer to, if it names some)."""
     from ..emit.models import render_models
     from ..emit.output import runtime_module
 
     return {
-        "schema.py": render_models(surface, formatted=False),
+        "schema.py": render_models(surface, formatted=False, only=only),
         "_base.py": runtime_module(surface, "_base.py").source,
     }
 
@@ -113,47 +132,47 @@ def _write(folder: Path, files: dict[str, str]) -> None:
 
 def load_models(files: ReleaseFiles, surface: ApiSurface, cache: Path) -> ModuleType:
     """The ``schema`` module of the generated models of ``surface`` (a surface of ``files``)."""
-    return import_models(surface, cache, _key(files, surface))
+    wanted = Wanted(files, surface)
+    return import_models(surface, cache, wanted.key)
 
 
-def load_all(
-    sides: Sequence[tuple[ReleaseFiles, ApiSurface]], cache: Path, tick: Tick | None = None
-) -> list[ModuleType]:
-    """:func:`load_models` of each side, the ones not yet under ``cache`` rendered on every core.
+def load_all(sides: Sequence[Wanted], cache: Path, tick: Tick | None = None) -> list[ModuleType]:
+    """The ``schema`` module of the models of each side, the ones not yet under ``cache`` rendered on
+    every core.
 
     ``tick`` is called once per side rendered.
     """
-    keys = [_key(files, surface) for files, surface in sides]
-    missing: dict[str, ApiSurface] = {}
-    for key, (_, surface) in zip(keys, sides, strict=True):
-        if key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file():
-            missing.setdefault(key, surface)
+    missing = {side.key: side for side in sides if _missing(side.key, cache)}
     if missing:
         import datamodel_code_generator  # noqa: F401 (slow to import: once here, not in every worker)
-    jobs = [functools.partial(_render, surface) for surface in missing.values()]
+    jobs = [functools.partial(_render, side.surface, side.only) for side in missing.values()]
     for key, files in zip(missing, run_all(jobs, tick), strict=True):
         _write(_folder(cache, key), files)
-    return [import_models(surface, cache, key) for key, (_, surface) in zip(keys, sides, strict=True)]
+    return [import_models(side.surface, cache, side.key, side.only) for side in sides]
 
 
-def missing_models(sides: Sequence[tuple[ReleaseFiles, ApiSurface]], cache: Path) -> int:
+def missing_models(sides: Sequence[Wanted], cache: Path) -> int:
     """How many model modules :func:`load_all` of ``sides`` will render."""
-    keys = {_key(files, surface) for files, surface in sides}
-    return sum(1 for key in keys if key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file())
+    return sum(1 for key in {side.key for side in sides} if _missing(key, cache))
+
+
+def _missing(key: str, cache: Path) -> bool:
+    return key not in _LOADED and not (_folder(cache, key) / "schema.py").is_file()
 
 
 def _folder(cache: Path, key: str) -> Path:
     return cache / "evidence-models" / f"_acp_evidence_{key}"
 
 
-def import_models(surface: ApiSurface, cache: Path, key: str) -> ModuleType:
-    """The models of ``surface``, rendered under ``cache`` (unless there already) and imported by ``key``."""
+def import_models(surface: ApiSurface, cache: Path, key: str, only: Only = None) -> ModuleType:
+    """The models of ``surface`` (of the types ``only`` names and those they refer to, if it names
+    some), rendered under ``cache`` (unless there already) and imported by ``key``."""
     if key in _LOADED:
         return _LOADED[key]
     folder = _folder(cache, key)
     root, name = folder.parent, folder.name
     if not (folder / "schema.py").is_file():
-        _write(folder, _render(surface))
+        _write(folder, _render(surface, only))
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     module = importlib.import_module(f"{name}.schema")

@@ -262,7 +262,7 @@ def contradicted(
         change = wanted[index]
         if isinstance(evidence, Evidence) or not_shown(change, pair.old.surface, pair.new.surface) is None:
             continue
-        for plan in (pair.located(change, d) for d in SEARCHED_BREAKS[change.rule.breaks]):
+        for plan in (pair.planner.located(change, d) for d in SEARCHED_BREAKS[change.rule.breaks]):
             if plan.root is None or plan.anchor is None:
                 continue
             search = pair.search(plan.direction, plan.root, examples=examples)

@@ -51,7 +51,7 @@ from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
-from .models import Models, load_all, load_models, missing_models
+from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
 from .walk import Anchor, Located, Place, anchor_of, at, located_errors
 
@@ -245,6 +245,94 @@ class Plan:
 
 
 @dataclass
+class Planner:
+    """Where the changes of one stability level can be searched for, from the two surfaces alone: the
+    ``$defs`` type to generate messages from in each direction, and the anchor a refusal must be at."""
+
+    old: ApiSurface
+    new: ApiSurface
+    renames: dict[str, str] = field(init=False)
+    renamed_from: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.renames = detect_renames(self.old, self.new)
+        self.renamed_from = {n: o for o, n in self.renames.items()}
+
+    def surfaces(self, direction: Direction) -> tuple[ApiSurface, ApiSurface]:
+        """(the surface messages are generated from, the surface whose models try them)."""
+        return (self.new, self.old) if direction == "receivers" else (self.old, self.new)
+
+    def counterpart(self, direction: Direction, name: str) -> str:
+        """A type's name on the trying side, from its name on the generating side."""
+        return self.renamed_from.get(name, name) if direction == "receivers" else self.renames.get(name, name)
+
+    def target_type(self, direction: Direction, schema_name: str) -> NamedType | None:
+        """The type on the trying side for a ``$defs`` entry of the generating side."""
+        source, target = self.surfaces(direction)
+        named = source.by_schema_name(schema_name)
+        return target.types.get(self.counterpart(direction, named.name)) if named is not None else None
+
+    def target_def(self, direction: Direction, schema_name: str) -> str | None:
+        """The ``$defs`` entry on the trying side for an entry of the generating side."""
+        other = self.target_type(direction, schema_name)
+        return other.schema_name if other is not None else None
+
+    # -- a change and its anchor -----------------------------------------------------------------
+
+    def plan(self, change: Change, direction: Direction) -> Plan:
+        """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
+        there, named as on the generating side (both ``None`` when no message can carry it)."""
+        reason = not_shown(change, self.old, self.new)
+        if reason is not None:
+            return Plan(direction, None, None, reason)
+        return self.located(change, direction)
+
+    def located(self, change: Change, direction: Direction) -> Plan:
+        """:meth:`plan`, for a change :func:`not_shown` says no message shows too (the oracle checks so)."""
+        source, _ = self.surfaces(direction)
+        match change.path:
+            case (TypePart(name=name), *_):
+                start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)
+            case (MethodPart(name=wire, method_kind=kind, side=side), MessagePart(which=which), *_):
+                methods = [
+                    m for m in source.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)
+                ]
+                start = (methods[0].params if which == "params" else methods[0].result) if methods else None
+            case _:
+                start = None
+        named = source.types.get(start) if start is not None else None
+        if start is None or named is None:
+            return Plan(direction, None, None)
+        return Plan(direction, def_of(named), anchor_of(change.path, start))
+
+    def plans(self, change: Change) -> list[Plan]:
+        """Where to look for a change: one plan per direction its rule breaks."""
+        return [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
+
+    @staticmethod
+    def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
+        """The searches the plans need: one per direction and ``$defs`` type, with every anchor in it."""
+        groups: dict[tuple[Direction, str], set[Anchor]] = {}
+        for plan in plans:
+            for p in plan:
+                if p.root is not None and p.anchor is not None:
+                    groups.setdefault((p.direction, p.root), set()).add(p.anchor)
+        return groups
+
+    def types(self, changes: Iterable[Change]) -> tuple[frozenset[str], frozenset[str]]:
+        """The types whose models the searches for ``changes`` try, on the old side and on the new: the
+        type each search generates from, on its side, and its counterpart on the other."""
+        wanted: dict[str, set[str]] = {"old": set(), "new": set()}
+        for direction, root in self.groups(self.plans(change) for change in changes):
+            source, _ = self.surfaces(direction)
+            named, other = source.by_schema_name(root), self.target_type(direction, root)
+            generating, trying = ("new", "old") if direction == "receivers" else ("old", "new")
+            wanted[generating].update([named.name] if named is not None else [])
+            wanted[trying].update([other.name] if other is not None else [])
+        return frozenset(wanted["old"]), frozenset(wanted["new"])
+
+
+@dataclass
 class Pair:
     """The two sides of one stability level of a diff, and the searches already run on them."""
 
@@ -253,29 +341,27 @@ class Pair:
     examples: int = DEFAULT_EXAMPLES
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
-    renames: dict[str, str] = field(default_factory=dict)
+    planner: Planner = field(init=False)
     _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.renames = detect_renames(self.old.surface, self.new.surface)
-        self.renamed_from = {n: o for o, n in self.renames.items()}
+        self.planner = Planner(self.old.surface, self.new.surface)
 
     def sides(self, direction: Direction) -> tuple[Side, Side]:
         """(the side messages are generated from, the side whose models try them)."""
         return (self.new, self.old) if direction == "receivers" else (self.old, self.new)
 
-    def counterpart(self, direction: Direction, name: str) -> str:
-        """A type's name on the trying side, from its name on the generating side."""
-        return self.renamed_from.get(name, name) if direction == "receivers" else self.renames.get(name, name)
-
     def target_def(self, direction: Direction, schema_name: str) -> str | None:
         """The ``$defs`` entry on the trying side for an entry of the generating side."""
-        source, target = self.sides(direction)
-        named = source.surface.by_schema_name(schema_name)
-        if named is None:
-            return None
-        other = target.surface.types.get(self.counterpart(direction, named.name))
-        return other.schema_name if other is not None else None
+        return self.planner.target_def(direction, schema_name)
+
+    def plan(self, change: Change, direction: Direction) -> Plan:
+        """:meth:`Planner.plan`."""
+        return self.planner.plan(change, direction)
+
+    def plans(self, change: Change) -> list[Plan]:
+        """:meth:`Planner.plans`."""
+        return self.planner.plans(change)
 
     def probes(self, direction: Direction, schema_name: str) -> tuple[str, ...]:
         """The strings the trying side's definition names (tags, enum values, reserved tags) and the
@@ -388,51 +474,9 @@ class Pair:
             return None
         return Refusal(instance, error, located_errors(source.surface, root, instance, error))
 
-    # -- a change and its anchor -----------------------------------------------------------------
-
-    def plan(self, change: Change, direction: Direction) -> Plan:
-        """The ``$defs`` type whose messages can show a change in one direction, and the change's anchor
-        there, named as on the generating side (both ``None`` when no message can carry it)."""
-        reason = not_shown(change, self.old.surface, self.new.surface)
-        if reason is not None:
-            return Plan(direction, None, None, reason)
-        return self.located(change, direction)
-
-    def located(self, change: Change, direction: Direction) -> Plan:
-        """:meth:`plan`, for a change :func:`not_shown` says no message shows too (the oracle checks so)."""
-        source, _ = self.sides(direction)
-        match change.path:
-            case (TypePart(name=name), *_):
-                start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)
-            case (MethodPart(name=wire, method_kind=kind, side=side), MessagePart(which=which), *_):
-                methods = [
-                    m for m in source.surface.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)
-                ]
-                start = (methods[0].params if which == "params" else methods[0].result) if methods else None
-            case _:
-                start = None
-        named = source.surface.types.get(start) if start is not None else None
-        if start is None or named is None:
-            return Plan(direction, None, None)
-        return Plan(direction, def_of(named), anchor_of(change.path, start))
-
-    def plans(self, change: Change) -> list[Plan]:
-        """Where to look for a change: one plan per direction its rule breaks."""
-        return [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
-
-    @staticmethod
-    def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
-        """The searches the plans need: one per direction and ``$defs`` type, with every anchor in it."""
-        groups: dict[tuple[Direction, str], set[Anchor]] = {}
-        for plan in plans:
-            for p in plan:
-                if p.root is not None and p.anchor is not None:
-                    groups.setdefault((p.direction, p.root), set()).add(p.anchor)
-        return groups
-
     def requests(self, changes: Iterable[Change]) -> list[SearchKey]:
         """The searches :meth:`evidence` runs for these changes (for :func:`search_all`)."""
-        groups = self.groups(self.plans(change) for change in changes)
+        groups = self.planner.groups(self.plans(change) for change in changes)
         return [self.key(d, root, frozenset(wanted), None) for (d, root), wanted in sorted(groups.items())]
 
     def evidence(self, changes: Iterable[Change]) -> dict[int, Evidence | NoEvidence]:
@@ -444,7 +488,7 @@ class Pair:
         """
         listed = list(changes)
         plans = [self.plans(change) for change in listed]
-        groups = self.groups(plans)
+        groups = self.planner.groups(plans)
         search_all((self, self.key(d, root, frozenset(w), None)) for (d, root), w in groups.items())
         searched = {
             key: self.search(key[0], key[1], frozenset(wanted)) for key, wanted in sorted(groups.items())
@@ -589,16 +633,24 @@ def pairs_of(
     examples: int = DEFAULT_EXAMPLES,
     progress: Progress | None = None,
     built: tuple[Mapping[Stability, ApiSurface], Mapping[Stability, ApiSurface]] | None = None,
+    only: Mapping[Stability, tuple[frozenset[str], frozenset[str]]] | None = None,
 ) -> list[Pair]:
     """The two sides of each stability level, their models loaded (those not cached rendered on every
-    core, a stage of ``progress``); ``built`` are the two releases' surfaces when the caller has them."""
+    core, a stage of ``progress``); ``built`` are the two releases' surfaces when the caller has them.
+
+    ``only`` names, per stability level, the types whose models the searches try on the old side and
+    on the new (:meth:`Planner.types`): only those are rendered, with the types they refer to.
+    Without it every type is.
+    """
     wanted = list(stabilities)
     before, after = built if built is not None else (surfaces_of(old, wanted), surfaces_of(new, wanted))
-    sides = [(old, before[s]) for s in wanted] + [(new, after[s]) for s in wanted]
+    sides = [Wanted(old, before[s], only[s][0] if only else None) for s in wanted] + [
+        Wanted(new, after[s], only[s][1] if only else None) for s in wanted
+    ]
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
     modules = load_all(sides, cache, tick)
-    loaded = [Side.of(f, surface, module) for (f, surface), module in zip(sides, modules, strict=True)]
+    loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 
 
@@ -629,12 +681,20 @@ def attach_evidence(
         }
         for surface in result.surfaces
     }
-    # the models of a stability level are rendered only if one of its changes can be searched for
+    # the models of a stability level are rendered only if one of its changes can be searched for,
+    # and of its types only those its searches try
     stabilities = [s for s in levels if any(reason is None for reason in shown[s].values())]
+    tried = {
+        surface.stability: Planner(before[surface.stability], after[surface.stability]).types(
+            surface.changes[i] for i in wanted[surface.stability]
+        )
+        for surface in result.surfaces
+        if surface.stability in stabilities
+    }
     pairs = (
         {
             p.new.surface.stability: p
-            for p in pairs_of(old, new, stabilities, cache, examples, progress, (before, after))
+            for p in pairs_of(old, new, stabilities, cache, examples, progress, (before, after), tried)
         }
         if stabilities
         else {}
