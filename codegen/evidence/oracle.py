@@ -52,7 +52,6 @@ from .search import (
     Pair,
     Refusal,
     first_error,
-    not_shown,
     pairs_of,
     search_all,
     wants_evidence,
@@ -255,12 +254,13 @@ def check_pair(
 def contradicted(
     pair: Pair, wanted: Sequence[Change], found: Mapping[int, Evidence | NoEvidence], examples: int
 ) -> list[Change]:
-    """The changes not searched because no message can show them (:func:`not_shown`) that a message of
-    the oracle's own search of their type shows all the same: each one a wrong ``not searchable``."""
+    """The changes not searched because no message can show them (:func:`not_shown`, or
+    :meth:`~codegen.evidence.search.Planner.refuses_nothing`) that a message of the oracle's own search
+    of their type shows all the same: each one a wrong ``not searchable``."""
     out = []
     for index, evidence in found.items():
         change = wanted[index]
-        if isinstance(evidence, Evidence) or not_shown(change, pair.old.surface, pair.new.surface) is None:
+        if isinstance(evidence, Evidence) or evidence.searchable:
             continue
         for plan in (pair.planner.located(change, d) for d in SEARCHED_BREAKS[change.rule.breaks]):
             if plan.root is None or plan.anchor is None:

@@ -33,6 +33,7 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from ..diff import (
+    Built,
     Change,
     DiffResult,
     Evidence,
@@ -46,14 +47,24 @@ from ..diff import (
 )
 from ..diff.renames import detect_renames
 from ..schema.builder.node import Pointer
-from ..schema.ir import ApiSurface, NamedType, ObjectType, Stability, references_of, refs_in
+from ..schema.ir import (
+    ApiSurface,
+    NamedType,
+    ObjectType,
+    Ref,
+    Scalar,
+    Stability,
+    UnionType,
+    references_of,
+    refs_in,
+)
 from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
 from .instances import canonical, generation_schema, instances, shrink, size
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
-from .walk import Anchor, Located, Place, anchor_of, at, located_errors
+from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors
 
 
 class Validator(Protocol):
@@ -182,9 +193,9 @@ def first_error(error: Any) -> str:
 
 NOT_SEARCHABLE = "no type of the generated models carries it"
 LENIENCY_ONLY = (
-    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides, "
-    "none reserving a tag), which changes how a value its schema refuses is read, and evidence is a message "
-    "the sender's schema accepts"
+    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides), "
+    "which changes how a value its schema refuses is read, and evidence is a message the sender's schema "
+    "accepts"
 )
 """Why a removed lenient annotation is not searchable, when :func:`not_shown` says so."""
 
@@ -195,8 +206,9 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     A lenient annotation removed from a field is one, when nothing else of the field changed: its type,
     requiredness, nullability and default the same, and every type it refers to the same on both sides.
     Messages are kept only if valid on the sender's schema, so the field's value is one the receiver's
-    schema accepts too and the models read alike, lenient or not.  A type that reserves tags (a
-    catch-all) refuses in its models what its schema accepts, so a field that reaches one is searched.
+    schema accepts too and the models read alike, lenient or not: the models refuse what the schema
+    refuses and no more (a catch-all refuses the tags its schema's ``not`` names, the conformance tests
+    check it on every release, and ``make diff-oracle`` that no message shows a change said not shown).
     """
     if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
         return None
@@ -211,8 +223,6 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     now = next((f for f in new.all_fields(name) if f.wire_name == wire), None)
     if was is None or now is None or _but_leniency(was) != _but_leniency(now):
         return None
-    if any(wire in {r.wire_name for r in s.reserved_of(name)} for s in (old, new)):
-        return None
     seen: set[str] = set()
     stack = list(refs_in(was.type))
     while stack:
@@ -221,10 +231,47 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
             continue
         seen.add(current)
         before, after = old.types.get(current), new.types.get(current)
-        if before is None or before != after or (isinstance(before, ObjectType) and before.reserved):
+        if before is None or before != after:
             return None
         stack.extend(references_of(before))
     return LENIENCY_ONLY
+
+
+LENIENT_THERE = (
+    "the receiver's models read the field leniently (x-deserialize-default-on-error): a value its "
+    "schema refuses there is read as omitted, so no message is refused at it"
+)
+"""Why a constraint on a field is not searchable, when :meth:`Planner.refuses_nothing` says so."""
+OPEN_THERE = (
+    "the receiver's models read any JSON object as this type (every field optional, extra keys "
+    "kept, nothing checked of the object as a whole), and every message of the sender's type is one"
+)
+"""Why a change to a type as a whole is not searchable, when :meth:`Planner.refuses_nothing` says so."""
+
+
+def _objects_only(surface: ApiSurface, named: NamedType) -> bool:
+    """Whether every value of ``named`` is a JSON object: an object type, or a union of object types."""
+    if isinstance(named, ObjectType):
+        return True
+    if isinstance(named, UnionType):
+        return all(
+            isinstance(member.type, Ref)
+            and member.type.name in surface.types
+            and isinstance(surface.unaliased(member.type.name), ObjectType)
+            for member in named.members
+        )
+    return False
+
+
+def _takes_any_object(surface: ApiSurface, named: ObjectType) -> bool:
+    """Whether the models of ``named`` accept every JSON object, with no error at it or at one of its
+    fields: open to extra keys, no tag it pins or reserves, and every field (its own and inherited)
+    optional and either lenient (an invalid value read as omitted) or of any JSON value."""
+    lineage = surface.lineage(named.name)
+    return all(o.extra == "allow" and o.tag is None and o.reserved is None for o in lineage) and all(
+        not f.required and (f.default_on_error or f.type == Scalar("any"))
+        for f in surface.all_fields(named.name)
+    )
 
 
 def _but_leniency(f: IrField) -> IrField:
@@ -285,7 +332,30 @@ class Planner:
         reason = not_shown(change, self.old, self.new)
         if reason is not None:
             return Plan(direction, None, None, reason)
-        return self.located(change, direction)
+        plan = self.located(change, direction)
+        reason = self.refuses_nothing(direction, plan.anchor) if plan.anchor is not None else None
+        return Plan(direction, None, None, reason) if reason is not None else plan
+
+    def refuses_nothing(self, direction: Direction, anchor: Anchor) -> str | None:
+        """Why the trying side's models refuse no message at ``anchor`` (``None``: they may), read from
+        the trying side's type there (:data:`LENIENT_THERE`, :data:`OPEN_THERE`)."""
+        source, target = self.surfaces(direction)
+        mine, theirs = source.types.get(anchor.type), target.types.get(
+            self.counterpart(direction, anchor.type)
+        )
+        if anchor.members or not isinstance(theirs, ObjectType):
+            return None
+        if anchor.field is not None and anchor.keyword in ERRORS_OF_KEYWORDS:
+            found = next((f for f in target.all_fields(theirs.name) if f.wire_name == anchor.field), None)
+            return LENIENT_THERE if found is not None and found.default_on_error else None
+        if (
+            anchor.whole
+            and mine is not None
+            and _objects_only(source, mine)
+            and _takes_any_object(target, theirs)
+        ):
+            return OPEN_THERE
+        return None
 
     def located(self, change: Change, direction: Direction) -> Plan:
         """:meth:`plan`, for a change :func:`not_shown` says no message shows too (the oracle checks so)."""
@@ -294,9 +364,7 @@ class Planner:
             case (TypePart(name=name), *_):
                 start: str | None = name if direction == "receivers" else self.renamed_from.get(name, name)
             case (MethodPart(name=wire, method_kind=kind, side=side), MessagePart(which=which), *_):
-                methods = [
-                    m for m in source.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)
-                ]
+                methods = [m for m in source.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)]
                 start = (methods[0].params if which == "params" else methods[0].result) if methods else None
             case _:
                 start = None
@@ -632,7 +700,7 @@ def pairs_of(
     cache: Path,
     examples: int = DEFAULT_EXAMPLES,
     progress: Progress | None = None,
-    built: tuple[Mapping[Stability, ApiSurface], Mapping[Stability, ApiSurface]] | None = None,
+    built: Built | None = None,
     only: Mapping[Stability, tuple[frozenset[str], frozenset[str]]] | None = None,
 ) -> list[Pair]:
     """The two sides of each stability level, their models loaded (those not cached rendered on every
@@ -661,10 +729,12 @@ def attach_evidence(
     cache: Path,
     examples: int = DEFAULT_EXAMPLES,
     progress: Progress | None = None,
+    built: Built | None = None,
 ) -> DiffResult:
     """``result`` with evidence searched for every breaking or warning verdict on the wire.
 
     ``progress`` is told of each stage (the models rendered, the searches run) and of each step.
+    ``built`` are the two releases' surfaces the diff read, when the caller has them.
     """
     if not any(wants_evidence(c) for c in result.changes):
         return result
@@ -673,7 +743,7 @@ def attach_evidence(
         for surface in result.surfaces
     }
     levels = [surface.stability for surface in result.surfaces]
-    before, after = surfaces_of(old, levels), surfaces_of(new, levels)
+    before, after = built if built is not None else (surfaces_of(old, levels), surfaces_of(new, levels))
     shown = {
         surface.stability: {
             i: not_shown(surface.changes[i], before[surface.stability], after[surface.stability])

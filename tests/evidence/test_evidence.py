@@ -30,6 +30,8 @@ from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
 from codegen.evidence.search import (
     LENIENCY_ONLY,
+    LENIENT_THERE,
+    OPEN_THERE,
     Pair,
     Search,
     Side,
@@ -37,7 +39,7 @@ from codegen.evidence.search import (
     wants_evidence,
 )
 from codegen.evidence.walk import Place, anchor_of, at, located_errors, message_path, places
-from codegen.schema.ir import ApiSurface
+from codegen.schema.ir import ApiSurface, Ref
 from tests.support.diffkit import A3, A5, A7, Mini, batch, mini, run
 from tests.support.releases import release_files
 from tests.support.schemas import catch_all
@@ -244,17 +246,11 @@ def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: P
 
 
 def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
-    """A lenient field's constraint: the new schema refuses an empty ``stopReason``, the new models read
-    it as omitted (``x-deserialize-default-on-error``), so no message shows it."""
-
-    def lenient(m: Mini) -> None:
-        m.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
-
-    old, new = mini(), mini()
-    lenient(old)
-    lenient(new)
-    new.defs["PromptResponse"]["properties"]["stopReason"]["minLength"] = 1
-    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    """A constraint the generated messages do not reach: the new schema caps ``stopReason`` at 500
+    characters, and none of the 15 old agents' messages generated has a longer one."""
+    new = mini()
+    new.defs["PromptResponse"]["properties"]["stopReason"]["maxLength"] = 500
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
     assert shown == NoEvidence(15, "")
 
@@ -272,6 +268,61 @@ def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Pat
     assert found._searches == {}  # nothing generated
 
 
+def tags(m: Mini, lenient: bool, at_least: int | None) -> None:
+    m.defs["PromptRequest"]["properties"]["tags"] = {
+        "type": "array",
+        "items": {"type": "string"},
+        **({"minItems": at_least} if at_least is not None else {}),
+        **({"x-deserialize-default-on-error": True} if lenient else {}),
+    }
+
+
+@pytest.mark.parametrize("lenient", [True, False])
+def test_a_constraint_on_a_field_the_receiver_reads_leniently_is_not_searched(
+    tmp_path: Path, lenient: bool
+) -> None:
+    """``tags`` gains ``minItems: 1``: an old client's ``[]`` is refused by a new agent, unless the new
+    agent reads the field leniently (an invalid value read as omitted), where no message is refused at
+    it: no search runs and the row says why."""
+    old, new = mini(), mini()
+    tags(old, lenient, None)
+    tags(new, lenient, 1)
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
+    if lenient:
+        assert shown == NoEvidence(0, LENIENT_THERE, searchable=False)
+        assert found._searches == {}
+    else:
+        assert isinstance(shown, Evidence) and shown.message["tags"] == []
+
+
+@pytest.mark.parametrize("lenient", [True, False])
+def test_an_object_that_became_a_union_is_not_searched_where_the_old_type_takes_any_object(
+    tmp_path: Path, lenient: bool
+) -> None:
+    """``PromptResponse`` becomes a union of objects tagged by ``kind``.  An old client whose model reads
+    every object (its one field optional and lenient, extra keys kept) refuses no new message; one whose
+    ``stopReason`` must be a string may: that one is searched."""
+    old, new = mini(), mini()
+    if lenient:
+        old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
+    response = new.defs["PromptResponse"]
+    new.defs["PromptResponse"] = {
+        "anyOf": [
+            {"type": "object", "properties": {"kind": {"type": "string", "const": k}}, "required": ["kind"]}
+            for k in ("done", "failed")
+        ],
+        **{k: v for k, v in response.items() if k.startswith("x-")},
+    }
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    shown = evidence_of(found, old_surface, new_surface, "object-became-union")
+    if lenient:
+        assert shown == NoEvidence(0, OPEN_THERE, searchable=False)
+        assert found._searches == {}
+    else:
+        assert isinstance(shown, NoEvidence) and shown.searchable and shown.examples > 0
+
+
 def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown(tmp_path: Path) -> None:
     """Where the type under the field narrowed too, an old client's value the old agent dropped fails
     the new agent's whole message: the removed leniency is searched for, and shown at its own field."""
@@ -287,11 +338,12 @@ def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown
     assert shown.message["extra"] == [] and shown.error.startswith("extra")
 
 
-def test_alpha8_removed_leniencies_searched_only_where_a_message_may_show_them(tmp_path: Path) -> None:
+def test_alpha8_removed_leniencies_are_not_searched_a_valid_message_reads_alike(tmp_path: Path) -> None:
     """What not searching rests on, on a real pair: the search the differ no longer runs for
-    ``ResumeSessionRequest.additionalDirectories`` (alpha.7's messages tried on alpha.8's models, as
-    many as a search generates) refuses none at that field; ``mcpServers`` and ``replayFrom`` reach a
-    catch-all that reserves tags (its models refuse what its schema accepts), so they are searched."""
+    ``ResumeSessionRequest`` (alpha.7's messages tried on alpha.8's models, as many as a search
+    generates) refuses none at the three fields whose lenient annotation alpha.8 removed.  Two of them
+    reach a catch-all (``McpServer``, ``ReplayFrom``): its models refuse the tags its schema refuses,
+    and no other, so a message valid on the schema reads alike there too."""
     from codegen.schema.releases import surfaces_of
 
     old, new = release_files(A7), release_files(A8)
@@ -303,13 +355,20 @@ def test_alpha8_removed_leniencies_searched_only_where_a_message_may_show_them(t
         if c.rule.id == "lenient-annotation-removed" and c.path[0] == TypePart("ResumeSessionRequest")
     }
     assert sorted(removed) == ["additionalDirectories", "mcpServers", "replayFrom"]
-    anchor = anchor_of(removed["additionalDirectories"].path, "ResumeSessionRequest")
-    search = found.search("senders", "ResumeSessionRequest", frozenset({anchor}))
+    anchors = [anchor_of(c.path, "ResumeSessionRequest") for c in removed.values()]
+    search = found.search("senders", "ResumeSessionRequest", frozenset(anchors))
     assert isinstance(search, Search) and search.distinct > 0
-    assert not [r for r in search.refusals if r.at(anchor) is not None]
-    shown = dict(zip(removed, found.evidence(removed.values()).values(), strict=True))
-    assert shown["additionalDirectories"] == NoEvidence(0, LENIENCY_ONLY, searchable=False)
-    assert shown["mcpServers"].searchable and shown["replayFrom"].searchable
+    assert not [r for r in search.refusals for a in anchors if r.at(a) is not None]
+    shown = found.evidence(removed.values())
+    assert set(shown.values()) == {NoEvidence(0, LENIENCY_ONLY, searchable=False)}
+    for union in ("McpServer", "ReplayFrom"):
+        catch_all = after.types[union].catch_all  # type: ignore[union-attr]
+        assert catch_all is not None and isinstance(catch_all.type, Ref)
+        [reserved] = after.reserved_of(catch_all.type.name)
+        assert reserved.values
+        for tag in (*reserved.values, "_custom", "future"):
+            message = {"type": tag}
+            assert found.new.valid(union, message) == (found.new.models.refusal(union, message) is None), tag
 
 
 # --- the command line, on a real pair ----------------------------------------------------------
@@ -525,7 +584,6 @@ def test_the_oracle_lists_a_not_searchable_verdict_a_message_shows(
         return LENIENCY_ONLY if change.rule.id == "lenient-annotation-removed" else None
 
     monkeypatch.setattr(search, "not_shown", wrong)
-    monkeypatch.setattr(oracle, "not_shown", wrong)
     found, old_surface, new_surface = pair(*leniency_removed_over_a_narrowed_type(), tmp_path, examples=40)
     changes = diff_surfaces(old_surface, new_surface).changes
     result = oracle.check_pair(found, "old", "new", changes, {}, examples=40)

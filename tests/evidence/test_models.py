@@ -14,7 +14,6 @@ from codegen.evidence.models import Wanted, load_all
 from codegen.evidence.search import Planner
 from codegen.schema.ir import ApiSurface, references_of
 from codegen.schema.releases import surfaces_of
-from tests.support.diffkit import A7
 from tests.support.releases import release_files
 
 
@@ -76,9 +75,9 @@ def test_naming_no_type_renders_a_module_without_classes(surface: ApiSurface) ->
 
 
 def test_a_diff_s_searches_render_the_types_they_try_on_each_side(tmp_path: Path) -> None:
-    """alpha.7 → alpha.8: the old side's models hold the types old messages are generated from and new
-    ones are tried on, the new side's the reverse; the models import and validate."""
-    old, new = release_files(A7), release_files("2.0.0-alpha.8")
+    """v2-sdk-2.1.0 → 2.2.0: the old side's models hold the types old messages are generated from and
+    new ones are tried on, the new side's the reverse, with the types they refer to, and no other."""
+    old, new = release_files("v2-sdk-2.1.0"), release_files("v2-sdk-2.2.0")
     before, after = surfaces_of(old, ["stable"])["stable"], surfaces_of(new, ["stable"])["stable"]
     changes = [c for c in diff_surfaces(before, after).changes if wants_evidence(c)]
     on_old, on_new = Planner(before, after).types(changes)
