@@ -299,7 +299,7 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
 
     from . import diff
     from .diff import report
-    from .schema.releases import open_side
+    from .schema.releases import open_side, surfaces_of
 
     if args.evidence_examples < 1:
         raise CodegenError(f"--evidence-examples must be at least 1, not {args.evidence_examples}")
@@ -308,12 +308,16 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     if args.stability != "both":
         stabilities = (args.stability,)
     old, new = open_side(args.old, source), open_side(args.new, source)
-    result = diff.diff_releases(old, new, stabilities)
+    built = (
+        surfaces_of(old, stabilities),
+        surfaces_of(new, stabilities),
+    )  # read by the diff and its evidence
+    result = diff.diff_releases(old, new, stabilities, built)
     if args.waivers is not None:
         waivers = diff.read_waivers(args.waivers)
         result = diff.apply_waivers(result, waivers, datetime.date.today())
     if args.evidence:
-        result = _with_evidence(result, old, new, args, console)
+        result = _with_evidence(result, old, new, args, console, built)
     url = report.rules_url(args.rules_url)
     shown = report.render(
         result, args.format, args.fail_on, url, min_severity=args.min_severity, path_prefix=args.path_prefix
@@ -322,9 +326,12 @@ def _diff(args: argparse.Namespace, console: Console) -> int:
     return result.exit_code(args.fail_on)
 
 
-def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console) -> Any:
+def _with_evidence(
+    result: Any, old: Any, new: Any, args: argparse.Namespace, console: Console, built: Any = None
+) -> Any:
     """The diff with evidence searched for (without the optional generator: as it is, and a warning),
-    its stages shown as progress bars on stderr when it is a terminal."""
+    its stages shown as progress bars on stderr when it is a terminal; ``built``: the surfaces the diff
+    read, if the caller has them."""
     from . import evidence
 
     try:
@@ -333,7 +340,7 @@ def _with_evidence(result: Any, old: Any, new: Any, args: argparse.Namespace, co
         diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
         return result
     with _progress(console) as progress:
-        return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples, progress)
+        return evidence.attach_evidence(result, old, new, args.cache, args.evidence_examples, progress, built)
 
 
 class _Stages:

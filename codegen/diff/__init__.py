@@ -16,7 +16,7 @@
 Reading releases is the schema stage's work (:mod:`codegen.schema.releases`).
 """
 
-from .differ import diff_releases, diff_surfaces
+from .differ import Built, diff_releases, diff_surfaces
 from .model import (
     ABSENT,
     ArgumentPart,
@@ -51,6 +51,7 @@ __all__ = [
     "ABSENT",
     "ArgumentPart",
     "AttributePart",
+    "Built",
     "Change",
     "DiffResult",
     "EnvelopePart",

@@ -21,7 +21,7 @@ this module collects and orders them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..errors import CodegenError
@@ -47,10 +47,20 @@ def diff_surfaces(
     return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=report_order)))
 
 
-def diff_releases(old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability]) -> DiffResult:
-    """Every change between two releases at the given stability levels."""
+Built = tuple[Mapping[Stability, ApiSurface], Mapping[Stability, ApiSurface]]
+"""The surfaces of two releases at some stability levels (:func:`~codegen.schema.releases.surfaces_of`)."""
+
+
+def diff_releases(
+    old: ReleaseFiles, new: ReleaseFiles, stabilities: Iterable[Stability], built: Built | None = None
+) -> DiffResult:
+    """Every change between two releases at the given stability levels.
+
+    ``built`` are the two releases' surfaces at those levels, when the caller has them (the diff and
+    its evidence read the same surfaces, built once).
+    """
     wanted = [s for s in ("stable", "unstable") if s in set(stabilities)]
-    before, after = surfaces_of(old, wanted), surfaces_of(new, wanted)
+    before, after = built if built is not None else (surfaces_of(old, wanted), surfaces_of(new, wanted))
     for stability in wanted:
         a, b = before[stability], after[stability]
         if a.protocol_version != b.protocol_version:
