@@ -660,7 +660,7 @@ def _evidence_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--evidence-examples",
         type=int,
-        default=50,  # codegen.evidence.DEFAULT_EXAMPLES (not imported: the evidence stage loads lazily)
+        default=25,  # codegen.evidence.DEFAULT_EXAMPLES (not imported: the evidence stage loads lazily)
         metavar="N",
         help="messages generated per schema type and direction in the search for evidence "
         "(default: %(default)s)",

@@ -158,6 +158,41 @@ def _merge_all_of(node: Any) -> Any:
     return merged
 
 
+def with_tag(schema: Any, tag: str, value: Any) -> Any | None:
+    """A generation schema of a union kept to its members whose ``tag`` is ``value`` (``None``: the
+    schema is no ``anyOf`` or ``oneOf`` of such members).  The messages it allows are candidates: each
+    is checked against the union's own schema, as every generated message is."""
+    if not isinstance(schema, dict):
+        return None
+    for keyword in ("anyOf", "oneOf"):
+        members = schema.get(keyword)
+        if isinstance(members, list):
+            kept = [m for m in members if value in _tag_values(m, tag)]
+            return {**schema, keyword: kept} if kept and len(kept) < len(members) else None
+    return None
+
+
+def _tag_values(member: Any, tag: str) -> list[Any]:
+    """The values a union member's schema fixes its ``tag`` property to (``const``, through ``allOf``)."""
+    if not isinstance(member, dict):
+        return []
+    prop = member.get("properties", {}).get(tag) if isinstance(member.get("properties"), dict) else None
+    nodes = [prop, *(prop.get("allOf", []) if isinstance(prop, dict) else [])]
+    found = [node["const"] for node in nodes if isinstance(node, dict) and "const" in node]
+    for part in member.get("allOf", []) if isinstance(member.get("allOf"), list) else []:
+        found.extend(_tag_values(part, tag))
+    return found
+
+
+def with_field(schema: Any, name: str) -> Any | None:
+    """A generation schema of an object that requires its optional property ``name`` (``None``: it has
+    no such optional property).  Every message it allows, the object allows."""
+    if not isinstance(schema, dict) or name not in schema.get("properties", {}):
+        return None
+    required = list(schema.get("required", []))
+    return None if name in required else {**schema, "required": [*required, name]}
+
+
 @contextlib.contextmanager
 def _strategies_built_once() -> Iterator[None]:
     """While it lasts, hypothesis-jsonschema builds the strategy of each subschema once, not per draw.

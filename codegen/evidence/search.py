@@ -49,7 +49,9 @@ from ..diff.renames import detect_renames
 from ..schema.builder.node import Pointer
 from ..schema.ir import (
     ApiSurface,
+    ArrayOf,
     NamedType,
+    Nullable,
     ObjectType,
     Ref,
     Scalar,
@@ -61,7 +63,7 @@ from ..schema.ir import (
 from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
-from .instances import canonical, generation_schema, instances, shrink, size
+from .instances import canonical, generation_schema, instances, shrink, size, with_field, with_tag
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
 from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors
@@ -80,17 +82,27 @@ Direction = Literal["receivers", "senders"]
 SearchKey = tuple[str, Direction, frozenset[Anchor], int]
 """A search: the ``$defs`` type, the direction, the anchors it may stop at, the messages to generate."""
 
-DEFAULT_EXAMPLES = 50
-"""Messages generated per type and direction.  hypothesis spreads a generation over the number it is
-given (50 is not the beginning of 200), so the number changes which messages are tried: on every
-locked pair, 50 shows 59 of the 174 verdicts searched where 200 showed 58, each at its own row, the
-latest by message 47 of its search (``make diff-oracle`` prints these).  A search that finds nothing
-costs the whole number: that is most of the cost of evidence."""
+DEFAULT_EXAMPLES = 25
+"""Messages generated per type and direction, after the ones built at each anchor (:data:`TARGETED`).
+A search that finds nothing costs the whole number, which is most of the cost of evidence, and hypothesis
+spreads a generation over the number it is given (25 is not the beginning of 50), so the number changes
+which messages are tried.  On every locked pair (``make diff-oracle``, ``--evidence-examples N``), 10,
+20, 25, 30 and 50 each show 59 of the 174 verdicts searched, every one by message 8 of its search at the
+latest; 5 shows 58; before the messages built at each anchor, 50 was needed for 59 (the latest by
+message 47) and 200 showed 58.  ``diff --evidence-examples N`` searches further."""
+TARGETED = 5
+"""Messages generated first at each anchor on the searched type itself (:func:`at_anchor`: the union
+member it names, the optional field it names made present), the search stopping at the first that
+shows it; the anchors none of them shows are then searched over the whole type (a constraint on the
+field's value only: a field's other changes, such as becoming required, may need it absent)."""
 SEARCHED_BREAKS: dict[str, tuple[Direction, ...]] = {
     "receivers": ("receivers",),
     "senders": ("senders",),
-    "both": ("receivers", "senders"),
+    "both": ("senders", "receivers"),
 }
+"""The directions searched for a rule's verdict, in order: a change that breaks both sides is searched
+first with old senders' messages (what a peer upgraded first meets from every peer not yet upgraded),
+and the other way only if none shows it (:meth:`Pair.requests`)."""
 
 
 def wants_evidence(change: Change) -> bool:
@@ -193,23 +205,36 @@ def first_error(error: Any) -> str:
 
 NOT_SEARCHABLE = "no type of the generated models carries it"
 LENIENCY_ONLY = (
-    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides), "
-    "which changes how a value its schema refuses is read, and evidence is a message the sender's schema "
-    "accepts"
+    "only the field's leniency changed (its schema, and every type it refers to, the same on both sides "
+    "but for descriptions and leniency), which changes how a value its schema refuses is read, and "
+    "evidence is a message the sender's schema accepts"
 )
 """Why a removed lenient annotation is not searchable, when :func:`not_shown` says so."""
+DEFAULT_ONLY = (
+    "a default is what a receiver reads for an omitted field, never checked against the schema: it "
+    "changes what is read, never what is refused"
+)
+"""Why a changed default is not searchable."""
 
 
 def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """Why no message a search generates can show ``change`` (``None``: one may), from its typed fields.
 
-    A lenient annotation removed from a field is one, when nothing else of the field changed: its type,
-    requiredness, nullability and default the same, and every type it refers to the same on both sides.
-    Messages are kept only if valid on the sender's schema, so the field's value is one the receiver's
-    schema accepts too and the models read alike, lenient or not: the models refuse what the schema
-    refuses and no more (a catch-all refuses the tags its schema's ``not`` names, the conformance tests
-    check it on every release, and ``make diff-oracle`` that no message shows a change said not shown).
+    A changed default is one: the models fill an omitted field with it and never check it, so it
+    changes what a receiver reads, never what it refuses.
+
+    A lenient annotation removed from a field is one, when the field's schema is the same on both sides:
+    its type, requiredness, nullability and default, and every type it refers to, their descriptions and
+    leniency aside (:func:`_as_validated`).  Messages are kept only if valid on the sender's schema, so
+    the field's value is one the receiver's schema accepts too, and the receiver's models accept it,
+    lenient or not: the models refuse what the schema refuses and no more (leniency only reads more; a
+    catch-all refuses the tags its schema's ``not`` names; the conformance tests check the models on
+    every release, and ``make diff-oracle`` that no message shows a change said not shown).  It is one
+    too, whatever its item type became, when the field is a list whose invalid items the receiver still
+    skips, with no minimum length: no list is refused there.
     """
+    if change.rule.id is RuleId.DEFAULT_CHANGED:
+        return DEFAULT_ONLY
     if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
         return None
     match change.path:
@@ -221,8 +246,10 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
         return None
     was = next((f for f in old.all_fields(name) if f.wire_name == wire), None)
     now = next((f for f in new.all_fields(name) if f.wire_name == wire), None)
-    if was is None or now is None or _but_leniency(was) != _but_leniency(now):
+    if was is None or now is None or _as_validated(was) != _as_validated(now):
         return None
+    if _skips_any_item(now):
+        return ITEMS_SKIPPED
     seen: set[str] = set()
     stack = list(refs_in(was.type))
     while stack:
@@ -231,10 +258,34 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
             continue
         seen.add(current)
         before, after = old.types.get(current), new.types.get(current)
-        if before is None or before != after:
+        if before is None or after is None or _as_validated(before) != _as_validated(after):
             return None
         stack.extend(references_of(before))
     return LENIENCY_ONLY
+
+
+_NOT_VALIDATED = frozenset({"doc", "pointer", "default_on_error", "skip_invalid_items", "default_on_null"})
+"""What of an IR value does not change which JSON its schema accepts: its words, where it is, its
+leniency (the receiver's models read more with it, never less)."""
+
+
+def _as_validated(value: Any) -> Any:
+    """An IR value (a type, a field, an expression) as its schema validates it, comparable with ``==``:
+    every dataclass field but those of :data:`_NOT_VALIDATED`, recursively."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple(
+                (f.name, _as_validated(getattr(value, f.name)))
+                for f in dataclasses.fields(value)
+                if f.name not in _NOT_VALIDATED
+            ),
+        )
+    if isinstance(value, (tuple, list)):
+        return tuple(_as_validated(v) for v in value)
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, _as_validated(v)) for k, v in value.items()))
+    return value
 
 
 LENIENT_THERE = (
@@ -274,10 +325,18 @@ def _takes_any_object(surface: ApiSurface, named: ObjectType) -> bool:
     )
 
 
-def _but_leniency(f: IrField) -> IrField:
-    return dataclasses.replace(
-        f, default_on_error=False, skip_invalid_items=False, default_on_null=False, doc=""
-    )
+ITEMS_SKIPPED = (
+    "the receiver's models still skip the list's invalid items (x-deserialize-skip-invalid-items) and "
+    "the list has no minimum length, so a list the sender's schema accepts is read whatever its items"
+)
+"""Why a removed ``x-deserialize-default-on-error`` is not searchable on a list that still skips items."""
+
+
+def _skips_any_item(f: IrField) -> bool:
+    """Whether the models read every list at ``f`` without an error: its invalid items skipped, and no
+    minimum length a list left shorter could fall below (``null``, when allowed, is valid as it is)."""
+    expr = f.type.inner if isinstance(f.type, Nullable) else f.type
+    return f.skip_invalid_items and isinstance(expr, ArrayOf) and not expr.constraints.min_items
 
 
 @dataclass(frozen=True)
@@ -520,9 +579,18 @@ class Pair:
                 missing.difference_update({a for a in missing if refusal.at(a) is not None})
             return bool(wanted) and not missing
 
+        def shown(anchor: Anchor, instance: Any) -> bool:
+            return accept(instance) or anchor not in missing
+
         schema = generation_schema(source.defs, schema_name, self.probes(direction, schema_name))
+        count = 0
         try:
-            count = instances(schema, examples, accept, self.cache)
+            for anchor in sorted(wanted, key=repr):
+                narrowed = at_anchor(schema, root, anchor)
+                if narrowed is not None and anchor in missing:
+                    count += instances(narrowed, TARGETED, functools.partial(shown, anchor), self.cache)
+            if missing or not wanted:
+                count += instances(schema, examples, accept, self.cache)
         except ValueError as error:
             return f"the generator cannot read {schema_name}: {error}"
         return Found(count, len(seen), tuple(found))
@@ -542,24 +610,56 @@ class Pair:
             return None
         return Refusal(instance, error, located_errors(source.surface, root, instance, error))
 
-    def requests(self, changes: Iterable[Change]) -> list[SearchKey]:
-        """The searches :meth:`evidence` runs for these changes (for :func:`search_all`)."""
-        groups = self.planner.groups(self.plans(change) for change in changes)
-        return [self.key(d, root, frozenset(wanted), None) for (d, root), wanted in sorted(groups.items())]
+    def requests(self, changes: Iterable[Change], then: bool = False) -> list[SearchKey]:
+        """The searches :meth:`evidence` runs for these changes (for :func:`search_all`), in two waves.
+
+        First the search of each change's first direction; with ``then``, after those have run, the
+        searches of its other direction, for the changes its first did not show (a change that
+        breaks both sides needs one message, and the first direction usually has it).  Each search
+        looks for every anchor planned in its ``$defs`` type and direction, whichever wave runs it.
+        """
+        planned = [
+            [p for p in self.plans(change) if p.root is not None and p.anchor is not None]
+            for change in changes
+        ]
+        groups = self.planner.groups(planned)
+        keys = {where: self.key(where[0], where[1], frozenset(anchors)) for where, anchors in groups.items()}
+        first = {_where(plan[0]) for plan in planned if plan}
+        wanted = first
+        if then:
+            wanted = {
+                _where(later)
+                for plan in planned
+                if plan and not self._shows(keys[_where(plan[0])], plan[0])
+                for later in plan[1:]
+            } - first
+        return [keys[where] for where in sorted(wanted)]
+
+    def _shows(self, key: SearchKey, plan: Plan) -> bool:
+        """Whether the search ``key``, run already, has a refusal at the plan's anchor."""
+        found = self._searches.get(key)
+        return (
+            isinstance(found, Search)
+            and plan.anchor is not None
+            and any(r.at(plan.anchor) is not None for r in found.refusals)
+        )
 
     def evidence(self, changes: Iterable[Change]) -> dict[int, Evidence | NoEvidence]:
         """For each change (by its index in ``changes``): the smallest message refused at its location,
         or why there is none.
 
         Changes whose messages come from the same ``$defs`` type and direction
-        share one search, which stops once every one of them has a refusal.
+        share one search, which stops once every one of them has a refusal; a
+        change's other direction is searched only if its first shows nothing.
         """
         listed = list(changes)
         plans = [self.plans(change) for change in listed]
-        groups = self.planner.groups(plans)
-        search_all((self, self.key(d, root, frozenset(w), None)) for (d, root), w in groups.items())
+        search_all((self, key) for key in self.requests(listed))
+        search_all((self, key) for key in self.requests(listed, then=True))
         searched = {
-            key: self.search(key[0], key[1], frozenset(wanted)) for key, wanted in sorted(groups.items())
+            (d, root): self._searches[key]
+            for (d, root), anchors in self.planner.groups(plans).items()
+            if (key := self.key(d, root, frozenset(anchors))) in self._searches
         }
         out: dict[int, Evidence | NoEvidence] = {}
         for index, (change, plan) in enumerate(zip(listed, plans, strict=True)):
@@ -568,7 +668,9 @@ class Pair:
             for p in plan:
                 if p.root is None or p.anchor is None:
                     continue
-                found = searched[(p.direction, p.root)]
+                found = searched.get((p.direction, p.root))
+                if found is None:  # not run: the first direction showed it
+                    continue
                 if isinstance(found, str):
                     reasons.append(found)
                     continue
@@ -631,6 +733,27 @@ class Pair:
             error=error.line(),
             schema_refuses=not target.valid(target_name, message),
         )
+
+
+def at_anchor(schema: Any, root: NamedType, anchor: Anchor) -> Any | None:
+    """The generation schema of ``root`` kept to messages that reach ``anchor``, where the anchor is on
+    ``root`` itself: a union's member by its tag, or an object's optional field made required where the
+    anchor is a constraint on its value (``None``: no such narrowing; a field's other changes, such as
+    becoming required, may need the field absent).  Each message of it is one of ``root`` too."""
+    if anchor.type != root.name:
+        return None
+    match anchor.members:
+        case (("tag", value), *_) if isinstance(root, UnionType) and root.tag_wire_name is not None:
+            return with_tag(schema, root.tag_wire_name, value)
+        case () if anchor.field is not None and anchor.keyword is not None and isinstance(root, ObjectType):
+            return with_field(schema, anchor.field)  # a constraint on its value (absence shows no other)
+    return None
+
+
+def _where(plan: Plan) -> tuple[Direction, str]:
+    """The search a plan with a type needs: its direction and its ``$defs`` type."""
+    assert plan.root is not None
+    return plan.direction, plan.root
 
 
 def _peers(release: str, peers: Iterable[str]) -> str:
@@ -769,15 +892,16 @@ def attach_evidence(
         if stabilities
         else {}
     )
-    requests = [
-        (pairs[stability], key)
-        for surface in result.surfaces
-        if (stability := surface.stability) in pairs
-        for key in pairs[stability].requests(surface.changes[i] for i in wanted[stability])
-    ]
-    todo = sum(1 for pair, key in requests if key not in pair._searches)
-    tick = progress.stage("searching for evidence", todo) if progress is not None and todo else None
-    search_all(requests, tick)
+    for then, stage in ((False, "searching for evidence"), (True, "searching the other direction")):
+        requests = [
+            (pairs[stability], key)
+            for surface in result.surfaces
+            if (stability := surface.stability) in pairs
+            for key in pairs[stability].requests((surface.changes[i] for i in wanted[stability]), then)
+        ]
+        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches})
+        tick = progress.stage(stage, todo) if progress is not None and todo else None
+        search_all(requests, tick)
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]

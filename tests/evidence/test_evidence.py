@@ -29,9 +29,12 @@ from codegen.diff import (
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
 from codegen.evidence.search import (
+    DEFAULT_ONLY,
+    ITEMS_SKIPPED,
     LENIENCY_ONLY,
     LENIENT_THERE,
     OPEN_THERE,
+    TARGETED,
     Pair,
     Search,
     Side,
@@ -247,12 +250,13 @@ def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: P
 
 def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
     """A constraint the generated messages do not reach: the new schema caps ``stopReason`` at 500
-    characters, and none of the 15 old agents' messages generated has a longer one."""
+    characters, and none of the old agents' messages generated has a longer one: the ones built with
+    ``stopReason`` present (:data:`TARGETED`), then the 15 of the whole type."""
     new = mini()
     new.defs["PromptResponse"]["properties"]["stopReason"]["maxLength"] = 500
     found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
-    assert shown == NoEvidence(15, "")
+    assert shown == NoEvidence(TARGETED + 15, "")
 
 
 def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Path) -> None:
@@ -559,6 +563,101 @@ def leniency_removed_over_a_narrowed_type() -> tuple[Mini, Mini]:
     lenient_extra(new, False)
     new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]
     return old, new
+
+
+def lenient_list(m: Mini, on_error: bool, at_least: int | None = None) -> None:
+    """``PromptRequest.lines``, a list of ``Value`` whose invalid items are skipped."""
+    m.defs["PromptRequest"]["properties"]["lines"] = {
+        "type": "array",
+        "items": {"$ref": "#/$defs/Value"},
+        "x-deserialize-skip-invalid-items": True,
+        **({"x-deserialize-default-on-error": True} if on_error else {}),
+        **({"minItems": at_least} if at_least is not None else {}),
+    }
+
+
+@pytest.mark.parametrize("at_least", [None, 1])
+def test_a_removed_default_on_error_over_a_list_that_skips_items_is_not_searched(
+    tmp_path: Path, at_least: int | None
+) -> None:
+    """``lines`` loses ``x-deserialize-default-on-error`` while ``Value`` narrows: the new agent still skips
+    an item it refuses, so no old client's list is refused, unless a minimum length can be fallen below
+    once items are skipped: then it is searched, as an old client's list of one dropped item is refused
+    at ``lines``."""
+    old, new = mini(), mini()
+    lenient_list(old, True, at_least)
+    lenient_list(new, False, at_least)
+    new.defs["Value"]["anyOf"] = new.defs["Value"]["anyOf"][:1]  # no list any more
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    [change] = [
+        c
+        for c in diff_surfaces(old_surface, new_surface).changes
+        if c.rule.id == "lenient-annotation-removed"
+    ]
+    shown = found.evidence([change])[0]
+    if at_least is None:
+        assert shown == NoEvidence(0, ITEMS_SKIPPED, searchable=False)
+        assert found._searches == {}
+    else:
+        assert isinstance(shown, NoEvidence) and shown.searchable
+        message = {"sessionId": "", "value": "", "lines": [["x"]]}
+        named = old_surface.by_schema_name("PromptRequest")
+        assert named is not None
+        refusal = found.refusal("senders", "PromptRequest", "PromptRequest", named, message)
+        anchor = found.plan(change, "senders").anchor
+        assert refusal is not None and anchor is not None and refusal.at(anchor) is not None
+
+
+def test_a_removed_leniency_over_types_that_changed_only_in_words_is_not_searched(tmp_path: Path) -> None:
+    """``Value``'s description and a leniency under it differ between the releases: its schema is the
+    same, so the removed leniency of ``extra`` still cannot be shown."""
+    old, new = mini(), mini()
+    lenient_extra(old, True)
+    lenient_extra(new, False)
+    new.defs["Value"]["description"] = "What a prompt carries."
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    shown = evidence_of(found, old_surface, new_surface, "lenient-annotation-removed")
+    assert shown == NoEvidence(0, LENIENCY_ONLY, searchable=False)
+
+
+def test_a_changed_default_is_not_searched(tmp_path: Path) -> None:
+    old, new = mini(), mini()
+    old.defs["PromptResponse"]["properties"]["stopReason"]["default"] = "end_turn"
+    new.defs["PromptResponse"]["properties"]["stopReason"]["default"] = "refusal"
+    found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
+    shown = evidence_of(found, old_surface, new_surface, "default-changed")
+    assert shown == NoEvidence(0, DEFAULT_ONLY, searchable=False)
+    assert found._searches == {}
+
+
+def test_a_new_member_of_a_tagged_union_is_shown_by_a_message_built_at_it(tmp_path: Path) -> None:
+    """``Update`` gains a ``tool`` member: the search first generates ``Update`` messages of that member
+    only, and the first of them shows it."""
+    new = mini()
+    new.defs["Update"]["anyOf"].append(
+        {"type": "object", "properties": {"kind": {"type": "string", "const": "tool"}}, "required": ["kind"]}
+    )
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=40)
+    [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
+    shown = found.evidence([change])[0]
+    assert isinstance(shown, Evidence) and shown.message == {"kind": "tool"}
+    [search] = found._searches.values()
+    assert isinstance(search, Search) and search.generated == 1 and found.first_hit(change) == 1
+
+
+def test_a_change_that_breaks_both_sides_is_searched_the_other_way_only_if_the_first_shows_nothing(
+    tmp_path: Path,
+) -> None:
+    """``stopReason`` becomes a number: an old agent's string is refused by a new client (the first
+    direction searched, old senders' messages), so the new agents' messages are not generated."""
+    new = mini()
+    new.defs["PromptResponse"]["properties"]["stopReason"] = {"type": "integer"}
+    found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
+    [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
+    assert change.rule.breaks == "both"
+    shown = found.evidence([change])[0]
+    assert isinstance(shown, Evidence) and shown.sent_by == "old agent"
+    assert {direction for (_, direction, _, _) in found._searches} == {"senders"}
 
 
 def test_the_oracle_finds_no_message_showing_a_removed_leniency_left_unsearched(tmp_path: Path) -> None:
