@@ -382,7 +382,7 @@ def _reports(args: argparse.Namespace, console: Console) -> int:
 
     output = Output(_out(args, DEFAULT_REPORTS), "reports", force=args.force)
     source = _source(args)
-    written = report.report_files(source, list(source.lock.releases))
+    written = report.report_files(source, list(source.lock.releases), min_severity=args.min_severity)
     plan = output.plan({name: text.encode() for name, text in written.items()})
     label = _label(args, DEFAULT_REPORTS)
     if args.check:
@@ -900,12 +900,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add_command(
         "reports",
-        help="write reports/<old>..<new>.md and .json for consecutive locked releases",
-        description="Diff every consecutive pair of locked releases, stable and unstable, into markdown and "
-        "JSON reports.",
+        help="write reports/<old>..<new>.md, .json and .html for consecutive locked releases",
+        description="Diff every consecutive pair of locked releases, stable and unstable, into markdown, "
+        "JSON and HTML reports.",
     )
     p.add_argument("--out", type=Path, default=None, metavar="DIR", help=_out_help(DEFAULT_REPORTS))
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 listing stale reports")
+    _min_severity_option(p)
     _force_option(p, "reports")
 
     p = add_command(

@@ -722,8 +722,11 @@ REPORTS_LINK_BASE = "../"
 """How a committed page reaches the schema files it names: ``reports/`` sits beside ``schemas/``."""
 
 
-def report_files(source: SchemaSource, releases: list[str], root: Path | None = None) -> dict[str, str]:
-    """``<old>..<new>.md``, ``.json`` and ``.html`` for every pair of :func:`release_pairs`, both levels.
+def report_files(
+    source: SchemaSource, releases: list[str], root: Path | None = None, min_severity: Severity = "info"
+) -> dict[str, str]:
+    """``<old>..<new>.md``, ``.json`` and ``.html`` for every pair of :func:`release_pairs`, both levels,
+    each showing the changes at or above ``min_severity`` (the version step weighs them all).
 
     Schema files are named relative to ``root`` (default: the project), so the
     reports read the same wherever they are written from; they carry no
@@ -736,10 +739,17 @@ def report_files(source: SchemaSource, releases: list[str], root: Path | None = 
     files: dict[str, str] = {}
     for old, new in release_pairs(releases):
         result = _relative(diff_releases(source.load(old), source.load(new), ("stable", "unstable")), base)
+        shown = at_least(result, min_severity)
         command = f"acp-codegen diff {old} {new} --no-evidence --format markdown"
-        files[f"{old}..{new}.md"] = render_markdown(result, rules_url(), command=command)
-        files[f"{old}..{new}.json"] = render_json(result, rules_url=rules_url())
-        files[f"{old}..{new}.html"] = render_html(result, rules_url(), link_base=REPORTS_LINK_BASE)
+        if min_severity != "info":
+            command += f" --min-severity {min_severity}"
+        files[f"{old}..{new}.md"] = render_markdown(shown, rules_url(), command=command, judged=result)
+        files[f"{old}..{new}.json"] = render_json(
+            shown, rules_url=rules_url(), judged=result, min_severity=min_severity
+        )
+        files[f"{old}..{new}.html"] = render_html(
+            shown, rules_url(), judged=result, link_base=REPORTS_LINK_BASE
+        )
     return files
 
 

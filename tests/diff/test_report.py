@@ -213,6 +213,26 @@ def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.Captu
     assert run(capsys, "reports", "--out", out, "--check")[0] == 0
 
 
+def test_reports_min_severity_leaves_lower_changes_out_of_every_file_but_not_of_the_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "reports"
+    assert run(capsys, "reports", "--out", out, "--min-severity", "breaking")[0] == 0
+    pair = f"{A3}..{A5}"
+    full = json.loads((ROOT / "reports" / f"{pair}.json").read_text())
+    kept = json.loads((out / f"{pair}.json").read_text())
+    assert {c["severity"] for c in full["changes"]} > {"breaking"}
+    assert [c for c in full["changes"] if c["severity"] == "breaking"] == kept["changes"]
+    assert kept["semver"] == full["semver"] and kept["min_severity"] == "breaking"
+    markdown, page = (out / f"{pair}.md").read_text(), (out / f"{pair}.html").read_text()
+    assert "--min-severity breaking" in markdown
+    for change in full["changes"]:
+        shown = change["severity"] == "breaking"
+        assert (change["fingerprint"] in page) == shown, change["subject"]
+    assert run(capsys, "reports", "--out", out, "--min-severity", "breaking", "--check")[0] == 0
+    assert run(capsys, "reports", "--out", out, "--check")[0] == 1  # the default shows every change
+
+
 # --- a change in both schemas, listed once ------------------------------------------------------------
 
 
