@@ -14,6 +14,7 @@ Draft 2020-12 validator and dropped if it is refused.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
@@ -285,10 +286,15 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
     return count, done
 
 
+@functools.cache
 def _versions() -> str:
+    """What the messages of a schema depend on besides it: the generator's versions, and this module's
+    text (with ``derandomize`` hypothesis seeds a generation from the test function's source, so an
+    edit to :func:`generate` changes the messages: a cache from before it is not read)."""
     from importlib import metadata
 
-    return ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
+    tools = ",".join(f"{d}=={metadata.version(d)}" for d in ("hypothesis", "hypothesis-jsonschema"))
+    return f"{tools},{hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]}"
 
 
 def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: Path | None = None) -> int:
