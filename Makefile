@@ -72,8 +72,9 @@ test: $(STAMP) $(INTEROP_STAMP)  ## lint, the stale check and pytest, without th
 test-sweeps: $(STAMP) $(INTEROP_STAMP)  ## only the tests marked sweep (what make test skips)
 	$(PYTEST) -m sweep
 
-test-all: browser-deps test  ## everything: Chromium for the browser test, make test, then the sweeps
+test-all: browser-deps test  ## everything: Chromium for the browser test, make test, the sweeps, the diff oracle
 	$(MAKE) --no-print-directory test-sweeps
+	$(MAKE) --no-print-directory diff-oracle
 
 test-fast: $(STAMP)  ## pytest only, without the sweeps, stopping at the first failure
 	$(PYTEST) -x -m "not sweep"
