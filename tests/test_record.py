@@ -440,7 +440,7 @@ def migration_diff(
 def fast(monkeypatch: pytest.MonkeyPatch) -> None:
     """The commands with their slow parts computed once: the property is about writing."""
     monkeypatch.setattr(gen, "render", lambda source, units, **options: [rendered(unit) for unit in units])
-    monkeypatch.setattr(report, "report_files", lambda source, releases: reports(tuple(releases)))
+    monkeypatch.setattr(report, "report_files", lambda source, releases, **_: reports(tuple(releases)))
     monkeypatch.setattr(vendoring_upgrade, "diff_for_migration", migration_diff)
 
 

@@ -360,10 +360,10 @@ def reports_dir(
     and two files of the user's."""
     folder = tmp_path / "reports"
     earlier = {**report_files, "0.9.0..1.0.0.md": "no longer produced\n"}
-    monkeypatch.setattr(report, "report_files", lambda source, releases: earlier)
+    monkeypatch.setattr(report, "report_files", lambda source, releases, **_: earlier)
     status, lines = run_cli(capsys, "reports", "--out", folder)
     assert status == 0, lines
-    monkeypatch.setattr(report, "report_files", lambda source, releases: report_files)
+    monkeypatch.setattr(report, "report_files", lambda source, releases, **_: report_files)
     (folder / sorted(report_files)[0]).write_text("stale\n")
     (folder / USERS_REPORT).write_text("the user's\n")
     (folder / "notes.txt").write_text("the user's\n")

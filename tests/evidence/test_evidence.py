@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -454,22 +455,33 @@ def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwi
     assert piped.returncode == 1 and piped.stderr == b"" and piped.stdout == out
 
 
-def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_line(tmp_path: Path) -> None:
+def test_ctrl_c_while_the_searches_run_on_every_core_ends_every_worker_in_one_line(tmp_path: Path) -> None:
+    """1.20.0 → 1.21.0 searches ``AuthMethod`` at both levels for verdicts no message shows: with a
+    hundred thousand messages each, both workers are busy for minutes when Ctrl-C comes (the models
+    render in a fraction of a second now, too soon to be interrupted reliably)."""
     import os
     import pty
     import signal
     import subprocess
 
     root = Path(__file__).resolve().parents[2]
-    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", A3, A5]
+    command = [sys.executable, "-m", "codegen.cli", "--cache", str(tmp_path), "diff", "1.20.0", "1.21.0"]
     primary, secondary = pty.openpty()
     process = subprocess.Popen(
-        command, cwd=root, stdout=subprocess.DEVNULL, stderr=secondary, start_new_session=True
+        [*command, "--evidence-examples", "100000"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=secondary,
+        start_new_session=True,
     )
     os.close(secondary)
     shown = b""
-    while b"rendering the models" not in shown:
+    while b"searching for evidence" not in shown:
         shown += os.read(primary, 4096)
+    deadline = time.monotonic() + 60
+    while len(_children(process.pid)) < 2:  # both workers are searching
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
     os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: to the forked workers too
     shown += _terminal_output(primary)
     assert process.wait(timeout=30) == 130
@@ -482,6 +494,13 @@ def test_ctrl_c_while_the_models_render_on_every_core_ends_every_worker_in_one_l
     assert b"Traceback" not in shown
     left = subprocess.run(["pgrep", "-g", str(process.pid)], capture_output=True, text=True, check=False)
     assert left.stdout.split() == []
+
+
+def _children(pid: int) -> list[str]:
+    import subprocess
+
+    found = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True, check=False)
+    return found.stdout.split()
 
 
 def test_without_the_generator_installed_diff_says_in_one_line_how_to_add_it(
