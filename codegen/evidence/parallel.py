@@ -1,20 +1,31 @@
 """Work spread over the machine's cores: forked workers that inherit the process as it is.
 
-The evidence search renders four model modules and runs one message search
+The evidence search renders the model modules and runs one message search
 per ``$defs`` type and direction; each is independent of the others.  A
 worker is a fork of the running process, so it has the loaded schemas,
 surfaces and models already (nothing of them is pickled); only each job's
 index goes in and its (picklable) result comes back.  Where fork is not
 available, with one core, or with one job, the jobs run here, one by one:
 the results are the same either way, in the same order.
+
+The workers are plain forks that talk over two pipes each, with no lock and
+no thread: on Ctrl-C (or a job that raises) the command kills them and reaps
+them at once, whatever each was doing.  (``multiprocessing.Pool`` could hang
+there: its ``terminate`` takes a lock of the task queue first, and a worker
+can hold it.)  The workers ignore Ctrl-C, which a terminal sends to the whole
+process group: the command ends them itself.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
+import pickle
+import select
 import signal
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 Tick = Callable[[], None]
@@ -27,8 +38,12 @@ class Progress(Protocol):
     def stage(self, description: str, total: int) -> Tick:
         """A stage of ``total`` steps begins; the result is called once per step done."""
 
+
 _JOBS: list[Callable[[], Any]] = []
 """The jobs of the running :func:`run_all`, read by its forked workers (set before they fork)."""
+
+_LENGTH = 8
+"""Bytes of the length that goes before each pickled result on a worker's result pipe."""
 
 
 def workers() -> int:
@@ -42,22 +57,111 @@ def workers() -> int:
         return os.cpu_count() or 1
 
 
-def _quiet() -> None:
-    """A worker leaves Ctrl-C to the process that forked it, which ends the workers at once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+@dataclass
+class _Worker:
+    """A forked worker: the job indexes go down ``tasks``, pickled results come up ``results``."""
+
+    pid: int
+    tasks: int
+    results: int
+    busy: bool = False
+
+    @classmethod
+    def start(cls) -> _Worker:
+        task_read, task_write = os.pipe()
+        result_read, result_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker: it never returns
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                os.close(task_write)
+                os.close(result_read)
+                _serve(task_read, result_write)
+            finally:
+                os._exit(0)
+        os.close(task_read)
+        os.close(result_write)
+        return cls(pid, task_write, result_read)
+
+    def give(self, index: int) -> None:
+        os.write(self.tasks, index.to_bytes(_LENGTH, "big"))
+        self.busy = True
+
+    def take(self) -> tuple[int, bool, Any]:
+        """The job index, whether it succeeded, and its result or what it raised."""
+        header = _read_exactly(self.results, _LENGTH)
+        if len(header) < _LENGTH:
+            raise RuntimeError(f"an evidence worker (process {self.pid}) ended without its result")
+        index, ok, value = pickle.loads(_read_exactly(self.results, int.from_bytes(header, "big")))
+        self.busy = False
+        return index, ok, value
+
+    def stop(self) -> None:
+        """Kill the worker if it is still there, reap it, and close its pipes."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        for fd in (self.tasks, self.results):
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
-def _run(index: int) -> tuple[int, Any]:
-    return index, _JOBS[index]()
+def _serve(tasks: int, results: int) -> None:
+    """A worker's loop: run each job index that comes, send back its result, until the pipe closes."""
+    while True:
+        header = _read_exactly(tasks, _LENGTH)
+        if not header:
+            return
+        index = int.from_bytes(header, "big")
+        try:
+            outcome: tuple[int, bool, Any] = (index, True, _JOBS[index]())
+        except BaseException as error:
+            outcome = (index, False, error)
+        try:
+            data = pickle.dumps(outcome)
+        except Exception as error:
+            data = pickle.dumps((index, False, RuntimeError(f"{type(error).__name__}: {error}")))
+        os.write(results, len(data).to_bytes(_LENGTH, "big"))
+        view = memoryview(data)
+        while view:
+            view = view[os.write(results, view) :]
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes of ``fd``, or fewer if it reaches its end."""
+    chunks: list[bytes] = []
+    left = size
+    while left:
+        chunk = os.read(fd, left)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C back while the workers are forked: none dies of it before it ignores it, and the
+    command sees it once they are all there, to end them."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list[Any]:
     """Each job's result, in the order of ``jobs``, the jobs run on every core (forked workers).
 
-    A job that raises raises here; on that, or on Ctrl-C, the workers are ended at once.
+    A job that raises raises here; on that, or on Ctrl-C, the workers are killed at once.
     """
     count = min(workers(), len(jobs))
-    if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if count <= 1 or not hasattr(os, "fork"):
         results = []
         for job in jobs:
             results.append(job())
@@ -65,16 +169,30 @@ def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list
                 tick()
         return results
     _JOBS[:] = jobs
-    pool = multiprocessing.get_context("fork").Pool(count, initializer=_quiet)
+    started: list[_Worker] = []
     try:
+        with _ctrl_c_held():  # each worker is in ``started`` as soon as it is forked, to be ended
+            started.extend(_Worker.start() for _ in range(count))
         out: list[Any] = [None] * len(jobs)
-        for index, result in pool.imap_unordered(_run, range(len(jobs))):
-            out[index] = result
-            if tick is not None:
-                tick()
-        pool.close()
+        waiting = iter(range(len(jobs)))
+        for worker in started:
+            worker.give(next(waiting))
+        done = 0
+        while done < len(jobs):
+            ready, _, _ = select.select([w.results for w in started if w.busy], [], [])
+            for worker in (w for w in started if w.results in ready):
+                index, ok, value = worker.take()
+                if not ok:
+                    raise value
+                out[index] = value
+                done += 1
+                if tick is not None:
+                    tick()
+                following = next(waiting, None)
+                if following is not None:
+                    worker.give(following)
         return out
     finally:
-        pool.terminate()  # nothing left to do after close(); at once on an error or Ctrl-C
-        pool.join()
+        for worker in started:
+            worker.stop()
         _JOBS.clear()

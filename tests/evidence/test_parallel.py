@@ -1,0 +1,70 @@
+"""The evidence search's workers: forks that return each job's result in order, and leave nothing behind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+
+import pytest
+
+from codegen.evidence.parallel import run_all
+
+
+def children() -> list[str]:
+    found = subprocess.run(["pgrep", "-P", str(os.getpid())], capture_output=True, text=True, check=False)
+    return found.stdout.split()
+
+
+@pytest.fixture(autouse=True)
+def two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
+
+
+def test_every_result_comes_back_in_the_order_of_the_jobs_and_each_job_ticks_once() -> None:
+    ticks: list[None] = []
+    squares = run_all([lambda n=n: n * n for n in range(9)], lambda: ticks.append(None))
+    assert squares == [n * n for n in range(9)] and len(ticks) == 9
+    assert children() == []
+
+
+def test_the_workers_run_at_once(tmp_path: os.PathLike[str]) -> None:
+    """Each of two jobs waits for the other to have started: only two workers at once finish them."""
+    import time
+
+    def meet(mine: str, theirs: str) -> str:
+        (tmp_path / mine).touch()  # type: ignore[operator]
+        deadline = time.monotonic() + 30
+        while not (tmp_path / theirs).exists():  # type: ignore[operator]
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        return mine
+
+    assert run_all([lambda: meet("a", "b"), lambda: meet("b", "a")]) == ["a", "b"]
+
+
+def test_a_job_that_raises_raises_here_and_the_workers_are_gone() -> None:
+    def fails() -> None:
+        raise ValueError("no such type")
+
+    with pytest.raises(ValueError, match="no such type"):
+        run_all([lambda: 1, fails, lambda: 3])
+    assert children() == []
+
+
+def test_a_result_that_cannot_be_sent_back_is_said_in_one_error() -> None:
+    with pytest.raises(RuntimeError, match=r"^TypeError: cannot pickle"):
+        run_all([lambda: 1, lambda: threading.Lock()])
+    assert children() == []
+
+
+def test_a_worker_that_dies_is_an_error_not_a_hang() -> None:
+    with pytest.raises(RuntimeError, match="ended without its result"):
+        run_all([lambda: 1, lambda: os._exit(3)])
+    assert children() == []
+
+
+def test_with_one_worker_the_jobs_run_here_with_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACP_CODEGEN_JOBS", "1")
+    mine = os.getpid()
+    assert run_all([lambda: os.getpid(), lambda: 2]) == [mine, 2]
