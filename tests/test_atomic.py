@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from codegen.files import swap
+from tests.support.terminal import as_from_a_shell
 from tests.support.trees import copy_tree, tree_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -316,6 +317,7 @@ def test_ctrl_c_ends_the_workers_at_once_in_one_line(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_from_a_shell,
     )
     try:
         deadline = time.monotonic() + 120

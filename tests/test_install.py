@@ -33,6 +33,7 @@ import pytest
 from codegen import cli, resources
 from codegen.schema.load import protocol_major, read_lock
 from tests.support.releases import ROOT
+from tests.support.terminal import as_from_a_shell
 
 CONFIG = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
 DEFAULT_LOCK_TEXT = (ROOT / "schemas" / "lock.json").read_text()
@@ -374,6 +375,7 @@ def test_installed_ctrl_c_stops_generate_in_one_line(installed: Path, tmp_path: 
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_from_a_shell,
     )
     try:
         while len(children(process.pid)) < 2:  # both workers render

@@ -47,6 +47,7 @@ from codegen.schema.ir import ApiSurface, Ref
 from tests.support.diffkit import A3, A5, A7, Mini, batch, mini, run
 from tests.support.releases import release_files
 from tests.support.schemas import catch_all
+from tests.support.terminal import as_from_a_shell
 
 A8 = "2.0.0-alpha.8"
 
@@ -473,6 +474,7 @@ def test_ctrl_c_while_the_searches_run_on_every_core_ends_every_worker_in_one_li
         stdout=subprocess.DEVNULL,
         stderr=secondary,
         start_new_session=True,
+        preexec_fn=as_from_a_shell,
     )
     os.close(secondary)
     shown = b""
