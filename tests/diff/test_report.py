@@ -213,24 +213,38 @@ def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.Captu
     assert run(capsys, "reports", "--out", out, "--check")[0] == 0
 
 
-def test_reports_min_severity_leaves_lower_changes_out_of_every_file_but_not_of_the_step(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "reports"
-    assert run(capsys, "reports", "--out", out, "--min-severity", "breaking")[0] == 0
+def test_reports_min_severity_leaves_lower_changes_out_of_every_file_but_not_of_the_step() -> None:
+    source = SchemaSource(read_lock())
     pair = f"{A3}..{A5}"
-    full = json.loads((ROOT / "reports" / f"{pair}.json").read_text())
-    kept = json.loads((out / f"{pair}.json").read_text())
-    assert {c["severity"] for c in full["changes"]} > {"breaking"}
-    assert [c for c in full["changes"] if c["severity"] == "breaking"] == kept["changes"]
-    assert kept["semver"] == full["semver"] and kept["min_severity"] == "breaking"
-    markdown, page = (out / f"{pair}.md").read_text(), (out / f"{pair}.html").read_text()
-    assert "--min-severity breaking" in markdown
-    for change in full["changes"]:
+    full, kept = (report_files(source, [A3, A5], min_severity=m) for m in ("info", "breaking"))
+    every, breaking = json.loads(full[f"{pair}.json"]), json.loads(kept[f"{pair}.json"])
+    assert {c["severity"] for c in every["changes"]} > {"breaking"}
+    assert [c for c in every["changes"] if c["severity"] == "breaking"] == breaking["changes"]
+    assert breaking["semver"] == every["semver"] and breaking["min_severity"] == "breaking"
+    assert "--min-severity breaking" in kept[f"{pair}.md"]
+    for change in every["changes"]:
         shown = change["severity"] == "breaking"
-        assert (change["fingerprint"] in page) == shown, change["subject"]
-    assert run(capsys, "reports", "--out", out, "--min-severity", "breaking", "--check")[0] == 0
+        assert (change["fingerprint"] in kept[f"{pair}.html"]) == shown, change["subject"]
+        assert change["fingerprint"] in full[f"{pair}.html"]
+
+
+def test_reports_passes_min_severity_to_what_it_writes_and_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from codegen.diff import report
+
+    asked: list[str] = []
+
+    def files(source: SchemaSource, releases: list[str], min_severity: str = "info") -> dict[str, str]:
+        asked.append(min_severity)
+        return {"a..b.md": f"{min_severity}\n"}
+
+    monkeypatch.setattr(report, "report_files", files)
+    out = tmp_path / "reports"
+    assert run(capsys, "reports", "--out", out, "--min-severity", "warning")[0] == 0
+    assert run(capsys, "reports", "--out", out, "--min-severity", "warning", "--check")[0] == 0
     assert run(capsys, "reports", "--out", out, "--check")[0] == 1  # the default shows every change
+    assert asked == ["warning", "warning", "info"]
 
 
 # --- a change in both schemas, listed once ------------------------------------------------------------
