@@ -159,7 +159,7 @@ def _generate(args: argparse.Namespace, console: Console) -> int:
         units,
         jobs=args.jobs,
         out=output.folder,
-        use_cache=not (args.no_cache or args.check),
+        use_cache=not args.no_cache,  # a check trusts the build cache too: its key covers every input
         strict=args.strict,
         progress=progress,
     )
@@ -796,7 +796,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-cache", action="store_true", help="render every package even if its inputs did not change"
     )
     p.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 with a diff if the output is stale"
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 with a diff if the output is stale (a package whose files match what the "
+        "build cache recorded for the same inputs is not rendered again; --no-cache renders every one)",
     )
     p.add_argument(
         "--quiet", "-q", action="store_true", help="print only errors, warnings and the check diff"
