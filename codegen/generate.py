@@ -21,9 +21,8 @@ import hashlib
 import json
 import os
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -32,6 +31,7 @@ from . import naming, resources
 from .diagnostics import Gap, collecting
 from .errors import CodegenError
 from .files import RECORD_NAME, Output, Plan, write_atomic
+from .processes import ctrl_c_held
 from .schema.load import SchemaSource, sha256_bytes
 
 GENERATOR_ROOT = resources.PACKAGE
@@ -227,7 +227,7 @@ def render(
     elif todo:
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
         try:
-            with _ctrl_c_held():  # the workers and the executor's threads start with Ctrl-C blocked
+            with ctrl_c_held():  # the workers and the executor's threads start with Ctrl-C blocked
                 pending = {pool.submit(_render_unit, *args, unit) for unit in todo}
             while pending:
                 # a short wait, again and again: Ctrl-C is seen as soon as it comes
@@ -246,25 +246,6 @@ def render(
     if todo:
         cache.save()
     return [results[unit] for unit in units]
-
-
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold SIGINT back while the pool forks its workers and starts its threads, then let it in.
-
-    What they start with they keep: the workers never see Ctrl-C (the command
-    ends them), the executor's threads never take it from the main thread,
-    and one that comes while a worker is forked is delivered afterwards
-    instead of being raised, and lost, inside a fork handler.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _quiet_worker() -> None:

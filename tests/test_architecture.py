@@ -31,6 +31,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.naming",
             "codegen.resources",
             "codegen.textfile",
+            "codegen.processes",
             "codegen.runtime._base",
             "codegen.runtime._params",
             "codegen.runtime._streams",

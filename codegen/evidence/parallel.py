@@ -23,10 +23,11 @@ import os
 import pickle
 import select
 import signal
-import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from ..processes import ctrl_c_held
 
 Tick = Callable[[], None]
 """Called once per finished job (a progress bar's step)."""
@@ -141,20 +142,6 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C back while the workers are forked: none dies of it before it ignores it, and the
-    command sees it once they are all there, to end them."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
-
-
 def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list[Any]:
     """Each job's result, in the order of ``jobs``, the jobs run on every core (forked workers).
 
@@ -171,7 +158,7 @@ def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list
     _JOBS[:] = jobs
     started: list[_Worker] = []
     try:
-        with _ctrl_c_held():  # each worker is in ``started`` as soon as it is forked, to be ended
+        with ctrl_c_held():  # each worker is in ``started`` as soon as it is forked, to be ended
             started.extend(_Worker.start() for _ in range(count))
         out: list[Any] = [None] * len(jobs)
         waiting = iter(range(len(jobs)))
