@@ -682,7 +682,7 @@ class Pair:
                     break
             else:
                 if not any(p.root is not None and p.anchor is not None for p in plan):
-                    out[index] = NoEvidence(0, plan[0].reason, searchable=False)
+                    out[index] = unsearchable(plan)
                 elif tried == 0:
                     out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
                 else:
@@ -748,6 +748,11 @@ def at_anchor(schema: Any, root: NamedType, anchor: Anchor) -> Any | None:
         case () if anchor.field is not None and anchor.keyword is not None and isinstance(root, ObjectType):
             return with_field(schema, anchor.field)  # a constraint on its value (absence shows no other)
     return None
+
+
+def unsearchable(plans: list[Plan]) -> NoEvidence:
+    """What a change none of whose plans has a type to search says: the first plan's reason."""
+    return NoEvidence(0, plans[0].reason, searchable=False)
 
 
 def _where(plan: Plan) -> tuple[Direction, str]:
@@ -867,23 +872,15 @@ def attach_evidence(
     }
     levels = [surface.stability for surface in result.surfaces]
     before, after = built if built is not None else (surfaces_of(old, levels), surfaces_of(new, levels))
-    shown = {
-        surface.stability: {
-            i: not_shown(surface.changes[i], before[surface.stability], after[surface.stability])
-            for i in wanted[surface.stability]
-        }
+    planners = {s: Planner(before[s], after[s]) for s in levels}
+    searched = {
+        surface.stability: [surface.changes[i] for i in wanted[surface.stability]]
         for surface in result.surfaces
     }
     # the models of a stability level are rendered only if one of its changes can be searched for,
     # and of its types only those its searches try
-    stabilities = [s for s in levels if any(reason is None for reason in shown[s].values())]
-    tried = {
-        surface.stability: Planner(before[surface.stability], after[surface.stability]).types(
-            surface.changes[i] for i in wanted[surface.stability]
-        )
-        for surface in result.surfaces
-        if surface.stability in stabilities
-    }
+    tried = {s: planners[s].types(searched[s]) for s in levels}
+    stabilities = [s for s in levels if any(tried[s])]
     pairs = (
         {
             p.new.surface.stability: p
@@ -907,12 +904,10 @@ def attach_evidence(
         indexes = wanted[surface.stability]
         pair = pairs.get(surface.stability)
         if pair is not None:
-            found = pair.evidence(surface.changes[i] for i in indexes)
-        else:
-            found = {
-                n: NoEvidence(0, shown[surface.stability][i] or NOT_SEARCHABLE, searchable=False)
-                for n, i in enumerate(indexes)
-            }
+            found = pair.evidence(searched[surface.stability])
+        else:  # none of its changes can be searched for: each says why
+            planner = planners[surface.stability]
+            found = {n: unsearchable(planner.plans(c)) for n, c in enumerate(searched[surface.stability])}
         by_index = {indexes[i]: evidence for i, evidence in found.items()}
         changes = tuple(
             dataclasses.replace(c, evidence=by_index[i]) if i in by_index else c
