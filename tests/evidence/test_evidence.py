@@ -811,3 +811,37 @@ def test_an_error_s_member_label_picks_the_union_member_it_is_about() -> None:
     )
     assert not at(anchor, result.places) and at(anchor, error.places)
     assert error.line() == "ErrorAgentResponse.id: "
+
+
+@pytest.mark.parametrize("built_at_them", [True, False])
+def test_the_new_members_of_a_real_union_are_shown_by_the_messages_built_at_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, built_at_them: bool
+) -> None:
+    """1.21.0 → v1-sdk-2.3.0, stable: each member ``SessionUpdate`` gains is shown by one of the messages
+    built at it; without them, the search of the whole type shows one of the three later, or not at all
+    within its messages."""
+    from codegen.evidence import search as searching
+    from codegen.evidence.search import Planner, pairs_of
+    from codegen.schema.releases import surfaces_of
+
+    if not built_at_them:
+        monkeypatch.setattr(searching, "at_anchor", lambda *_: None)
+    old, new = release_files("1.21.0"), release_files("v1-sdk-2.3.0")
+    built = (surfaces_of(old, ["stable"]), surfaces_of(new, ["stable"]))
+    changes = [
+        c
+        for c in diff_surfaces(built[0]["stable"], built[1]["stable"]).changes
+        if c.rule.id == "union-variant-added-closed" and c.subject.startswith("SessionUpdate[")
+    ]
+    assert len(changes) == 3
+    only = {"stable": Planner(built[0]["stable"], built[1]["stable"]).types(changes)}
+    [found] = pairs_of(old, new, ["stable"], tmp_path, built=built, only=only)  # type: ignore[arg-type]
+    shown = found.evidence(changes)
+    hits = [found.first_hit(c) for c in changes]
+    if built_at_them:
+        assert all(isinstance(e, Evidence) for e in shown.values())
+        assert all(hit is not None and hit <= TARGETED for hit in hits), hits
+        [search] = found._searches.values()
+        assert isinstance(search, Search) and search.generated <= len(changes) * TARGETED
+    else:  # one is shown late, or not at all within the search's messages
+        assert any(hit is None or hit > len(changes) * TARGETED for hit in hits), hits
