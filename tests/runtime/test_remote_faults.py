@@ -822,7 +822,11 @@ def test_200_connections_each_stream_1000_updates_once_and_in_order(transport: s
         started = time.monotonic()
         results, samples = run(go(base, process.pid), 300)
         seconds = time.monotonic() - started
-        ended_kib, peak_kib = rss_kib(process.pid)
+        ended_kib, high_water_kib = rss_kib(process.pid)
+    # Linux records VmHWM only at some points (an munmap, say): memory handed back another way
+    # (madvise) leaves a past peak only in the samples, so the peak is the higher of the two
+    assert len(samples) >= 10, "the sampler ran through the load"
+    peak_kib = max(high_water_kib, *samples)
     assert len(results) == CONNECTIONS
     assert all(texts == expected for texts in results)  # every update once, in order
     growth = peak_kib - started_kib
@@ -833,4 +837,3 @@ def test_200_connections_each_stream_1000_updates_once_and_in_order(transport: s
     )
     # flat: what 200 live connections hold, not what 200,000 updates would (each ~200 bytes on the wire)
     assert growth < 150 * 1024, f"server memory grew by {growth / 1024:.0f} MiB"
-    assert max(samples) <= peak_kib
