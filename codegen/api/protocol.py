@@ -272,12 +272,71 @@ class ProtocolConstant:
 
 
 @dataclass(frozen=True)
+class SessionRoutes:
+    """What the remote transports route by: the runtime's ``SessionRoutes`` of one release.
+
+    ``scoped`` comes from the schema (what the agent handles whose params require ``field``);
+    the three lists from ``[v<N>.protocol]``, keeping the methods the release has.
+    """
+
+    field: str
+    scoped: tuple[str, ...]
+    reattach: tuple[str, ...]
+    ends: tuple[str, ...]
+    response_on_connection: tuple[str, ...]
+
+    @property
+    def source(self) -> dict[str, str]:
+        """Each keyword argument of ``SessionRoutes`` as Python source."""
+        sets = {
+            "scoped": self.scoped,
+            "reattach": self.reattach,
+            "ends": self.ends,
+            "response_on_connection": self.response_on_connection,
+        }
+        out = {"field": pysource.literal(self.field)}
+        for key, names in sets.items():
+            listed = ", ".join(pysource.literal(n) for n in names)
+            out[key] = f"frozenset({{{listed}}})" if names else "frozenset()"
+        return out
+
+
+def session_routes(surface: ApiSurface, protocol: Protocol) -> SessionRoutes:
+    """The session routes of ``surface``: the methods of ``protocol``'s lists it has, and the ones
+    the agent handles whose params require the session field."""
+    served = knowledge.role("agent").served(surface)
+    scoped = [
+        m.wire_name
+        for m in served
+        if any(
+            f.wire_name == protocol.session_id and f.required
+            for c in surface.classes_of(Ref(m.params))
+            for f in surface.all_fields(c)
+        )
+    ]
+    has = {m.wire_name for m in served}
+
+    def kept(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(sorted(n for n in names if n in has))
+
+    return SessionRoutes(
+        protocol.session_id,
+        tuple(sorted(set(scoped))),
+        kept(protocol.reattach),
+        kept(protocol.session_ends),
+        kept(protocol.response_on_connection),
+    )
+
+
+@dataclass(frozen=True)
 class RuntimeProtocol:
     """``[protocol]`` of the knowledge file, with each end's handshake, as the runtime gets it."""
 
     initialize: str
     constants: tuple[ProtocolConstant, ...]
     handshake: Handshake | None = None
+    sessions: SessionRoutes | None = None
+    """What the remote transports route by (the bindings' ``SESSIONS``)."""
 
     def constant_of(self, role: str) -> str:
         """The constant the connection of ``role`` uses."""
@@ -363,14 +422,20 @@ def protocol_names(surface: ApiSurface) -> RuntimeProtocol:
             end.during_handshake,
             tuple(e.peer for e, _ in readers),
         )
-        return RuntimeProtocol(protocol.initialize, (both,), _handshake(surface, initialize, protocol))
-    each = tuple(
-        ProtocolConstant(
-            f"{end.constant}_SIDE_PROTOCOL", fields, (end.name,), end.during_handshake, (end.peer,)
+        constants: tuple[ProtocolConstant, ...] = (both,)
+    else:
+        constants = tuple(
+            ProtocolConstant(
+                f"{end.constant}_SIDE_PROTOCOL", fields, (end.name,), end.during_handshake, (end.peer,)
+            )
+            for end, fields in readers
         )
-        for end, fields in readers
+    return RuntimeProtocol(
+        protocol.initialize,
+        constants,
+        _handshake(surface, initialize, protocol),
+        session_routes(surface, protocol),
     )
-    return RuntimeProtocol(protocol.initialize, each, _handshake(surface, initialize, protocol))
 
 
 def _handshake(surface: ApiSurface, initialize: Method, protocol: Protocol) -> Handshake | None:

@@ -140,6 +140,7 @@ _IMPORTS: dict[str, str] = {
     "ProtocolNames": "._rpc",
     "RequestError": "._rpc",
     "Route": "._rpc",
+    "SessionRoutes": "._rpc",
     "Writer": "._rpc",
     "handler_of": "._rpc",
     "stdio_streams": "._streams",
@@ -185,6 +186,8 @@ _REMOTE = frozenset(
         "RequestInfo",
         "ServerLimits",
         "AcpAsgiApp",
+        "Final",
+        "SessionRoutes",
         "sys",
     }
 )

@@ -116,8 +116,21 @@ class Protocol:
     protocol_version: str
     client_info: str
     repeat_initialize: RepeatInitialize
+    session_id: str = "sessionId"
+    """The field of params and results naming a session: the remote transports route by it."""
+    reattach: tuple[str, ...] = ()
+    """Requests that reattach a session whose stream was lost (Streamable HTTP reopens the stream)."""
+    session_ends: tuple[str, ...] = ()
+    """Requests after whose success the session's stream is closed."""
+    response_on_connection: tuple[str, ...] = ()
+    """Requests whose response comes on the connection's stream although they name a session."""
     where: str = field(default="", compare=False, repr=False)
     """``file:line`` of the section."""
+
+    @property
+    def session_methods(self) -> tuple[str, ...]:
+        """Every method the session lists name, each once."""
+        return tuple(dict.fromkeys((*self.reattach, *self.session_ends, *self.response_on_connection)))
 
     def capabilities(self, served: bool) -> str:
         """Where an end reads its peer's capabilities: the handshake's params when it serves the
@@ -136,8 +149,11 @@ _PROTOCOL_NAMES = (
 )
 
 
+_SESSION_LISTS = ("reattach", "session_ends", "response_on_connection")
+
+
 def read_protocol(table: Table) -> Protocol:
-    table.only([*_PROTOCOL_NAMES, "repeat_initialize"])
+    table.only([*_PROTOCOL_NAMES, "repeat_initialize", "session_id"], _SESSION_LISTS)
     repeat = table.choice("repeat_initialize", get_args(RepeatInitialize))
     return Protocol(
         initialize=table.string("initialize"),
@@ -148,6 +164,10 @@ def read_protocol(table: Table) -> Protocol:
         protocol_version=table.string("protocol_version"),
         client_info=table.string("client_info"),
         repeat_initialize="always" if repeat == "always" else "before-other-requests",
+        session_id=table.string("session_id"),
+        reattach=table.strings("reattach"),
+        session_ends=table.strings("session_ends"),
+        response_on_connection=table.strings("response_on_connection"),
         where=table.where(),
     )
 

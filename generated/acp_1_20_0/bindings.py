@@ -35,6 +35,7 @@ from ._rpc import (
     ProtocolNames,
     RequestError,
     Route,
+    SessionRoutes,
     Writer,
     handler_of,
 )
@@ -664,6 +665,27 @@ AGENT_SIDE_PROTOCOL: Final = ProtocolNames(
 
 It reads the capabilities the client advertised from ``clientCapabilities``.
 """
+
+SESSIONS: Final = SessionRoutes(
+    field="sessionId",
+    scoped=frozenset(
+        {
+            "session/cancel",
+            "session/close",
+            "session/delete",
+            "session/load",
+            "session/prompt",
+            "session/resume",
+            "session/set_config_option",
+            "session/set_mode",
+        }
+    ),
+    reattach=frozenset({"session/load", "session/resume"}),
+    ends=frozenset({"session/close", "session/delete"}),
+    response_on_connection=frozenset({"session/load"}),
+)
+"""What the remote transports route by (``connect_http``, ``asgi_app``): ``scoped`` from the schema,
+the rest from ``[v1.protocol]`` of ``codegen/knowledge.toml``."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {}
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
@@ -1506,6 +1528,7 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
+        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -35,6 +35,7 @@ from ._rpc import (
     ProtocolNames,
     RequestError,
     Route,
+    SessionRoutes,
     Writer,
     handler_of,
 )
@@ -871,6 +872,35 @@ PROTOCOL: Final = ProtocolNames(
     version=2,
 )
 """The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
+
+SESSIONS: Final = SessionRoutes(
+    field="sessionId",
+    scoped=frozenset(
+        {
+            "document/didChange",
+            "document/didClose",
+            "document/didFocus",
+            "document/didOpen",
+            "document/didSave",
+            "nes/accept",
+            "nes/close",
+            "nes/reject",
+            "nes/suggest",
+            "session/cancel",
+            "session/close",
+            "session/delete",
+            "session/fork",
+            "session/prompt",
+            "session/resume",
+            "session/set_config_option",
+        }
+    ),
+    reattach=frozenset({"session/resume"}),
+    ends=frozenset({"session/close", "session/delete"}),
+    response_on_connection=frozenset(),
+)
+"""What the remote transports route by (``connect_http``, ``asgi_app``): ``scoped`` from the schema,
+the rest from ``[v2.protocol]`` of ``codegen/knowledge.toml``."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
     "document/didChange": (Gate("", "nes.events.document.didChange"),),
@@ -2070,6 +2100,7 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
+        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -15,7 +15,8 @@ is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
   answers come on SSE streams: the connection's, opened after ``initialize``,
   and one per session, opened (and waited for) before the first message of
   that session is POSTed, or when a response names a new session; a session's
-  stream is closed once ``session/close`` or ``session/delete`` succeeded;
+  stream is closed once a request that ends it (``SESSIONS.ends``:
+  ``session/close``, ``session/delete``) succeeded;
 * when the connection's stream ends, the connection closes (pending calls fail
   with ``ConnectionError``); when a session's stream ends or is refused (409),
   only the requests of that session fail, and the next message reopens it;
@@ -30,8 +31,9 @@ Beyond both official SDKs, streams resume: every ``GET`` carries
 first).  A server that numbers its events (ours: see ``_asgi``) lets a stream
 that drops, or reads nothing for ``read_timeout``, be opened again where it
 stopped, losing nothing, within a few seconds (``RESUME_DELAYS``); past its
-replay buffer (410) the session's requests fail until ``session/load`` or
-``session/resume`` reattaches it (for the connection's stream, every request
+replay buffer (410) the session's requests fail until a request that
+reattaches it (``SESSIONS.reattach``: ``session/load``, ``session/resume``)
+does (for the connection's stream, every request
 fails and the connection closes), with an error that says so.  A
 server that does not number them (the TypeScript SDK's, the Python SDK's) gets
 the behaviour above.
@@ -41,6 +43,10 @@ here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
 HTTP status.  Our own httpx client has no limit on connections: each open
 stream holds one (HTTP/1.1), so a client of your own must allow as many as the
 sessions you keep open, plus the POSTs.
+
+The methods named above are the package's ``SESSIONS`` (a :class:`SessionRoutes`
+of ``bindings``): written from ``[v<N>.protocol]`` of ``codegen/knowledge.toml``
+and the schema, so that a release with other session methods needs no change here.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, encode
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, SessionRoutes, encode
 
 if TYPE_CHECKING:
     import httpx
@@ -82,10 +88,13 @@ def _httpx() -> Any:
         raise ImportError(f"ACP over Streamable HTTP needs httpx: {INSTALL}") from error
 
 
-_REATTACH: Final = frozenset({"session/load", "session/resume"})
-"""Requests that reattach a session whose stream was refused."""
-_SESSION_ENDS: Final = frozenset({"session/close", "session/delete"})
-"""Requests after whose success the session's stream is closed."""
+def _own_sessions() -> SessionRoutes:
+    """The ``SESSIONS`` of the generated package this module is part of."""
+    if not __package__:
+        raise RuntimeError("HttpChannel needs sessions=... outside its generated package")
+    routes = importlib.import_module(f"{__package__}.bindings").SESSIONS
+    assert isinstance(routes, SessionRoutes)
+    return routes
 
 
 class TransportError(ConnectionError):
@@ -120,17 +129,13 @@ def _key(request_id: Any) -> Any:
     return (type(request_id).__name__, request_id)
 
 
-def _session_of(value: Any) -> str | None:
-    session = value.get("sessionId") if isinstance(value, dict) else None
-    return session if isinstance(session, str) else None
-
-
 class HttpChannel:
     """A :class:`Channel` over Streamable HTTP (see the module docstring).
 
     ``timeout`` bounds connecting, sending and waiting for a free connection;
     ``read_timeout`` the wait for a POST's answer and for the next bytes of a
     stream (servers send a keep-alive every 15 s), ``None`` for no limit.
+    ``sessions`` are the methods it routes by (its package's ``SESSIONS`` unless given).
     """
 
     def __init__(
@@ -143,9 +148,12 @@ class HttpChannel:
         client: httpx.AsyncClient | None = None,
         timeout: float = 30.0,
         read_timeout: float | None = 90.0,
+        sessions: SessionRoutes | None = None,
     ) -> None:
         lib = _httpx()
         self.url = url
+        self.sessions = sessions if sessions is not None else _own_sessions()
+        """What the channel routes by: its package's ``SESSIONS`` unless given."""
         self.max_message_bytes = max_message_bytes
         self._headers = dict(headers or {})
         self._owns_client = client is None
@@ -250,14 +258,15 @@ class HttpChannel:
         is_call = isinstance(message, dict) and "method" in message
         request_id = message.get("id") if isinstance(message, dict) else None
         if is_call:
-            session = _session_of(message.get("params"))
+            session = self.sessions.session_of(message.get("params"))
         elif isinstance(message, dict):
             session = self._agent_requests.pop(_key(request_id), None)
         else:
             session = None
         if session is not None:
             try:
-                await self._open_session(session, reattach=is_call and message["method"] in _REATTACH)
+                reattach = is_call and message["method"] in self.sessions.reattach
+                await self._open_session(session, reattach=reattach)
             except TransportError as failed:
                 if failed.status not in (409, 410):  # the session failed; the connection did not
                     raise
@@ -496,11 +505,11 @@ class HttpChannel:
                 self._agent_requests[_key(message["id"])] = session
         else:
             pending = self._pending.pop(_key(message.get("id")), None)
-            if pending is not None and pending[2] in _SESSION_ENDS and "error" not in message:
+            if pending is not None and pending[2] in self.sessions.ends and "error" not in message:
                 owner = pending[0]
                 if owner is not None:
                     self._end_session(owner)
-            opened = _session_of(message.get("result"))
+            opened = self.sessions.session_of(message.get("result"))
             if opened is not None and opened not in self._sessions and opened not in self._failed:
                 with contextlib.suppress(RuntimeError):
                     ready = self._sessions[opened] = asyncio.get_running_loop().create_future()

@@ -54,6 +54,7 @@ __all__ = [
     "ProtocolNames",
     "RequestError",
     "Route",
+    "SessionRoutes",
     "StreamChannel",
     "current_request_id",
     "encode",
@@ -214,6 +215,41 @@ class ProtocolNames:
     def allows(self, method: str) -> bool:
         """Whether ``method`` may be exchanged before the handshake has succeeded."""
         return method == self.initialize or method in self.during_handshake
+
+
+@dataclass(frozen=True)
+class SessionRoutes:
+    """What the remote transports route by (the bindings' ``SESSIONS``, from ``[v<N>.protocol]`` of
+    ``codegen/knowledge.toml`` and the schema)."""
+
+    field: str
+    """The field of params and results naming a session: a message naming one goes on its stream."""
+    scoped: frozenset[str] = frozenset()
+    """Methods the agent handles whose params require ``field``: a POST of one must carry
+    ``Acp-Session-Id``."""
+    reattach: frozenset[str] = frozenset()
+    """Requests that reattach a session whose stream was lost: the client opens the stream again."""
+    ends: frozenset[str] = frozenset()
+    """Requests after whose success the session's stream is closed."""
+    response_on_connection: frozenset[str] = frozenset()
+    """Requests whose response comes on the connection's stream although they name a session."""
+
+    def session_of(self, value: Any) -> str | None:
+        """The session ``value`` (params or a result) names, if it is an object that names one."""
+        session = value.get(self.field) if isinstance(value, dict) else None
+        return session if isinstance(session, str) else None
+
+    def __or__(self, other: SessionRoutes) -> SessionRoutes:
+        """The routes of a server that serves both releases (an ``AgentProtocolRouter``)."""
+        if other.field != self.field:
+            raise ValueError(f"the releases name a session differently: {self.field!r}, {other.field!r}")
+        return SessionRoutes(
+            self.field,
+            self.scoped | other.scoped,
+            self.reattach | other.reattach,
+            self.ends | other.ends,
+            self.response_on_connection | other.response_on_connection,
+        )
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ from ._rpc import (
     ProtocolNames,
     RequestError,
     Route,
+    SessionRoutes,
     Writer,
     handler_of,
 )
@@ -1329,6 +1330,32 @@ PROXY_SIDE_PROTOCOL: Final = ProtocolNames(
 Its handshake is ``proxy/initialize`` (``[connections.proxy]``); it reads the
 capabilities the conductor advertised from ``clientCapabilities``.
 """
+
+SESSIONS: Final = SessionRoutes(
+    field="sessionId",
+    scoped=frozenset(
+        {
+            "session/archive",
+            "session/cancel",
+            "session/close",
+            "session/delete",
+            "session/fork",
+            "session/load",
+            "session/prompt",
+            "session/resume",
+            "session/set_config_option",
+            "session/set_mode",
+            "session/set_title",
+            "session/status",
+            "session/unarchive",
+        }
+    ),
+    reattach=frozenset({"session/load", "session/resume"}),
+    ends=frozenset({"session/close", "session/delete"}),
+    response_on_connection=frozenset({"session/load"}),
+)
+"""What the remote transports route by (``connect_http``, ``asgi_app``): ``scoped`` from the schema,
+the rest from ``[v1.protocol]`` of ``codegen/knowledge.toml``."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
     "auth/status": (Gate("", "auth.status"),),
@@ -2837,6 +2864,7 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
+        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -23,8 +23,11 @@ of the official TypeScript SDK 2.4.0's ``AcpServer``:
   One reader per stream (409 for a second); messages sent before a reader
   attaches are held; headers go out at once and a keep-alive every 15 s;
 * a message whose params name a ``sessionId`` needs that ``Acp-Session-Id``
-  (400 when it is missing or differs); a response to an agent request may
-  leave it out (the official Python SDK 0.12.1 does), but not name another;
+  (400 when it is missing or differs), and so does one of the methods whose
+  params require it (``SESSIONS.scoped``); a response to an agent request may
+  leave it out (the official Python SDK 0.12.1 does), but not name another.
+  A response comes on the stream of the session its request named, except for
+  ``SESSIONS.response_on_connection`` (v1's ``session/load``);
 * ``DELETE`` closes the connection;
 * a WebSocket upgrade of the same path carries one JSON-RPC message per text
   frame (binary frames are ignored); the first must be ``initialize``, or the
@@ -54,23 +57,29 @@ returns is the connection's principal, and a request of another principal is
 answered as if the connection did not exist (404).  Connection ids are 256
 random bits.  ``allowed_origins`` refuses (403) a browser request from any
 other ``Origin``.
+
+``SESSIONS`` is the served package's :class:`SessionRoutes` (``bindings``), the
+union of both for an ``AgentProtocolRouter``: written from ``[v<N>.protocol]`` of
+``codegen/knowledge.toml`` and the schema, not named here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import importlib
 import inspect
 import json
 import logging
+import operator
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._rpc import RequestError, encode, message_kind
+from ._rpc import RequestError, SessionRoutes, encode, message_kind
 
 __all__ = ["AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits", "asgi_app"]
 
@@ -79,23 +88,6 @@ logger = logging.getLogger("acp")
 MiB: Final = 1024 * 1024
 CONNECTION_HEADER: Final = "acp-connection-id"
 SESSION_HEADER: Final = "acp-session-id"
-SESSION_METHODS: Final = frozenset(
-    {
-        "session/cancel",
-        "session/close",
-        "session/delete",
-        "session/fork",
-        "session/load",
-        "session/prompt",
-        "session/resume",
-        "session/set_config_option",
-        "session/set_mode",
-        "session/set_model",
-    }
-)
-"""Methods whose ``POST`` must carry ``Acp-Session-Id`` (the TypeScript SDK 2.4.0's list)."""
-RESPONSE_ON_CONNECTION: Final = frozenset({"session/load"})
-"""Requests whose response comes on the connection's stream although they name a session."""
 LAST_EVENT_ID_HEADER: Final = "last-event-id"
 _NO_BATCHES: Final = "JSON-RPC batches are not supported"
 
@@ -177,11 +169,6 @@ class _LimitError(Exception):
 def _key(request_id: Any) -> Any:
     """A request id as a dict key that keeps ``1`` and ``"1"`` apart."""
     return (type(request_id).__name__, request_id)
-
-
-def _session_of(params: Any) -> str | None:
-    session = params.get("sessionId") if isinstance(params, dict) else None
-    return session if isinstance(session, str) else None
 
 
 CHUNK_BYTES: Final = 64 * 1024
@@ -394,9 +381,9 @@ class _ServerConnection:
             return self.stream
         if "method" not in message:  # a response
             route = self.pending_routes.pop(_key(message.get("id")), None)
-            self._check_id(_session_of(message.get("result")))
+            self._check_id(self.app.sessions.session_of(message.get("result")))
             return self.stream if route is None else self.session(route)
-        session = _session_of(message.get("params"))
+        session = self.app.sessions.session_of(message.get("params"))
         if "id" in message:
             self.agent_request_routes[_key(message["id"])] = session
         return self.stream if session is None else self.session(session)
@@ -562,8 +549,11 @@ class AcpAsgiApp:
         allowed_origins: Iterable[str] | None = None,
         limits: ServerLimits = ServerLimits(),
         path: str | None = None,
+        sessions: SessionRoutes,
     ) -> None:
         self._serve = serve
+        self.sessions = sessions
+        """What the app routes by: the served package's ``SESSIONS``."""
         self.authenticate = authenticate
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.limits = limits
@@ -733,8 +723,8 @@ class AcpAsgiApp:
                 return "Mismatched Acp-Session-Id"
             return None
         method = message.get("method")
-        session = _session_of(message.get("params"))
-        if header is None and (session is not None or method in SESSION_METHODS):
+        session = self.sessions.session_of(message.get("params"))
+        if header is None and (session is not None or method in self.sessions.scoped):
             return "Missing Acp-Session-Id"
         if header is not None and session is not None and header != session:
             return "Mismatched Acp-Session-Id"
@@ -745,7 +735,8 @@ class AcpAsgiApp:
         if isinstance(request_id, str) and len(request_id) > limit:
             return f"Request ID exceeds maxIdLength ({limit})"
         if kind == "request":
-            connection.pending_routes[_key(request_id)] = None if method in RESPONSE_ON_CONNECTION else route
+            on_connection = method in self.sessions.response_on_connection
+            connection.pending_routes[_key(request_id)] = None if on_connection else route
         return None
 
     async def _initialize(
@@ -1047,8 +1038,10 @@ def asgi_app(
             return await serve(channel)
 
         target: _Target = routed
+        packages = [agent.package(version) for version in agent.versions]
     else:
         own = package if package is not None else _own_package()
+        packages = [own]
         if not callable(agent) and not hasattr(agent, "initialize"):
             raise TypeError("asgi_app needs an agent factory, an agent or an AgentProtocolRouter")
 
@@ -1056,9 +1049,25 @@ def asgi_app(
             return own.connect_to_client(agent, channel)
 
         target = direct
+    sessions = functools.reduce(operator.or_, (_sessions_of(p) for p in packages))
     return AcpAsgiApp(
-        target, authenticate=authenticate, allowed_origins=allowed_origins, limits=limits, path=path
+        target,
+        authenticate=authenticate,
+        allowed_origins=allowed_origins,
+        limits=limits,
+        path=path,
+        sessions=sessions,
     )
+
+
+def _sessions_of(package: Any) -> SessionRoutes:
+    """A generated package's ``SESSIONS`` (its bindings say what its release routes by)."""
+    routes = importlib.import_module(f"{package.__name__}.bindings").SESSIONS
+    if not isinstance(routes, SessionRoutes):  # another package's runtime: the same fields
+        routes = SessionRoutes(
+            routes.field, routes.scoped, routes.reattach, routes.ends, routes.response_on_connection
+        )
+    return routes
 
 
 # -- ASGI plumbing ----------------------------------------------------------------------

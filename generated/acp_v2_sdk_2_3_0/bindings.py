@@ -36,6 +36,7 @@ from ._rpc import (
     ProtocolNames,
     RequestError,
     Route,
+    SessionRoutes,
     Writer,
     handler_of,
 )
@@ -582,6 +583,27 @@ PROTOCOL: Final = ProtocolNames(
     unsupported_version_data=schema.UnsupportedProtocolVersionErrorData,
 )
 """The wire names the connection itself relies on (``[protocol]`` of ``codegen/knowledge.toml``)."""
+
+SESSIONS: Final = SessionRoutes(
+    field="sessionId",
+    scoped=frozenset(
+        {
+            "session/cancel",
+            "session/close",
+            "session/delete",
+            "session/prompt",
+            "session/resume",
+            "session/set_config_option",
+            "terminal/cancel",
+            "tool_call/cancel",
+        }
+    ),
+    reattach=frozenset({"session/resume"}),
+    ends=frozenset({"session/close", "session/delete"}),
+    response_on_connection=frozenset(),
+)
+"""What the remote transports route by (``connect_http``, ``asgi_app``): ``scoped`` from the schema,
+the rest from ``[v2.protocol]`` of ``codegen/knowledge.toml``."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {}
 """What the agent must have advertised before a client sends these (``codegen/knowledge.toml``)."""
@@ -1428,6 +1450,7 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
+        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -37,6 +37,7 @@ from ._rpc import (
     ProtocolNames,
     RequestError,
     Route,
+    SessionRoutes,
     Writer,
     handler_of,
 )
@@ -1157,6 +1158,32 @@ PROXY_SIDE_PROTOCOL: Final = ProtocolNames(
 Its handshake is ``proxy/initialize`` (``[connections.proxy]``); it reads the
 capabilities the conductor advertised from ``capabilities``.
 """
+
+SESSIONS: Final = SessionRoutes(
+    field="sessionId",
+    scoped=frozenset(
+        {
+            "session/archive",
+            "session/cancel",
+            "session/close",
+            "session/delete",
+            "session/fork",
+            "session/prompt",
+            "session/resume",
+            "session/set_config_option",
+            "session/set_title",
+            "session/status",
+            "session/unarchive",
+            "terminal/cancel",
+            "tool_call/cancel",
+        }
+    ),
+    reattach=frozenset({"session/resume"}),
+    ends=frozenset({"session/close", "session/delete"}),
+    response_on_connection=frozenset(),
+)
+"""What the remote transports route by (``connect_http``, ``asgi_app``): ``scoped`` from the schema,
+the rest from ``[v2.protocol]`` of ``codegen/knowledge.toml``."""
 
 AGENT_GATES: Final[Mapping[str, tuple[Gate, ...]]] = {
     "auth/status": (Gate("", "auth.status"),),
@@ -2510,6 +2537,7 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
+        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
 from codegen import knowledge
-from codegen.api.protocol import experimental_operations, gates, prompt_echo, protocol_names
+from codegen.api.protocol import experimental_operations, gates, prompt_echo, protocol_names, session_routes
 from codegen.errors import CodegenError
 from codegen.knowledge import NONE_KEY, GateKey
 from codegen.schema.ir import ApiSurface, ObjectType, Ref, strip_nullable
 from tests.support.releases import RELEASES, SURFACES, knowledge_of, raw_knowledge, surface_of, surfaces_with
+from tests.support.remote import INTEROP, TS_SDK
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 
@@ -164,3 +166,48 @@ def test_a_gate_on_a_tag_value_the_release_lacks_gates_nothing_there() -> None:
     assert key not in older
     assert older["update.sessionUpdate=plan_update"] == "plan"
     assert newer["mode=url"] == older["mode=url"] == "elicitation.url"
+
+
+def _typescript_set(source: str, name: str, methods: dict[str, str]) -> set[str]:
+    """The method names of ``const NAME = new Set([...])`` in the TypeScript SDK's JavaScript."""
+    body = re.search(rf"const {name} = new Set\(\[(.*?)\]\)", source, re.S)
+    assert body is not None, name
+    return {methods[k] if k else v for k, v in re.findall(r'AGENT_METHODS\.(\w+)|"([^"]+)"', body[1])}
+
+
+def test_the_session_routes_keep_what_the_typescript_sdk_routes_by_that_the_release_has() -> None:
+    sdk = INTEROP / "node_modules" / TS_SDK / "dist"
+    if not sdk.is_dir():
+        pytest.skip("the TypeScript SDK is not installed (make test installs it)")
+    listed = (sdk / "v1" / "unstable" / "schema" / "index.js").read_text()
+    start = listed.index("AGENT_METHODS = {")
+    methods = dict(re.findall(r'(\w+): "([^"]+)"', listed[start : listed.index("}", start)]))
+    transports = sdk / "transports"
+    scoped = _typescript_set((transports / "protocol.js").read_text(), "SESSION_SCOPED_METHODS", methods)
+    stream = (transports / "http-stream.js").read_text()
+    reattach = _typescript_set(stream, "SESSION_REATTACH_METHODS", methods)
+    server = (transports / "server.js").read_text()
+    assert 'message.method === AGENT_METHODS.session_load ? "connection"' in server
+    assert len(scoped) == 10 and reattach == {"session/load", "session/resume"}
+    for release, unstable in SURFACES:
+        surface = surface_of(release, unstable)
+        routes = protocol_names(surface).sessions
+        assert routes is not None
+        has = {m.wire_name for m in knowledge.role("agent").served(surface)}
+        assert set(routes.scoped) >= scoped & has, release  # and what else requires a sessionId
+        assert set(routes.reattach) == reattach & has, release
+        assert set(routes.response_on_connection) == {"session/load"} & has, release
+        assert set(routes.ends) == {"session/close", "session/delete"} & has, release
+        for name in routes.scoped:
+            method = next(m for m in surface.methods if m.wire_name == name)
+            fields = [f for c in surface.classes_of(Ref(method.params)) for f in surface.all_fields(c)]
+            assert any(f.wire_name == "sessionId" and f.required for f in fields), (release, name)
+
+
+def test_a_session_method_the_release_lacks_is_left_out_and_one_it_gains_needs_only_the_knowledge() -> None:
+    surface = surface_of("v2-sdk-2.3.0", True)
+    v2 = knowledge.protocol(2)
+    archive = dataclasses.replace(v2, session_ends=(*v2.session_ends, "session/archive"))
+    routes = session_routes(surface, archive)
+    assert "session/archive" in routes.ends
+    assert session_routes(surface, dataclasses.replace(v2, reattach=("session/load",))).reattach == ()

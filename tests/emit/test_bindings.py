@@ -336,6 +336,17 @@ def test_generated_code_has_no_release_names_written_in() -> None:
         source = (runtime / module).read_text()
         for word in ("session/", "sessionId", '"requestId"', '"capabilities"', '"initialize"', "alpha"):
             assert word not in source, (module, word)
+    # the remote transports route by the package's SESSIONS: their docstrings may name a method as an
+    # example, their code none
+    for module in ("_http.py", "_asgi.py", "_ws.py"):
+        tree = ast.parse((runtime / module).read_text())
+        docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+        written = [
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        ]
+        assert [w for w in written if "session/" in w or w == "sessionId"] == [], module
 
 
 # -- union requests ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -700,3 +701,65 @@ def test_the_client_reads_a_16_mib_event_cut_in_1_kib_chunks_in_one_pass() -> No
         assert len(messages) == 1 and len(messages[0]["params"]["t"]) == len(text)
 
     run(go(), 10)  # what an old pass took over a minute for
+
+
+# -- what the transports route by: the package's SESSIONS, not names in the runtime -----------------
+
+
+def test_the_app_and_connect_http_route_by_their_packages_sessions() -> None:
+    app = echo_app(acp, acp_v1)
+    # the router's app serves both releases: v1's session/load (from [v1.protocol]) and v2's methods
+    assert app.sessions == acp.bindings.SESSIONS | acp_v1.bindings.SESSIONS
+    assert "session/load" in app.sessions.response_on_connection
+    assert "session/load" not in acp.bindings.SESSIONS.scoped  # v2 has none
+    channel = acp.HttpChannel("http://127.0.0.1:9/acp")
+    assert channel.sessions is acp.bindings.SESSIONS
+    run(channel.client.aclose(), 5)
+
+
+@pytest.mark.parametrize("on_connection", [True, False])
+def test_a_response_comes_on_the_connection_stream_only_for_the_methods_sessions_names(
+    on_connection: bool,
+) -> None:
+    """v1's ``session/load`` is answered on the connection's stream (TS SDK 2.4.0), as SESSIONS says."""
+    app = echo_app(acp, acp_v1)
+    if not on_connection:
+        app.sessions = dataclasses.replace(app.sessions, response_on_connection=frozenset())
+    init_v1 = {**INIT, "params": {"protocolVersion": 1, "clientCapabilities": {}}}
+
+    async def test(http: httpx.AsyncClient) -> None:
+        response = await http.post("/acp", content=json.dumps(init_v1), headers=JSON)
+        cid = response.headers["acp-connection-id"]
+        load = call(2, "session/load", {"sessionId": "v1-9", "cwd": "/", "mcpServers": []})
+        session = {"Acp-Connection-Id": cid, "Acp-Session-Id": "v1-9"}
+        assert (await http.post("/acp", content=load, headers={**JSON, **session})).status_code == 202
+        # held until a reader attaches: only the stream SESSIONS names gets it
+        stream_headers = {**SSE, "Acp-Connection-Id": cid} if on_connection else {**SSE, **session}
+        async with http.stream("GET", "/acp", headers=stream_headers) as stream:
+            reply = await next_event(events(stream))
+        assert reply["id"] == 2
+
+    with_server(test, app)
+
+
+@pytest.mark.parametrize("ends", [False, True])
+def test_connect_http_closes_a_session_stream_after_a_request_sessions_names_as_its_end(ends: bool) -> None:
+    """After ``session/close`` succeeds the session's stream is closed; here ``session/prompt`` is named."""
+
+    async def go() -> None:
+        async with serve(echo_app(acp, acp_v1)) as base:
+            routes = acp.bindings.SESSIONS
+            if ends:
+                routes = dataclasses.replace(routes, ends=routes.ends | {"session/prompt"})
+            client = RecordingClient(acp)
+            channel = acp.HttpChannel(base + "/acp", sessions=routes)
+            connection = acp.ClientSideConnection(client, channel)
+            await connection.initialize(
+                protocol_version=2, info=acp.schema.Implementation(name="c", version="1")
+            )
+            session = (await connection.new_session(cwd="/")).session_id
+            await connection.prompt(session_id=session, prompt=[acp.schema.TextContentBlock(text="hi")])
+            assert (session in channel._sessions) is not ends
+            await connection.close()
+
+    run(go(), 30)
