@@ -25,9 +25,11 @@ from .lock import (
     Lock,
     LockedRelease,
     LockEntry,
+    layered_lock,
     lock_bytes,
     lock_entry,
     protocol_major,
+    read_layers,
     sort_releases,
 )
 from .readers import (
@@ -152,10 +154,29 @@ class SchemaSource:
     ``cache`` is where the build cache lives; schema files are never cached outside a store.
     """
 
-    def __init__(self, lock: Lock, source: Path | None = None, cache: Path | None = None) -> None:
+    def __init__(
+        self,
+        lock: Lock,
+        source: Path | None = None,
+        cache: Path | None = None,
+        *,
+        behind: tuple[Path, ...] = (),
+    ) -> None:
         self.lock = lock
         self.source = source if source is not None else default_source()
         self.cache = cache if cache is not None else default_cache_dir()
+        self.behind = behind
+        """Stores searched right after the front one (a staged source's: the stores it stands in front of)."""
+
+    def staged(self, folder: Path) -> SchemaSource:
+        """This source with ``folder`` in front: what is fetched and locked goes there, and nothing into
+        the stores behind it (a dry run's releases, in a folder it deletes)."""
+        lock = layered_lock(folder / "lock.json", self.lock)
+        return SchemaSource(lock, folder, self.cache, behind=self.stores)
+
+    def reread(self) -> SchemaSource:
+        """This source with its lock files read again (a fetch has just recorded a release in the front one)."""
+        return SchemaSource(read_layers(self.lock.layers), self.source, self.cache, behind=self.behind)
 
     @property
     def stores(self) -> tuple[Path, ...]:
@@ -163,6 +184,7 @@ class SchemaSource:
         found: list[Path] = []
         for store in (
             self.source,
+            *self.behind,
             *(p.parent for p in self.lock.layers),
             self.lock.path.parent,
             BUNDLED_SCHEMAS,

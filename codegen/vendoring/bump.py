@@ -5,7 +5,8 @@ of one protocol major: the newest version when none is given (asked of the
 registry through the machine's ``npm``), recognised without a download when
 the lock already names that version (``v2-sdk-2.3.0`` is also SDK 2.4.0), and
 otherwise fetched and locked into the user's store by
-:func:`codegen.schema.npm.fetch_npm`.  :func:`bump` then moves a vendored
+:func:`codegen.schema.npm.fetch_npm` (a dry run of :func:`bump` fetches it
+into a temporary folder in front of the store, and locks nothing).  :func:`bump` then moves a vendored
 copy there through :mod:`.upgrade` (a dry run unless ``write``; the same
 refusals and the same one-step writes), and :func:`pr_body` renders the
 result as a pull request's description.
@@ -22,7 +23,9 @@ request's 65,536 characters) and the version step of each contract
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,12 +37,12 @@ from ..diff.report import markdown_cell as _cell
 from ..diff.rules import SEVERITIES
 from ..errors import CodegenError
 from ..schema import npm
-from ..schema.load import ReleaseFiles, SchemaSource, protocol_major, read_layers, sort_releases
+from ..schema.load import ReleaseFiles, SchemaSource, protocol_major, sort_releases
 from . import upgrade
 from .manifest import read_manifest
 from .vendoring import Regenerate
 
-Status = Literal["known", "locked", "identical", "verified", "tag"]
+Status = Literal["known", "locked", "staged", "identical", "verified", "tag"]
 Attach = Callable[[DiffResult, ReleaseFiles, ReleaseFiles], DiffResult]
 """What adds evidence to a diff (the command line's; the evidence stage comes after this one)."""
 
@@ -52,7 +55,8 @@ class Resolved:
     version: str
     release: str
     status: Status
-    """``known``: the lock already named the version, nothing was fetched; else
+    """``known``: the lock already named the version, nothing was fetched; ``staged``: new content a
+    dry run fetched into a folder of its own and did not lock; else
     :attr:`codegen.schema.npm.Fetched.status` (``locked``: new content, locked now)."""
     newest: bool
     """Whether the version is the registry's newest (no ``@VERSION`` was given)."""
@@ -76,6 +80,7 @@ class Resolved:
         return {
             "known": f"{which} ships {self.release}, already locked; nothing fetched",
             "locked": f"{which} ships {self.release}: new, locked in {lock}",
+            "staged": f"{which} ships {self.release}: new; `--write` locks it in {lock}",
             "identical": f"{which} ships the same content as the locked release {self.release}",
             "verified": f"{which} ships {self.release}, already locked; its files match the lock",
             "tag": f"{which} ships the same schema files as the tag release {self.release}",
@@ -179,21 +184,27 @@ def bump(
     """Move the vendored copy at ``path`` and ``sources`` to the release ``origin`` names.
 
     Nothing of the user's is written: :func:`apply` does that (with ``write``,
-    the bump says it will); only the store may have taken the new release.
-    Returns the bump and npm's notices.
+    the bump says it will).  With ``write`` a new release is fetched and locked
+    into the store; a dry run fetches it into a folder of its own, deleted on
+    return, and locks nothing.  Returns the bump and npm's notices.
     """
     folder, manifest = read_manifest(path)
     major = protocol_major(manifest.release)
-    resolved, notices = resolve(origin, major, source, force=force)
-    if resolved.release == manifest.release or older(resolved.release, manifest.release):
-        return Bump((resolved,), (), source.lock.path, copy=manifest.release), notices
-    if resolved.status == "locked":  # the lock the source read has no entry for it yet
-        source = _reread(source)
-    old, new = source.load(manifest.release), source.load(resolved.release)
-    plan = upgrade.plan(folder, old, new, sources, force=force, regenerate=regenerate)
-    diff = attach(plan.diff, old, new) if attach is not None else plan.diff
+    lock = source.lock.path
+    with tempfile.TemporaryDirectory(prefix="acp-codegen-bump-") as staging:
+        into = source if write else source.staged(Path(staging))
+        resolved, notices = resolve(origin, major, into, force=force)
+        if resolved.release == manifest.release or older(resolved.release, manifest.release):
+            return Bump((resolved,), (), lock, copy=manifest.release), notices
+        if resolved.status == "locked":  # the lock the source read has no entry for it yet
+            into = into.reread()
+            if not write:
+                resolved = dataclasses.replace(resolved, status="staged")
+        old, new = into.load(manifest.release), into.load(resolved.release)
+        plan = upgrade.plan(folder, old, new, sources, force=force, regenerate=regenerate)
+        diff = attach(plan.diff, old, new) if attach is not None else plan.diff
     move = Move(manifest.release, resolved.release, diff, plan)
-    return Bump((resolved,), (move,), source.lock.path, write, manifest.release), notices
+    return Bump((resolved,), (move,), lock, write, manifest.release), notices
 
 
 def bump_store(
@@ -204,7 +215,7 @@ def bump_store(
     resolved, notices = resolve_all(origin, source, force=force)
     new = [r for r in resolved if r.status == "locked"]
     if new:
-        source = _reread(source)
+        source = source.reread()
     moves = []
     for item in new:
         previous = before.newest(protocol_major(item.release))
@@ -221,11 +232,6 @@ def apply(done: Bump) -> None:
     for move in done.moves:
         if move.plan is not None:
             upgrade.apply(move.plan)
-
-
-def _reread(source: SchemaSource) -> SchemaSource:
-    """``source`` with its lock files read again: a fetch has just recorded a release in the front one."""
-    return SchemaSource(read_layers(source.lock.layers), source.source, source.cache)
 
 
 # --- the pull request's description ---------------------------------------------------------

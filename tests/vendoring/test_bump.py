@@ -95,15 +95,19 @@ def manifest_release(root: Path) -> str:
 BUMP = ("--from", f"npm:{PACKAGE}", "--no-evidence")
 
 
-def test_a_dry_run_locks_the_newest_release_and_describes_the_move_without_writing_the_project(
-    registry: Registry, tmp_path: Path
+def test_a_dry_run_describes_the_move_to_the_newest_release_without_writing_the_project_or_the_store(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     publish_new(registry, "9.5.0")
     root = project(tmp_path)
+    (root / "store").mkdir()
     before = (root / "src" / "acp" / "schema.py").read_bytes()
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # where the dry run stages the release
     done = run(root, "--schemas", "store", "bump", "src/acp", "src/app", *BUMP, "--pr-body", "body.md")
     assert done.returncode == 1, done.stderr  # a finding to fix by hand
-    assert f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new, locked in store/lock.json" in done.stderr
+    shipped = f"{PACKAGE}@9.5.0 (the newest) ships v2-sdk-9.5.0: new; `--write` locks it in store/lock.json"
+    assert shipped in done.stderr
     assert done.stdout.splitlines() == [
         f"src/app/main.py:1:24 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
         f"src/app/main.py:8:17 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
@@ -113,8 +117,9 @@ def test_a_dry_run_locks_the_newest_release_and_describes_the_move_without_writi
         "FAILED: dry run, 0 file(s) to rewrite, 2 finding(s) to fix by hand; "
         "--write applies the rewrites and vendors ACP v2-sdk-9.5.0 as src/acp."
     )
-    # the store took the release; the project did not change
-    assert list(json.loads((root / "store" / "lock.json").read_text())["releases"]) == ["v2-sdk-9.5.0"]
+    # neither the store nor the project changed, and the release fetched for the diff is gone
+    assert list((root / "store").iterdir()) == []
+    assert list((tmp_path / "tmp").iterdir()) == []
     assert manifest_release(root) == OLD
     assert (root / "src" / "acp" / "schema.py").read_bytes() == before
     assert (root / "src" / "app" / "main.py").read_text() == APP
@@ -128,6 +133,7 @@ def test_a_dry_run_locks_the_newest_release_and_describes_the_move_without_writi
         in body
     )
     assert "16 breaking change(s) in 41" in body
+    assert f"- {shipped}\n" in body and "acp-codegen-bump-" not in body
 
 
 def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_is_one_line(
@@ -167,7 +173,7 @@ def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(
     monkeypatch.delenv("ACP_SCHEMAS", raising=False)
     monkeypatch.chdir(root)
     cache = tmp_path / "cache"
-    status = cli.main(["--cache", str(cache), "bump", "src/acp", "src", *BUMP])
+    status = cli.main(["--cache", str(cache), "bump", "src/acp", "src", *BUMP, "--write"])
     err = capsys.readouterr().err
     assert status == 0, err
     store = cache / "schemas"
