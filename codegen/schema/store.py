@@ -175,7 +175,7 @@ class SchemaSource:
         return SchemaSource(lock, folder, self.cache, behind=self.stores)
 
     def reread(self) -> SchemaSource:
-        """This source with its lock files read again (a fetch has just recorded a release in the front one)."""
+        """This source with its lock files read again (a fetch just recorded a release in the front one)."""
         return SchemaSource(read_layers(self.lock.layers), self.source, self.cache, behind=self.behind)
 
     @property
