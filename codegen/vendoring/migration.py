@@ -37,7 +37,8 @@ from ..diff import (
 )
 from ..diff.rules import rule
 from ..schema.ir import ApiSurface, UnionType, refs_in
-from .source import ReleaseFiles, Stability, field_name, package_name, surface_of
+from ..schema.releases import surfaces_of
+from .source import ReleaseFiles, Stability, field_name, package_name
 
 __all__ = [
     "ApiNames",
@@ -459,8 +460,9 @@ class MigrationDiff(DiffResult):
 def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stability) -> MigrationDiff:
     """The differ's result for one stability level of two releases (or schema folders), with the old
     release's API names."""
-    result = diff_releases(old, new, (stability,))
-    api = api_names(surface_of(old, stability == "unstable"))
+    before, after = surfaces_of(old, (stability,)), surfaces_of(new, (stability,))
+    result = diff_releases(old, new, (stability,), built=(before, after))
+    api = api_names(before[stability])
     return MigrationDiff(result.old, result.new, result.surfaces, result.expired, result.unmatched, api=api)
 
 
