@@ -20,7 +20,7 @@ from codegen.diff.report import (
 )
 from codegen.diff.rules import CATALOG, RuleId
 from codegen.diff.rules import rule as rule_of
-from codegen.schema.load import SchemaSource, read_lock
+from codegen.schema.load import DEFAULT_LOCK, SchemaSource, read_lock
 from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, MESSAGE_ID, run
 from tests.support.releases import ROOT, surface_of
@@ -200,17 +200,23 @@ def test_committed_reports_match_make_reports() -> None:
 
 
 def test_reports_check_finds_a_stale_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """On one pair (reports/ as a whole: test_committed_reports_match_make_reports)."""
     out = tmp_path / "reports"
-    shutil.copytree(ROOT / "reports", out)
-    assert run(capsys, "reports", "--out", out, "--check")[0] == 0
+    locked = json.loads(DEFAULT_LOCK.read_text())["releases"]
+    lock = tmp_path / "lock.json"
+    lock.write_text(json.dumps({"releases": {name: locked[name] for name in (A3, A5)}}))
+    reports = ("--lock", lock, "reports", "--out", out)
+    assert run(capsys, *reports)[0] == 0
+    assert (out / f"{A3}..{A5}.md").read_text() == (ROOT / "reports" / f"{A3}..{A5}.md").read_text()
+    assert run(capsys, *reports, "--check")[0] == 0
     (out / f"{A3}..{A5}.md").write_text("edited by hand\n")
     (out / "1..2.json").write_text("{}")  # named like a report, but not in the record: the user's (issue 23)
-    code, printed, _ = run(capsys, "reports", "--out", out, "--check")
+    code, printed, _ = run(capsys, *reports, "--check")
     assert code == 1
     assert printed.splitlines() == [f"differs: {out / f'{A3}..{A5}.md'}"]
-    assert run(capsys, "reports", "--out", out)[0] == 0
+    assert run(capsys, *reports)[0] == 0
     assert (out / "1..2.json").read_text() == "{}"
-    assert run(capsys, "reports", "--out", out, "--check")[0] == 0
+    assert run(capsys, *reports, "--check")[0] == 0
 
 
 def test_reports_min_severity_leaves_lower_changes_out_of_every_file_but_not_of_the_step() -> None:
