@@ -116,7 +116,7 @@ class Protocol:
     protocol_version: str
     client_info: str
     repeat_initialize: RepeatInitialize
-    session_id: str = "sessionId"
+    session_id: str
     """The field of params and results naming a session: the remote transports route by it."""
     reattach: tuple[str, ...] = ()
     """Requests that reattach a session whose stream was lost (Streamable HTTP reopens the stream)."""
@@ -126,11 +126,6 @@ class Protocol:
     """Requests whose response comes on the connection's stream although they name a session."""
     where: str = field(default="", compare=False, repr=False)
     """``file:line`` of the section."""
-
-    @property
-    def session_methods(self) -> tuple[str, ...]:
-        """Every method the session lists name, each once."""
-        return tuple(dict.fromkeys((*self.reattach, *self.session_ends, *self.response_on_connection)))
 
     def capabilities(self, served: bool) -> str:
         """Where an end reads its peer's capabilities: the handshake's params when it serves the

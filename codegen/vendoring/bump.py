@@ -5,11 +5,11 @@ of one protocol major: the newest version when none is given (asked of the
 registry through the machine's ``npm``), recognised without a download when
 the lock already names that version (``v2-sdk-2.3.0`` is also SDK 2.4.0), and
 otherwise fetched and locked into the user's store by
-:func:`codegen.schema.npm.fetch_npm` (a dry run of :func:`bump` fetches it
-into a temporary folder in front of the store, and locks nothing).  :func:`bump` then moves a vendored
+:func:`codegen.schema.npm.fetch_npm`.  :func:`bump` then moves a vendored
 copy there through :mod:`.upgrade` (a dry run unless ``write``; the same
-refusals and the same one-step writes), and :func:`pr_body` renders the
-result as a pull request's description.
+refusals and the same one-step writes; a dry run fetches a new release into
+a temporary folder in front of the store, and locks nothing), and
+:func:`pr_body` renders the result as a pull request's description.
 
 Without a vendored copy (the maintainers' ``make bump`` for ``generated/``),
 :func:`resolve_all` takes every protocol major the version ships, and each new
