@@ -14,12 +14,14 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
 
 from codegen import cli, resources
 from codegen.diff import DiffResult, diff_releases
@@ -30,6 +32,7 @@ from codegen.vendoring import bump, upgrade
 from codegen.vendoring.vendoring import vendor
 from tests.schema.test_npm import PACKAGE, Registry, new_content, store_file
 from tests.support.releases import ROOT, release_files
+from tests.test_record import USERS, Layout, lay_down, layouts, snapshot
 from tests.vendoring import synthetic
 from tests.vendoring.project import copy_app
 
@@ -134,6 +137,45 @@ def test_a_dry_run_describes_the_move_to_the_newest_release_without_writing_the_
     )
     assert "16 breaking change(s) in 41" in body
     assert f"- {shipped}\n" in body and "acp-codegen-bump-" not in body
+
+
+@pytest.mark.sweep
+def test_a_dry_run_that_fetches_leaves_the_users_store_and_project_as_they_were(
+    registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The property of tests/test_record.py, stricter for a dry run: whatever the user keeps in the
+    store (a lock of their own or not, folders named like releases, links, read-only files), a bump
+    whose release is new writes nothing at all, in the project nor in the store."""
+    publish_new(registry, "9.5.0")
+    template = project(tmp_path)
+    names = (*USERS, "lock.json", "v2", "v2-sdk-9.5.0", "schema.json")
+    valid = {"lock.json": b'{"releases": {}}'}
+    statuses: set[int] = set()
+
+    @settings(
+        max_examples=20,
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(layouts(names))
+    def run_one(layout: Layout) -> None:
+        with tempfile.TemporaryDirectory(prefix="acp-bump-property-") as scratch:
+            root = Path(scratch) / "project"
+            shutil.copytree(template, root, symlinks=True)
+            (root / "store").mkdir()
+            (Path(scratch) / "outside").mkdir()
+            (Path(scratch) / "tmp").mkdir()
+            lay_down(root / "store", Path(scratch) / "outside", layout, valid.get)
+            before = snapshot(Path(scratch))
+            monkeypatch.setenv("TMPDIR", str(Path(scratch) / "tmp"))
+            done = run(root, "--schemas", "store", "bump", "src/acp", "src/app", *BUMP)
+            statuses.add(done.returncode)
+            assert done.returncode in (1, 2), done.stderr  # 1: findings to fix by hand; 2: a store it refuses
+            assert snapshot(Path(scratch)) == before, done.stderr
+
+    run_one()
+    assert 1 in statuses  # some stores were read, the release fetched and the move described
 
 
 def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_is_one_line(
