@@ -104,9 +104,8 @@ def lock_options(case: Case, folder: Path) -> list[str]:
     return ["--lock", str(lock), "--schemas", str(folder / "schemas")]
 
 
-# each case is vendored, type-checked and upgraded once, by the one pytest-xdist worker that runs this
-# module (split over two, each built every case again)
-pytestmark = pytest.mark.xdist_group("test_upgrade-upgraded")
+GROUP_BY_PARAM = "upgraded"
+"""Each case is vendored, type-checked and upgraded once, by one pytest-xdist worker (tests/conftest.py)."""
 
 
 @pytest.fixture(scope="module", params=CASES, ids=[c.id for c in CASES])
