@@ -335,7 +335,7 @@ def _with_evidence(
     from . import evidence
 
     try:
-        evidence.require_generator()
+        evidence.require_generator(args.cache)
     except evidence.MissingGeneratorError as missing:
         diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
         return result
@@ -745,7 +745,8 @@ def _global_options(parser: argparse.ArgumentParser, cache: object) -> None:
         "--cache",
         type=Path,
         default=cache,
-        help=f"where the build cache lives (default: {default_cache_dir()})",
+        help="where the build cache lives, and the evidence search's generated messages and generator "
+        f"files (default: {default_cache_dir()})",
     )
 
 
