@@ -1,4 +1,4 @@
-"""What CI and reviewers read: GitHub annotations and SARIF at paths under the current folder, a SARIF log
+"""What CI and reviewers read: GitHub annotations and SARIF at paths from the repository's root, a SARIF log
 valid under the SARIF 2.1.0 schema, a markdown report that fits a pull-request comment, an HTML page that
 is one self-contained file.
 
@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 
 from codegen.diff import DiffResult, Evidence, NoEvidence, Waiver
+from codegen.diff.locate import Repository, schema_anchors
 from codegen.diff.report import MARKDOWN_LIMIT, render, render_html, render_markdown, render_sarif
 from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, folder_of, run
@@ -45,11 +46,14 @@ def _sarif_uris(log: dict[str, Any]) -> set[str]:
 # --- github and sarif: paths -------------------------------------------------------------------------
 
 
-def test_annotations_name_schema_files_relative_to_the_current_folder(
+def test_annotations_name_schema_files_from_the_repository_root_wherever_the_command_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(ROOT)
+    """GitHub resolves ``file=`` from the repository's root: run from a subfolder, the paths are the same."""
+    monkeypatch.chdir(ROOT / "docs")
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
+    heading, *annotations = out.splitlines()
+    assert "file=" not in heading and annotations and all("file=" in line for line in annotations)
     assert _annotated_files(out) == {f"schemas/v2/{A5}/schema.json", f"schemas/v2/{A5}/schema.unstable.json"}
     log = json.loads(run(capsys, "diff", "--no-evidence", A3, A5, "--format", "sarif")[1])
     assert _sarif_uris(log) == {f"schemas/v2/{A5}/schema.json", f"schemas/v2/{A5}/schema.unstable.json"}
@@ -67,15 +71,20 @@ def test_path_prefix_rebases_them(
     assert _sarif_uris(log) == {f"tools/acp/schemas/v2/{A5}/schema.json"}
 
 
-def test_a_schema_outside_the_current_folder_is_named_by_no_file(
+def test_a_schema_outside_the_repository_is_named_by_no_file_and_the_run_says_how_to_attach_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Run elsewhere, the bundled store is outside the current folder (as site-packages is for an
-    installed tool): no `file=`, no physical location in SARIF, the change is still there by name."""
+    """Run elsewhere, the bundled store is outside the repository (as site-packages is for an installed
+    tool): no `file=`, no physical location in SARIF, the change is still there by name, and one notice
+    says which files are outside and how to diff a store inside the repository instead."""
     monkeypatch.chdir(tmp_path)
-    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
+    _, out, err = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
     assert "file=" not in out and "PromptResponse.messageId" in out
     assert str(ROOT) not in out
+    (notice,) = err.splitlines()
+    count = len(out.splitlines()) - 1  # every annotation but the heading
+    assert notice.startswith(f"notice: {count} of {count} annotations attach to no file")
+    assert f"--from {ROOT / 'schemas'}`) and diff with --schemas DIR" in notice
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "sarif")
     log = json.loads(out)
     assert _sarif_uris(log) == set() and str(ROOT) not in out
@@ -114,7 +123,8 @@ def _with_everything(result: DiffResult) -> DiffResult:
 @pytest.mark.parametrize("pair", [(A7, A8), LARGEST], ids="..".join)
 def test_sarif_validates_against_the_sarif_2_1_0_schema(pair: tuple[str, str]) -> None:
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    log = json.loads(render_sarif(_with_everything(diff_pair(*pair)), path_prefix="x"))
+    located = schema_anchors(Repository(ROOT, "x"))
+    log = json.loads(render_sarif(_with_everything(diff_pair(*pair)), locate=located))
     jsonschema.Draft4Validator(schema).validate(log)
     assert log["runs"][0]["results"][0]["properties"]["evidence"]["found"] is True
     assert any("suppressions" in r for r in log["runs"][0]["results"])

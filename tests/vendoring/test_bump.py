@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -202,6 +203,33 @@ def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_i
         "already locked; nothing fetched"
     ]
     assert not (root / "body.md").exists()
+
+
+def test_annotations_attach_to_the_code_and_the_new_classes_at_files_of_the_repository(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Run from a subfolder of the project's git repository, ``--format github --report --write``
+    annotates each finding at its file, line and column, and each API change at the vendored package's
+    class: every ``file=`` is a file of the repository, at a line it has."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    github = ("--format", "github", "--report", "--write")
+    done = run(root / "src", "--schemas", "../store", "bump", "acp", *BUMP, *github)
+    assert done.returncode == 1, done.stderr
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::")]
+    places = [re.match(r"::(\w+) file=([^,]+),line=(\d+)(?:,col=(\d+))?", line) for line in annotations]
+    assert [line for line, found in zip(annotations, places, strict=True) if found is None] == [
+        annotations[2]  # the API report's heading: a notice on no file
+    ]
+    for found in places:
+        if found is not None:
+            lines = (root / found[2]).read_text().splitlines()
+            assert 1 <= int(found[3]) <= len(lines), found[0]
+    code = [found.group(2, 3, 4) for found in places if found is not None and found[4] is not None]
+    assert code == [("src/app/main.py", "1", "24"), ("src/app/main.py", "8", "17")]
+    assert {found[2] for found in places if found is not None} == {"src/app/main.py", "src/acp/schema.py"}
+    assert manifest_release(root) == "v2-sdk-9.5.0"
 
 
 def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(

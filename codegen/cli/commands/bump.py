@@ -13,8 +13,16 @@ from ... import resources
 from ...errors import CodegenError
 from ...schema.load import DEFAULT_LOCK, SchemaSource, default_source, layered_lock, read_lock
 from ..common import EXIT_CHECK_FAILED, Command, output_file, searched, source_of, writable_store
-from ..options import codemod_operands, evidence_options, rules_url_option
+from ..options import (
+    codemod_operands,
+    evidence_options,
+    min_severity_option,
+    path_prefix_option,
+    report_option,
+    rules_url_option,
+)
 from ..progress import with_evidence
+from ..upgrading import plan_sarif, plan_text, store_text
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -44,6 +52,17 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the pull request's description (markdown) to FILE when there is a release to move to",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "github", "sarif"),
+        default="text",
+        help="format of the output (github: the findings as workflow annotations at their file, line and "
+        "column, and with --report each API change at its class in the vendored package; sarif: the same "
+        "as a SARIF 2.1.0 log) (default: %(default)s)",
+    )
+    report_option(p)
+    min_severity_option(p)
+    path_prefix_option(p)
     evidence_options(p)
     rules_url_option(p)
 
@@ -111,8 +130,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for move in done.moves:
         if move.plan is not None:
             searched(move.plan, console)
-        lines = [] if move.plan is None else move.plan.report_lines(rules_url)
-        sys.stdout.write("\n".join([*lines, move.summary()]) + "\n")
+    if args.format == "sarif":
+        sys.stdout.write(plan_sarif([(move.plan, move.diff) for move in done.moves], args, rules_url))
+    for move in done.moves if args.format != "sarif" else ():
+        if move.plan is not None:
+            sys.stdout.write(plan_text(move.plan, args, rules_url, hint=False, diff=move.diff))
+        else:
+            sys.stdout.write(store_text(move, args, rules_url))
     if args.write:
         bump.apply(done)
     if body is not None and done.moves:  # a release of a new protocol major has nothing to compare with
