@@ -17,11 +17,13 @@ import bisect
 import functools
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeAlias
 
+from ..schema.load import DEFAULT_LOCK, read_lock
+from ..schema.lock import LockedRelease
 from .model import Change, FieldPart
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -223,3 +225,28 @@ def schema_anchors(repository: Repository) -> Locate:
 def unattached(changes: Iterable[Change], locate: Locate) -> list[str]:
     """The schema files, sorted, of the changes that attach to no file of the repository."""
     return sorted({c.file for c in changes if c.waiver is None and locate(c) is None})
+
+
+# --- an address anyone can open ------------------------------------------------------------------
+
+_RAW = re.compile(r"https://raw\.githubusercontent\.com/(?P<repository>[^/]+/[^/]+)/(?P<tag>[^/]+)/(?P<path>.+)")
+
+
+def public_url(file: str, pointer: str) -> str | None:
+    """Where anyone can read ``pointer`` of a schema file outside the repository: for a file of a release
+    the bundled lock took from an upstream git tag, the file on GitHub at that tag, at the pointer's line;
+    ``None`` for any other (an npm release, a store of the user's: no address that survives sharing)."""
+    path = Path(file)
+    entry = _bundled_releases().get(path.parent.name)
+    locked = entry.files.get(path.name) if entry is not None and entry.npm is None else None
+    found = _RAW.fullmatch(locked.url) if locked is not None else None
+    if found is None:
+        return None
+    line = line_of(file, pointer)
+    anchor = f"#L{line}" if line is not None else ""
+    return f"https://github.com/{found['repository']}/blob/{found['tag']}/{found['path']}{anchor}"
+
+
+@functools.cache
+def _bundled_releases() -> Mapping[str, LockedRelease]:
+    return read_lock(DEFAULT_LOCK).releases

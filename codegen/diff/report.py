@@ -40,12 +40,13 @@ from . import semver
 from .differ import diff_releases, display_path
 from .html import render_page
 from .locate import Locate, Repository, github_data, github_property, schema_anchors
-from .model import ABSENT, Change, DiffResult, Evidence, NoEvidence, Waiver, part_json
+from .model import ABSENT, Change, DiffResult, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
 from .summary import (
     breaks_text,
     counts_by_level,
     evidence_json,
+    evidence_line,
     rule_link,
     severity_counts,
     steps_by_level,
@@ -139,30 +140,6 @@ def _waiver_lines(result: DiffResult) -> list[str]:
 
 
 # --- text ---------------------------------------------------------------------
-
-
-def evidence_line(change: Change) -> str:
-    """One line saying what the search for evidence found (empty when there was none)."""
-    found = change.evidence
-    if isinstance(found, Evidence):
-        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
-        refuses = f"{found.refused_by} refuses"
-        sender = f" what {_a(found.sent_by)} sends" if found.sent_by else ""
-        return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
-    if isinstance(found, NoEvidence):
-        if not found.searchable:
-            return (
-                f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
-            )
-        why = f"; {found.reason}" if found.reason else ""
-        return f"evidence: no evidence found ({found.examples} generated messages tried{why})"
-    return ""
-
-
-def _a(words: str) -> str:
-    """``a 2.0.0 client``, ``an 8.0.0 agent``: the article a release name read aloud takes."""
-    spoken_vowel = words[:1].lower() in "aeiou8" or words.startswith(("11.", "18."))
-    return ("an " if spoken_vowel else "a ") + words
 
 
 def render_text(

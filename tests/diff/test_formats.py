@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import html
 import json
 import re
 from pathlib import Path
@@ -20,7 +21,15 @@ import pytest
 
 from codegen.diff import DiffResult, Evidence, NoEvidence, Waiver
 from codegen.diff.locate import Repository, schema_anchors
-from codegen.diff.report import MARKDOWN_LIMIT, render, render_html, render_markdown, render_sarif
+from codegen.diff.report import (
+    MARKDOWN_LIMIT,
+    markdown_cell,
+    render,
+    render_html,
+    render_markdown,
+    render_sarif,
+)
+from codegen.diff.summary import evidence_line
 from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, folder_of, run
 from tests.support.releases import ROOT
@@ -198,6 +207,39 @@ def test_the_page_has_every_change_with_a_link_to_its_json_pointer() -> None:
         assert f'id="change-{change.fingerprint}"' in page
     assert f'href="../schemas/v2/{A8}/schema.json#/$defs/IdleStateUpdate"' in page
     assert page.count('<tbody class="change"') == len(result.changes)
+
+
+def test_a_page_of_an_installed_tool_links_only_where_the_link_survives_sharing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Run outside the checkout, the schema files are absolute paths (site-packages, for an installed
+    tool): no ``file:`` address; a release of an upstream git tag links to its file on GitHub at the
+    pointer's line, a release of an npm package to nothing."""
+    monkeypatch.chdir(tmp_path)
+    _, page, _ = run(capsys, "diff", "--no-evidence", A7, A8, "--stability", "stable", "--format", "html")
+    assert "file:" not in page and str(ROOT) not in page
+    links = re.findall(r'<a class="pointer" href="([^"]+)"><code>([^<]+)</code>', page)
+    assert links and len(links) == page.count('<tbody class="change"')
+    github = "https://github.com/agentclientprotocol/agent-client-protocol/blob/"
+    for link, pointer in links:
+        found = re.fullmatch(re.escape(github) + r"schema-v([^/]+)/schema/v2/schema\.json#L(\d+)", link)
+        assert found is not None and found[1] in (A7, A8), link
+        schema = (ROOT / "schemas" / "v2" / found[1] / "schema.json").read_text().splitlines()
+        key = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        starts = ("{", "[", '"') if key.isdigit() else (f'"{key}"',)  # an item, or a member by its key
+        assert schema[int(found[2]) - 1].strip().startswith(starts), (link, pointer)
+    _, npm, _ = run(capsys, "diff", "--no-evidence", "v2-sdk-2.2.0", "v2-sdk-2.3.0", "--format", "html")
+    assert 'class="pointer"' not in npm and "file:" not in npm
+
+
+def test_the_page_shows_evidence_as_the_sentence_the_markdown_gives() -> None:
+    result = _with_everything(diff_pair(A3, A5))
+    page, markdown = render_html(result), render_markdown(result)
+    for change in result.changes[:2]:
+        sentence = evidence_line(change).removeprefix("evidence: ")
+        assert sentence and html.escape(sentence, quote=False) in page.replace("&#34;", '"')
+        assert markdown_cell(sentence) in markdown
+    assert "<pre>" not in page
 
 
 def test_the_page_escapes_what_it_shows() -> None:
