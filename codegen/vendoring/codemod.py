@@ -122,6 +122,7 @@ from .wording import (
     ArgumentPassedGone,
     ArgumentsMissing,
     AttributeGone,
+    BecameUnion,
     CalledMethodGone,
     ClassGone,
     FieldNeeded,
@@ -362,7 +363,10 @@ class _Analysis:
             if cls in self.index.removed_classes:
                 self.report(site, RuleId.PYTHON_CLASS_REMOVED, ClassGone(cls))
             for change in self.index.class_types.get(cls, ()):
-                self.report(site, change.rule, TypeChanged(cls, None, change.detail))
+                if change.members:
+                    self.report(site, change.rule, BecameUnion(cls, change.tag, change.members))
+                else:
+                    self.report(site, change.rule, TypeChanged(cls, None, change.detail))
 
     def package_reference(self, name: ast.Name | Ident) -> None:
         """``acp_2_0_0_alpha_7`` in ``acp_2_0_0_alpha_7.schema.X`` (after ``import acp_2_0_0_alpha_7``)."""

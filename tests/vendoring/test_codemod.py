@@ -32,7 +32,7 @@ from codegen.vendoring.migration import (
     migration_from_diff,
 )
 from codegen.vendoring.upgrade import check_parses
-from tests.support.releases import surface_of
+from tests.support.releases import GENERATED, release_files, surface_of
 from tests.vendoring import synthetic
 
 MIGRATION = Migration(
@@ -611,3 +611,32 @@ def test_a_field_every_member_of_a_union_shares_is_followed_on_the_member_classe
     assert [(f.line, f.column, f.rule, f.message) for f in findings] == [
         (5, 68, RuleId.PYTHON_ATTRIBUTE_REMOVED, "AddDiffChange.file_type is gone in 2.0.0")
     ]
+
+
+def test_a_class_that_became_a_union_names_the_member_classes_to_build_instead() -> None:
+    """v2-sdk-2.3.0 makes ``AvailableCommand`` a union on ``type``: each use of the old class is one finding
+    naming the classes to build instead (no ``needs type``: the member classes default their tag), and a
+    constructor call that lacks a newly required argument is explained as the call it is."""
+    old, new = release_files("v2-sdk-2.0.0"), release_files("v2-sdk-2.3.0")
+    migration = migration_from_diff(diff_for_migration(old, new, "stable"))
+    source = textwrap.dedent("""\
+        from acp.schema import AvailableCommand, ElicitationSchema
+
+        COMMAND = AvailableCommand(name="plan", description="make a plan")
+        FORM = ElicitationSchema()
+    """)
+    _, findings, _ = Codemod(migration, "acp").rewrite(source.encode(), "app/commands.py")
+    members = 'CommandAvailableCommand (type "command") or OtherAvailableCommand (any other type)'
+    became = (
+        f"AvailableCommand is a union in v2-sdk-2.3.0, no longer a class: build one of its members, {members}"
+    )
+    needs = "python-class-argument-required ElicitationSchema(...) needs"
+    assert [str(f) for f in findings] == [
+        f"app/commands.py:1:24 python-class-became-union {became}",
+        f"app/commands.py:3:11 python-class-became-union {became}",
+        f"app/commands.py:4:8 {needs} properties in v2-sdk-2.3.0",
+        f"app/commands.py:4:8 {needs} type in v2-sdk-2.3.0",
+    ]
+    assert "constructs it without the argument fails" in findings[-1].explanation
+    schema = (GENERATED / "acp_v2_sdk_2_3_0" / "schema.py").read_text()
+    assert "class CommandAvailableCommand(" in schema and "class OtherAvailableCommand(" in schema

@@ -369,6 +369,24 @@ def test_a_path_without_a_manifest(project: Path, capsys: pytest.CaptureFixture[
     )
 
 
+@pytest.mark.parametrize("given", ["app/agent.py", "acp/schema.py"])
+def test_a_file_given_as_the_vendored_package_says_so_and_what_to_name(
+    project: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    """A source file, or a file of the package, is no vendored package: the line says to name the folder
+    (and which one, when the file is inside a package), not what a JSON parser makes of Python."""
+    line, _ = bad_input(capsys, project, project / given, "--to", A7, "--write")
+    expected = (
+        f"{project / given}: is a file, not a vendored package: name the folder holding {MANIFEST_NAME} "
+        "(the package `acp-codegen vendor` wrote)"
+    )
+    assert line == expected + (
+        f"; did you mean {project / 'acp'}, the package holding it?" if "acp/" in given else ""
+    )
+    check = run(capsys, "vendor", "--check", project / given)
+    assert (check.code, check.err) == (2, f"acp-codegen: error: {line}\n")
+
+
 def test_an_invalid_manifest(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "acp" / MANIFEST_NAME).write_text('{"format": 1}')
     line, _ = bad_input(capsys, project, project / "acp", "--to", A7, project / "app", "--write")
