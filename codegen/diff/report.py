@@ -222,6 +222,9 @@ def render_markdown(
     command: str = "",
     judged: DiffResult | None = None,
     limit: int = MARKDOWN_LIMIT,
+    *,
+    heading: str = "#",
+    everything: str = "",
 ) -> str:
     """A report to read in a pull request (a comment, a PR body, the committed ``reports/``).
 
@@ -234,18 +237,30 @@ def render_markdown(
 
     The report stays under ``limit`` characters (a GitHub comment's): when it
     would not, rows are left out from the end, the least severe first, and
-    each section says how many (the JSON and HTML reports list them all).
+    each section says how many and where ``everything`` is listed (default:
+    the ``diff`` command that writes the HTML page).  ``heading`` is the
+    markdown of its one heading (``###`` inside a document that has its own).
     """
     shown = {severity: [c for c in result.changes if c.severity == severity] for severity in SEVERITIES}
-    text = _markdown(result, rules_url, command, judged or result, shown)
+    words = Words(heading, everything or f"`acp-codegen diff {result.old} {result.new} --format html` lists")
+    text = _markdown(result, rules_url, command, judged or result, shown, words)
     while len(text) >= limit:
         severity = next((s for s in reversed(SEVERITIES) if shown[s]), None)
         if severity is None:
             break
         rows = shown[severity]
         del rows[len(rows) - max(1, len(rows) // 8) :]
-        text = _markdown(result, rules_url, command, judged or result, shown)
+        text = _markdown(result, rules_url, command, judged or result, shown, words)
     return text
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a markdown report says of its place: the markdown of its heading, and where every row is
+    listed when some are left out (``... lists`` or ``... list``: "every change" follows)."""
+
+    heading: str = "#"
+    everything: str = "the JSON and HTML reports list"
 
 
 def _markdown(
@@ -254,9 +269,10 @@ def _markdown(
     command: str,
     judged: DiffResult,
     shown: dict[Severity, list[Change]],
+    words: Words = Words(),
 ) -> str:
     """The markdown report with the rows of ``shown`` (the others are counted as left out)."""
-    lines = [f"# ACP API changes: {result.old} → {result.new}", ""]
+    lines = [f"{words.heading} ACP API changes: {result.old} → {result.new}", ""]
     if command:
         lines += [f"Written by `{command}`. Do not edit; run `make reports` instead.", ""]
     lines += [f"**Version step:** {step_words(semver.step(judged))}.", ""]
@@ -316,7 +332,7 @@ def _markdown(
             lines += [
                 "",
                 f"{_count(left, 'more row')} left out to fit a pull-request comment: "
-                "the JSON and HTML reports list every change.",
+                f"{words.everything} every change.",
             ]
         lines += ["", "</details>"]
     extra = _waiver_lines(result)
@@ -702,7 +718,10 @@ def report_files(
         command = f"acp-codegen diff {old} {new} --no-evidence --format markdown"
         if min_severity != "info":
             command += f" --min-severity {min_severity}"
-        files[f"{old}..{new}.md"] = render_markdown(shown, rules_url(), command=command, judged=result)
+        beside = f"`{old}..{new}.json` and `{old}..{new}.html` beside this report list"
+        files[f"{old}..{new}.md"] = render_markdown(
+            shown, rules_url(), command=command, judged=result, everything=beside
+        )
         files[f"{old}..{new}.json"] = render_json(
             shown, rules_url=rules_url(), judged=result, min_severity=min_severity
         )

@@ -237,9 +237,20 @@ def apply(done: Bump) -> None:
 # --- the pull request's description ---------------------------------------------------------
 
 
-def diff_markdown(result: DiffResult, rules_url: str | None = None, limit: int = MARKDOWN_LIMIT) -> str:
-    """The API report in markdown, as the PR body embeds it, in at most ``limit`` characters."""
-    return render_markdown(result, rules_url, limit=limit)
+def diff_markdown(
+    result: DiffResult, rules_url: str | None = None, limit: int = MARKDOWN_LIMIT, everything: str = ""
+) -> str:
+    """The API report in markdown, as the PR body embeds it (under the move's own heading), in at most
+    ``limit`` characters; ``everything`` says where the rows left out to fit are listed."""
+    return render_markdown(result, rules_url, limit=limit, heading="###", everything=everything)
+
+
+def full_report(move: Move, options: Sequence[str] = ()) -> str:
+    """Where every change of ``move`` is listed: the ``diff`` command that writes its HTML page, with the
+    global ``options`` (``--schemas DIR``) that find the releases."""
+    stability = [] if move.plan is None else ["--stability", move.plan.manifest.stability]
+    words = ["acp-codegen", *options, "diff", move.old, move.new, *stability, "--format", "html"]
+    return f"`{' '.join(words)}` lists"
 
 
 CONTRACTS: dict[semver.Contract, str] = {
@@ -253,7 +264,12 @@ def semver_steps(result: DiffResult) -> dict[semver.Contract, semver.Step]:
     return {found.contract: found.step for found in semver.step(result).contracts}
 
 
-def pr_body(done: Bump, rules_url: str | None = None, repository: Repository | None = None) -> str:
+def pr_body(
+    done: Bump,
+    rules_url: str | None = None,
+    repository: Repository | None = None,
+    options: Sequence[str] = (),
+) -> str:
     """The pull request's description: releases, semver steps, breaking changes, rewrites and findings.
 
     Each move's API report gets an even share of what the rest of the body leaves
@@ -293,9 +309,13 @@ def pr_body(done: Bump, rules_url: str | None = None, repository: Repository | N
         parts += ["", move.diff]
     text = [part for part in parts if isinstance(part, str)]
     reports = len(parts) - len(text)
-    budget = (MARKDOWN_LIMIT - sum(len(line) + 1 for line in text) - 256) // max(reports, 1)
+    budget = (MARKDOWN_LIMIT - sum(len(line) + 1 for line in text) - 256 * reports) // max(reports, 1)
+    moves = iter(done.moves)
     lines = [
-        part if isinstance(part, str) else diff_markdown(part, rules_url, budget).rstrip() for part in parts
+        part
+        if isinstance(part, str)
+        else diff_markdown(part, rules_url, budget, full_report(next(moves), options)).rstrip()
+        for part in parts
     ]
     return "\n".join(lines) + "\n"
 

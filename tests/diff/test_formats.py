@@ -183,6 +183,7 @@ def test_a_report_too_long_for_a_comment_leaves_out_info_rows_first_and_says_so(
     assert len(fitted) < MARKDOWN_LIMIT
     info = fitted[fitted.index("<summary><b>Info (") :]
     assert "more rows left out to fit a pull-request comment" in info
+    assert f"comment: `acp-codegen diff {' '.join(LARGEST)} --format html` lists every change." in info
     before_info = fitted[: fitted.index("<summary><b>Info (")]
     assert "left out" not in before_info
     for change in result.changes:

@@ -559,6 +559,34 @@ def test_the_description_lists_the_rewrites_and_each_finding_with_file_line(
     assert body.endswith(bump.diff_markdown(plan.diff))
 
 
+def test_the_description_has_one_title_and_rows_left_out_point_to_a_command_that_lists_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One H1 (the move's title; the embedded report is a section of it), and when the report leaves rows
+    out to fit, it names the `diff` command that lists every change, with the store that has the releases:
+    `bump` writes no JSON or HTML report to point to."""
+    monkeypatch.chdir(tmp_path)
+    old, new = synthetic.pair(tmp_path / "sides")
+    vendor(old, False, Path("src"))
+    plan = upgrade.plan(Path("src/acp"), old, new, [])
+    move = bump.Move(synthetic.OLD, synthetic.NEW, plan.diff, plan)
+    done = bump.Bump((resolved(synthetic.NEW),), (move,), tmp_path / "store/lock.json")
+    monkeypatch.setattr(bump, "MARKDOWN_LIMIT", 3000)  # a description too long for it: rows are left out
+    body = bump.pr_body(done, options=["--schemas", "store"])
+    headings = [line for line in body.splitlines() if line.startswith("#")]
+    assert [h.split(" ")[0] for h in headings] == ["#", "##", "###", "###"], headings
+    assert headings[-1] == f"### ACP API changes: {synthetic.OLD} → {synthetic.NEW}"
+    command = (
+        f"acp-codegen --schemas store diff {synthetic.OLD} {synthetic.NEW} --stability stable --format html"
+    )
+    left = [line for line in body.splitlines() if "left out to fit" in line]
+    assert left and all(
+        line.endswith(f"left out to fit a pull-request comment: `{command}` lists every change.")
+        for line in left
+    )
+    assert "JSON and HTML reports" not in body
+
+
 # --- the workflow users copy --------------------------------------------------------------------
 
 WORKFLOW = ROOT / "examples" / "github" / "acp-bump.yml"

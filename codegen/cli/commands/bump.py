@@ -12,7 +12,15 @@ from rich.console import Console
 from ... import resources
 from ...errors import CodegenError
 from ...schema.load import DEFAULT_LOCK, SchemaSource, default_source, layered_lock, read_lock
-from ..common import EXIT_CHECK_FAILED, Command, output_file, searched, source_of, writable_store
+from ..common import (
+    EXIT_CHECK_FAILED,
+    Command,
+    output_file,
+    searched,
+    source_of,
+    store_options,
+    writable_store,
+)
 from ..options import (
     codemod_operands,
     evidence_options,
@@ -140,7 +148,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if args.write:
         bump.apply(done)
     if body is not None and done.moves:  # a release of a new protocol major has nothing to compare with
-        write_atomic(body, bump.pr_body(done, rules_url).encode())
+        write_atomic(body, bump.pr_body(done, rules_url, options=store_options(args)).encode())
         console.print(f"wrote the pull request's description to {body}", highlight=False)
     for move in done.moves:
         if move.plan is not None:

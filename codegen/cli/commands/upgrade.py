@@ -80,9 +80,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     elif args.format == "markdown":
         sys.stdout.write(upgrade.render_markdown(plan, rules_url))
         if args.report:
-            full = diff_report.render(
-                plan.diff, "markdown", "never", rules_url, min_severity=args.min_severity
-            )
+            shown = diff_report.at_least(plan.diff, args.min_severity)
+            full = diff_report.render_markdown(shown, rules_url, judged=plan.diff, heading="###")
             sys.stdout.write("\n" + full)
     elif args.format == "sarif":
         sys.stdout.write(plan_sarif([(plan, plan.diff)], args, rules_url))
