@@ -6,6 +6,7 @@ change it exercises; ``test_upgrade.py`` runs the codemod on real release pairs.
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 import traceback
@@ -473,12 +474,42 @@ def test_model_attributes_where_the_receiver_is_tied() -> None:
 # --- input -----------------------------------------------------------------------------------------
 
 
-def test_a_file_that_does_not_parse_is_one_error_line() -> None:
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (b"def f(:\n", "(line 2, column 7): invalid syntax at ':'"),
+        (b"x = 1 +\n", "(line 2, column 8): invalid syntax at the end of the line"),
+        (b"if x\n    pass\n", "(line 2, column 5): expected ':'"),
+        (b"x = (1,\n", "(line 2, column 5): '(' was never closed"),
+    ],
+    ids=["stopped-at", "end-of-line", "expected", "never-closed"],
+)
+def test_a_file_that_does_not_parse_is_one_error_line(source: bytes, said: str) -> None:
+    """Python's own parser words it: which Python, where (as editors count), and what it stopped at."""
     codemod = Codemod(MIGRATION, "acp")
     with pytest.raises(CodegenError) as caught:
-        codemod.rewrite(b"from acp.schema import Implementation\ndef f(:\n", "app/broken.py")
-    line = caught.value.one_line()
-    assert line == "app/broken.py: cannot parse it (line 2): expected one of ), *, **, NAME"
+        codemod.rewrite(b"from acp.schema import Implementation\n" + source, "app/broken.py")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert caught.value.one_line() == f"app/broken.py: cannot parse it with Python {version} {said}"
+
+
+def test_the_tool_does_not_import_libcst() -> None:
+    """libcst is the oracle of the scope walker's tests and the benchmark's baseline (the dev extra), no
+    dependency of the tool: nothing under codegen/ imports it, and the package does not require it."""
+    import tomllib
+
+    from tests.support.releases import ROOT
+
+    importing = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "codegen").rglob("*.py"))
+        if re.search(r"^\s*(import|from)\s+libcst\b", path.read_text(), flags=re.M)
+    ]
+    assert importing == []
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        project = tomllib.load(handle)["project"]
+    assert not any(r.startswith("libcst") for r in project["dependencies"])
+    assert any(r.startswith("libcst") for r in project["optional-dependencies"]["dev"])
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -410,7 +411,8 @@ def test_a_source_file_that_does_not_parse(project: Path, capsys: pytest.Capture
     broken = project / "app" / "broken.py"
     broken.write_text("from acp import schema\n\nx: schema.McpConnectionId = (\n")
     line, _ = bad_input(capsys, project, project / "acp", "--to", A7, project / "app", "--write")
-    assert line.startswith(f"{broken}: cannot parse it (line ")
+    assert line.startswith(f"{broken}: cannot parse it with Python {sys.version_info.major}.")
+    assert "(line 3, column 29): '(' was never closed" in line  # where the ( is, as editors count
 
 
 @pytest.mark.parametrize("source", ["def broken(:\n", "x = (\n", "print 'python 2'\n"])
