@@ -125,14 +125,24 @@ def codemod_operands(parser: argparse.ArgumentParser, name: str, optional: bool 
     )
 
 
-def path_prefix_option(parser: argparse.ArgumentParser) -> None:
+def path_prefix_option(parser: argparse.ArgumentParser, holding: str = "the current folder") -> None:
+    """``--path-prefix``; paths are named from the git repository holding ``holding``."""
     parser.add_argument(
         "--path-prefix",
         default="",
         metavar="PREFIX",
         help="github and sarif: put PREFIX before each file's path, which is relative to the root of the git "
-        "repository holding the current folder (the nearest folder above it with a .git; without one, the "
-        "current folder), as GitHub names files; for a checkout in a subfolder of the workspace",
+        f"repository holding {holding} (the nearest folder above it with a .git; without one, the current "
+        "folder), as GitHub names files; for a checkout in a subfolder of the workspace",
+    )
+
+
+def write_option(parser: argparse.ArgumentParser) -> None:
+    """``--write`` of ``upgrade`` and ``bump``: without it, a dry run."""
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
     )
 
 

@@ -28,6 +28,7 @@ from ..options import (
     path_prefix_option,
     report_option,
     rules_url_option,
+    write_option,
 )
 from ..progress import with_evidence
 from ..upgrading import plan_sarif, plan_text, store_text
@@ -43,11 +44,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="the npm package to bump to, like npm:@agentclientprotocol/sdk (its newest version) or "
         "npm:@agentclientprotocol/sdk@2.2.0",
     )
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
-    )
+    write_option(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -70,7 +67,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     )
     report_option(p)
     min_severity_option(p)
-    path_prefix_option(p)
+    path_prefix_option(p, "the vendored package")
     evidence_options(p)
     rules_url_option(p)
 

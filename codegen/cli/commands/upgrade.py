@@ -15,6 +15,7 @@ from ..options import (
     path_prefix_option,
     report_option,
     rules_url_option,
+    write_option,
 )
 from ..upgrading import plan_sarif, plan_text
 
@@ -28,11 +29,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar=("RELEASE", "SOURCES"),
         help="the locked release to move to; SOURCES may follow it as well as PATH",
     )
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
-    )
+    write_option(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -50,7 +47,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
     )
     report_option(p)
     min_severity_option(p)
-    path_prefix_option(p)
+    path_prefix_option(p, "the vendored package")
     rules_url_option(p)
 
 
