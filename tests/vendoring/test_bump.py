@@ -232,6 +232,24 @@ def test_annotations_attach_to_the_code_and_the_new_classes_at_files_of_the_repo
     assert manifest_release(root) == "v2-sdk-9.5.0"
 
 
+def test_a_folder_in_the_way_of_a_file_of_the_package_is_one_line_before_anything_is_said(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Found by the property of tests/test_record.py: the release's description came out on stderr before
+    the write failed. The write comes first now: bad input is the one error line, and nothing changed."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path, app=CLEAN_APP)
+    (root / "src" / "acp" / "schema.py").unlink()
+    (root / "src" / "acp" / "schema.py").mkdir()
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--write")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "acp-codegen: error: src/acp/schema.py: a folder, where acp-codegen writes a file; move it away "
+        "first (--force replaces files, never a folder of yours)"
+    ]
+    assert manifest_release(root) == OLD and (root / "src" / "acp" / "schema.py").is_dir()
+
+
 def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(
     registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

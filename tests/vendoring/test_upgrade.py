@@ -313,7 +313,7 @@ def test_markdown_format_is_a_findings_table_and_the_rewrites_folded(
     assert "# ACP API changes" not in done.out  # the full report is behind --report
     report = ("--format", "markdown", "--report", "--min-severity", "warning")
     full = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, *report)
-    assert full.out.startswith(done.out) and f"\n# ACP API changes: {case.old} → {case.new}\n" in full.out
+    assert full.out.startswith(done.out) and f"\n### ACP API changes: {case.old} → {case.new}\n" in full.out
     assert "<summary><b>Info (" not in full.out  # --min-severity leaves the info rows out of the report
 
 

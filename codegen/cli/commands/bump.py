@@ -108,6 +108,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
             for line in error.report.lines:
                 print(line)
             raise
+    if args.write:  # first: what cannot be written (a folder in the way) is bad input, said in one line
+        bump.apply(done)
     for notice in notices:
         console.print(f"notice: {notice}", highlight=False)
     locked = any(r.status == "locked" for r in done.resolved)
@@ -142,8 +144,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
             sys.stdout.write(plan_text(move.plan, args, rules_url, hint=False, diff=move.diff))
         else:
             sys.stdout.write(store_text(move, args, rules_url))
-    if args.write:
-        bump.apply(done)
     if body is not None and done.moves:  # a release of a new protocol major has nothing to compare with
         write_atomic(body, bump.pr_body(done, rules_url, options=store_options(args)).encode())
         console.print(f"wrote the pull request's description to {body}", highlight=False)
