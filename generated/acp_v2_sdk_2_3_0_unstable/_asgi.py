@@ -46,8 +46,10 @@ Without ``Last-Event-ID`` the wire is the TypeScript server's, byte for byte.
 Limits (:class:`ServerLimits`, each configurable) answer as TS 2.4.0 does: a
 body over 16 MiB is 413, a session or request id over 1024 characters 400,
 more than 1024 session streams nobody reads, or 64 MiB of output nobody reads
-for 60 s, close the connection, on both transports (a WebSocket stops reading
-requests while its output waits).  A body that takes over 300 s, or sends
+for 60 s, close the connection, on both transports.  A request is taken in (a
+WebSocket reads on, a ``POST`` is forwarded) only while that output and the
+requests still being answered hold less than the limit: a client that reads
+nothing cannot make the server hold more.  A body that takes over 300 s, or sends
 nothing for 60 s, is 408; so is a WebSocket that sends no ``initialize`` for
 60 s (closed, 1008).  The ASGI server reads the headers before the app sees a
 request: give it a header deadline (``examples/remote_agent.py`` does for
@@ -107,7 +109,8 @@ class ServerLimits:
     max_request_body_bytes: int = 16 * MiB
     """A larger ``POST`` body (or WebSocket frame) is refused: 413 (close 1009)."""
     max_buffered_bytes: int = 64 * MiB
-    """Output nobody has read yet: past it the agent's sends wait, and requests are held."""
+    """Output nobody has read yet: past it the agent's sends wait.  Requests are held (a WebSocket
+    stops reading) while that output and the requests still being answered reach it together."""
     max_output_stall: float = 60.0
     """Seconds the output may stay over ``max_buffered_bytes`` before the connection is closed."""
     max_buffered_session_streams: int = 1024
@@ -284,6 +287,12 @@ class _ServerConnection:
         """Agent request id -> the session its client's response belongs to."""
         self.buffered_bytes = 0
         """Output not yet written: events no reader has taken, WebSocket frames still being sent."""
+        self.answering: dict[Any, int] = {}
+        """Client request id -> the size of the request, until its response is sent."""
+        self.answering_bytes = 0
+        """The requests the agent is still answering: what their handlers hold, counted with the output
+        before another request is taken in (a client that reads nothing sends requests whose answers
+        cannot go out: each holds its input and its answer)."""
         self.progress = asyncio.Event()
         self.replay: deque[tuple[int, str | None, bytes]] = deque()
         """Written events of resumable streams, oldest first: (event id, session or ``None``, event)."""
@@ -313,6 +322,8 @@ class _ServerConnection:
     async def send(self, message: Any) -> None:
         if self.closed:
             raise ConnectionError("the connection is closed")
+        if self.answering and isinstance(message, dict) and "method" not in message:
+            self.answered(message.get("id"))
         initial = self.initial
         if (
             initial is not None
@@ -486,14 +497,24 @@ class _ServerConnection:
 
     # -- flow
 
-    async def wait_for_room(self) -> None:
-        """Wait while nobody reads the output; close the connection if that lasts ``max_output_stall``."""
+    def full(self, taking_requests: bool = False) -> bool:
+        """Whether the output is at ``max_buffered_bytes`` (with the requests being answered, for a new one)."""
+        held = self.buffered_bytes + (self.answering_bytes if taking_requests else 0)
+        return held >= self.limits.max_buffered_bytes
+
+    async def wait_for_room(self, taking_requests: bool = False) -> None:
+        """Wait while nobody reads the output; close the connection if it does not move for ``max_output_stall``.
+
+        ``taking_requests``: before a request is taken in, the requests being answered count too;
+        while none of the output waits for the client, that wait has no deadline.
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.limits.max_output_stall
-        while not self.closed and self.buffered_bytes >= self.limits.max_buffered_bytes:
+        while not self.closed and self.full(taking_requests):
             self.progress.clear()
+            timeout = max(0.0, deadline - loop.time()) if self.buffered_bytes > 0 else None
             try:
-                await asyncio.wait_for(self.progress.wait(), max(0.0, deadline - loop.time()))
+                await asyncio.wait_for(self.progress.wait(), timeout)
             except TimeoutError:
                 stall = self.limits.max_output_stall
                 await self._close_for_limit(f"output stalled for max_output_stall ({stall}s)")
@@ -502,9 +523,21 @@ class _ServerConnection:
 
     # -- lifetime
 
-    def feed(self, message: Any) -> None:
-        if not self.closed:
-            self.inbound.put_nowait(message)
+    def feed(self, message: Any, size: int = 0) -> None:
+        """Hand a client message to the agent; a request's ``size`` counts until it is answered."""
+        if self.closed:
+            return
+        if size and "method" in message and "id" in message:
+            key = _key(message["id"])
+            self.answering_bytes += size - self.answering.get(key, 0)
+            self.answering[key] = size
+        self.inbound.put_nowait(message)
+
+    def answered(self, request_id: Any) -> None:
+        size = self.answering.pop(_key(request_id), 0)
+        if size:
+            self.answering_bytes -= size
+            self.progress.set()
 
     async def _close_for_limit(self, why: str) -> None:
         logger.warning("closing ACP connection: %s", why)
@@ -703,13 +736,13 @@ class AcpAsgiApp:
         if problem is not None:
             await _text(send, 400, problem)
             return
-        if kind == "request" and connection.buffered_bytes >= self.limits.max_buffered_bytes:
+        if kind == "request" and connection.full(taking_requests=True):
             with contextlib.suppress(ConnectionError):
-                await connection.wait_for_room()
+                await connection.wait_for_room(taking_requests=True)
         if connection.closed:
             await _text(send, 404, "Unknown Acp-Connection-Id")
             return
-        connection.feed(message)
+        connection.feed(message, len(body))
         await _empty(send, 202)
 
     def _check_route(
@@ -859,6 +892,8 @@ class _WebSocket:
         self.connection_id = connection_id
         self.connection: _ServerConnection | None = None
         self.disconnected = False
+        self.frame_size = 0
+        """The length of the last text frame read."""
         self.ended = False
         """Whether this side chose the close code (the first message, initialize, a frame's size)."""
         self.close_code, self.close_reason = 1000, ""
@@ -937,12 +972,12 @@ class _WebSocket:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": error.to_json()}
                 await self.send({"type": "websocket.send", "text": encode(reply)})
                 continue
-            if kind == "request" and connection.buffered_bytes >= limits.max_buffered_bytes:
+            if kind == "request" and connection.full(taking_requests=True):
                 try:  # an answer adds output: wait until the client reads some of it
-                    await connection.wait_for_room()
+                    await connection.wait_for_room(taking_requests=True)
                 except ConnectionError:
                     return
-            connection.feed(message)
+            connection.feed(message, self.frame_size)
 
     async def _next_message(self) -> dict[str, Any] | None:
         """The next message a frame carries (others are skipped or answered); ``None``: the client left."""
@@ -994,6 +1029,7 @@ class _WebSocket:
         text = event.get("text")
         if text is None:
             return None  # binary frames are ignored
+        self.frame_size = len(text)
         if len(text) > self.app.limits.max_request_body_bytes:
             self._ended(1009, "Message too large")
             if self.connection is not None:
