@@ -56,9 +56,10 @@ request: give it a header deadline (``examples/remote_agent.py`` does for
 uvicorn).  ``authenticate`` sees every request's headers before any ACP
 message is read and may refuse it (:class:`AuthError`, 401 or 403); what it
 returns is the connection's principal, and a request of another principal is
-answered as if the connection did not exist (404).  Connection ids are 256
-random bits.  ``allowed_origins`` refuses (403) a browser request from any
-other ``Origin``.
+answered as if the connection did not exist (404).  A connection's id is its
+worker's name and 256 random bits; a request naming another worker's connection
+is 421 (:class:`AcpAsgiApp`).  ``allowed_origins`` refuses (403) a browser
+request from any other ``Origin``.
 
 ``SESSIONS`` is the served package's :class:`SessionRoutes` (``bindings``), the
 union of both for an ``AgentProtocolRouter``: written from ``[v<N>.protocol]`` of
@@ -75,6 +76,8 @@ import inspect
 import json
 import logging
 import operator
+import os
+import re
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
@@ -92,6 +95,11 @@ CONNECTION_HEADER: Final = "acp-connection-id"
 SESSION_HEADER: Final = "acp-session-id"
 LAST_EVENT_ID_HEADER: Final = "last-event-id"
 _NO_BATCHES: Final = "JSON-RPC batches are not supported"
+WORKER_ENV: Final = "ACP_WORKER"
+"""The environment variable naming this process's worker, when ``asgi_app`` is not given ``worker``."""
+WORKER_HEADER: Final = "acp-worker"
+_WORKER_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DEPLOY_DOC: Final = "acp-codegen's docs/deploy.md"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -274,7 +282,7 @@ class _ServerConnection:
     ) -> None:
         self.app = app
         self.limits = app.limits
-        self.id = connection_id or secrets.token_urlsafe(32)
+        self.id = connection_id or app.new_connection_id()
         self.principal = principal
         self.websocket = websocket
         self.inbound: asyncio.Queue[Any] = asyncio.Queue()
@@ -572,7 +580,16 @@ def _own_package() -> Any:
 
 
 class AcpAsgiApp:
-    """What :func:`asgi_app` returns: an ASGI application; ``close()`` ends every connection."""
+    """What :func:`asgi_app` returns: an ASGI application; ``close()`` ends every connection.
+
+    A connection lives in the process that answered its ``initialize``.  Its id starts with
+    the name of that process's worker (``<worker>.<256 random bits>``): ``worker``, else the
+    ``ACP_WORKER`` environment variable, else one made of the process id and 16 random bits.
+    A request naming another worker's connection is answered ``421 Misdirected Request``,
+    naming the worker that holds it, so that several workers behind one address without a
+    balancer that routes by that name (``uvicorn --workers N``) fail loudly, never silently.
+    docs/deploy.md shows HAProxy in front of N workers.
+    """
 
     def __init__(
         self,
@@ -583,7 +600,13 @@ class AcpAsgiApp:
         limits: ServerLimits = ServerLimits(),
         path: str | None = None,
         sessions: SessionRoutes,
+        worker: str | None = None,
     ) -> None:
+        name = worker or os.environ.get(WORKER_ENV) or f"{os.getpid()}-{secrets.token_hex(2)}"
+        if not _WORKER_NAME.fullmatch(name):
+            raise ValueError(f"a worker name is 1 to 64 letters, digits, '-' or '_': {name!r}")
+        self.worker = name
+        """This process's name among the workers: the first part of its connections' ids."""
         self._serve = serve
         self.sessions = sessions
         """What the app routes by: the served package's ``SESSIONS``."""
@@ -592,6 +615,9 @@ class AcpAsgiApp:
         self.limits = limits
         self.path = path
         self._connections: dict[str, _ServerConnection] = {}
+
+    def new_connection_id(self) -> str:
+        return f"{self.worker}.{secrets.token_urlsafe(32)}"
 
     @property
     def connections(self) -> int:
@@ -663,6 +689,15 @@ class AcpAsgiApp:
         """The live connection of this principal the request names; else it is answered 400 or 404."""
         if CONNECTION_HEADER not in headers:
             await _text(send, 400, "Missing Acp-Connection-Id")
+            return None
+        holder, dot, _ = headers[CONNECTION_HEADER].partition(".")
+        if dot and holder != self.worker:
+            why = (
+                f"Misdirected Request: the Acp-Connection-Id is of worker {holder}, and this is worker "
+                f"{self.worker}: every request of a connection must reach the worker that answered its "
+                f"initialize, or that worker is gone (see {DEPLOY_DOC})"
+            )
+            await _text(send, 421, why, {WORKER_HEADER: self.worker})
             return None
         connection = self._find(headers, principal)
         if connection is None:
@@ -870,7 +905,7 @@ class AcpAsgiApp:
             else:
                 await send({"type": "websocket.close", "code": 1008})
             return
-        connection_id = secrets.token_urlsafe(32)  # sent in the handshake, as TS SDK 2.4.0 does
+        connection_id = self.new_connection_id()  # sent in the handshake, as TS SDK 2.4.0 does
         await send(
             {"type": "websocket.accept", "headers": [(CONNECTION_HEADER.encode(), connection_id.encode())]}
         )
@@ -1057,6 +1092,7 @@ def asgi_app(
     limits: ServerLimits = ServerLimits(),
     path: str | None = None,
     package: Any = None,
+    worker: str | None = None,
 ) -> AcpAsgiApp:
     """An ASGI application serving ``agent`` on Streamable HTTP and WebSocket at one path.
 
@@ -1064,8 +1100,9 @@ def asgi_app(
     ``AgentSideConnection``, as for ``run_agent``) of this package's protocol
     version (or ``package``'s), or an ``AgentProtocolRouter`` serving v1 and v2
     clients.  ``path`` restricts the app to one path (others are 404); by default
-    it answers wherever it is mounted.  See the module docstring for the wire,
-    ``authenticate``, ``allowed_origins`` and ``limits``.
+    it answers wherever it is mounted.  ``worker`` names this process among the
+    workers serving the same address (see :class:`AcpAsgiApp`).  See the module
+    docstring for the wire, ``authenticate``, ``allowed_origins`` and ``limits``.
     """
     serve = getattr(agent, "serve", None)
     if callable(serve) and hasattr(agent, "versions"):  # an AgentProtocolRouter of any package
@@ -1093,6 +1130,7 @@ def asgi_app(
         limits=limits,
         path=path,
         sessions=sessions,
+        worker=worker,
     )
 
 

@@ -21,8 +21,8 @@ is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
   with ``ConnectionError``); when a session's stream ends or is refused (409),
   only the requests of that session fail, and the next message reopens it;
 * a request whose POST is refused fails with ``-32603`` and data
-  ``{status, body}``; 401, 403, 404 and 410 close the connection instead; so
-  does a POST of a notification or response that fails;
+  ``{status, body}``; 401, 403, 404, 410 and 421 close the connection instead;
+  so does a POST of a notification or response that fails;
 * ``Set-Cookie`` is stored and sent back (httpx's cookie jar); closing the
   connection sends ``DELETE``.
 
@@ -72,8 +72,9 @@ INSTALL: Final = "pip install 'httpx>=0.28,<1'"
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
 LAST_EVENT_ID: Final = "Last-Event-ID"
-CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
-"""Statuses that mean the connection is unusable or gone, whatever was POSTed."""
+CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410, 421})
+"""Statuses that mean the connection is unusable or gone, whatever was POSTed (421: the request
+reached a worker other than the one holding the connection, see docs/deploy.md)."""
 MAX_ERROR_BODY: Final = 8 * 1024
 RESUME_DELAYS: Final = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds before each attempt to resume a stream that dropped; then it counts as ended."""
@@ -185,16 +186,21 @@ class HttpChannel:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self._closed = False
+        self._failure: TransportError | None = None
+        """Why the connection was lost, if it was: what ``receive`` raises at its end."""
 
     # -- the Channel
 
     async def receive(self) -> Any:
-        return await self._inbound.get()
+        message = await self._inbound.get()
+        if message is None and self._failure is not None:
+            raise self._failure
+        return message
 
     async def send(self, message: Any) -> None:
         async with self._lock:  # one POST at a time: the server sees messages in the order sent
             if self._closed:
-                raise TransportError("the HTTP connection is closed")
+                raise self._failure or TransportError("the HTTP connection is closed")
             if self.connection_id is None:
                 await self._initialize(message)
             else:
@@ -294,6 +300,8 @@ class HttpChannel:
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         except lib.HTTPError as failure:
+            if self._failure is not None:  # the POST was cut by the connection's loss: say why
+                raise self._failure from failure
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         if response.status_code < 300:
@@ -343,6 +351,7 @@ class HttpChannel:
     async def _lost(self, why: str) -> None:
         logger.debug("ACP HTTP connection lost: %s", why)
         if not self._closed:
+            self._failure = TransportError(f"the HTTP connection was lost: {why}")
             await self.close()
 
     # -- the streams

@@ -461,6 +461,9 @@ class Connection:
         self._initializing = False
         self._other_request_seen = False
         self._closed = asyncio.Event()
+        self.lost: ConnectionError | None = None
+        """Why the transport ended, when it failed (the channel's error, a ``TransportError`` for the
+        remote transports): what pending and later calls fail with."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
         self._worker_task = asyncio.get_running_loop().create_task(self._notification_worker())
@@ -491,7 +494,9 @@ class Connection:
     def _fail_pending(self) -> None:
         for future, _method in self._pending.values():
             if not future.done():
-                future.set_exception(ConnectionError("the connection closed before the response arrived"))
+                future.set_exception(
+                    self.lost or ConnectionError("the connection closed before the response arrived")
+                )
         self._pending.clear()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
@@ -502,14 +507,17 @@ class Connection:
 
     # -- sending ----------------------------------------------------------------------
 
+    def _closed_error(self) -> ConnectionError:
+        return self.lost or ConnectionError("the connection is closed")
+
     async def _write(self, message: Any) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         await self.channel.send(message)
 
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         if not self.initialized and not self._protocol.allows(method):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
@@ -591,6 +599,7 @@ class Connection:
                     await self._receive_message(message)
         except (ConnectionError, OSError) as error:
             logger.debug("connection lost: %s", error)
+            self.lost = error if isinstance(error, ConnectionError) else ConnectionError(str(error))
         finally:
             if not self._closed.is_set():
                 self._notifications.put_nowait(None)
