@@ -307,7 +307,9 @@ TYPESCRIPT_FLOOD_GROWTH = 109 * 1024 * 1024
 ``python -m tests.support.flood probe`` prints ours beside it under the same client)."""
 
 
-def test_a_websocket_flood_of_prompts_whose_output_nobody_reads_grows_the_server_less_than_typescript() -> None:
+def test_a_websocket_flood_of_prompts_whose_output_nobody_reads_grows_the_server_less_than_typescript() -> (
+    None
+):
     """Issue 34's flood: 1,500 prompts of 200 kB, each echoed (200 kB of output), the client reading
     nothing.  The server stops reading once the output and the requests it is answering reach
     ``max_buffered_bytes`` (64 MiB), and closes the connection ``max_output_stall`` later."""

@@ -38,25 +38,27 @@ def assert_misdirected(response: httpx.Response, holder: str, here: str) -> None
     assert "docs/deploy.md" in text, text
 
 
-def test_a_request_reaching_a_worker_that_does_not_hold_its_connection_is_421_naming_the_one_that_does() -> None:
+def test_a_request_reaching_another_worker_is_421_naming_the_worker_that_holds_its_connection() -> None:
     async def go() -> None:
-        async with serve(echo_app(acp, acp_v1, worker="a")) as base_a, serve(
-            echo_app(acp, acp_v1, worker="b")
-        ) as base_b:
-            async with httpx.AsyncClient(base_url=base_a) as a, httpx.AsyncClient(base_url=base_b) as b:
-                opened = await a.post("/acp", content=json.dumps(INIT), headers=JSON)
-                connection_id = opened.headers["acp-connection-id"]
-                assert connection_id.startswith("a.")
-                named = {"Acp-Connection-Id": connection_id}
-                assert_misdirected(await b.post("/acp", content=NEW_SESSION, headers={**JSON, **named}), "a", "b")
-                stream = {**named, "Accept": "text/event-stream"}
-                assert_misdirected(await b.get("/acp", headers=stream), "a", "b")
-                assert_misdirected(await b.delete("/acp", headers=named), "a", "b")
-                # the worker that holds it still serves it; an id of no worker is still only unknown
-                assert (await a.post("/acp", content=NEW_SESSION, headers={**JSON, **named})).status_code == 202
-                unknown = {**JSON, "Acp-Connection-Id": "b.nothing-of-b"}
-                assert (await b.post("/acp", content=NEW_SESSION, headers=unknown)).status_code == 404
-                assert (await a.delete("/acp", headers=named)).status_code == 202
+        async with (
+            serve(echo_app(acp, acp_v1, worker="a")) as base_a,
+            serve(echo_app(acp, acp_v1, worker="b")) as base_b,
+            httpx.AsyncClient(base_url=base_a) as a,
+            httpx.AsyncClient(base_url=base_b) as b,
+        ):
+            opened = await a.post("/acp", content=json.dumps(INIT), headers=JSON)
+            connection_id = opened.headers["acp-connection-id"]
+            assert connection_id.startswith("a.")
+            named = {"Acp-Connection-Id": connection_id}
+            assert_misdirected(await b.post("/acp", content=NEW_SESSION, headers={**JSON, **named}), "a", "b")
+            stream = {**named, "Accept": "text/event-stream"}
+            assert_misdirected(await b.get("/acp", headers=stream), "a", "b")
+            assert_misdirected(await b.delete("/acp", headers=named), "a", "b")
+            # the worker that holds it still serves it; an id of no worker is still only unknown
+            assert (await a.post("/acp", content=NEW_SESSION, headers={**JSON, **named})).status_code == 202
+            unknown = {**JSON, "Acp-Connection-Id": "b.nothing-of-b"}
+            assert (await b.post("/acp", content=NEW_SESSION, headers=unknown)).status_code == 404
+            assert (await a.delete("/acp", headers=named)).status_code == 202
 
     run(go(), 30)
 
@@ -71,7 +73,9 @@ def round_robin(*apps: Any) -> Any:
     return app
 
 
-def test_connect_http_to_workers_that_share_a_socket_fails_loudly_with_a_transport_error_naming_the_worker() -> None:
+def test_connect_http_to_workers_sharing_a_socket_fails_loudly_with_a_transport_error_naming_the_worker() -> (
+    None
+):
     """``uvicorn --workers 2``, in effect: the second request lands on the other worker."""
     workers = round_robin(echo_app(acp, acp_v1, worker="w1"), echo_app(acp, acp_v1, worker="w2"))
 

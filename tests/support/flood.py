@@ -45,7 +45,7 @@ class Flooded:
     sent: int
     """Prompts the client got into the connection before the server stopped reading."""
     closed_after: float | None
-    """Seconds from the first prompt to the server closing the connection (``None``: within the window, never)."""
+    """Seconds from the first prompt to the server closing the connection (``None``: not in the window)."""
 
     @property
     def growth(self) -> int:
@@ -77,7 +77,9 @@ async def flood(pid: int, port: int, prompts: int = 1500, size: int = 200_000, w
         with contextlib.suppress(OSError):
             for index in range(prompts):
                 params = {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
-                await raw.send({"jsonrpc": "2.0", "id": 10 + index, "method": "session/prompt", "params": params})
+                await raw.send(
+                    {"jsonrpc": "2.0", "id": 10 + index, "method": "session/prompt", "params": params}
+                )
                 sent += 1
 
     started = time.monotonic()
@@ -147,7 +149,10 @@ def main() -> None:
     if args.mode == "serve":
         serve(args.max_output_stall)
         return
-    for name, command in (("ours", ours_command(args.max_output_stall)), ("TypeScript", typescript_command())):
+    for name, command in (
+        ("ours", ours_command(args.max_output_stall)),
+        ("TypeScript", typescript_command()),
+    ):
         found = asyncio.run(probe(command, args.window))
         print(f"{name:10} {found.describe()}", flush=True)
         print(json.dumps(found.__dict__), file=sys.stderr)
