@@ -506,12 +506,12 @@ class _ServerConnection:
     # -- flow
 
     def full(self, taking_requests: bool = False) -> bool:
-        """Whether the output is at ``max_buffered_bytes`` (with the requests being answered, for a new one)."""
+        """Whether the output is at ``max_buffered_bytes`` (for a new request: with those being answered)."""
         held = self.buffered_bytes + (self.answering_bytes if taking_requests else 0)
         return held >= self.limits.max_buffered_bytes
 
     async def wait_for_room(self, taking_requests: bool = False) -> None:
-        """Wait while nobody reads the output; close the connection if it does not move for ``max_output_stall``.
+        """Wait while nobody reads the output; close the connection if it stays still ``max_output_stall``.
 
         ``taking_requests``: before a request is taken in, the requests being answered count too;
         while none of the output waits for the client, that wait has no deadline.

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import copy
 import inspect
 import json
 import logging
@@ -495,7 +496,9 @@ class Connection:
         for future, _method in self._pending.values():
             if not future.done():
                 future.set_exception(
-                    self.lost or ConnectionError("the connection closed before the response arrived")
+                    copy.copy(self.lost)
+                    if self.lost
+                    else ConnectionError("the connection closed before the response arrived")
                 )
         self._pending.clear()
 
@@ -508,7 +511,7 @@ class Connection:
     # -- sending ----------------------------------------------------------------------
 
     def _closed_error(self) -> ConnectionError:
-        return self.lost or ConnectionError("the connection is closed")
+        return copy.copy(self.lost) if self.lost else ConnectionError("the connection is closed")
 
     async def _write(self, message: Any) -> None:
         if self._closed.is_set():
@@ -570,6 +573,10 @@ class Connection:
         try:
             await self._write(message)
             return await future
+        except ConnectionError:
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the connection's loss while this write failed: retrieved
+            raise
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
                 self._abandoned.add(request_id)

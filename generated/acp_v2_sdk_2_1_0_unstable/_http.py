@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import importlib
 import json
 import logging
@@ -110,6 +111,9 @@ class TransportError(ConnectionError):
         self.status = status
         self.body = body
 
+    def __reduce__(self) -> Any:  # copy.copy: a failure raised in several tasks is a copy in each
+        return (type(self), (str(self), self.status, self.body))
+
 
 class HttpStatusError(TransportError):
     """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
@@ -118,12 +122,21 @@ class HttpStatusError(TransportError):
 
     def __init__(self, what: str, status: int, body: str) -> None:
         super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
+        self.what = what
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.what, self.status, self.body))
 
 
 def _describe(error: BaseException) -> str:
-    """An exception as text that is never empty (httpx's timeouts have no message)."""
+    """An exception as text that is never empty (httpx's timeouts and read errors have no message)."""
     text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    name = type(error).__name__
+    if text:
+        return f"{name}: {text}"
+    if name in ("ReadError", "WriteError", "RemoteProtocolError"):
+        return f"the connection to the server broke ({name})"
+    return name
 
 
 def _key(request_id: Any) -> Any:
@@ -194,13 +207,17 @@ class HttpChannel:
     async def receive(self) -> Any:
         message = await self._inbound.get()
         if message is None and self._failure is not None:
-            raise self._failure
+            raise copy.copy(self._failure)
         return message
 
     async def send(self, message: Any) -> None:
         async with self._lock:  # one POST at a time: the server sees messages in the order sent
             if self._closed:
-                raise self._failure or TransportError("the HTTP connection is closed")
+                raise (
+                    copy.copy(self._failure)
+                    if self._failure
+                    else TransportError("the HTTP connection is closed")
+                )
             if self.connection_id is None:
                 await self._initialize(message)
             else:
@@ -301,7 +318,7 @@ class HttpChannel:
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         except lib.HTTPError as failure:
             if self._failure is not None:  # the POST was cut by the connection's loss: say why
-                raise self._failure from failure
+                raise copy.copy(self._failure) from failure
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         if response.status_code < 300:
