@@ -274,14 +274,20 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
         "_rpc.py": runtime_module(
             surface,
             "_rpc.py",
-            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
+            exports=(
+                "CapabilityError",
+                "Channel",
+                "HttpStatusError",
+                "RequestError",
+                "StreamChannel",
+                "TransportError",
+                "current_request_id",
+            ),
         ),
         "_asgi.py": runtime_module(
             surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
         ),
-        "_http.py": runtime_module(
-            surface, "_http.py", exports=("HttpChannel", "HttpStatusError", "TransportError")
-        ),
+        "_http.py": runtime_module(surface, "_http.py", exports=("HttpChannel",)),
         "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(

@@ -37,7 +37,8 @@ the behaviour above.
 
 Failures of the transport raise :class:`TransportError` (a ``ConnectionError``),
 here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
-HTTP status.  Our own httpx client has no limit on connections: each open
+HTTP status (both are defined in ``_rpc``, so that either transport can be vendored
+without the other).  Our own httpx client has no limit on connections: each open
 stream holds one (HTTP/1.1), so a client of your own must allow as many as the
 sessions you keep open, plus the POSTs.
 
@@ -56,7 +57,14 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, SessionRoutes, encode
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    HttpStatusError,
+    RequestError,
+    SessionRoutes,
+    TransportError,
+    encode,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -92,28 +100,6 @@ def _own_sessions() -> SessionRoutes:
     routes = importlib.import_module(f"{__package__}.bindings").SESSIONS
     assert isinstance(routes, SessionRoutes)
     return routes
-
-
-class TransportError(ConnectionError):
-    """A remote transport failed (Streamable HTTP or WebSocket).
-
-    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
-    when it could not be reached, or the connection broke).
-    """
-
-    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
-
-
-class HttpStatusError(TransportError):
-    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
-
-    status: int
-
-    def __init__(self, what: str, status: int, body: str) -> None:
-        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
 
 
 def _describe(error: BaseException) -> str:

@@ -48,11 +48,13 @@ __all__ = [
     "CapabilityError",
     "Channel",
     "Connection",
+    "HttpStatusError",
     "ProtocolNames",
     "RequestError",
     "Route",
     "SessionRoutes",
     "StreamChannel",
+    "TransportError",
     "current_request_id",
     "encode",
 ]
@@ -165,6 +167,28 @@ def current_request_id() -> JsonId:
     An elicitation in request scope names the request it belongs to with this id.
     """
     return _current_request.get()
+
+
+class TransportError(ConnectionError):
+    """A remote transport failed (Streamable HTTP or WebSocket).
+
+    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
+    when it could not be reached, or the connection broke).
+    """
+
+    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+
+class HttpStatusError(TransportError):
+    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
+
+    status: int
+
+    def __init__(self, what: str, status: int, body: str) -> None:
+        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
 
 
 class CapabilityError(RuntimeError):
