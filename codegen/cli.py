@@ -335,7 +335,7 @@ def _with_evidence(
     from . import evidence
 
     try:
-        evidence.require_generator()
+        evidence.require_generator(args.cache)
     except evidence.MissingGeneratorError as missing:
         diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
         return result
@@ -488,7 +488,7 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
     from .vendoring import manifest, upgrade, vendoring
 
     release, *more = args.to  # `upgrade PATH --to RELEASE SOURCES...` reads SOURCES into --to
-    sources = [*args.sources, *map(Path, more)] or [Path(".")]
+    sources = [*args.sources, *map(Path, more)]
     source = _source(args)
     folder, found = manifest.read_manifest(args.path)
     source.check_locked(release)
@@ -501,6 +501,7 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         for line in error.report.lines:
             print(line)
         raise
+    _searched(plan, console)
     rules_url = diff_report.rules_url(args.rules_url)
     if args.format == "json":
         report = diff_report.render(plan.diff, "json", "never", rules_url, min_severity=args.min_severity)
@@ -516,6 +517,7 @@ def _upgrade(args: argparse.Namespace, console: Console) -> int:
         # what touches the user's code first: the findings, then the rewrites; the API diff in one line
         if args.format == "github":
             lines = [upgrade.github_annotation(f, rules_url) for f in plan.findings]
+            lines += [upgrade.github_notice(other) for other in plan.others]
             lines += [diff for result in plan.rewritten for diff in result.diff(release)]
         else:
             lines = plan.report_lines(rules_url)
@@ -556,7 +558,7 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
             raise CodegenError("SOURCES, --write and --force need VENDORED_DIR, the vendored copy to move")
         done, notices = bump.bump_store(args.origin, source, attach=evidence)
     else:
-        sources = args.sources or [Path(".")]
+        sources = args.sources
         regenerate = vendoring.regenerate_from(source)
         try:
             done, notices = bump.bump(
@@ -598,6 +600,8 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
         )
     rules_url = diff_report.rules_url(args.rules_url)
     for move in done.moves:
+        if move.plan is not None:
+            _searched(move.plan, console)
         lines = [] if move.plan is None else move.plan.report_lines(rules_url)
         sys.stdout.write("\n".join([*lines, move.summary()]) + "\n")
     if args.write:
@@ -609,6 +613,15 @@ def _bump(args: argparse.Namespace, console: Console) -> int:
         if move.plan is not None:
             console.print(move.plan.closing(args.write), highlight=False)
     return EXIT_CHECK_FAILED if done.failed else 0
+
+
+def _searched(plan: Any, console: Console) -> None:
+    """Say which project the codemod searched, when it is not the current folder (no SOURCES given)."""
+    if plan.project is not None and plan.project != Path("."):
+        console.print(
+            f"searching {plan.project}, the project holding {plan.folder} (SOURCES name other code)",
+            highlight=False,
+        )
 
 
 def _bump_source(args: argparse.Namespace) -> SchemaSource:
@@ -642,8 +655,9 @@ def _codemod_operands(parser: argparse.ArgumentParser, name: str, optional: bool
         nargs="*",
         type=Path,
         metavar="SOURCES",
-        help="files and folders of code to rewrite (default: the current folder; "
-        "the vendored package itself is skipped)",
+        help="files and folders of code to rewrite (default: the project holding the vendored package, "
+        "the nearest folder above it with a .git or a pyproject.toml, never its siblings; the package "
+        "itself, nested git repositories and files importing another copy of the package are skipped)",
     )
 
 
@@ -745,7 +759,8 @@ def _global_options(parser: argparse.ArgumentParser, cache: object) -> None:
         "--cache",
         type=Path,
         default=cache,
-        help=f"where the build cache lives (default: {default_cache_dir()})",
+        help="where the build cache lives, and the evidence search's generated messages and generator "
+        f"files (default: {default_cache_dir()})",
     )
 
 

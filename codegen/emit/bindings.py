@@ -117,7 +117,8 @@ _IMPORTS: dict[str, str] = {
     "AcpAsgiApp": "._asgi",
     "RequestInfo": "._asgi",
     "ServerLimits": "._asgi",
-    "AgentProtocolRouter": "._router",
+    "_http": ".",
+    "_router": ".",
     "NegotiatedConnection": "._router",
     "AcpModel": "._base",
     "ModuleType": "types",
@@ -137,6 +138,7 @@ _IMPORTS: dict[str, str] = {
     "Channel": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
+    "GeneratedPackage": "._rpc",
     "ProtocolNames": "._rpc",
     "RequestError": "._rpc",
     "Route": "._rpc",
@@ -149,6 +151,8 @@ _IMPORTS: dict[str, str] = {
 
 REMOTE = ("asgi_app", "connect_http", "connect_websocket")
 """What the bindings add for a client and an agent end: the remote transports (_asgi, _http, _ws)."""
+INJECTED = ("AgentProtocolRouter", "HttpChannel")
+"""The runtime's classes the bindings subclass with this package's ``PACKAGE`` and ``SESSIONS``."""
 
 
 def _remote(spec: Bindings) -> bool:
@@ -159,7 +163,9 @@ def _remote(spec: Bindings) -> bool:
 def _exports(spec: Bindings) -> tuple[str, ...]:
     extra: tuple[str, ...] = ()
     if _remote(spec):
-        extra = REMOTE + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
+        extra = (
+            REMOTE + INJECTED + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
+        )
     return tuple(sorted({*spec.exports, *extra}))
 
 
@@ -182,7 +188,10 @@ _REMOTE = frozenset(
         "Callable",
         "Iterable",
         "DEFAULT_MAX_MESSAGE_BYTES",
-        "AgentProtocolRouter",
+        "GeneratedPackage",
+        "_http",
+        "_router",
+        "schema",
         "RequestInfo",
         "ServerLimits",
         "AcpAsgiApp",
@@ -274,14 +283,20 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
         "_rpc.py": runtime_module(
             surface,
             "_rpc.py",
-            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
+            exports=(
+                "CapabilityError",
+                "Channel",
+                "HttpStatusError",
+                "RequestError",
+                "StreamChannel",
+                "TransportError",
+                "current_request_id",
+            ),
         ),
         "_asgi.py": runtime_module(
             surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
         ),
-        "_http.py": runtime_module(
-            surface, "_http.py", exports=("HttpChannel", "HttpStatusError", "TransportError")
-        ),
+        "_http.py": runtime_module(surface, "_http.py"),
         "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
         "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
         "_streams.py": runtime_module(
@@ -290,11 +305,6 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
         "_router.py": runtime_module(
             surface,
             "_router.py",
-            exports=(
-                "AgentProtocolRouter",
-                "NegotiatedConnection",
-                "ReconnectRequiredError",
-                "RoutedConnection",
-            ),
+            exports=("NegotiatedConnection", "ReconnectRequiredError", "RoutedConnection"),
         ),
     }

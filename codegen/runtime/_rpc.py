@@ -38,6 +38,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Final, Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
@@ -49,11 +50,14 @@ __all__ = [
     "CapabilityError",
     "Channel",
     "Connection",
+    "GeneratedPackage",
+    "HttpStatusError",
     "ProtocolNames",
     "RequestError",
     "Route",
     "SessionRoutes",
     "StreamChannel",
+    "TransportError",
     "current_request_id",
     "encode",
 ]
@@ -168,6 +172,35 @@ def current_request_id() -> JsonId:
     return _current_request.get()
 
 
+class TransportError(ConnectionError):
+    """A remote transport failed (Streamable HTTP or WebSocket).
+
+    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
+    when it could not be reached, or the connection broke).
+    """
+
+    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+    def __reduce__(self) -> Any:  # copy.copy: a failure raised in several tasks is a copy in each
+        return (type(self), (str(self), self.status, self.body))
+
+
+class HttpStatusError(TransportError):
+    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
+
+    status: int
+
+    def __init__(self, what: str, status: int, body: str) -> None:
+        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
+        self.what = what
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.what, self.status, self.body))
+
+
 class CapabilityError(RuntimeError):
     """An operation the peer did not advertise the capability for; nothing was sent."""
 
@@ -247,6 +280,54 @@ class SessionRoutes:
             self.reattach | other.reattach,
             self.ends | other.ends,
             self.response_on_connection | other.response_on_connection,
+        )
+
+    @classmethod
+    def adopt(cls, routes: Any) -> SessionRoutes:
+        """``routes`` as this runtime's class: another package's ``SESSIONS`` has the same fields."""
+        if isinstance(routes, SessionRoutes):
+            return routes
+        return cls(routes.field, routes.scoped, routes.reattach, routes.ends, routes.response_on_connection)
+
+
+@dataclass(frozen=True)
+class GeneratedPackage:
+    """What the runtime needs of a generated package, handed to it: never looked up by the runtime.
+
+    Each package's bindings build theirs (``bindings.PACKAGE``) and pass it to the
+    router (``_router``) and the ASGI app (``_asgi``), so every edge from the runtime
+    to the bindings is a typed parameter.  A package passed in by the caller
+    (``v1_package=acp_v1``) is read with :meth:`of`.
+    """
+
+    module: ModuleType
+    """The package itself: what ``RoutedConnection.package`` and ``NegotiatedConnection.package`` are."""
+    protocol_version: int
+    """Its ``PROTOCOL_VERSION``."""
+    schema: ModuleType
+    """Its models (``schema.InitializeRequest``, ``schema.Implementation``...)."""
+    sessions: SessionRoutes
+    """Its bindings' ``SESSIONS``: what the remote transports route by."""
+    connect_to_agent: Callable[..., Any]
+    """Its ``connect_to_agent``: a client's connection to an agent."""
+    connect_to_client: Callable[..., Any]
+    """Its ``connect_to_client``: an agent's connection to a client."""
+
+    @classmethod
+    def of(cls, package: ModuleType, what: str) -> GeneratedPackage:
+        """The record of a package module passed as ``what`` (any acp-codegen's, under any name)."""
+        for name in ("PROTOCOL_VERSION", "connect_to_agent", "connect_to_client", "schema", "bindings"):
+            if not hasattr(package, name):
+                raise ValueError(
+                    f"{what}={package.__name__} has no {name}: pass a generated package with bindings"
+                )
+        return cls(
+            package,
+            package.PROTOCOL_VERSION,
+            package.schema,
+            SessionRoutes.adopt(package.bindings.SESSIONS),
+            package.connect_to_agent,
+            package.connect_to_client,
         )
 
 

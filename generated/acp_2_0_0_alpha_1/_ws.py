@@ -29,8 +29,7 @@ from collections.abc import Mapping
 from http.cookies import SimpleCookie
 from typing import Any, Final
 
-from ._http import HttpStatusError, TransportError
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, encode
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, HttpStatusError, RequestError, TransportError, encode
 
 __all__ = ["WebSocketChannel", "open_websocket"]
 

@@ -40,7 +40,8 @@ the behaviour above.
 
 Failures of the transport raise :class:`TransportError` (a ``ConnectionError``),
 here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
-HTTP status.  Our own httpx client has no limit on connections: each open
+HTTP status (both are defined in ``_rpc``, so that either transport can be vendored
+without the other).  Our own httpx client has no limit on connections: each open
 stream holds one (HTTP/1.1), so a client of your own must allow as many as the
 sessions you keep open, plus the POSTs.
 
@@ -58,9 +59,16 @@ import importlib
 import json
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, SessionRoutes, encode
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    HttpStatusError,
+    RequestError,
+    SessionRoutes,
+    TransportError,
+    encode,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -90,44 +98,6 @@ def _httpx() -> Any:
         raise ImportError(f"ACP over Streamable HTTP needs httpx: {INSTALL}") from error
 
 
-def _own_sessions() -> SessionRoutes:
-    """The ``SESSIONS`` of the generated package this module is part of."""
-    if not __package__:
-        raise RuntimeError("HttpChannel needs sessions=... outside its generated package")
-    routes = importlib.import_module(f"{__package__}.bindings").SESSIONS
-    assert isinstance(routes, SessionRoutes)
-    return routes
-
-
-class TransportError(ConnectionError):
-    """A remote transport failed (Streamable HTTP or WebSocket).
-
-    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
-    when it could not be reached, or the connection broke).
-    """
-
-    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
-
-    def __reduce__(self) -> Any:  # copy.copy: a failure raised in several tasks is a copy in each
-        return (type(self), (str(self), self.status, self.body))
-
-
-class HttpStatusError(TransportError):
-    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
-
-    status: int
-
-    def __init__(self, what: str, status: int, body: str) -> None:
-        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
-        self.what = what
-
-    def __reduce__(self) -> Any:
-        return (type(self), (self.what, self.status, self.body))
-
-
 def _describe(error: BaseException) -> str:
     """An exception as text that is never empty (httpx's timeouts and read errors have no message)."""
     text = str(error)
@@ -149,8 +119,12 @@ class HttpChannel:
     ``timeout`` bounds connecting, sending and waiting for a free connection;
     ``read_timeout`` the wait for a POST's answer and for the next bytes of a
     stream (servers send a keep-alive every 15 s), ``None`` for no limit.
-    ``sessions`` are the methods it routes by (its package's ``SESSIONS`` unless given).
+    ``sessions`` are the methods it routes by: unless given, :attr:`default_sessions`.
     """
+
+    default_sessions: ClassVar[SessionRoutes | None] = None
+    """What a channel routes by unless ``sessions`` is given: the package's ``SESSIONS``, set by the
+    subclass its bindings define (``acp.HttpChannel``; ``connect_http`` passes ``sessions``)."""
 
     def __init__(
         self,
@@ -164,10 +138,13 @@ class HttpChannel:
         read_timeout: float | None = 90.0,
         sessions: SessionRoutes | None = None,
     ) -> None:
+        routes = sessions if sessions is not None else self.default_sessions
+        if routes is None:
+            raise TypeError("HttpChannel needs sessions=: its package's SESSIONS (acp.HttpChannel has them)")
         lib = _httpx()
         self.url = url
-        self.sessions = sessions if sessions is not None else _own_sessions()
-        """What the channel routes by: its package's ``SESSIONS`` unless given."""
+        self.sessions: SessionRoutes = routes
+        """What the channel routes by."""
         self.max_message_bytes = max_message_bytes
         self._headers = dict(headers or {})
         self._owns_client = client is None

@@ -63,19 +63,18 @@ request from any other ``Origin``.
 
 ``SESSIONS`` is the served package's :class:`SessionRoutes` (``bindings``), the
 union of both for an ``AgentProtocolRouter``: written from ``[v<N>.protocol]`` of
-``codegen/knowledge.toml`` and the schema, not named here.
+``codegen/knowledge.toml`` and the schema, not named here.  The package's bindings
+hand it over with the package (``own=``, a :class:`GeneratedPackage`): this file never
+looks its package up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import importlib
 import inspect
 import json
 import logging
-import operator
 import os
 import re
 import secrets
@@ -84,7 +83,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._rpc import RequestError, SessionRoutes, encode, message_kind
+from ._rpc import GeneratedPackage, RequestError, SessionRoutes, encode, message_kind
 
 __all__ = ["AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits", "asgi_app"]
 
@@ -571,12 +570,6 @@ class _ServerConnection:
 
 
 _Target = Callable[[Any], Awaitable[Any]]
-
-
-def _own_package() -> Any:
-    if not __package__:
-        raise RuntimeError("the ASGI app must be imported from its generated package")
-    return importlib.import_module(__package__)
 
 
 class AcpAsgiApp:
@@ -1092,17 +1085,19 @@ def asgi_app(
     limits: ServerLimits = ServerLimits(),
     path: str | None = None,
     package: Any = None,
+    own: GeneratedPackage | None = None,
     worker: str | None = None,
 ) -> AcpAsgiApp:
     """An ASGI application serving ``agent`` on Streamable HTTP and WebSocket at one path.
 
     ``agent`` is an agent factory (a class or function given each connection's
-    ``AgentSideConnection``, as for ``run_agent``) of this package's protocol
-    version (or ``package``'s), or an ``AgentProtocolRouter`` serving v1 and v2
-    clients.  ``path`` restricts the app to one path (others are 404); by default
-    it answers wherever it is mounted.  ``worker`` names this process among the
-    workers serving the same address (see :class:`AcpAsgiApp`).  See the module
-    docstring for the wire, ``authenticate``, ``allowed_origins`` and ``limits``.
+    ``AgentSideConnection``, as for ``run_agent``) of the package ``own`` (what its
+    bindings' ``asgi_app`` passes: their ``PACKAGE``) or ``package`` (the package
+    module itself), or an ``AgentProtocolRouter`` serving v1 and v2 clients (it
+    knows its packages).  ``path`` restricts the app to one path (others are 404);
+    by default it answers wherever it is mounted.  ``worker`` names this process
+    among the workers serving the same address (see :class:`AcpAsgiApp`).  See the
+    module docstring for the wire, ``authenticate``, ``allowed_origins`` and ``limits``.
     """
     serve = getattr(agent, "serve", None)
     if callable(serve) and hasattr(agent, "versions"):  # an AgentProtocolRouter of any package
@@ -1111,18 +1106,24 @@ def asgi_app(
             return await serve(channel)
 
         target: _Target = routed
-        packages = [agent.package(version) for version in agent.versions]
+        sessions = SessionRoutes.adopt(agent.sessions)
     else:
-        own = package if package is not None else _own_package()
-        packages = [own]
+        served = own
+        if served is None and package is not None:
+            served = GeneratedPackage.of(package, "package")
+        if served is None:
+            raise TypeError(
+                "asgi_app needs the package it serves: call the package's asgi_app (acp.asgi_app)"
+            )
         if not callable(agent) and not hasattr(agent, "initialize"):
             raise TypeError("asgi_app needs an agent factory, an agent or an AgentProtocolRouter")
+        connect = served.connect_to_client
 
         async def direct(channel: Any) -> Any:
-            return own.connect_to_client(agent, channel)
+            return connect(agent, channel)
 
         target = direct
-    sessions = functools.reduce(operator.or_, (_sessions_of(p) for p in packages))
+        sessions = served.sessions
     return AcpAsgiApp(
         target,
         authenticate=authenticate,
@@ -1132,16 +1133,6 @@ def asgi_app(
         sessions=sessions,
         worker=worker,
     )
-
-
-def _sessions_of(package: Any) -> SessionRoutes:
-    """A generated package's ``SESSIONS`` (its bindings say what its release routes by)."""
-    routes = importlib.import_module(f"{package.__name__}.bindings").SESSIONS
-    if not isinstance(routes, SessionRoutes):  # another package's runtime: the same fields
-        routes = SessionRoutes(
-            routes.field, routes.scoped, routes.reattach, routes.ends, routes.response_on_connection
-        )
-    return routes
 
 
 # -- ASGI plumbing ----------------------------------------------------------------------
