@@ -5,8 +5,10 @@
 
 This file is written once by hand and copied unchanged into every generated
 package.  It needs httpx, imported when a connection is first made
-(``pip install 'httpx>=0.28,<1'``), so the package imports without it.  The wire
-is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
+(``pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'``: httpcore imports sniffio on
+every request, and without it each import fails anew, searching ``sys.path``), so
+the package imports without it.  The wire is the one of the official TypeScript
+SDK 2.4.0's ``createHttpStream``:
 
 * the first message, ``initialize``, is POSTed without ``Acp-Connection-Id``
   and answered in that POST, with the connection's id;
@@ -77,7 +79,7 @@ __all__ = ["HttpChannel", "HttpStatusError", "TransportError"]
 
 logger = logging.getLogger("acp")
 
-INSTALL: Final = "pip install 'httpx>=0.28,<1'"
+INSTALL: Final = "pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'"
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
 LAST_EVENT_ID: Final = "Last-Event-ID"
@@ -143,6 +145,8 @@ class HttpChannel:
             raise TypeError("HttpChannel needs sessions=: its package's SESSIONS (acp.HttpChannel has them)")
         lib = _httpx()
         self.url = url
+        self._target = lib.URL(url)
+        """``url`` parsed once: httpx parses a string on every request."""
         self.sessions: SessionRoutes = routes
         """What the channel routes by."""
         self.max_message_bytes = max_message_bytes
@@ -211,7 +215,7 @@ class HttpChannel:
                 task.cancel()
         if self.connection_id is not None:
             with contextlib.suppress(Exception):
-                await self.client.delete(self.url, headers=self._request_headers())
+                await self.client.delete(self._target, headers=self._request_headers())
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
@@ -234,7 +238,7 @@ class HttpChannel:
         lib = _httpx()
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(json_body=True),
                 timeout=self._timeout,
@@ -278,7 +282,7 @@ class HttpChannel:
             self._pending[_key(request_id)] = (session, request_id, message["method"])
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(session, True),
                 timeout=self._timeout,
@@ -391,7 +395,7 @@ class HttpChannel:
             error: Exception | None = None
             try:
                 async with self.client.stream(
-                    "GET", self.url, headers=headers, timeout=self._timeout
+                    "GET", self._target, headers=headers, timeout=self._timeout
                 ) as response:
                     if response.status_code != 200:
                         body = (await response.aread()).decode(errors="replace")[:MAX_ERROR_BODY]
