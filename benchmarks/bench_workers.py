@@ -77,7 +77,8 @@ def main() -> None:
             for setup in setups[index % len(setups) :] + setups[: index % len(setups)]:
                 runs[setup].append(one_pass(setup, transport, args.clients, args.updates))
         found = {
-            s: {k: statistics.median(r[k] for r in runs[s]) for k in ("rate", "p50", "p99")} for s in setups
+            s: {k: statistics.median(r[k] for r in runs[s]) for k in ("rate", "p50", "p99", "failed")}
+            for s in setups
         }
         alone = found["alone"]
         for setup in setups:
