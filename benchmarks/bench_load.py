@@ -28,11 +28,9 @@ import argparse
 import asyncio
 import functools
 import importlib.util
-import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -42,7 +40,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from bench_rpc import SDK, BenchClient, Listening, acp, node_ready, schema  # noqa: E402
+from bench_rpc import SDK, BenchClient, Listening, node_json, node_ready, python_client  # noqa: E402
 
 HAS_UVLOOP = importlib.util.find_spec("uvloop") is not None
 
@@ -73,29 +71,17 @@ def server_command(side: str) -> list[str]:
 def load_pass(transport: str, clients: int, updates: int, side: str) -> dict[str, float]:
     """One load run against a fresh server: updates/s, p50 and p99 in ms, peak RSS in MiB."""
     with Listening(server_command(side)) as server:
-        run = subprocess.run(
-            [
-                "node",
-                str(BENCH / "bench_load_client.mjs"),
-                SDK,
-                transport,
-                f"{transport}://127.0.0.1:{server.port}/acp",
-                str(clients),
-                str(updates),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=600,
-        )
+        url = f"{transport}://127.0.0.1:{server.port}/acp"
+        found = run_load(url, transport, clients, updates)
         rss = rss_peak_kib(server.process.pid) / 1024
-    return {**load_result(run.stdout, f"{side} {transport}"), "rss": rss}
+    return {**found, "rss": rss}
 
 
-def load_result(output: str, what: str) -> dict[str, float]:
-    """bench_load_client.mjs's line as updates/s, p50 and p99 (ms), and the clients that failed (their
-    first error is printed: the TypeScript client's own fetch fails under load on a busy machine)."""
-    result = json.loads(output.strip().splitlines()[-1])
+def run_load(url: str, transport: str, clients: int, updates: int) -> dict[str, float]:
+    """bench_load_client.mjs against ``url``: updates/s, p50 and p99 (ms), and the clients that failed
+    (their first error is printed: the TypeScript client's own fetch fails under load on a busy machine)."""
+    what = f"{transport} {url}"
+    result = node_json("bench_load_client.mjs", transport, url, str(clients), str(updates))
     if result["failures"]:
         print(f"  ({what}: {result['failures']} clients failed: {result['failure']})", flush=True)
     rate = result["updates"] / result["seconds"] if result["seconds"] > 0 else 0.0
@@ -104,22 +90,8 @@ def load_result(output: str, what: str) -> dict[str, float]:
 
 async def python_round_trips(transport: str, calls: int, url: str, uvloop: bool) -> dict[str, float]:
     """p50 and p99 (µs) of ``session/new`` from our client to our agent (stdio: both on uvloop, or not)."""
-    client = BenchClient(0)
-    spawned = None
-    if transport == "stdio":
-        loop = ["uvloop"] if uvloop else []
-        spawned = acp.spawn(sys.executable, str(BENCH / "bench_rpc_agent.py"), "stdio", *loop)
-        reader, writer = await spawned.__aenter__()
-        connection = acp.connect_to_agent(client, reader, writer)
-    elif transport == "ws":
-        connection = await acp.connect_websocket(client, url)
-    else:
-        connection = await acp.connect_http(client, url)
-    await connection.initialize(
-        protocol_version=acp.PROTOCOL_VERSION, info=schema.Implementation(name="bench-client", version="1")
-    )
-    for _ in range(200):
-        await connection.new_session(cwd="/w")
+    loop = ["uvloop"] if uvloop else []
+    connection, spawned = await python_client(transport, BenchClient(0), url, *loop)
     times: list[float] = []
     clock = time.perf_counter
     for _ in range(calls):
@@ -137,14 +109,7 @@ async def python_round_trips(transport: str, calls: int, url: str, uvloop: bool)
 
 
 def typescript_round_trips(transport: str, calls: int, target: list[str]) -> dict[str, float]:
-    run = subprocess.run(
-        ["node", str(BENCH / "bench_rpc_client.mjs"), SDK, transport, str(calls), "0", *target],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    result = node_json("bench_rpc_client.mjs", transport, str(calls), "0", *target)
     return {"p50": result["roundTripP50"], "p99": result["roundTripP99"]}
 
 

@@ -20,7 +20,6 @@ import argparse
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -28,21 +27,10 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.bench_load import SDK, Listening, load_result, node_ready  # noqa: E402
+from benchmarks.bench_load import Listening, node_ready, run_load  # noqa: E402
 from tests.support.deploy import deployment, haproxy_missing  # noqa: E402
 
 AGENT = BENCH / "bench_rpc_agent.py"
-
-
-def run_load(url: str, transport: str, clients: int, updates: int) -> dict[str, float]:
-    run = subprocess.run(
-        ["node", str(BENCH / "bench_load_client.mjs"), SDK, transport, url, str(clients), str(updates)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return load_result(run.stdout, f"{transport} {url}")
 
 
 def one_pass(setup: str, transport: str, clients: int, updates: int) -> dict[str, float]:

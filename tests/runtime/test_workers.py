@@ -14,19 +14,13 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.runtime.test_http import INIT, JSON
 from tests.support.releases import newest_package
 from tests.support.remote import RecordingClient, echo_app, serve
 from tests.support.wire import run
 
 acp = newest_package(2)
 acp_v1 = newest_package(1)
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {"protocolVersion": 2, "info": {"name": "raw", "version": "1"}},
-}
-JSON = {"Content-Type": "application/json"}
 NEW_SESSION = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {"cwd": "/"}})
 
 

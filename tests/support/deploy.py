@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.releases import ROOT, newest_package
-from tests.support.remote import RecordingClient, environment, is_chunk, is_idle
+from tests.support.remote import RecordingClient, environment, is_chunk, is_idle, stop_group
 
 START = ROOT / "examples" / "deploy" / "start.sh"
 acp = newest_package(2)
@@ -111,16 +111,7 @@ def deployment(workers: int, timeout: float = 60, serve: Path | None = None) -> 
                 time.sleep(0.05)
         yield Deployment(process, base, workers)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-        if process.stderr is not None:
-            process.stderr.close()
+        stop_group(process, 15)
 
 
 @dataclass

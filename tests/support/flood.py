@@ -1,7 +1,6 @@
 """The WebSocket flood of issue 34: a client sends prompts answered with large output, and reads nothing.
 
-    python -m tests.support.flood serve [--max-output-stall S]   # our example app, "listening PORT"
-    python -m tests.support.flood probe                          # ours, then the TypeScript server
+    python -m tests.support.flood [--max-output-stall S]   # examples/remote_agent.py, then the TS server
 
 :func:`flood` is the client: a bare socket (``RawWebSocket`` of ``tests.support.remote``, its receive
 buffer small) that initializes, opens a session, then sends ``prompts`` prompts of ``size`` bytes of
@@ -21,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from tests.support.releases import ROOT
 from tests.support.remote import INTEROP, TS_SDK, RawWebSocket, listening, port_of
 
 MiB = 1024 * 1024
@@ -102,33 +102,10 @@ async def flood(pid: int, port: int, prompts: int = 1500, size: int = 200_000, w
     return Flooded(start, max(peak, rss(pid)[1]), sent, closed_after)
 
 
-def serve(max_output_stall: float) -> None:
-    """Our example app (the echo agents behind the router) under uvicorn with the example's options."""
-    import uvicorn
-
-    from examples.remote_agent import uvicorn_options
-    from tests.support.releases import newest_package
-    from tests.support.remote import echo_app
-
-    acp, acp_v1 = newest_package(2), newest_package(1)
-    app = echo_app(acp, acp_v1, limits=acp.ServerLimits(max_output_stall=max_output_stall))
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, log_level="critical", access_log=False, **uvicorn_options()
-    )
-    server = uvicorn.Server(config)
-
-    async def main() -> None:
-        task = asyncio.ensure_future(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        print(f"listening {server.servers[0].sockets[0].getsockname()[1]}", flush=True)
-        await task
-
-    asyncio.run(main())
-
-
 def ours_command(max_output_stall: float) -> list[str]:
-    return [sys.executable, "-m", "tests.support.flood", "serve", "--max-output-stall", str(max_output_stall)]
+    """examples/remote_agent.py on a free port, with that ``max_output_stall``."""
+    example = str(ROOT / "examples" / "remote_agent.py")
+    return [sys.executable, example, "--port", "0", "--max-output-stall", str(max_output_stall)]
 
 
 def typescript_command() -> list[str]:
@@ -142,13 +119,9 @@ async def probe(command: list[str], window: float, **options: Any) -> Flooded:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("mode", choices=("serve", "probe"))
     parser.add_argument("--max-output-stall", type=float, default=60.0)
     parser.add_argument("--window", type=float, default=45.0)
     args = parser.parse_args()
-    if args.mode == "serve":
-        serve(args.max_output_stall)
-        return
     for name, command in (
         ("ours", ours_command(args.max_output_stall)),
         ("TypeScript", typescript_command()),
