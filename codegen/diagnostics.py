@@ -9,7 +9,10 @@ documented safe default and records a :class:`Gap` through :func:`gap`:
   ``SessionState.apply`` and never stored ([v2.patches.updates]), a foreground
   state it does not list means nothing for completions ([v2.patches.activity]);
 * an experimental operation without a capability gate is sent without a
-  check ([v<N>.capability_gates.<side>]);
+  check ([v<N>.capability_gates.<side>]), and so is one whose gate names a
+  capability the release does not have (a stale entry, named at its line);
+* a ``session_id`` of [v<N>.protocol] that no params of the release have
+  routes no request by its session (a stale entry);
 * a prompt response whose echo the knowledge cannot find gets no echo helper
   ([v<N>.prompt_echo]);
 * methods of a side the knowledge does not know get models but no bindings

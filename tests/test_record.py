@@ -1,17 +1,20 @@
 """The tool changes only what it wrote: the record (``ACP-CODEGEN.json``, ``VENDORED.json``) and its rules.
 
 The property tests lay a random tree down in the output folder of each
-writing command (``generate``, ``reports``, ``vendor``, ``upgrade --write``,
-``bump --write``, ``fetch``, ``lock``): hidden files, ``.git``, folders named like the
-packages with files of the user's in them, files at the paths the tool
-writes (some with the very bytes it writes), read-only files, empty folders,
-and symbolic links pointing out of the folder, sometimes after a first run
-of the command and sometimes with ``--force``. Then they run the command in
-this process and check that every path that was there and is neither in the
-tool's record after the run nor a folder on the way to one is unchanged
-(type, bytes, mode, link target), and so is everything the links point to;
-or that the command exited 2, in one line, having written nothing. A few
-hundred examples in all run in ``make test``; the sweep runs ten times more.
+writing command (``generate``, ``reports``, ``vendor``, ``upgrade``, ``bump``,
+``fetch``, ``lock``; ``upgrade`` and ``bump`` as dry runs too, and ``bump``
+from the folder above the user's project, without SOURCES, beside other
+projects): hidden files, ``.git``, folders named like the packages with files
+of the user's in them, files at the paths the tool writes (some with the very
+bytes it writes), read-only files, empty folders, and symbolic links pointing
+out of the folder, sometimes after a first run of the command and sometimes
+with ``--force``. Then they run the command in this process, from inside that
+folder, and check that every path that was there and is neither in the tool's
+record after the run nor a folder on the way to one is unchanged (type,
+bytes, mode, link target), that no path appeared outside the record, and that
+everything the links point to is unchanged; a dry run changes nothing at all;
+or the command exited 2, in one line, having written nothing. A few hundred
+examples in all run in ``make test``; the sweep runs ten times more.
 
 The rules themselves are checked one by one below, small and exact.
 """
@@ -44,6 +47,7 @@ from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, ReleaseFiles, rea
 from codegen.vendoring import migration as vendoring_migration
 from codegen.vendoring import upgrade as vendoring_upgrade
 from codegen.vendoring.manifest import MANIFEST_NAME
+from tests.vendoring import synthetic
 
 RELEASE, NEXT, THIRD = "2.0.0-alpha.1", "2.0.0-alpha.2", "2.0.0-alpha.3"  # the smallest releases
 PACKAGES = ("acp_2_0_0_alpha_1", "acp_2_0_0_alpha_1_unstable")
@@ -284,6 +288,12 @@ class Command:
     first: Callable[[Path], list[str]] | None = None
     """The first run, when it writes more than the run checked (which then removes what it no longer
     writes); default: the same command line."""
+    dry: bool = False
+    """A dry run: nothing at all may change, in the folder or outside it."""
+    code: tuple[str, ...] = ()
+    """The user's code (relative to the folder) the command may rewrite besides its records."""
+    written: Callable[[Path], bool] | None = None
+    """What a run that exits 0 or 1 has done (given the folder): the check is not a vacuous one."""
 
 
 USERS = (".git", "HEAD", ".hidden", "notes.txt", "main.py", "sub")
@@ -339,6 +349,46 @@ def bump_argv(scratch: Path) -> list[str]:
     return ["--lock", npm_lock(scratch), "bump", package, str(app_file(scratch)), "--from", origin, "--write"]
 
 
+RENAMED = "2.0.0-renamed.1"
+"""RELEASE with ``AgentCapabilities`` renamed ``AgentFeatures``: ``upgrade`` has code to rewrite."""
+PROJECT = "proj"
+USES_RENAMED = "from acp import schema\n\ncapabilities = schema.AgentCapabilities()\n"
+PARENT_NAMES = (*USERS, "acp", "app.py", "pyproject.toml", "backup")
+"""The random tree beside the user's project: other projects' code (``app.py`` holds code using
+the renamed class), folders named like the package, project files."""
+
+
+def renamed_lock(scratch: Path) -> list[str]:
+    """``--lock`` and ``--schemas`` of RELEASE and RENAMED, RENAMED being what npm version 0.0.3 ships."""
+    return synthetic.tiny_lock(scratch / "renamed", RENAMED, synthetic.renames_capabilities, "0.0.3")
+
+
+def prepare_project(scratch: Path) -> None:
+    """The user's project inside the watched folder: a pyproject.toml, RELEASE vendored as acp, and
+    code using the class RENAMED renames."""
+    project = scratch / "parent" / PROJECT
+    project.mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[project]\nname = "proj"\n')
+    assert cli.main(["vendor", RELEASE, str(project)]) == 0
+    (project / "app.py").write_text(USES_RENAMED)
+
+
+def bump_from_parent(scratch: Path, write: bool) -> list[str]:
+    """``bump`` run in the folder above the project, as ``bump proj/acp``: no SOURCES."""
+    origin = f"npm:{PACKAGE}@0.0.3"
+    argv = [*renamed_lock(scratch), "bump", f"{PROJECT}/acp", "--from", origin, "--no-evidence"]
+    return argv + (["--write"] if write else [])
+
+
+def moved(folder: Path) -> bool:
+    """The project's copy is on RENAMED and its code rewritten (the bump from the parent did its work)."""
+    manifest = json.loads((folder / PROJECT / "acp" / MANIFEST_NAME).read_text())
+    code = (folder / PROJECT / "app.py").read_text()
+    return bool(
+        manifest["release"] == RENAMED and code == USES_RENAMED.replace("AgentCapabilities", "AgentFeatures")
+    )
+
+
 def prepare_lock(scratch: Path) -> None:
     folder = scratch / "out" / "v2" / NEW
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -382,6 +432,14 @@ COMMANDS = {
         manifests=("acp/VENDORED.json",),
         prepare=prepare_upgrade,
     ),
+    "upgrade-dry": Command(
+        "upgrade-dry",
+        "out",
+        (*USERS, "acp", MANIFEST_NAME, "schema.py", "bindings.py"),
+        lambda scratch: ["upgrade", str(scratch / "out" / "acp"), "--to", NEXT, str(app_file(scratch))],
+        prepare=prepare_upgrade,
+        dry=True,
+    ),
     "bump": Command(
         "bump",
         "out",
@@ -389,6 +447,32 @@ COMMANDS = {
         lambda scratch: [*bump_argv(scratch), "--no-evidence"],
         manifests=("acp/VENDORED.json",),
         prepare=prepare_upgrade,
+    ),
+    "bump-dry": Command(
+        "bump-dry",
+        "out",
+        (*USERS, "acp", MANIFEST_NAME, "schema.py", "bindings.py"),
+        lambda scratch: [arg for arg in bump_argv(scratch) if arg != "--write"] + ["--no-evidence"],
+        prepare=prepare_upgrade,
+        dry=True,
+    ),
+    "bump-parent": Command(
+        "bump-parent",
+        "parent",
+        PARENT_NAMES,
+        lambda scratch: bump_from_parent(scratch, write=True),
+        manifests=(f"{PROJECT}/acp/VENDORED.json",),
+        prepare=prepare_project,
+        code=(f"{PROJECT}/app.py",),
+        written=moved,
+    ),
+    "bump-parent-dry": Command(
+        "bump-parent-dry",
+        "parent",
+        PARENT_NAMES,
+        lambda scratch: bump_from_parent(scratch, write=False),
+        prepare=prepare_project,
+        dry=True,
     ),
     "fetch": Command(
         "fetch",
@@ -455,6 +539,8 @@ def own_bytes(command: Command) -> Callable[[str], bytes | None]:
     elif command.name == "fetch":
         folder = BUNDLED_SCHEMAS / "v2" / RELEASE
         files = {f"v2/{RELEASE}/{p.name}": p.read_bytes() for p in folder.iterdir()}
+    elif command.folder == "parent":
+        return lambda rel: USES_RENAMED.encode() if rel.endswith(".py") else None
     return files.get
 
 
@@ -475,7 +561,9 @@ def scratch_folder() -> Iterator[Path]:
                         (Path(root) / name_).chmod(0o755)
 
 
-def check_property(command: Command, layout: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+def check_property(
+    command: Command, layout: Layout, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     with scratch_folder() as scratch:
         folder = scratch / command.folder
         folder.mkdir()
@@ -489,7 +577,9 @@ def check_property(command: Command, layout: Layout, capsys: pytest.CaptureFixtu
         before, outside = snapshot(folder), snapshot(scratch / "outside")
         manifests = tuple(folder / m for m in command.manifests)
         earlier = owned_after(folder, manifests)  # the records before the run: what it may remove
-        status = cli.main(argv)
+        with monkeypatch.context() as inside:
+            inside.chdir(folder)  # as a user runs it: from their project (or, bump-parent, above it)
+            status = cli.main(argv)
         err = capsys.readouterr().err.strip().splitlines()
         event(f"exit {status}" + (" (--force)" if layout.force else ""))
         after = snapshot(folder)
@@ -500,8 +590,22 @@ def check_property(command: Command, layout: Layout, capsys: pytest.CaptureFixtu
             assert after == before, "exit 2 but something was written"
             return
         assert status in (0, 1), err  # upgrade exits 1 when findings are left to fix by hand
-        mine = owned_after(folder, manifests)
+        if command.dry:
+            assert after == before, "a dry run wrote something"
+            return
+        if command.written is not None:
+            assert command.written(folder), "the command exited 0 or 1 without doing its work"
+        mine = owned_after(folder, manifests) | set(command.code)
         way = on_the_way(mine | earlier)
+        appeared = [
+            rel
+            for rel in after
+            if rel not in before
+            and rel not in mine
+            and rel not in way
+            and not any(rel.startswith(path + "/") for path in mine)
+        ]
+        assert appeared == [], f"paths appeared outside the record: {appeared}"
 
         def may_change(rel: str, entry: Entry) -> bool:
             if rel in mine or any(rel.startswith(path + "/") for path in mine):
@@ -529,8 +633,20 @@ PROFILE = settings(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
 )
-EXAMPLES = {"generate": 80, "reports": 50, "vendor": 50, "upgrade": 15, "bump": 15, "fetch": 50, "lock": 50}
-"""310 examples in make test; the sweep runs ten times as many."""
+EXAMPLES = {
+    "generate": 80,
+    "reports": 50,
+    "vendor": 50,
+    "upgrade": 15,
+    "upgrade-dry": 10,
+    "bump": 15,
+    "bump-dry": 10,
+    "bump-parent": 15,
+    "bump-parent-dry": 10,
+    "fetch": 50,
+    "lock": 50,
+}
+"""355 examples in make test; the sweep runs ten times as many."""
 
 
 RUNS = [pytest.param(name, count, id=name) for name, count in EXAMPLES.items()] + [
@@ -544,14 +660,14 @@ RUNS = [pytest.param(name, count, id=name) for name, count in EXAMPLES.items()] 
 @pytest.mark.xdist_group("test_record-fast")
 @pytest.mark.parametrize(("name", "examples"), RUNS)
 def test_every_path_outside_the_record_is_left_as_it_was(
-    name: str, examples: int, capsys: pytest.CaptureFixture[str]
+    name: str, examples: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     command = COMMANDS[name]
 
     @settings(PROFILE, max_examples=examples)
     @given(layouts(command.names))
     def run(layout: Layout) -> None:
-        check_property(command, layout, capsys)
+        check_property(command, layout, capsys, monkeypatch)
 
     run()
 

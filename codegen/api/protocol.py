@@ -68,6 +68,7 @@ def gates(surface: ApiSurface, side: Side, table: CapabilityGates | None = None)
     params: dict[str, set[str]] = {}
     for m in surface.methods_for(side):
         params.setdefault(m.wire_name, set()).update(surface.classes_of(Ref(m.params)))
+    advertised = capabilities_of(surface, side)
     out = []
     for gate in table.of(side):
         key = gate.key
@@ -76,8 +77,51 @@ def gates(surface: ApiSurface, side: Side, table: CapabilityGates | None = None)
             and gate.capability
             and (not key.path or _has_path(surface, params[key.method], key))
         ):
+            if advertised is not None and not _resolves(surface, advertised, gate.capability.split(".")):
+                owner = advertised.name if isinstance(advertised, Ref) else annotation(advertised)
+                gap(
+                    f"the capability gate {str(key)!r} = {gate.capability!r} names no field of the {side}'s "
+                    f"capabilities ({owner}): a stale entry would refuse the operation to every peer of this "
+                    "release",
+                    default="sent without a check",
+                    section=f"[v{surface.protocol_version}.capability_gates.{side}]",
+                    file=gate.where or surface.schema_file,
+                )
+                continue
             out.append(GateSpec(key.method, key.selector, gate.capability))
     return sorted(out, key=lambda g: (g.method, g.field))
+
+
+def capabilities_of(surface: ApiSurface, side: Side) -> TypeExpr | None:
+    """The type of the capabilities ``side`` advertises in the handshake, where its gates look.
+
+    The agent's: the ``agent_capabilities`` field of the ``initialize`` result; the
+    client's: the ``client_capabilities`` field of its params (``[v<N>.protocol]``).
+    ``None`` for another side, or a release without them (nothing to check against).
+    """
+    protocol = knowledge.protocol(surface.protocol_version)
+    method = next(
+        (m for m in surface.methods if m.wire_name == protocol.initialize and m.kind == "request"), None
+    )
+    if method is None:
+        return None
+    owner, wire = {
+        "agent": (method.result, protocol.agent_capabilities),
+        "client": (method.params, protocol.client_capabilities),
+    }.get(side, (None, ""))
+    fields = [f for c in surface.classes_of(Ref(owner)) for f in surface.all_fields(c)] if owner else []
+    return next((strip_nullable(f.type) for f in fields if f.wire_name == wire), None)
+
+
+def _resolves(surface: ApiSurface, expr: TypeExpr, path: list[str]) -> bool:
+    """Whether the dotted wire ``path`` names nested fields of the objects ``expr`` stands for."""
+    names = set(surface.classes_of(expr))
+    for step in path:
+        found = [f for c in names for f in surface.all_fields(c) if f.wire_name == step]
+        if not found:
+            return False
+        names = {name for f in found for name in surface.classes_of(strip_nullable(f.type))}
+    return True
 
 
 def _has_path(surface: ApiSurface, classes: Iterable[str], key: GateKey) -> bool:
@@ -315,6 +359,17 @@ def session_routes(surface: ApiSurface, protocol: Protocol) -> SessionRoutes:
         )
     ]
     has = {m.wire_name for m in served}
+    named = {
+        f.wire_name for m in served for c in surface.classes_of(Ref(m.params)) for f in surface.all_fields(c)
+    }
+    if protocol.session_id not in named:
+        gap(
+            f"session_id = {protocol.session_id!r} names no field of the params of any method the agent "
+            "handles: a stale entry would route no request by its session",
+            default="every request goes on the connection's stream",
+            section=f"[v{surface.protocol_version}.protocol]",
+            file=protocol.where or surface.schema_file,
+        )
 
     def kept(names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted(n for n in names if n in has))

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import CodegenError
 from ..files import write_atomic
+from ..schema.store import default_cache_dir
 
 INSTALL_HINT = "pip install 'acp-codegen[evidence]' (hypothesis and hypothesis-jsonschema)"
 HYPOTHESIS_BEFORE = (6, 169)
@@ -58,12 +59,19 @@ class MissingGeneratorError(CodegenError):
     """hypothesis or hypothesis-jsonschema is not installed."""
 
 
-def require_generator() -> None:
+def require_generator(cache: Path | None = None) -> None:
     """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports and
-    its hypothesis is one it runs on."""
+    its hypothesis is one it runs on.
+
+    hypothesis-jsonschema builds Unicode tables when it is imported, which
+    hypothesis keeps on disk: under :func:`storage_home` of ``cache`` (the
+    default cache when ``None``), never in the current folder.
+    """
     try:
         import hypothesis  # noqa: F401
-        import hypothesis_jsonschema  # noqa: F401
+
+        with _storage(storage_home(cache)):
+            import hypothesis_jsonschema  # noqa: F401
     except ImportError as error:
         raise MissingGeneratorError(f"evidence needs {error.name}: {INSTALL_HINT}") from None
     problem = incompatible(hypothesis_version())
@@ -242,15 +250,44 @@ class _Enough(Exception):  # noqa: N818 (not an error: the search found what it 
     """Raised by the test function to end a generation early."""
 
 
-def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple[int, bool]:
+@contextlib.contextmanager
+def _storage(home: Path) -> Iterator[None]:
+    """While it lasts, hypothesis keeps what it stores under ``home``, and then where it did before.
+
+    hypothesis writes caches of its own (Unicode tables, the constants of the
+    modules it sees) into ``.hypothesis`` of the current folder, which is the
+    user's: the search runs from their project.  ``database=None`` does not
+    stop those; its home folder does.
+    """
+    from hypothesis import configuration
+
+    before = getattr(configuration, "__hypothesis_home_directory", None)
+    configuration.set_hypothesis_home_dir(home)
+    try:
+        yield
+    finally:
+        configuration.set_hypothesis_home_dir(before)
+
+
+def storage_home(cache: Path | None) -> Path:
+    """Where the generator keeps its own files: ``hypothesis/`` of the build cache (``--cache``)."""
+    return (cache if cache is not None else default_cache_dir()) / "hypothesis"
+
+
+def generate(
+    schema: Any, examples: int, accept: Callable[[Any], bool], home: Path | None = None
+) -> tuple[int, bool]:
     """Pass up to ``examples`` instances of ``schema`` (deterministically) to ``accept``.
 
     Generation stops early once ``accept`` returns ``True``.  Returns how many
     instances were passed and whether ``accept`` stopped it.  Raises
     :class:`MissingGeneratorError` without the optional dependency, and
     ``ValueError`` with the generator's own words when it cannot read ``schema``.
+    The generator's own files go under ``home`` (:func:`storage_home` of the
+    default cache when ``None``), never into the current folder.
     """
-    require_generator()
+    home = home or storage_home(None)
+    require_generator(home.parent)
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis.reporting import with_reporter
     from hypothesis_jsonschema import from_schema
@@ -266,23 +303,24 @@ def generate(schema: Any, examples: int, accept: Callable[[Any], bool]) -> tuple
         if done:
             raise _Enough
 
-    test = settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=True,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        print_blob=False,
-    )(given(from_schema(schema))(one))
-    try:
-        with with_reporter(lambda _text: None), _strategies_built_once():
-            test()
-    except _Enough:
-        pass
-    except Exception as error:  # the generator is a dependency: its failure is a reason, not a crash
-        text = f"{type(error).__name__}: {error}".splitlines()[0][:200]
-        raise ValueError(text) from None
+    with _storage(home):  # from_schema and the generation read and write the Unicode tables too
+        test = settings(
+            max_examples=examples,
+            database=None,
+            deadline=None,
+            derandomize=True,
+            phases=[Phase.generate],
+            suppress_health_check=list(HealthCheck),
+            print_blob=False,
+        )(given(from_schema(schema))(one))
+        try:
+            with with_reporter(lambda _text: None), _strategies_built_once():
+                test()
+        except _Enough:
+            pass
+        except Exception as error:  # the generator is a dependency: its failure is a reason, not a crash
+            text = f"{type(error).__name__}: {error}".splitlines()[0][:200]
+            raise ValueError(text) from None
     return count, done
 
 
@@ -310,6 +348,7 @@ def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: 
     """
     if cache is None:
         return generate(schema, examples, accept)[0]
+    home = storage_home(cache)
     key = hashlib.sha256(f"{canonical(schema)}\0{examples}\0{_versions()}".encode()).hexdigest()[:24]
     whole = cache / "evidence-instances" / f"{key}.json"
     beginning = whole.with_suffix(".partial.json")
@@ -326,7 +365,7 @@ def instances(schema: Any, examples: int, accept: Callable[[Any], bool], cache: 
         generated.append(instance)
         return len(generated) > len(known) and accept(instance)  # the first ones were seen above
 
-    count, stopped = generate(schema, examples, remember)
+    count, stopped = generate(schema, examples, remember, home)
     if not stopped:
         write_atomic(whole, json.dumps(generated, ensure_ascii=False).encode("utf-8"))
     elif len(generated) > len(known):

@@ -181,7 +181,7 @@ def bump(
     regenerate: Regenerate | None = None,
     attach: Attach | None = None,
 ) -> tuple[Bump, list[str]]:
-    """Move the vendored copy at ``path`` and ``sources`` to the release ``origin`` names.
+    """Move the vendored copy at ``path`` and ``sources`` (none: its project) to the release ``origin`` names.
 
     Nothing of the user's is written: :func:`apply` does that (with ``write``,
     the bump says it will).  With ``write`` a new release is fetched and locked
@@ -314,6 +314,7 @@ def _code_section(plan: upgrade.Plan, written: bool) -> list[str]:
     else:
         lines.append("Nothing to rewrite.")
     findings = plan.findings
+    lines += upgrade.left_alone_markdown(plan)
     lines.append("")
     if not findings:
         lines.append("Nothing left to fix by hand.")

@@ -601,11 +601,12 @@ def _parse(source: bytes, path: str) -> ast.Module:
     except cst.ParserSyntaxError as error:
         detail = _PARSER_PREFIX.sub("", " ".join(error.message.split()))
         raise CodegenError(f"cannot parse it (line {error.editor_line}): {detail}", file=path) from None
+    except (SyntaxError, ValueError):  # bytes libcst cannot decode either (no valid encoding): ast's words
+        pass
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     if isinstance(problem, SyntaxError):
-        raise CodegenError(
-            f"cannot parse it with Python {version} (line {problem.lineno}): {problem.msg}", file=path
-        ) from None
+        line = f" (line {problem.lineno})" if problem.lineno else ""  # 0: no line (an unknown coding)
+        raise CodegenError(f"cannot parse it with Python {version}{line}: {problem.msg}", file=path) from None
     raise CodegenError(f"cannot parse it with Python {version}: {problem}", file=path) from None
 
 

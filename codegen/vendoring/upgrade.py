@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import warnings
 from collections.abc import Iterator, Sequence
@@ -34,6 +35,8 @@ from .vendoring import LocalEditsError, Regenerate, check, owned_files, vendored
 
 SOURCE_SUFFIXES = (".py", ".pyi")
 _SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages"})
+PROJECT_MARKERS = (".git", "pyproject.toml")
+"""What makes a folder a project's root: its git repository, or its Python project file."""
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,10 @@ class Plan:
     """The new vendored package, its manifest included."""
     force: bool = False
     """Whether ``--force`` was given: local edits are dropped, paths in the way replaced."""
+    others: tuple[OtherCopy, ...] = ()
+    """Files among the sources that import another copy of the package: left alone."""
+    project: Path | None = None
+    """The project searched when no SOURCES were given (``None``: they were)."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -64,6 +71,7 @@ class Plan:
     def report_lines(self, rules_url: str | None = None) -> list[str]:
         """The findings (what is left to fix by hand) first, then the unified diff of every rewrite."""
         lines = [finding.line_text(rules_url) for finding in self.findings]
+        lines += [other.line_text() for other in self.others]
         for result in self.rewritten:
             lines.extend(result.diff(self.migration.new_release))
         return lines
@@ -117,15 +125,89 @@ class Plan:
                 for f in self.findings
             ],
             "failed": self.failed,
+            "left_alone": [{"path": str(o.path), "imports": str(o.copy)} for o in self.others],
         }
+
+
+@dataclass(frozen=True)
+class OtherCopy:
+    """A source file whose imports of the package find another copy of it than the one upgraded."""
+
+    path: Path
+    copy: Path
+    """The package (or module) its imports find."""
+
+    def line_text(self) -> str:
+        return f"{self.path}: left alone: it imports {self.copy}, another copy than the one upgraded"
+
+
+def project_of(package: Path) -> Path:
+    """The project a vendored package belongs to, as the default SOURCES of ``upgrade`` and ``bump``.
+
+    The nearest folder above the package holding a ``.git`` or a
+    ``pyproject.toml`` (its git root, or its Python project), else the folder
+    holding the package; never a folder beside it.  Shown relative to the
+    current folder, as the files found in it are.
+    """
+    start = package.resolve().parent
+    root = next((f for f in (start, *start.parents) if any((f / m).exists() for m in PROJECT_MARKERS)), start)
+    return Path(os.path.relpath(root))
+
+
+def imported_copy(path: Path, package: str) -> Path | None:
+    """What ``import <package>`` in the file ``path`` finds beside it: the package (a folder with an
+    ``__init__.py`` or a manifest) or the module in the nearest folder from the file's own up to its
+    project's root, as Python finds a package beside the script it runs or the project root it
+    is started from; ``None`` when none of those folders holds one (it comes from elsewhere)."""
+    for folder in path.resolve().parents:
+        found = folder / package
+        if found.is_dir() and ((found / "__init__.py").is_file() or (found / MANIFEST_NAME).is_file()):
+            return found
+        if found.with_suffix(".py").is_file():
+            return found.with_suffix(".py")
+        if any((folder / m).exists() for m in PROJECT_MARKERS):
+            return None
+    return None
+
+
+def _imports(source: bytes, package: str) -> bool:
+    """Whether the text imports ``package`` (a cheap test on the bytes, before any parse)."""
+    name = re.escape(package.encode())
+    return (
+        re.search(
+            rb"^\s*(?:from\s+" + name + rb"\b|import\s+(?:[\w.]+\s*,\s*)*" + name + rb"\b)", source, re.M
+        )
+        is not None
+    )
+
+
+def split_copies(files: Sequence[Path], folder: Path) -> tuple[list[Path], list[OtherCopy]]:
+    """``files`` whose imports of the package may find ``folder``, and those that import another copy.
+
+    A file that finds another package of the same name beside it (another
+    vendored copy, a backup of this one) is not this copy's code: it is left
+    alone, and named when it imports the package.
+    """
+    mine = folder.resolve()
+    kept: list[Path] = []
+    others: list[OtherCopy] = []
+    for path in files:
+        copy = imported_copy(path, folder.name)
+        if copy is None or copy == mine:
+            kept.append(path)
+        elif path.is_file() and _imports(path.read_bytes(), folder.name):
+            others.append(OtherCopy(path, Path(os.path.relpath(copy))))
+    return kept, others
 
 
 def source_files(sources: Sequence[Path], skip: Path) -> list[Path]:
     """The Python files under ``sources``, sorted, without the vendored package ``skip``.
 
     Folders are searched recursively, leaving out hidden folders, caches,
-    ``node_modules`` and virtual environments; a file named explicitly is
-    taken whatever its suffix.
+    ``node_modules``, virtual environments, vendored copies (a folder with a
+    manifest) and folders that are a git repository of their own (another
+    project: name it to search it); a file named explicitly is taken whatever
+    its suffix.
     """
     skipped = skip.resolve()
     found: dict[Path, Path] = {}
@@ -141,26 +223,35 @@ def source_files(sources: Sequence[Path], skip: Path) -> list[Path]:
 
 
 def _walk(folder: Path, skipped: Path) -> Iterator[Path]:
-    if folder.resolve() == skipped or (folder / "pyvenv.cfg").exists():
-        return
+    if folder.resolve() == skipped or (folder / "pyvenv.cfg").exists() or (folder / MANIFEST_NAME).exists():
+        return  # the copy upgraded, a virtual environment, another vendored copy: nobody's hand-written code
     for path in sorted(folder.iterdir()):
         if path.is_dir():
-            if not path.name.startswith(".") and path.name not in _SKIPPED_FOLDERS:
+            if not path.name.startswith(".") and path.name not in _SKIPPED_FOLDERS and not _repository(path):
                 yield from _walk(path, skipped)
         elif path.suffix in SOURCE_SUFFIXES and path.is_file():
             yield path
+
+
+def _repository(folder: Path) -> bool:
+    """Whether ``folder`` is a git repository of its own (a submodule, a clone): another project."""
+    return (folder / ".git").exists()
 
 
 def plan(
     path: Path,
     old: ReleaseFiles,
     new: ReleaseFiles,
-    sources: Sequence[Path],
+    sources: Sequence[Path] = (),
     *,
     force: bool = False,
     regenerate: Regenerate | None = None,
 ) -> Plan:
     """Work out the upgrade of the vendored package at ``path`` from ``old`` to ``new``; write nothing.
+
+    The codemod runs over ``sources``; none given, over the project holding
+    the package (:func:`project_of`).  Files among them that import another
+    copy of the package are left alone (:attr:`Plan.others`).
 
     Bad input raises :class:`CodegenError`: a missing or invalid manifest, a
     vendored copy with local edits (:class:`LocalEditsError`, unless
@@ -188,14 +279,18 @@ def plan(
             file=target,
         )
     codemod = Codemod(migration, package, migration.new_package if versioned else None)
-    files = codemod.run(source_files(sources, folder))
+    project = None if sources else project_of(folder)
+    mine, others = split_copies(source_files(sources or [project or folder.parent], folder), folder)
+    files = codemod.run(mine)
     for skipped in files:
         if not skipped.resolved:
             check_parses(skipped.path, skipped.before)
     carried = manifest.transports  # the copy keeps the transports it was vendored with
     surface, package_tree = package_files(new, manifest.unstable, target.name, carried)
     tree = vendored_tree(package_tree, manifest_for(surface, target.name, package_tree, carried))
-    return Plan(folder, manifest, target, result, migration, tuple(files), tree, force)
+    return Plan(
+        folder, manifest, target, result, migration, tuple(files), tree, force, tuple(others), project
+    )
 
 
 def check_parses(path: Path, source: bytes) -> None:
@@ -246,14 +341,21 @@ def write_file(path: Path, data: bytes) -> None:
 def github_annotation(finding: Finding, rules_url: str | None = None) -> str:
     """A finding as a GitHub Actions workflow command (``::error file=...::...``), its rule explained."""
 
-    def escape(text: str, properties: bool = False) -> str:
-        text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        return text.replace(":", "%3A").replace(",", "%2C") if properties else text
-
-    where = f"file={escape(finding.path, True)},line={finding.line},col={finding.column}"
+    where = f"file={_escape(finding.path, True)},line={finding.line},col={finding.column}"
     link = finding.link(rules_url)
     text = f"{finding.message}. {finding.explanation}" + (f" ({link})" if link else "")
-    return f"::error {where},title={escape(finding.rule, True)}::{escape(text)}"
+    return f"::error {where},title={_escape(finding.rule, True)}::{_escape(text)}"
+
+
+def github_notice(other: OtherCopy) -> str:
+    """A file left alone as a GitHub Actions notice on it (it imports another copy of the package)."""
+    return f"::notice file={_escape(str(other.path), True)}::{_escape(other.line_text())}"
+
+
+def _escape(text: str, properties: bool = False) -> str:
+    """Text for a workflow command: its data, or (``properties``) one of its ``key=value`` properties."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if properties else text
 
 
 def render_markdown(upgrade: Plan, rules_url: str | None = None) -> str:
@@ -291,6 +393,7 @@ def render_markdown(upgrade: Plan, rules_url: str | None = None) -> str:
             lines.append("| " + " | ".join(cells) + " |")
     else:
         lines.append("Nothing to fix by hand.")
+    lines += left_alone_markdown(upgrade)
     rewritten = upgrade.rewritten
     if rewritten:
         count = f"{len(rewritten)} file" + ("" if len(rewritten) == 1 else "s")
@@ -300,6 +403,17 @@ def render_markdown(upgrade: Plan, rules_url: str | None = None) -> str:
     else:
         lines += ["", "No file to rewrite."]
     return "\n".join(lines) + "\n"
+
+
+def left_alone_markdown(upgrade: Plan) -> list[str]:
+    """The files left alone because they import another copy of the package, as markdown lines."""
+    if not upgrade.others:
+        return []
+    lines = ["", f"Left alone ({len(upgrade.others)}): they import another copy than the one upgraded.", ""]
+    return lines + [
+        f"- `{report.markdown_cell(str(o.path))}` imports `{report.markdown_cell(str(o.copy))}`"
+        for o in upgrade.others
+    ]
 
 
 def json_report(diff_report: str, upgrade: Plan, rules_url: str | None = None) -> str:

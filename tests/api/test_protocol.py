@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+from pathlib import Path
 
 import pytest
 
-from codegen import knowledge
+from codegen import cli, diagnostics, knowledge
 from codegen.api.protocol import experimental_operations, gates, prompt_echo, protocol_names, session_routes
 from codegen.errors import CodegenError
-from codegen.knowledge import NONE_KEY, GateKey
+from codegen.knowledge import KNOWLEDGE_FILE, NONE_KEY, GateKey
+from codegen.schema.builder import build_release
 from codegen.schema.ir import ApiSurface, ObjectType, Ref, strip_nullable
-from tests.support.releases import RELEASES, SURFACES, knowledge_of, raw_knowledge, surface_of, surfaces_with
+from codegen.schema.load import load_schema_folder
+from tests.support.releases import (
+    RELEASES,
+    SURFACES,
+    knowledge_of,
+    raw_knowledge,
+    release_files,
+    surface_of,
+    surfaces_with,
+)
 from tests.support.remote import INTEROP, TS_SDK
+from tests.vendoring.project import lock_folder
 
 CAPABILITIES = {"agent": "AgentCapabilities", "client": "ClientCapabilities"}
 
@@ -211,3 +224,80 @@ def test_a_session_method_the_release_lacks_is_left_out_and_one_it_gains_needs_o
     routes = session_routes(surface, archive)
     assert "session/archive" in routes.ends
     assert session_routes(surface, dataclasses.replace(v2, reattach=("session/load",))).reattach == ()
+
+
+def test_a_session_field_no_params_have_is_a_stale_entry_named_and_refused_by_strict() -> None:
+    """Renamed upstream, the field would route no request by its session: every stream the same."""
+    surface = surface_of("v2-sdk-2.3.0", False)
+    renamed = dataclasses.replace(knowledge.protocol(2), session_id="conversationId")
+    with diagnostics.collecting(strict=False) as found:
+        routes = session_routes(surface, renamed)
+    assert routes.scoped == ()
+    (gap,) = found.gaps
+    assert gap.one_line().endswith(
+        "session_id = 'conversationId' names no field of the params of any method the agent handles: a stale "
+        "entry would route no request by its session: every request goes on the connection's stream; "
+        "extend [v2.protocol] in codegen/knowledge.toml"
+    )
+    assert gap.one_line().startswith(f"{KNOWLEDGE_FILE}:")
+    with pytest.raises(CodegenError, match="session_id = 'conversationId' names no field"):
+        session_routes(surface, renamed)  # outside collecting: strict, as make check runs
+
+
+def _renamed_fork(folder: Path) -> list[str]:
+    """``--lock`` and ``--schemas`` of v2-sdk-2.3.0 with ``SessionCapabilities.fork`` renamed in its
+    unstable schema: the gate ``"session/fork" = "session.fork"`` of the knowledge file goes stale."""
+    base = release_files("v2-sdk-2.3.0").folder
+    side = folder / "side"
+    side.mkdir(parents=True)
+    for file in base.iterdir():
+        data = json.loads(file.read_text())
+        if file.name == "schema.unstable.json":
+            properties = data["$defs"]["SessionCapabilities"]["properties"]
+            properties["forking"] = properties.pop("fork")
+        (side / file.name).write_text(json.dumps(data))
+    lock = lock_folder(folder, {"2.3.0-stale.1": side})
+    return ["--lock", str(lock), "--schemas", str(folder / "schemas")]
+
+
+FORK_LINE = next(
+    n
+    for n, line in enumerate(KNOWLEDGE_FILE.read_text().splitlines(), 1)
+    if line.startswith('"session/fork"')
+)
+"""The line of the first gate of session/fork (v2's) in the knowledge file."""
+
+
+def test_a_gate_whose_capability_the_release_renamed_is_refused_by_strict_naming_the_entry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The bindings would refuse the operation to every peer of that release: ``generate --strict``
+    (what ``make check`` runs) stops at the knowledge file's line, in one line."""
+    options = _renamed_fork(tmp_path / "store")
+    strict = cli.main([*options, "generate", "2.3.0-stale.1", "--out", str(tmp_path / "out"), "--strict"])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert strict == 2 and line == (
+        f"acp-codegen: error: {KNOWLEDGE_FILE}:{FORK_LINE}: the capability gate "
+        "'session/fork' = 'session.fork' names no field of the agent's capabilities (AgentCapabilities): "
+        "a stale entry would refuse the operation to every peer of this release "
+        "(extend [v2.capability_gates.agent] in codegen/knowledge.toml)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_without_strict_the_stale_gate_is_dropped_with_a_warning_and_the_others_kept(tmp_path: Path) -> None:
+    """The documented default of an operation without a gate: sent without a check."""
+    _renamed_fork(tmp_path / "store")
+    files = load_schema_folder(next((tmp_path / "store" / "schemas" / "v2").iterdir()))
+    surface = build_release(files)[1]
+    with diagnostics.collecting(strict=False) as found:
+        kept = {(g.method, g.field): g.capability for g in gates(surface, "agent")}
+    assert [gap.one_line() for gap in found.gaps] == [
+        f"{KNOWLEDGE_FILE}:{FORK_LINE}: the capability gate 'session/fork' = "
+        "'session.fork' names no field of the agent's capabilities (AgentCapabilities): a stale entry would "
+        "refuse the operation to every peer of this release: sent without a check; "
+        "extend [v2.capability_gates.agent] in codegen/knowledge.toml"
+    ]
+    assert ("session/fork", "") not in kept and kept["session/archive", ""] == "session.archive"
+    everything = {(g.method, g.field) for g in gates(surface_of("v2-sdk-2.3.0", True), "agent")}
+    assert everything - set(kept) == {("session/fork", "")}  # the fork's systemPrompt gates stay

@@ -407,7 +407,7 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
 ) -> None:
     import codegen.evidence as evidence
 
-    def missing() -> None:
+    def missing(cache: object = None) -> None:
         raise evidence.MissingGeneratorError(f"evidence needs hypothesis_jsonschema: {evidence.INSTALL_HINT}")
 
     monkeypatch.setattr(evidence, "require_generator", missing)

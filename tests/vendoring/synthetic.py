@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,43 @@ if __name__ == "__main__":  # the docs/vendoring.md session: python -m tests.ven
     import sys
 
     print(write_store(Path(sys.argv[1])))
+
+
+TINY_BASE = "2.0.0-alpha.1"
+"""The smallest locked release: the base of the tiny pairs of the bump tests."""
+SDK = "@agentclientprotocol/sdk"
+
+
+def tiny_lock(
+    folder: Path, release: str, edit: Callable[[dict[str, Any]], dict[str, Any]], npm_version: str
+) -> list[str]:
+    """``--lock`` and ``--schemas`` of :data:`TINY_BASE` and ``release``, its schemas ``edit``-ed,
+    which version ``npm_version`` of the SDK ships (so that ``bump`` knows it offline)."""
+    from tests.vendoring.project import lock_folder
+
+    lock = folder / "lock.json"
+    if not lock.exists():
+        base = release_files(TINY_BASE).folder
+        side = folder / "side"
+        side.mkdir(parents=True)
+        for file in base.iterdir():
+            data = file.read_text()
+            if file.name.startswith("schema"):
+                data = json.dumps(edit(json.loads(data)))
+            (side / file.name).write_text(data)
+        lock_folder(folder, {TINY_BASE: base, release: side})
+        document = json.loads(lock.read_text())
+        document["releases"][release]["npm"] = {"package": SDK, "version": npm_version}
+        lock.write_text(json.dumps(document))
+    return ["--lock", str(lock), "--schemas", str(folder / "schemas")]
+
+
+def renames_capabilities(data: dict[str, Any]) -> dict[str, Any]:
+    """``AgentCapabilities`` becomes ``AgentFeatures``: a class the codemod rewrites."""
+    return _renamed(data, "AgentCapabilities", "AgentFeatures")
+
+
+def retypes_title(data: dict[str, Any]) -> dict[str, Any]:
+    """``Implementation.title`` becomes an integer: a breaking change on the wire, for the evidence."""
+    data["$defs"]["Implementation"]["properties"]["title"]["type"] = ["integer", "null"]
+    return data

@@ -269,6 +269,74 @@ def test_a_copy_on_a_later_release_than_the_version_names_is_left_alone(tmp_path
     assert manifest_release(root) == "v2-sdk-2.3.0"
 
 
+USES_CAPABILITIES = "from acp import schema\n\ncapabilities = schema.AgentCapabilities()\n"
+
+
+def tiny_project(root: Path) -> Path:
+    """A project at ``root`` (a pyproject.toml) with the tiny base release vendored as acp and code
+    using the class that :func:`synthetic.renames_capabilities` renames."""
+    root.mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    done = run(root, "vendor", synthetic.TINY_BASE, ".")
+    assert done.returncode == 0, done.stderr
+    (root / "app.py").write_text(USES_CAPABILITIES)
+    return root
+
+
+def test_a_bump_from_the_parent_folder_rewrites_its_project_only_and_names_code_of_another_copy(
+    tmp_path: Path,
+) -> None:
+    """No SOURCES: the project holding the copy (its pyproject.toml), never a sibling project; in it,
+    code beside another copy (a backup) is left alone and named."""
+    parent = tmp_path / "parent"
+    lock = synthetic.tiny_lock(tmp_path / "store", "2.0.0-renamed.1", synthetic.renames_capabilities, "0.0.3")
+    project = tiny_project(parent / "app")
+    shutil.copytree(project / "acp", project / "backup" / "acp")
+    (project / "backup" / "old.py").write_text(USES_CAPABILITIES)
+    sibling = parent / "other"  # another project, a repository of its own, on the same copy
+    shutil.copytree(project, sibling, ignore=shutil.ignore_patterns("backup", "pyproject.toml"))
+    (sibling / ".git").mkdir()
+    (parent / "loose.py").write_text(USES_CAPABILITIES)
+    untouched = {p: snapshot(p) for p in (sibling, project / "backup")}
+    loose = (parent / "loose.py").read_bytes()
+    done = run(parent, *lock, "bump", "app/acp", "--from", f"npm:{PACKAGE}@0.0.3", "--no-evidence", "--write")
+    assert done.returncode == 0, done.stderr
+    assert "searching app, the project holding app/acp (SOURCES name other code)" in done.stderr.splitlines()
+    assert done.stdout.splitlines()[:4] == [
+        "app/backup/old.py: left alone: it imports app/backup/acp, another copy than the one upgraded",
+        "--- app/app.py",
+        "+++ app/app.py (for 2.0.0-renamed.1)",
+        "@@ -1,3 +1,3 @@",
+    ]
+    assert (project / "app.py").read_text() == USES_CAPABILITIES.replace("AgentCapabilities", "AgentFeatures")
+    assert {p: snapshot(p) for p in untouched} == untouched
+    assert (parent / "loose.py").read_bytes() == loose
+
+
+def test_a_dry_run_with_evidence_writes_nothing_in_the_project_nor_beside_it(tmp_path: Path) -> None:
+    """The evidence search's generator (hypothesis) keeps its own files under --cache, not in
+    ``.hypothesis/`` of the folder it runs from; in a fresh process, as a user runs it."""
+    lock = synthetic.tiny_lock(tmp_path / "store", "2.0.0-retyped.1", synthetic.retypes_title, "0.0.4")
+    project = tiny_project(tmp_path / "parent" / "app")
+    cache = tmp_path / "cache"
+    before = snapshot(tmp_path / "parent")
+    done = run(
+        project,
+        *lock,
+        "--cache",
+        cache,
+        "bump",
+        "acp",
+        "--from",
+        f"npm:{PACKAGE}@0.0.4",
+        "--evidence-examples",
+        "3",
+    )
+    assert done.returncode == 0, done.stderr
+    assert snapshot(tmp_path / "parent") == before  # every path, folders included: no .hypothesis/
+    assert (cache / "hypothesis" / "unicode_data").is_dir()  # the search ran, and kept its files there
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -31,6 +31,7 @@ from codegen.vendoring.migration import (
     diff_for_migration,
     migration_from_diff,
 )
+from codegen.vendoring.upgrade import check_parses
 from tests.support.releases import surface_of
 from tests.vendoring import synthetic
 
@@ -478,6 +479,24 @@ def test_a_file_that_does_not_parse_is_one_error_line() -> None:
         codemod.rewrite(b"from acp.schema import Implementation\ndef f(:\n", "app/broken.py")
     line = caught.value.one_line()
     assert line == "app/broken.py: cannot parse it (line 2): expected one of ), *, **, NAME"
+
+
+@pytest.mark.parametrize(
+    ("source", "where"),
+    [
+        (b"from acp.schema import Implementation\n\x80\n", " (line 2): (unicode error) 'utf-8' codec"),
+        (b"\xff\xfefrom acp.schema import Implementation\n", " (line 1): (unicode error) 'utf-8' codec"),
+        (b"# -*- coding: no-such-codec -*-\nimport acp\n", ": unknown encoding: no-such-codec"),
+    ],
+    ids=["not-utf-8", "bom-of-utf-16", "unknown-coding"],
+)
+def test_a_file_whose_bytes_do_not_decode_is_one_error_line(source: bytes, where: str) -> None:
+    """Found by the property of tests/test_record.py: these crashed with a traceback (libcst's decoding)."""
+    with pytest.raises(CodegenError) as caught:
+        check_parses(Path("app/bytes.py"), source)
+    text = caught.value.one_line()
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert text.startswith(f"app/bytes.py: cannot parse it with Python {version}{where}"), text
 
 
 def test_files_that_cannot_need_a_change_are_not_parsed() -> None:
