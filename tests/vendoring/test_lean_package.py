@@ -11,8 +11,8 @@ checkout's, and ``--python-executable`` makes the venv the only place it finds p
   installed, and with pydantic alone mypy misses httpx (the isolation is real).
 
 The venvs are built without pip, from a wheelhouse of the checkout's own versions of those
-libraries that ``pip download`` fills once into pytest's cache (``.pytest_cache/d/``): the first
-run asks the package index, the next ones are offline.
+libraries (``tests/support/venvs.py``): the first run asks the package index, the next ones
+are offline.
 """
 
 from __future__ import annotations
@@ -21,20 +21,18 @@ import os
 import shutil
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import pytest
 
 from codegen import cli
 from tests.support.releases import ROOT
+from tests.support.venvs import fresh_venv, wheelhouse
 
 pytestmark = pytest.mark.xdist_group("test_lean_package")  # one worker renders and builds each once
 
 RELEASE = "v2-sdk-2.0.0"
 FIXTURE = ROOT / "tests" / "fixtures" / "newcomer"
-PINS = tuple(f"{name}=={metadata.version(name)}" for name in ("pydantic", "httpx", "websockets"))
-"""The libraries of the venvs, at the versions the checkout tests with."""
 REMOTE_NAMES = (
     "AcpAsgiApp",
     "AuthError",
@@ -50,48 +48,18 @@ REMOTE_NAMES = (
 
 
 @pytest.fixture(scope="session")
-def wheelhouse(pytestconfig: pytest.Config) -> Path:
-    folder = pytestconfig.cache.mkdir("lean-package-wheels") if pytestconfig.cache else None
-    assert folder is not None
-    stamp = folder / "pins.txt"
-    if not stamp.is_file() or stamp.read_text().split() != list(PINS):
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--quiet",
-                "--only-binary",
-                ":all:",
-                "--dest",
-                folder,
-                *PINS,
-            ],
-            check=True,
-            timeout=600,
-        )
-        stamp.write_text("\n".join(PINS) + "\n")
-    return folder
-
-
-def fresh_venv(folder: Path, wheelhouse: Path, *packages: str) -> Path:
-    """A venv with ``packages`` (and what they depend on) and nothing else; its python."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder], check=True, timeout=120)
-    python = folder / "bin" / "python"
-    install = ["install", "--quiet", "--no-index", "--find-links", wheelhouse, *packages]
-    subprocess.run([sys.executable, "-m", "pip", "--python", python, *install], check=True, timeout=300)
-    return python
+def wheels(pytestconfig: pytest.Config) -> Path:
+    return wheelhouse(pytestconfig, "lean-package-wheels", ["pydantic", "httpx", "websockets"])
 
 
 @pytest.fixture(scope="module")
-def pydantic_only(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
-    return fresh_venv(tmp_path_factory.mktemp("venv-pydantic"), wheelhouse, "pydantic")
+def pydantic_only(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    return fresh_venv(tmp_path_factory.mktemp("venv-pydantic"), wheels, "pydantic")
 
 
 @pytest.fixture(scope="module")
-def with_remote_deps(tmp_path_factory: pytest.TempPathFactory, wheelhouse: Path) -> Path:
-    return fresh_venv(tmp_path_factory.mktemp("venv-remote"), wheelhouse, "pydantic", "httpx", "websockets")
+def with_remote_deps(tmp_path_factory: pytest.TempPathFactory, wheels: Path) -> Path:
+    return fresh_venv(tmp_path_factory.mktemp("venv-remote"), wheels, "pydantic", "httpx", "websockets")
 
 
 def app_project(folder: Path, *vendor_options: str) -> Path:
