@@ -85,6 +85,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "emitters and differ",
         (
+            "codegen.emit.transports",
             "codegen.emit.output",
             "codegen.emit.normalise",
             "codegen.emit.models",
