@@ -16,7 +16,7 @@ import pytest
 from codegen import cli
 from codegen.emit.tree import read_tree
 from codegen.files import RECORD_NAME
-from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, add_to_lock
+from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, add_to_lock, read_lock
 from tests.support.releases import GENERATED, ROOT
 
 RELEASE = "2.0.0-alpha.2"
@@ -249,7 +249,7 @@ def test_help_lists_every_command() -> None:
     listed = set(re.findall(r"^    ([a-z]+) ", result.stdout, flags=re.MULTILINE))
     assert (
         listed
-        == set(cli._COMMANDS)
+        == set(cli.BY_NAME)
         == {"generate", "fetch", "lock", "ir", "diff", "rules", "reports", "releases", "vendor", "upgrade"}
         | {"bump"}
     )
@@ -410,7 +410,7 @@ def test_releases_lists_the_bundled_ones_with_their_origin() -> None:
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["release", "protocol", "origin", "lock", "files", "same", "content", "as"]
     rows = {line.split()[0]: line for line in lines[1:-1]}
-    assert list(rows) == list(cli.read_lock().releases)
+    assert list(rows) == list(read_lock().releases)
     assert rows["2.0.0-alpha.1"].split()[1:5] == ["v2", "git", "tag", "schema-v2.0.0-alpha.1"]
     assert "npm @agentclientprotocol/sdk@2.3.0 (also 2.4.0)" in rows["v2-sdk-2.3.0"]
     assert lines[-1].startswith("git tags are of agentclientprotocol/agent-client-protocol")

@@ -43,7 +43,7 @@ from codegen.errors import CodegenError
 from codegen.files import RECORD_NAME, Output, read_record
 from codegen.files.atomic import TEMPORARY_INFIX
 from codegen.schema.ir import Stability
-from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, ReleaseFiles, read_lock
+from codegen.schema.load import BUNDLED_SCHEMAS, DEFAULT_LOCK, ReleaseFiles, SchemaSource, read_lock
 from codegen.vendoring import migration as vendoring_migration
 from codegen.vendoring import upgrade as vendoring_upgrade
 from codegen.vendoring.manifest import MANIFEST_NAME
@@ -497,14 +497,14 @@ RENDER, REPORT_FILES = gen.render, report.report_files
 @functools.cache
 def rendered(unit: gen.Unit) -> gen.UnitResult:
     """A package, rendered once for the session."""
-    (result,) = RENDER(cli.SchemaSource(read_lock()), [unit], use_cache=False, jobs=1)
+    (result,) = RENDER(SchemaSource(read_lock()), [unit], use_cache=False, jobs=1)
     return result
 
 
 @functools.cache
 def reports(releases: tuple[str, ...]) -> dict[str, str]:
     """The reports of consecutive ``releases``, computed once."""
-    return REPORT_FILES(cli.SchemaSource(read_lock()), list(releases))
+    return REPORT_FILES(SchemaSource(read_lock()), list(releases))
 
 
 _DIFFS: dict[tuple[str, str, str], vendoring_migration.DiffResult] = {}

@@ -41,6 +41,7 @@ from codegen.diff import report
 from codegen.emit.tree import read_tree
 from codegen.files import RECORD_NAME, Output, swap
 from codegen.files.swap import MARKER, replace_folder
+from codegen.schema.load import SchemaSource, read_lock
 from tests.support.releases import ROOT
 from tests.support.trees import copy_tree, tree_bytes
 
@@ -306,8 +307,8 @@ def test_generate_os_error_is_one_line_and_the_tree_stays(
     out = stale_copy(primed, tmp_path / "generated")
     before = tree_bytes(out)
     rendered = gen.render(
-        cli.SchemaSource(cli.read_lock(), cache=primed[1]),
-        gen.units_for(cli.SchemaSource(cli.read_lock()), [RELEASE]),
+        SchemaSource(read_lock(), cache=primed[1]),
+        gen.units_for(SchemaSource(read_lock()), [RELEASE]),
         out=primed[0],
     )
     monkeypatch.setattr(gen, "render", lambda *args, **kwargs: rendered)  # the failure is to hit the writing
@@ -332,7 +333,7 @@ def test_vendor_os_error_is_one_line_and_nothing_is_written(
     src.mkdir()
     from codegen.vendoring import source  # render first: the failure is to hit the writing only
 
-    source.package_files(source.SchemaSource(cli.read_lock()).load(RELEASE), False)
+    source.package_files(source.SchemaSource(read_lock()).load(RELEASE), False)
     STEPS[step](monkeypatch, code)
     status, lines = run_cli(capsys, "vendor", RELEASE, src)
     assert_one_line(status, lines, src / "acp", os.strerror(code))
@@ -342,7 +343,7 @@ def test_vendor_os_error_is_one_line_and_nothing_is_written(
 @pytest.fixture(scope="module")
 def report_files() -> dict[str, str]:
     """The reports of every locked release, computed once for this module."""
-    return report.report_files(cli.SchemaSource(cli.read_lock()), list(cli.read_lock().releases))
+    return report.report_files(SchemaSource(read_lock()), list(read_lock().releases))
 
 
 USERS_REPORT = "0.9.0..0.9.1.md"
