@@ -127,12 +127,18 @@ class Conversation:
     """Per turn: from the prompt to its idle state."""
 
 
+OPEN_TIMEOUT = 60.0
+"""Seconds a client may take to connect: 200 handshakes at once on 2 shared cores take more than
+the default 10 s of a WebSocket's opening handshake."""
+
+
 async def open_client(url: str, transport: str) -> tuple[Any, RecordingClient]:
     client = RecordingClient(acp)
     if transport == "ws":
-        connection = await acp.connect_websocket(client, url.replace("http://", "ws://"))
+        ws_url = url.replace("http://", "ws://")
+        connection = await acp.connect_websocket(client, ws_url, open_timeout=OPEN_TIMEOUT)
     else:
-        connection = await acp.connect_http(client, url)
+        connection = await acp.connect_http(client, url, timeout=OPEN_TIMEOUT)
     await connection.initialize(
         protocol_version=acp.PROTOCOL_VERSION, info=acp.schema.Implementation(name="deploy", version="1")
     )
