@@ -17,7 +17,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +61,23 @@ def accepts(port: int) -> bool:
     return False
 
 
+def routed_to(base: int, index: int) -> bool:
+    """Whether HAProxy on ``base`` sends a request naming worker ``w<index>`` to that worker: it answers
+    404 (no such connection there); HAProxy answers 503 while it counts no worker up, and another
+    worker 421."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{base}/acp",
+        headers={"Accept": "text/event-stream", "Acp-Connection-Id": f"w{index}.readiness-probe"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=2):
+            return False
+    except urllib.error.HTTPError as answer:
+        return answer.code == 404
+    except OSError:
+        return False
+
+
 @dataclass
 class Deployment:
     process: subprocess.Popen[bytes]
@@ -92,26 +112,34 @@ def deployment(workers: int, timeout: float = 60, serve: Path | None = None) -> 
     env = {**environment(), "ACP_PORT_BASE": str(base), "PYTHON": sys.executable}
     if serve is not None:
         env["ACP_SERVE"] = str(serve)
-    process = subprocess.Popen(
-        ["bash", str(START), str(workers)],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + timeout
-        for port in [base + i for i in range(1, workers + 1)] + [base]:
-            while not accepts(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    error = process.stderr.read().decode() if process.stderr else ""
-                    raise RuntimeError(f"start.sh {workers}: port {port} never opened: {error}")
-                time.sleep(0.05)
-        yield Deployment(process, base, workers)
-    finally:
-        stop_group(process, 15)
+    # the output goes to a file: a pipe nobody reads would stall the workers and HAProxy once full
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            ["bash", str(START), str(workers)],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+        try:
+            deadline = time.monotonic() + timeout
+            for port in [base + i for i in range(1, workers + 1)] + [base]:
+                while not accepts(port):
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        log.seek(0)
+                        error = log.read().decode(errors="replace")[-2000:]
+                        raise RuntimeError(f"start.sh {workers}: port {port} never opened: {error}")
+                    time.sleep(0.05)
+            for index in range(1, workers + 1):
+                while not routed_to(base, index):
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(f"start.sh {workers}: HAProxy never routed to w{index}")
+                    time.sleep(0.1)
+            yield Deployment(process, base, workers)
+        finally:
+            stop_group(process, 15)
 
 
 @dataclass
@@ -132,17 +160,26 @@ OPEN_TIMEOUT = 60.0
 the default 10 s of a WebSocket's opening handshake."""
 
 
-async def open_client(url: str, transport: str) -> tuple[Any, RecordingClient]:
-    client = RecordingClient(acp)
-    if transport == "ws":
-        ws_url = url.replace("http://", "ws://")
-        connection = await acp.connect_websocket(client, ws_url, open_timeout=OPEN_TIMEOUT)
-    else:
-        connection = await acp.connect_http(client, url, timeout=OPEN_TIMEOUT)
-    await connection.initialize(
-        protocol_version=acp.PROTOCOL_VERSION, info=acp.schema.Implementation(name="deploy", version="1")
-    )
-    return connection, client
+async def open_client(url: str, transport: str, attempts: int = 5) -> tuple[Any, RecordingClient]:
+    """A client connected and initialized; HAProxy's own 503 (it counted no worker up: seen for a
+    moment after a deployment starts on a busy machine) is retried, as a client in production would."""
+    for attempt in range(attempts):
+        client = RecordingClient(acp)
+        try:
+            if transport == "ws":
+                ws_url = url.replace("http://", "ws://")
+                connection = await acp.connect_websocket(client, ws_url, open_timeout=OPEN_TIMEOUT)
+            else:
+                connection = await acp.connect_http(client, url, timeout=OPEN_TIMEOUT)
+            info = acp.schema.Implementation(name="deploy", version="1")
+            await connection.initialize(protocol_version=acp.PROTOCOL_VERSION, info=info)
+        except acp.HttpStatusError as refused:
+            if refused.status != 503 or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.5)
+            continue
+        return connection, client
+    raise AssertionError("unreachable")
 
 
 def worker_of(connection: Any) -> str:
