@@ -5,8 +5,10 @@
 
 This file is written once by hand and copied unchanged into every generated
 package.  It needs httpx, imported when a connection is first made
-(``pip install 'httpx>=0.28,<1'``), so the package imports without it.  The wire
-is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
+(``pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'``: httpcore imports sniffio on
+every request, and without it each import fails anew, searching ``sys.path``), so
+the package imports without it.  The wire is the one of the official TypeScript
+SDK 2.4.0's ``createHttpStream``:
 
 * the first message, ``initialize``, is POSTed without ``Acp-Connection-Id``
   and answered in that POST, with the connection's id;
@@ -21,8 +23,8 @@ is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
   with ``ConnectionError``); when a session's stream ends or is refused (409),
   only the requests of that session fail, and the next message reopens it;
 * a request whose POST is refused fails with ``-32603`` and data
-  ``{status, body}``; 401, 403, 404 and 410 close the connection instead; so
-  does a POST of a notification or response that fails;
+  ``{status, body}``; 401, 403, 404, 410 and 421 close the connection instead;
+  so does a POST of a notification or response that fails;
 * ``Set-Cookie`` is stored and sent back (httpx's cookie jar); closing the
   connection sends ``DELETE``.
 
@@ -54,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import importlib
 import json
 import logging
@@ -76,12 +79,13 @@ __all__ = ["HttpChannel", "HttpStatusError", "TransportError"]
 
 logger = logging.getLogger("acp")
 
-INSTALL: Final = "pip install 'httpx>=0.28,<1'"
+INSTALL: Final = "pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'"
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
 LAST_EVENT_ID: Final = "Last-Event-ID"
-CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
-"""Statuses that mean the connection is unusable or gone, whatever was POSTed."""
+CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410, 421})
+"""Statuses that mean the connection is unusable or gone, whatever was POSTed (421: the request
+reached a worker other than the one holding the connection, see docs/deploy.md)."""
 MAX_ERROR_BODY: Final = 8 * 1024
 RESUME_DELAYS: Final = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds before each attempt to resume a stream that dropped; then it counts as ended."""
@@ -97,9 +101,14 @@ def _httpx() -> Any:
 
 
 def _describe(error: BaseException) -> str:
-    """An exception as text that is never empty (httpx's timeouts have no message)."""
+    """An exception as text that is never empty (httpx's timeouts and read errors have no message)."""
     text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    name = type(error).__name__
+    if text:
+        return f"{name}: {text}"
+    if name in ("ReadError", "WriteError", "RemoteProtocolError"):
+        return f"the connection to the server broke ({name})"
+    return name
 
 
 def _key(request_id: Any) -> Any:
@@ -136,6 +145,8 @@ class HttpChannel:
             raise TypeError("HttpChannel needs sessions=: its package's SESSIONS (acp.HttpChannel has them)")
         lib = _httpx()
         self.url = url
+        self._target = lib.URL(url)
+        """``url`` parsed once: httpx parses a string on every request."""
         self.sessions: SessionRoutes = routes
         """What the channel routes by."""
         self.max_message_bytes = max_message_bytes
@@ -169,16 +180,25 @@ class HttpChannel:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self._closed = False
+        self._failure: TransportError | None = None
+        """Why the connection was lost, if it was: what ``receive`` raises at its end."""
 
     # -- the Channel
 
     async def receive(self) -> Any:
-        return await self._inbound.get()
+        message = await self._inbound.get()
+        if message is None and self._failure is not None:
+            raise copy.copy(self._failure)
+        return message
 
     async def send(self, message: Any) -> None:
         async with self._lock:  # one POST at a time: the server sees messages in the order sent
             if self._closed:
-                raise TransportError("the HTTP connection is closed")
+                raise (
+                    copy.copy(self._failure)
+                    if self._failure
+                    else TransportError("the HTTP connection is closed")
+                )
             if self.connection_id is None:
                 await self._initialize(message)
             else:
@@ -195,7 +215,7 @@ class HttpChannel:
                 task.cancel()
         if self.connection_id is not None:
             with contextlib.suppress(Exception):
-                await self.client.delete(self.url, headers=self._request_headers())
+                await self.client.delete(self._target, headers=self._request_headers())
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
@@ -218,7 +238,7 @@ class HttpChannel:
         lib = _httpx()
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(json_body=True),
                 timeout=self._timeout,
@@ -262,7 +282,7 @@ class HttpChannel:
             self._pending[_key(request_id)] = (session, request_id, message["method"])
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(session, True),
                 timeout=self._timeout,
@@ -278,6 +298,8 @@ class HttpChannel:
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         except lib.HTTPError as failure:
+            if self._failure is not None:  # the POST was cut by the connection's loss: say why
+                raise copy.copy(self._failure) from failure
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         if response.status_code < 300:
@@ -327,6 +349,7 @@ class HttpChannel:
     async def _lost(self, why: str) -> None:
         logger.debug("ACP HTTP connection lost: %s", why)
         if not self._closed:
+            self._failure = TransportError(f"the HTTP connection was lost: {why}")
             await self.close()
 
     # -- the streams
@@ -372,7 +395,7 @@ class HttpChannel:
             error: Exception | None = None
             try:
                 async with self.client.stream(
-                    "GET", self.url, headers=headers, timeout=self._timeout
+                    "GET", self._target, headers=headers, timeout=self._timeout
                 ) as response:
                     if response.status_code != 200:
                         body = (await response.aread()).decode(errors="replace")[:MAX_ERROR_BODY]

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import copy
 import inspect
 import json
 import logging
@@ -186,6 +187,9 @@ class TransportError(ConnectionError):
         self.status = status
         self.body = body
 
+    def __reduce__(self) -> Any:  # copy.copy: a failure raised in several tasks is a copy in each
+        return (type(self), (str(self), self.status, self.body))
+
 
 class HttpStatusError(TransportError):
     """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
@@ -194,6 +198,10 @@ class HttpStatusError(TransportError):
 
     def __init__(self, what: str, status: int, body: str) -> None:
         super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
+        self.what = what
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.what, self.status, self.body))
 
 
 class CapabilityError(RuntimeError):
@@ -535,6 +543,9 @@ class Connection:
         self._initializing = False
         self._other_request_seen = False
         self._closed = asyncio.Event()
+        self.lost: ConnectionError | None = None
+        """Why the transport ended, when it failed (the channel's error, a ``TransportError`` for the
+        remote transports): what pending and later calls fail with."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
         self._worker_task = asyncio.get_running_loop().create_task(self._notification_worker())
@@ -565,7 +576,11 @@ class Connection:
     def _fail_pending(self) -> None:
         for future, _method in self._pending.values():
             if not future.done():
-                future.set_exception(ConnectionError("the connection closed before the response arrived"))
+                future.set_exception(
+                    copy.copy(self.lost)
+                    if self.lost
+                    else ConnectionError("the connection closed before the response arrived")
+                )
         self._pending.clear()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
@@ -576,14 +591,17 @@ class Connection:
 
     # -- sending ----------------------------------------------------------------------
 
+    def _closed_error(self) -> ConnectionError:
+        return copy.copy(self.lost) if self.lost else ConnectionError("the connection is closed")
+
     async def _write(self, message: Any) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         await self.channel.send(message)
 
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         if not self.initialized and not self._protocol.allows(method):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
@@ -636,6 +654,10 @@ class Connection:
         try:
             await self._write(message)
             return await future
+        except ConnectionError:
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the connection's loss while this write failed: retrieved
+            raise
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
                 self._abandoned.add(request_id)
@@ -665,6 +687,7 @@ class Connection:
                     await self._receive_message(message)
         except (ConnectionError, OSError) as error:
             logger.debug("connection lost: %s", error)
+            self.lost = error if isinstance(error, ConnectionError) else ConnectionError(str(error))
         finally:
             if not self._closed.is_set():
                 self._notifications.put_nowait(None)

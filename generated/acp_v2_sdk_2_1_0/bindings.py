@@ -1395,6 +1395,7 @@ def asgi_app(
     allowed_origins: Iterable[str] | None = None,
     limits: ServerLimits | None = None,
     path: str | None = None,
+    worker: str | None = None,
 ) -> AcpAsgiApp:
     """An ASGI application serving ``agent`` over Streamable HTTP and WebSocket at one path.
 
@@ -1404,8 +1405,11 @@ def asgi_app(
     Starlette or FastAPI.  ``authenticate`` sees each request's headers first and
     may refuse it (raise ``AuthError(401 or 403)``); what it returns is the
     connection's principal.  ``allowed_origins`` refuses browsers of other origins;
-    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.  The wire
-    and the limits are in ``_asgi``.
+    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.
+    ``worker`` names this process among several serving one address (its
+    connections' ids start with it; default: ``$ACP_WORKER``, else the process id
+    and random bits): a request reaching another worker is 421 (docs/deploy.md).
+    The wire and the limits are in ``_asgi``.
     """
     from ._asgi import asgi_app as make
 
@@ -1416,6 +1420,7 @@ def asgi_app(
         limits=limits or ServerLimits(),
         path=path,
         own=PACKAGE,
+        worker=worker,
     )
 
 

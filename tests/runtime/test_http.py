@@ -58,13 +58,16 @@ def with_server(test: Any, app: Any = None, timeout: float = 30) -> None:
     run(go(), timeout)
 
 
-def test_initialize_is_answered_in_its_post_with_an_unguessable_connection_id() -> None:
+def test_initialize_is_answered_in_its_post_with_an_unguessable_connection_id_naming_its_worker() -> None:
     async def test(http: httpx.AsyncClient) -> None:
         first, second = await open_connection(http), await open_connection(http)
-        assert first != second and len(first) >= 43  # 256 random bits, URL-safe
-        assert set(first) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        assert first != second
+        for found in (first, second):
+            worker, dot, secret = found.partition(".")
+            assert (worker, dot) == ("w7", ".") and len(secret) >= 43  # 256 random bits, URL-safe
+            assert set(secret) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
-    with_server(test)
+    with_server(test, echo_app(acp, acp_v1, worker="w7"))
 
 
 def test_later_posts_get_202_and_their_answers_come_on_the_connection_stream() -> None:
