@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup bump generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-diff bench-codemod clean conformance interop-deps workflow-deps browser-deps screenshot reports diff-oracle
+.PHONY: help setup bump generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-load bench-workers bench-diff bench-codemod clean conformance interop-deps workflow-deps browser-deps deploy-deps screenshot reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -67,6 +67,12 @@ browser-deps:  ## install Chromium (Debian's package) for tests/browser/, unless
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || \
 	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y --no-install-recommends chromium; }
 
+# HAProxy from Debian's packages, for tests/deploy/ and examples/deploy/; without it those tests are
+# skipped with the reason (but not under CI, where .ci/run installs it). Needs root, or sudo.
+deploy-deps:  ## install HAProxy (Debian's package) for tests/deploy/ and examples/deploy/, unless it is there
+	@command -v haproxy >/dev/null 2>&1 || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y --no-install-recommends haproxy; }
+
 screenshot: $(STAMP) browser-deps  ## write docs/images/diff-report.png, the README's picture of an HTML report
 	$(PY) -m tests.browser.screenshot
 
@@ -82,7 +88,7 @@ test: $(STAMP) $(INTEROP_STAMP) $(WORKFLOW_STAMP)  ## lint, the stale check and 
 test-sweeps: $(STAMP) $(INTEROP_STAMP)  ## only the tests marked sweep (what make test skips)
 	$(PYTEST) -m sweep
 
-test-all: browser-deps test  ## everything: Chromium for the browser test, make test, the sweeps, the diff oracle
+test-all: browser-deps deploy-deps test  ## everything: Chromium and HAProxy for their tests, make test, the sweeps, the diff oracle
 	$(MAKE) --no-print-directory test-sweeps
 	$(MAKE) --no-print-directory diff-oracle
 
@@ -113,6 +119,12 @@ bench-codemod: $(STAMP)  ## time the upgrade codemod against a bare libcst parse
 
 bench-rpc: $(STAMP) $(INTEROP_STAMP)  ## JSON-RPC round trips and streamed updates, Python runtime vs the TypeScript SDK
 	$(PY) benchmarks/bench_rpc.py
+
+bench-load: $(STAMP) $(INTEROP_STAMP)  ## 200 TypeScript clients x 500 updates and one client's round trips, our server vs TS's
+	$(PY) benchmarks/bench_load.py
+
+bench-workers: $(STAMP) $(INTEROP_STAMP) deploy-deps  ## updates/s and p99 for 1, 2, 4 workers behind HAProxy vs one worker alone
+	$(PY) benchmarks/bench_workers.py
 
 clean:  ## remove caches and the virtualenv
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

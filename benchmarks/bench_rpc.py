@@ -197,14 +197,12 @@ class Listening:
         self.close()
 
 
-async def python_remote(
-    transport: str, round_trips: int, notifications: int, url: str = ""
-) -> dict[str, float]:
-    """The Python client against the Python agent: over stdio (a child process), HTTP or WebSocket."""
-    client = BenchClient(notifications)
+async def python_client(transport: str, client: BenchClient, url: str, *agent_args: str) -> tuple[Any, Any]:
+    """Our client, initialized and warmed up (200 ``session/new``), connected to our agent over stdio
+    (a child process run with ``agent_args``), HTTP or WebSocket; (connection, the child or ``None``)."""
     spawned = None
     if transport == "stdio":
-        spawned = acp.spawn(sys.executable, str(BENCH / "bench_rpc_agent.py"), "stdio")
+        spawned = acp.spawn(sys.executable, str(BENCH / "bench_rpc_agent.py"), "stdio", *agent_args)
         reader, writer = await spawned.__aenter__()
         connection = acp.connect_to_agent(client, reader, writer)
     elif transport == "ws":
@@ -216,6 +214,15 @@ async def python_remote(
     )
     for _ in range(200):
         await connection.new_session(cwd="/w")
+    return connection, spawned
+
+
+async def python_remote(
+    transport: str, round_trips: int, notifications: int, url: str = ""
+) -> dict[str, float]:
+    """The Python client against the Python agent: over stdio (a child process), HTTP or WebSocket."""
+    client = BenchClient(notifications)
+    connection, spawned = await python_client(transport, client, url)
     started = time.perf_counter()
     for _ in range(round_trips):
         await connection.new_session(cwd="/w")
@@ -230,25 +237,20 @@ async def python_remote(
     return {"roundTripSeconds": round_trip_seconds, "streamSeconds": stream_seconds}
 
 
+def node_json(script: str, *args: str) -> Any:
+    """Run ``benchmarks/<script>`` with node, the SDK's alias first; its last line, as JSON."""
+    run = subprocess.run(
+        ["node", str(BENCH / script), SDK, *args], capture_output=True, text=True, check=True, timeout=600
+    )
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
 def typescript_remote(
     transport: str, round_trips: int, notifications: int, target: list[str]
 ) -> dict[str, float]:
-    run = subprocess.run(
-        [
-            "node",
-            str(BENCH / "bench_rpc_client.mjs"),
-            SDK,
-            transport,
-            str(round_trips),
-            str(notifications),
-            *target,
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
+    result: dict[str, float] = node_json(
+        "bench_rpc_client.mjs", transport, str(round_trips), str(notifications), *target
     )
-    result: dict[str, float] = json.loads(run.stdout.strip().splitlines()[-1])
     return result
 
 

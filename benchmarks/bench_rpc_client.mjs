@@ -1,6 +1,6 @@
 // The TypeScript side's client of `make bench-rpc`: round trips (session/new) and N streamed updates, over
 // stdio (it spawns the agent command) or the SDK's createHttpStream / createWebSocketStream (ws).
-// Prints {"roundTripSeconds", "streamSeconds"} as one JSON line.
+// Prints {"roundTripSeconds", "streamSeconds", "roundTripP50", "roundTripP99"} (the last two in µs) as one JSON line.
 // Usage: node bench_rpc_client.mjs <sdk alias> <stdio|http|ws> <round trips> <notifications> <url | command...>
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -36,14 +36,24 @@ const client = v2.client({ name: "bench-client" }).onNotification(v2.methods.cli
 const result = await client.connectWith(stream, async (ctx) => {
   await ctx.request(v2.methods.agent.initialize, { protocolVersion: v2.PROTOCOL_VERSION, info: { name: "bench-client", version: "1" } });
   for (let i = 0; i < 200; i++) await ctx.request(v2.methods.agent.session.new, { cwd: "/w" }); // warm-up
+  const calls = new Float64Array(Number(roundTrips));
   let started = process.hrtime.bigint();
-  for (let i = 0; i < Number(roundTrips); i++) await ctx.request(v2.methods.agent.session.new, { cwd: "/w" });
+  for (let i = 0; i < Number(roundTrips); i++) {
+    const call = process.hrtime.bigint();
+    await ctx.request(v2.methods.agent.session.new, { cwd: "/w" });
+    calls[i] = Number(process.hrtime.bigint() - call) / 1e3;
+  }
   const roundTripSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  calls.sort();
+  const roundTripP50 = calls[Math.floor(calls.length * 0.5)];
+  const roundTripP99 = calls[Math.min(calls.length - 1, Math.floor(calls.length * 0.99))];
   started = process.hrtime.bigint();
-  await ctx.request(v2.methods.agent.session.prompt, { sessionId: "s-1", prompt: [{ type: "text", text: String(notifications) }] });
-  await done;
+  if (Number(notifications) > 0) {
+    await ctx.request(v2.methods.agent.session.prompt, { sessionId: "s-1", prompt: [{ type: "text", text: String(notifications) }] });
+    await done;
+  }
   const streamSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { roundTripSeconds, streamSeconds };
+  return { roundTripSeconds, streamSeconds, roundTripP50, roundTripP99 };
 });
 process.stdout.write(JSON.stringify(result) + "\n");
 child?.stdin.end();

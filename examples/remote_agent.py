@@ -27,8 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
-import acp_1_21_0 as acp_v1
-import acp_2_0_0_alpha_8 as acp
+import acp_v1_sdk_2_3_0 as acp_v1
+import acp_v2_sdk_2_3_0 as acp
 
 schema = acp.schema
 NAME = "remote-echo-agent"
@@ -294,8 +294,14 @@ async def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--token", help="require Authorization: Bearer TOKEN")
+    parser.add_argument(
+        "--max-output-stall",
+        type=float,
+        default=acp.ServerLimits.max_output_stall,
+        help="seconds a client may leave output unread before its connection is closed (default 60)",
+    )
     args = parser.parse_args()
-    app = make_app(args.token)
+    app = make_app(args.token, acp.ServerLimits(max_output_stall=args.max_output_stall))
     loop = asyncio.get_running_loop()
 
     class Server(uvicorn.Server):

@@ -20,7 +20,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "generated"))
 
-import acp_2_0_0_alpha_8 as acp
+import acp_v2_sdk_2_3_0 as acp
 
 schema = acp.schema
 

@@ -85,6 +85,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "emitters and differ",
         (
+            "codegen.emit.transports",
             "codegen.emit.output",
             "codegen.emit.normalise",
             "codegen.emit.models",
@@ -326,3 +327,47 @@ def test_each_module_imports_alone(name: str) -> None:
         [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert result.returncode == 0, result.stderr
+
+
+LAZY_DEPENDENCIES = {"httpx", "websockets"}
+"""The optional libraries the runtime imports when a transport is first used (``_http``, ``_ws``)."""
+
+
+def reach_ups(source: str) -> list[str]:
+    """Where ``source`` looks its own package up: ``__package__``, or ``importlib`` loading anything but
+    an optional library named literally."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "__package__":
+            found.append(f"{node.lineno}: __package__")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+        ):
+            argument = node.args[0]
+            literal = argument.value if isinstance(argument, ast.Constant) else None
+            if not isinstance(literal, str) or literal.split(".")[0] not in LAZY_DEPENDENCIES:
+                found.append(f"{node.lineno}: import_module({ast.unparse(argument)})")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "runtime").glob("*.py")), ids=lambda p: p.name)
+def test_the_runtime_never_looks_its_own_package_up(path: Path) -> None:
+    """The bindings hand the runtime what it needs (``PACKAGE``, ``SESSIONS``) as parameters, so an
+    import graph or a type checker sees every edge (issue 33)."""
+    assert reach_ups(path.read_text()) == []
+
+
+def test_the_reach_up_check_sees_the_lookups_issue_33_removed() -> None:
+    old = (
+        "def _own_package():\n    return importlib.import_module(__package__)\n\n"
+        "def _sessions_of(package):\n"
+        '    return importlib.import_module(f"{package.__name__}.bindings").SESSIONS\n\n'
+        "def _httpx():\n    return importlib.import_module('httpx')\n"
+    )
+    assert reach_ups(old) == [
+        "2: import_module(__package__)",
+        "2: __package__",
+        "5: import_module(f'{package.__name__}.bindings')",
+    ]

@@ -9,6 +9,9 @@ code out.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
 
 from .. import pysource
 from ..api.connections import article
@@ -16,21 +19,95 @@ from ..api.ends import Bindings, bindings
 from ..api.methods import MethodSpec
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
-from .output import TEMPLATES, Module, format_source, header, runtime_module, template_environment
+from . import transports
+from .output import TEMPLATES, Module, format_source, header, packaging, runtime_module, template_environment
 
 BINDING_TEMPLATES = TEMPLATES / "bindings"
 
+RUNTIME: Final[Mapping[str, tuple[str, ...]]] = {
+    "_rpc.py": (
+        "CapabilityError",
+        "Channel",
+        "HttpStatusError",
+        "RequestError",
+        "StreamChannel",
+        "TransportError",
+        "current_request_id",
+    ),
+    "_params.py": ("UNSET", "Unset"),
+    "_streams.py": ("memory_pipe", "spawn", "stdio_streams"),
+    "_router.py": ("NegotiatedConnection", "ReconnectRequiredError", "RoutedConnection"),
+    "_http.py": (),
+    "_ws.py": ("WebSocketChannel",),
+    "_asgi.py": ("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits"),
+}
+"""The runtime the bindings run on: file -> the names the package re-exports from it.  The files of
+:data:`.transports.OPTIONAL_RUNTIME` come only with a transport that needs them."""
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What a package's bindings and runtime hold of the transports (:mod:`.transports`)."""
+
+    transports: tuple[str, ...]
+    runtime: tuple[str, ...]
+    """The runtime files the package carries."""
+    defined: frozenset[str]
+    """What the bindings define for the transports (only bindings with a client and an agent end)."""
+    left_out: Mapping[str, str]
+    """Name -> the transport that would bring it: what the package was vendored without."""
+    add: Mapping[str, str]
+    """Transport -> the command that writes the package with it too."""
+
+
+def carried(surface: ApiSurface, spec: Bindings, chosen: tuple[str, ...] | None = None) -> Carried:
+    """What the package of ``spec`` carries with the transports ``chosen`` (the package's packaging's)."""
+    written = packaging()
+    chosen = written.transports if chosen is None else chosen
+    files = tuple(
+        f for f in RUNTIME if f not in transports.OPTIONAL_RUNTIME or f in transports.runtime_files(chosen)
+    )
+    remote = _remote(spec)
+    defined = (
+        frozenset(n for t in transports.TRANSPORTS if t.name in chosen for n in t.bindings)
+        if remote
+        else frozenset()
+    )
+    left_out: dict[str, str] = {}
+    for transport in transports.TRANSPORTS:
+        brought = [
+            *(transport.bindings if remote else ()),
+            *(n for f in transport.runtime for n in RUNTIME[f]),
+        ]
+        for name in brought:
+            if name not in defined and not any(name in RUNTIME[f] for f in files):
+                left_out.setdefault(name, transport.name)
+    add = {
+        t: written.command(surface.release, transports.normalised({*chosen, t}))
+        for t in sorted(set(left_out.values()))
+    }
+    return Carried(chosen, files, defined, left_out, add)
+
 
 def render_bindings(surface: ApiSurface) -> str:
-    return _render(surface, bindings(surface))
+    """The bindings of ``surface`` as the package being rendered carries them (every transport by default)."""
+    spec = bindings(surface)
+    return _render(surface, spec, carried(surface, spec))
 
 
-def _render(surface: ApiSurface, spec: Bindings) -> str:
+def _render(surface: ApiSurface, spec: Bindings, holds: Carried) -> str:
     environment = template_environment(BINDING_TEMPLATES)
     environment.filters["article"] = article
     _check_members(surface, spec)
-    body = environment.get_template("bindings.py.jinja2").render(surface=surface, bindings=spec)
-    imports = pysource.import_block(set(imported_names(spec)), _IMPORTS)
+    body = environment.get_template("bindings.py.jinja2").render(
+        surface=surface,
+        bindings=spec,
+        defined=holds.defined,
+        left_out=sorted(holds.left_out.items(), key=lambda item: pysource.isort_key(item[0])),
+        add=sorted(holds.add.items()),
+        transports=transports.option(holds.transports),
+    )
+    imports = pysource.import_block(set(imported_names(spec, holds)), _IMPORTS)
     source = header(surface, "Typed method bindings.") + module_doc(surface, spec) + "\n\n" + imports + body
     return format_source(source)
 
@@ -117,7 +194,8 @@ _IMPORTS: dict[str, str] = {
     "AcpAsgiApp": "._asgi",
     "RequestInfo": "._asgi",
     "ServerLimits": "._asgi",
-    "AgentProtocolRouter": "._router",
+    "_http": ".",
+    "_router": ".",
     "NegotiatedConnection": "._router",
     "AcpModel": "._base",
     "ModuleType": "types",
@@ -125,6 +203,7 @@ _IMPORTS: dict[str, str] = {
     "Final": "typing",
     "Literal": "typing",
     "Protocol": "typing",
+    "TYPE_CHECKING": "typing",
     "overload": "typing",
     "schema": ".",
     "UNSET": "._params",
@@ -137,6 +216,7 @@ _IMPORTS: dict[str, str] = {
     "Channel": "._rpc",
     "Connection": "._rpc",
     "Gate": "._rpc",
+    "GeneratedPackage": "._rpc",
     "ProtocolNames": "._rpc",
     "RequestError": "._rpc",
     "Route": "._rpc",
@@ -147,19 +227,20 @@ _IMPORTS: dict[str, str] = {
 }
 
 
-REMOTE = ("asgi_app", "connect_http", "connect_websocket")
-"""What the bindings add for a client and an agent end: the remote transports (_asgi, _http, _ws)."""
+INJECTED = ("AgentProtocolRouter", "HttpChannel")
+"""The runtime's classes the bindings subclass with this package's ``PACKAGE`` and ``SESSIONS``."""
 
 
 def _remote(spec: Bindings) -> bool:
-    """Whether the bindings get the remote transports (:data:`REMOTE`): a client and an agent end."""
+    """Whether the bindings get the router and the remote transports: a client and an agent end."""
     return {"ClientSideConnection", "AgentSideConnection"} <= {end.role.connection for end in spec.ends}
 
 
-def _exports(spec: Bindings) -> tuple[str, ...]:
+def _exports(spec: Bindings, holds: Carried) -> tuple[str, ...]:
     extra: tuple[str, ...] = ()
     if _remote(spec):
-        extra = REMOTE + (("connect_with_fallback",) if spec.protocol.handshake is not None else ())
+        extra = ("AgentProtocolRouter", *holds.defined)
+        extra += ("connect_with_fallback",) if spec.protocol.handshake is not None else ()
     return tuple(sorted({*spec.exports, *extra}))
 
 
@@ -175,22 +256,17 @@ _CONNECTION_MEMBERS = frozenset({"Any", "Mapping"})
 _ECHO = frozenset({"Sequence", "uuid", "schema"})
 _CONNECT = frozenset({"Callable", "asyncio", "Channel", "Writer", "DEFAULT_MAX_MESSAGE_BYTES"})
 _RUN = frozenset({"Callable", "DEFAULT_MAX_MESSAGE_BYTES", "stdio_streams"})
-_REMOTE = frozenset(
-    {
-        "Any",
-        "Mapping",
-        "Callable",
-        "Iterable",
-        "DEFAULT_MAX_MESSAGE_BYTES",
-        "AgentProtocolRouter",
-        "RequestInfo",
-        "ServerLimits",
-        "AcpAsgiApp",
-        "Final",
-        "SessionRoutes",
-        "sys",
-    }
-)
+_REMOTE = frozenset({"Final", "SessionRoutes", "GeneratedPackage", "sys", "schema", "_router"})
+_TRANSPORT: Final[Mapping[str, frozenset[str]]] = {
+    "HttpChannel": frozenset({"_http"}),
+    "connect_http": frozenset({"Any", "Mapping", "DEFAULT_MAX_MESSAGE_BYTES"}),
+    "connect_websocket": frozenset({"Mapping", "DEFAULT_MAX_MESSAGE_BYTES"}),
+    "asgi_app": frozenset(
+        {"Any", "Callable", "Iterable", "AcpAsgiApp", "RequestInfo", "ServerLimits", "_router"}
+    ),
+}
+"""What the template writes for each name a transport brings (:attr:`.transports.Transport.bindings`)."""
+_LEFT_OUT = frozenset({"TYPE_CHECKING"})
 _FALLBACK = frozenset(
     {
         "Any",
@@ -225,9 +301,9 @@ def _call_names(method: MethodSpec) -> frozenset[str]:
     return frozenset(names)
 
 
-def imported_names(spec: Bindings) -> frozenset[str]:
-    """Every name the rendered bindings use that a module imports, from ``spec`` and what each part of
-    the template writes (the module's imports: see :data:`_IMPORTS`)."""
+def imported_names(spec: Bindings, holds: Carried) -> frozenset[str]:
+    """Every name the rendered bindings use that a module imports, from ``spec``, the transports the
+    package ``holds`` and what each part of the template writes (the imports: see :data:`_IMPORTS`)."""
     names: set[str] = set()
     for method in spec.union_specs:
         assert method.union is not None
@@ -252,8 +328,11 @@ def imported_names(spec: Bindings) -> frozenset[str]:
             names |= _call_names(method)
     if _remote(spec):
         names |= _REMOTE
+        for name in holds.defined:
+            names |= _TRANSPORT[name]
         handshake = spec.protocol.handshake
         names |= (_FALLBACK | handshake.names) if handshake else set()
+    names |= _LEFT_OUT if holds.left_out else set()
     return frozenset(names)
 
 
@@ -267,34 +346,15 @@ def emit_bindings(surface: ApiSurface) -> dict[str, Module]:
     spec = bindings(surface)
     if not spec.ends:
         return {}
+    holds = carried(surface, spec)
+    module = Module(
+        _render(surface, spec, holds),
+        exports=_exports(spec, holds),
+        left_out=tuple(holds.left_out),
+        expose=True,
+        summary=bindings_summary(surface),
+    )
     return {
-        "bindings.py": Module(
-            _render(surface, spec), exports=_exports(spec), expose=True, summary=bindings_summary(surface)
-        ),
-        "_rpc.py": runtime_module(
-            surface,
-            "_rpc.py",
-            exports=("CapabilityError", "Channel", "RequestError", "StreamChannel", "current_request_id"),
-        ),
-        "_asgi.py": runtime_module(
-            surface, "_asgi.py", exports=("AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits")
-        ),
-        "_http.py": runtime_module(
-            surface, "_http.py", exports=("HttpChannel", "HttpStatusError", "TransportError")
-        ),
-        "_ws.py": runtime_module(surface, "_ws.py", exports=("WebSocketChannel",)),
-        "_params.py": runtime_module(surface, "_params.py", exports=("UNSET", "Unset")),
-        "_streams.py": runtime_module(
-            surface, "_streams.py", exports=("memory_pipe", "spawn", "stdio_streams")
-        ),
-        "_router.py": runtime_module(
-            surface,
-            "_router.py",
-            exports=(
-                "AgentProtocolRouter",
-                "NegotiatedConnection",
-                "ReconnectRequiredError",
-                "RoutedConnection",
-            ),
-        ),
+        "bindings.py": module,
+        **{file: runtime_module(surface, file, exports=RUNTIME[file]) for file in holds.runtime},
     }

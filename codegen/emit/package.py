@@ -15,7 +15,16 @@ from .. import naming, pysource
 from ..schema.ir import ApiSurface
 from .bindings import emit_bindings
 from .models import emit_models
-from .output import TEMPLATES, Module, format_source, header, regenerated_by, template_environment
+from .output import (
+    GENERATE,
+    TEMPLATES,
+    Module,
+    Packaging,
+    format_source,
+    header,
+    packaged,
+    template_environment,
+)
 from .patches import emit_patches
 
 PACKAGE_TEMPLATES = TEMPLATES / "package"
@@ -26,8 +35,8 @@ class Package:
     name: str
     surface: ApiSurface
     modules: dict[str, Module] = field(default_factory=dict)
-    regenerate: str | None = None
-    """The command the files' headers name to write them again (``None``: ``generate``'s)."""
+    packaging: Packaging = GENERATE
+    """How it is written: its transports, and the command the files' headers name."""
 
     def files(self) -> dict[str, str]:
         """Relative path -> content of every file of the package."""
@@ -65,8 +74,10 @@ class Package:
                 names = sorted(module.exports, key=pysource.isort_key)
                 lazy_names.append((name, names))
                 lazy_table.extend((export, name) for export in names)
+            lazy_table.extend((absent, name) for absent in module.left_out)
         exported = ["PROTOCOL_VERSION", "RELEASE", "SCHEMA_SHA256", "STABILITY", *eager]
-        exported += [name for name, _ in lazy_table]
+        left_out = {name for module in self.modules.values() for name in module.left_out}
+        exported += [name for name, _ in lazy_table if name not in left_out]
         source = (
             template_environment(PACKAGE_TEMPLATES)
             .get_template("__init__.py.jinja2")
@@ -84,7 +95,7 @@ class Package:
         return format_source(source)
 
     def _header(self, what: str) -> str:
-        with regenerated_by(self.regenerate):
+        with packaged(self.packaging):
             return header(self.surface, what)
 
 
@@ -92,11 +103,11 @@ Emitter = Callable[[ApiSurface], dict[str, Module]]
 EMITTERS: tuple[Emitter, ...] = (emit_models, emit_bindings, emit_patches)
 
 
-def build_package(surface: ApiSurface, regenerate: str | None = None) -> Package:
-    """The package of ``surface``; ``regenerate``: the command its headers name (default: ``generate``'s)."""
+def build_package(surface: ApiSurface, packaging: Packaging = GENERATE) -> Package:
+    """The package of ``surface``, written as ``packaging`` says (default: as ``generate`` writes it)."""
     name = naming.package_name(surface.release, surface.stability == "unstable")
-    package = Package(name, surface, regenerate=regenerate)
-    with regenerated_by(regenerate):
+    package = Package(name, surface, packaging=packaging)
+    with packaged(packaging):
         for emitter in EMITTERS:
             package.modules.update(emitter(surface))
     return package

@@ -6,6 +6,8 @@ or without it.  It records:
 
 * ``release``, ``stability`` and ``package`` (the folder name it was written as);
 * ``generator_version``: the acp-codegen that wrote it;
+* ``transports``: the transports it carries (``vendor --transports``); a manifest
+  written before the option has none, and its copy carries every transport;
 * ``source``: the sha256 of the schema and meta file the package was generated from;
 * ``files``: the sha256 of every file of the package, by path inside the package.
 
@@ -26,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import CodegenError, pointer_join
-from .source import ApiSurface, Stability, sha256_bytes
+from .source import ApiSurface, Stability, sha256_bytes, transports
 
 MANIFEST_NAME = "VENDORED.json"
 FORMAT = 1
@@ -70,6 +72,9 @@ class Manifest:
     """Schema and meta file name -> sha256."""
     files: Mapping[str, str] = field(default_factory=dict)
     """Path inside the package (``schema.py``) -> sha256 of its bytes."""
+    transports: tuple[str, ...] = transports.NAMES
+    """The transports the copy carries (a manifest without the field: every one, as copies made
+    before ``--transports`` hold them all)."""
 
     @property
     def unstable(self) -> bool:
@@ -82,6 +87,7 @@ class Manifest:
             "stability": self.stability,
             "package": self.package,
             "generator_version": self.generator_version,
+            "transports": list(self.transports),
             "source": dict(sorted(self.source.items())),
             "files": dict(sorted(self.files.items())),
         }
@@ -93,8 +99,11 @@ def file_digests(files: Mapping[str, str]) -> dict[str, str]:
     return {rel: sha256_bytes(text.encode()) for rel, text in sorted(files.items()) if rel != MANIFEST_NAME}
 
 
-def manifest_for(surface: ApiSurface, package: str, files: Mapping[str, str]) -> Manifest:
-    """The manifest of ``files``, the package generated from ``surface`` and written as ``package``."""
+def manifest_for(
+    surface: ApiSurface, package: str, files: Mapping[str, str], carried: tuple[str, ...]
+) -> Manifest:
+    """The manifest of ``files``, the package generated from ``surface`` and written as ``package``
+    with the transports ``carried``."""
     return Manifest(
         release=surface.release,
         stability=surface.stability,
@@ -102,6 +111,7 @@ def manifest_for(surface: ApiSurface, package: str, files: Mapping[str, str]) ->
         generator_version=generator_version(),
         source={surface.schema_file: surface.schema_sha256, surface.meta_file: surface.meta_sha256},
         files=file_digests(files),
+        transports=transports.normalised(carried),
     )
 
 
@@ -185,7 +195,18 @@ def parse_manifest(data: Any, file: Path) -> Manifest:
         generator_version=data["generator_version"],
         source=source,
         files=files,
+        transports=_transports(data.get("transports", list(transports.NAMES)), file),
     )
+
+
+def _transports(value: Any, file: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise CodegenError("'transports' must be a list of transport names", file=file, pointer="/transports")
+    try:
+        return transports.normalised(value)
+    except CodegenError as error:
+        message = error.message.removeprefix("--transports: ")
+        raise CodegenError(message, file=file, pointer="/transports") from None
 
 
 def _digests(value: Any, file: Path, key: str) -> dict[str, str]:

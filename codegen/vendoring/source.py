@@ -7,6 +7,7 @@ editing this file alone.
 
 from __future__ import annotations
 
+from ..emit import transports
 from ..emit.tree import read_tree
 from ..files import check_folder, write_folder
 from ..naming import field_name, package_name
@@ -28,11 +29,12 @@ __all__ = [
     "read_tree",
     "sha256_bytes",
     "surface_of",
+    "transports",
     "vendor_command",
     "write_folder",
 ]
 
-_PackageKey = tuple[str, bool, str, tuple[tuple[str, str], ...]]
+_PackageKey = tuple[str, bool, str, tuple[str, ...], tuple[tuple[str, str], ...]]
 _PACKAGES: dict[_PackageKey, dict[str, str]] = {}
 
 
@@ -44,34 +46,46 @@ def surface_of(files: ReleaseFiles, unstable: bool) -> ApiSurface:
 
 
 def vendor_command(
-    release: str, unstable: bool, package: str, folder: str = "DIR", force: bool = False
+    release: str,
+    unstable: bool,
+    package: str,
+    folder: str = "DIR",
+    force: bool = False,
+    carried: tuple[str, ...] = transports.DEFAULT,
 ) -> str:
     """The ``acp-codegen vendor`` command that writes this package (``DIR``: the folder that holds it)."""
     parts = ["acp-codegen vendor", release, folder]
     parts += ["--unstable"] if unstable else []
     parts += [f"--name {package}"] if package != "acp" else []
+    parts += [f"--transports {transports.option(carried)}"] if carried != transports.DEFAULT else []
     parts += ["--force"] if force else []
     return " ".join(parts)
 
 
 def package_files(
-    files: ReleaseFiles, unstable: bool, package: str = "acp"
+    files: ReleaseFiles, unstable: bool, package: str = "acp", carried: tuple[str, ...] = transports.DEFAULT
 ) -> tuple[ApiSurface, dict[str, str]]:
-    """The surface and the package of a release vendored as ``package``: path inside the package -> text.
+    """The surface and the package of a release vendored as ``package`` with the transports ``carried``:
+    path inside the package -> text.
 
     Each file's header names the ``acp-codegen vendor`` command that writes
     it again. Rendering a package takes seconds (every module goes through
     black), so the files are kept for the life of the process, keyed by the
-    release name, the package name and the sha256 of its schema files: the
-    same inputs give the same files.
+    release name, the package name, the transports and the sha256 of its
+    schema files: the same inputs give the same files.
     """
+    from ..emit.output import Packaging
     from ..emit.package import build_package
 
     surface = surface_of(files, unstable)
     digests = tuple(sorted((n, d.sha256) for n, d in files.documents.items()))
-    key = (files.release, unstable, package, digests)
+    carried = transports.normalised(carried)
+    key = (files.release, unstable, package, carried, digests)
     if key not in _PACKAGES:
-        regenerate = vendor_command(files.release, unstable, package)
-        rendered = build_package(surface, regenerate).files()
+
+        def command(chosen: tuple[str, ...]) -> str:
+            return vendor_command(files.release, unstable, package, carried=chosen)
+
+        rendered = build_package(surface, Packaging(carried, command)).files()
         _PACKAGES[key] = {path.split("/", 1)[1]: text for path, text in rendered.items()}
     return surface, dict(_PACKAGES[key])

@@ -285,8 +285,9 @@ def plan(
     for skipped in files:
         if not skipped.resolved:
             check_parses(skipped.path, skipped.before)
-    surface, package_tree = package_files(new, manifest.unstable, target.name)
-    tree = vendored_tree(package_tree, manifest_for(surface, target.name, package_tree))
+    carried = manifest.transports  # the copy keeps the transports it was vendored with
+    surface, package_tree = package_files(new, manifest.unstable, target.name, carried)
+    tree = vendored_tree(package_tree, manifest_for(surface, target.name, package_tree, carried))
     return Plan(
         folder, manifest, target, result, migration, tuple(files), tree, force, tuple(others), project
     )

@@ -30,6 +30,7 @@ from .source import (
     protocol_major,
     read_tree,
     sha256_bytes,
+    transports,
     write_folder,
 )
 
@@ -94,7 +95,7 @@ def regenerate_from(source: SchemaSource) -> Regenerate:
                     f"{manifest.release} has another {name} than the one the package was vendored from",
                     file=files.folder / name,
                 )
-        return package_files(files, manifest.unstable, manifest.package)[1]
+        return package_files(files, manifest.unstable, manifest.package, manifest.transports)[1]
 
     return regenerate
 
@@ -207,6 +208,7 @@ def vendor(
     *,
     force: bool = False,
     regenerate: Regenerate | None = None,
+    carried: tuple[str, ...] | None = None,
 ) -> Vendored:
     """Write the package of ``files`` (a release or schema folder) as ``directory/package``, atomically.
 
@@ -215,11 +217,14 @@ def vendor(
     (:class:`LocalEditsError`), it is another protocol major or stability, or
     the folder holds files and no ``VENDORED.json`` (or is a link to such a
     folder: ``force`` then replaces the link, never what it points to).
+    ``carried`` are the transports to write (``None``: the copy's own when one
+    is there, else :data:`~codegen.emit.transports.DEFAULT`).
     """
     folder = check_folder(directory, "DIR") / package
     if folder.is_symlink() and (folder / MANIFEST_NAME).is_file():
         folder = folder.resolve()  # a vendored copy kept elsewhere, linked here: the link stays the user's
     owned: set[str] = set()
+    kept = transports.DEFAULT
     stability = "unstable" if unstable else "stable"
     if (folder / MANIFEST_NAME).is_file():
         try:
@@ -229,13 +234,15 @@ def vendor(
                 raise
         else:
             owned = owned_files(old)
+            kept = old.transports
             if not force:
                 refuse_to_move(folder, old, files.release, stability)
                 report = check(folder, regenerate)
                 if report.modified:
                     raise LocalEditsError(report, "vendoring over it")
-    surface, package_tree = package_files(files, unstable, package)
-    manifest = manifest_for(surface, package, package_tree)
+    chosen = kept if carried is None else carried
+    surface, package_tree = package_files(files, unstable, package, chosen)
+    manifest = manifest_for(surface, package, package_tree, chosen)
     written = write_folder(
         folder, vendored_tree(package_tree, manifest), owned, command="vendor", force=force
     )

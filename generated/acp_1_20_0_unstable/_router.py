@@ -7,8 +7,10 @@ This file is written once by hand and copied unchanged into every generated
 package; it needs only the standard library and pydantic.  It joins two
 generated packages, one per protocol version, that the caller names:
 
-* the package this file is in serves its own protocol version (its
-  ``PROTOCOL_VERSION``);
+* the package this file is in serves its own protocol version: its bindings
+  hand it over (``AgentProtocolRouter.own``, ``own=`` of
+  :func:`connect_with_fallback`: their ``PACKAGE``, a :class:`GeneratedPackage`),
+  so this file never looks its package up;
 * the package of the other version is passed in (``v1_package=...`` or
   ``v2_package=...``), whatever name it was vendored under.
 
@@ -44,14 +46,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
+import functools
 import json
 import logging
+import operator
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final, cast
+from typing import Any, ClassVar, Final, cast
 
 from pydantic import ValidationError
 
@@ -60,8 +63,10 @@ from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     UNSUPPORTED_PROTOCOL_VERSION,
     Channel,
+    GeneratedPackage,
     Prepended,
     RequestError,
+    SessionRoutes,
     StreamChannel,
     Writer,
     message_kind,
@@ -96,30 +101,21 @@ AgentFactory = Callable[[Any], object]
 """Makes the agent of one connection; it is given the selected package's ``AgentSideConnection``."""
 
 
-def _own_package() -> ModuleType:
-    """The generated package this file was copied into."""
-    if not __package__:
-        raise RuntimeError("the router must be imported from its generated package")
-    return importlib.import_module(__package__)
-
-
-def _check_package(package: ModuleType, version: int, what: str) -> ModuleType:
+def _check_package(package: ModuleType, version: int, what: str) -> GeneratedPackage:
     found = getattr(package, "PROTOCOL_VERSION", None)
     if found != version:
         raise ValueError(
             f"{what}={package.__name__} speaks ACP protocol version {found}, not {version}: "
             f"pass the generated package of an ACP v{version} release"
         )
-    for name in ("connect_to_agent", "connect_to_client", "schema"):
-        if not hasattr(package, name):
-            raise ValueError(f"{what}={package.__name__} has no {name}: pass a package with bindings")
-    return package
+    return GeneratedPackage.of(package, what)
 
 
-def _packages(v1_package: ModuleType | None, v2_package: ModuleType | None) -> dict[int, ModuleType]:
-    """Version -> package: this file's own package for its version, and the ones passed in."""
-    own = _own_package()
-    packages: dict[int, ModuleType] = {own.PROTOCOL_VERSION: own}
+def _packages(
+    own: GeneratedPackage | None, v1_package: ModuleType | None, v2_package: ModuleType | None
+) -> dict[int, GeneratedPackage]:
+    """Version -> package: ``own`` (handed over by the bindings) for its version, and the ones passed in."""
+    packages: dict[int, GeneratedPackage] = {} if own is None else {own.protocol_version: own}
     if v1_package is not None:
         packages[V1] = _check_package(v1_package, V1, "v1_package")
     if v2_package is not None:
@@ -297,6 +293,11 @@ class AgentProtocolRouter:
     to answer.  The rules before ``initialize`` are in the module docstring.
     """
 
+    own: ClassVar[GeneratedPackage | None] = None
+    """The package serving the router's own version: each package's bindings subclass the router
+    with theirs (``acp.AgentProtocolRouter``).  Here ``None``: this class serves only the packages
+    passed in."""
+
     def __init__(
         self,
         *,
@@ -312,7 +313,7 @@ class AgentProtocolRouter:
         for version, factory in factories.items():
             if not callable(factory):
                 raise TypeError(f"v{version} must be a factory: given the connection, it returns an agent")
-        packages = _packages(v1_package, v2_package)
+        packages = _packages(self.own, v1_package, v2_package)
         for version in factories:
             if version not in packages:
                 raise _missing_package(version)
@@ -329,7 +330,12 @@ class AgentProtocolRouter:
         """The generated package that serves ``version``."""
         if version not in self._factories:
             raise KeyError(version)
-        return self._packages[version]
+        return self._packages[version].module
+
+    @property
+    def sessions(self) -> SessionRoutes:
+        """What a remote transport serving this router routes by: the union of its versions' ``SESSIONS``."""
+        return functools.reduce(operator.or_, (self._packages[v].sessions for v in self.versions))
 
     async def run(
         self, reader: asyncio.StreamReader | Channel | None = None, writer: Writer | None = None
@@ -412,7 +418,7 @@ class AgentProtocolRouter:
             return factory(connection)
 
         connection = package.connect_to_client(make, channel, max_message_bytes=self.max_message_bytes)
-        return RoutedConnection(version, package, connection)
+        return RoutedConnection(version, package.module, connection)
 
     def _route(self, params: Any) -> tuple[int, dict[str, Any] | None]:
         """The version serving these ``initialize`` params, and the params to send (``None``: unchanged)."""
@@ -512,14 +518,15 @@ async def connect_with_fallback(
     v1_package: ModuleType | None = None,
     v2_package: ModuleType | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    own: GeneratedPackage | None = None,
 ) -> NegotiatedConnection:
     """Initialize a connection to an agent offering ACP v2, and fall back to v1 on the same transport.
 
     ``v2`` and ``v1`` are the client handlers (``Client`` of each package) the
     connection serves; ``info`` (an ``Implementation`` or its wire JSON) and
     ``capabilities`` (v2 ``ClientCapabilities``) are what the v2 ``initialize``
-    offers.  The packages are chosen as for :class:`AgentProtocolRouter`: this
-    file's own package serves its version, the other one is passed in.
+    offers.  The packages are chosen as for :class:`AgentProtocolRouter`: ``own``
+    (what the package's bindings pass) serves its version, the other one is passed in.
 
     The helper sends ``initialize`` itself (id 0) and reads up to its answer:
 
@@ -545,7 +552,7 @@ async def connect_with_fallback(
     ``RequestError`` it is.  Updates the agent sends after the answer reach the
     selected handler.
     """
-    packages = _packages(v1_package, v2_package)
+    packages = _packages(own, v1_package, v2_package)
     if V2 not in packages:
         raise _missing_package(V2)
     if v1 is not None and V1 not in packages:
@@ -595,7 +602,7 @@ async def connect_with_fallback(
         (result[k] for k in _AGENT_CAPABILITIES if isinstance(result.get(k), dict)), {}
     )
     connection.connection.peer_capabilities = advertised
-    return NegotiatedConnection(version, package, connection, response)
+    return NegotiatedConnection(version, package.module, connection, response)
 
 
 async def _exchange(

@@ -46,40 +46,44 @@ Without ``Last-Event-ID`` the wire is the TypeScript server's, byte for byte.
 Limits (:class:`ServerLimits`, each configurable) answer as TS 2.4.0 does: a
 body over 16 MiB is 413, a session or request id over 1024 characters 400,
 more than 1024 session streams nobody reads, or 64 MiB of output nobody reads
-for 60 s, close the connection, on both transports (a WebSocket stops reading
-requests while its output waits).  A body that takes over 300 s, or sends
+for 60 s, close the connection, on both transports.  A request is taken in (a
+WebSocket reads on, a ``POST`` is forwarded) only while that output and the
+requests still being answered hold less than the limit: a client that reads
+nothing cannot make the server hold more.  A body that takes over 300 s, or sends
 nothing for 60 s, is 408; so is a WebSocket that sends no ``initialize`` for
 60 s (closed, 1008).  The ASGI server reads the headers before the app sees a
 request: give it a header deadline (``examples/remote_agent.py`` does for
 uvicorn).  ``authenticate`` sees every request's headers before any ACP
 message is read and may refuse it (:class:`AuthError`, 401 or 403); what it
 returns is the connection's principal, and a request of another principal is
-answered as if the connection did not exist (404).  Connection ids are 256
-random bits.  ``allowed_origins`` refuses (403) a browser request from any
-other ``Origin``.
+answered as if the connection did not exist (404).  A connection's id is its
+worker's name and 256 random bits; a request naming another worker's connection
+is 421 (:class:`AcpAsgiApp`).  ``allowed_origins`` refuses (403) a browser
+request from any other ``Origin``.
 
 ``SESSIONS`` is the served package's :class:`SessionRoutes` (``bindings``), the
 union of both for an ``AgentProtocolRouter``: written from ``[v<N>.protocol]`` of
-``codegen/knowledge.toml`` and the schema, not named here.
+``codegen/knowledge.toml`` and the schema, not named here.  The package's bindings
+hand it over with the package (``own=``, a :class:`GeneratedPackage`): this file never
+looks its package up.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import importlib
 import inspect
 import json
 import logging
-import operator
+import os
+import re
 import secrets
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._rpc import RequestError, SessionRoutes, encode, message_kind
+from ._rpc import GeneratedPackage, RequestError, SessionRoutes, encode, message_kind
 
 __all__ = ["AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits", "asgi_app"]
 
@@ -90,6 +94,11 @@ CONNECTION_HEADER: Final = "acp-connection-id"
 SESSION_HEADER: Final = "acp-session-id"
 LAST_EVENT_ID_HEADER: Final = "last-event-id"
 _NO_BATCHES: Final = "JSON-RPC batches are not supported"
+WORKER_ENV: Final = "ACP_WORKER"
+"""The environment variable naming this process's worker, when ``asgi_app`` is not given ``worker``."""
+WORKER_HEADER: Final = "acp-worker"
+_WORKER_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DEPLOY_DOC: Final = "acp-codegen's docs/deploy.md"
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -107,7 +116,8 @@ class ServerLimits:
     max_request_body_bytes: int = 16 * MiB
     """A larger ``POST`` body (or WebSocket frame) is refused: 413 (close 1009)."""
     max_buffered_bytes: int = 64 * MiB
-    """Output nobody has read yet: past it the agent's sends wait, and requests are held."""
+    """Output nobody has read yet: past it the agent's sends wait.  Requests are held (a WebSocket
+    stops reading) while that output and the requests still being answered reach it together."""
     max_output_stall: float = 60.0
     """Seconds the output may stay over ``max_buffered_bytes`` before the connection is closed."""
     max_buffered_session_streams: int = 1024
@@ -271,7 +281,7 @@ class _ServerConnection:
     ) -> None:
         self.app = app
         self.limits = app.limits
-        self.id = connection_id or secrets.token_urlsafe(32)
+        self.id = connection_id or app.new_connection_id()
         self.principal = principal
         self.websocket = websocket
         self.inbound: asyncio.Queue[Any] = asyncio.Queue()
@@ -284,6 +294,12 @@ class _ServerConnection:
         """Agent request id -> the session its client's response belongs to."""
         self.buffered_bytes = 0
         """Output not yet written: events no reader has taken, WebSocket frames still being sent."""
+        self.answering: dict[Any, int] = {}
+        """Client request id -> the size of the request, until its response is sent."""
+        self.answering_bytes = 0
+        """The requests the agent is still answering: what their handlers hold, counted with the output
+        before another request is taken in (a client that reads nothing sends requests whose answers
+        cannot go out: each holds its input and its answer)."""
         self.progress = asyncio.Event()
         self.replay: deque[tuple[int, str | None, bytes]] = deque()
         """Written events of resumable streams, oldest first: (event id, session or ``None``, event)."""
@@ -313,6 +329,8 @@ class _ServerConnection:
     async def send(self, message: Any) -> None:
         if self.closed:
             raise ConnectionError("the connection is closed")
+        if self.answering and isinstance(message, dict) and "method" not in message:
+            self.answered(message.get("id"))
         initial = self.initial
         if (
             initial is not None
@@ -486,14 +504,24 @@ class _ServerConnection:
 
     # -- flow
 
-    async def wait_for_room(self) -> None:
-        """Wait while nobody reads the output; close the connection if that lasts ``max_output_stall``."""
+    def full(self, taking_requests: bool = False) -> bool:
+        """Whether the output is at ``max_buffered_bytes`` (for a new request: with those being answered)."""
+        held = self.buffered_bytes + (self.answering_bytes if taking_requests else 0)
+        return held >= self.limits.max_buffered_bytes
+
+    async def wait_for_room(self, taking_requests: bool = False) -> None:
+        """Wait while nobody reads the output; close the connection if it stays still ``max_output_stall``.
+
+        ``taking_requests``: before a request is taken in, the requests being answered count too;
+        while none of the output waits for the client, that wait has no deadline.
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.limits.max_output_stall
-        while not self.closed and self.buffered_bytes >= self.limits.max_buffered_bytes:
+        while not self.closed and self.full(taking_requests):
             self.progress.clear()
+            timeout = max(0.0, deadline - loop.time()) if self.buffered_bytes > 0 else None
             try:
-                await asyncio.wait_for(self.progress.wait(), max(0.0, deadline - loop.time()))
+                await asyncio.wait_for(self.progress.wait(), timeout)
             except TimeoutError:
                 stall = self.limits.max_output_stall
                 await self._close_for_limit(f"output stalled for max_output_stall ({stall}s)")
@@ -502,9 +530,21 @@ class _ServerConnection:
 
     # -- lifetime
 
-    def feed(self, message: Any) -> None:
-        if not self.closed:
-            self.inbound.put_nowait(message)
+    def feed(self, message: Any, size: int = 0) -> None:
+        """Hand a client message to the agent; a request's ``size`` counts until it is answered."""
+        if self.closed:
+            return
+        if size and "method" in message and "id" in message:
+            key = _key(message["id"])
+            self.answering_bytes += size - self.answering.get(key, 0)
+            self.answering[key] = size
+        self.inbound.put_nowait(message)
+
+    def answered(self, request_id: Any) -> None:
+        size = self.answering.pop(_key(request_id), 0)
+        if size:
+            self.answering_bytes -= size
+            self.progress.set()
 
     async def _close_for_limit(self, why: str) -> None:
         logger.warning("closing ACP connection: %s", why)
@@ -532,14 +572,17 @@ class _ServerConnection:
 _Target = Callable[[Any], Awaitable[Any]]
 
 
-def _own_package() -> Any:
-    if not __package__:
-        raise RuntimeError("the ASGI app must be imported from its generated package")
-    return importlib.import_module(__package__)
-
-
 class AcpAsgiApp:
-    """What :func:`asgi_app` returns: an ASGI application; ``close()`` ends every connection."""
+    """What :func:`asgi_app` returns: an ASGI application; ``close()`` ends every connection.
+
+    A connection lives in the process that answered its ``initialize``.  Its id starts with
+    the name of that process's worker (``<worker>.<256 random bits>``): ``worker``, else the
+    ``ACP_WORKER`` environment variable, else one made of the process id and 16 random bits.
+    A request naming another worker's connection is answered ``421 Misdirected Request``,
+    naming the worker that holds it, so that several workers behind one address without a
+    balancer that routes by that name (``uvicorn --workers N``) fail loudly, never silently.
+    docs/deploy.md shows HAProxy in front of N workers.
+    """
 
     def __init__(
         self,
@@ -550,7 +593,13 @@ class AcpAsgiApp:
         limits: ServerLimits = ServerLimits(),
         path: str | None = None,
         sessions: SessionRoutes,
+        worker: str | None = None,
     ) -> None:
+        name = worker or os.environ.get(WORKER_ENV) or f"{os.getpid()}-{secrets.token_hex(2)}"
+        if not _WORKER_NAME.fullmatch(name):
+            raise ValueError(f"a worker name is 1 to 64 letters, digits, '-' or '_': {name!r}")
+        self.worker = name
+        """This process's name among the workers: the first part of its connections' ids."""
         self._serve = serve
         self.sessions = sessions
         """What the app routes by: the served package's ``SESSIONS``."""
@@ -559,6 +608,9 @@ class AcpAsgiApp:
         self.limits = limits
         self.path = path
         self._connections: dict[str, _ServerConnection] = {}
+
+    def new_connection_id(self) -> str:
+        return f"{self.worker}.{secrets.token_urlsafe(32)}"
 
     @property
     def connections(self) -> int:
@@ -630,6 +682,15 @@ class AcpAsgiApp:
         """The live connection of this principal the request names; else it is answered 400 or 404."""
         if CONNECTION_HEADER not in headers:
             await _text(send, 400, "Missing Acp-Connection-Id")
+            return None
+        holder, dot, _ = headers[CONNECTION_HEADER].partition(".")
+        if dot and holder != self.worker:
+            why = (
+                f"Misdirected Request: the Acp-Connection-Id is of worker {holder}, and this is worker "
+                f"{self.worker}: every request of a connection must reach the worker that answered its "
+                f"initialize, or that worker is gone (see {DEPLOY_DOC})"
+            )
+            await _text(send, 421, why, {WORKER_HEADER: self.worker})
             return None
         connection = self._find(headers, principal)
         if connection is None:
@@ -703,13 +764,13 @@ class AcpAsgiApp:
         if problem is not None:
             await _text(send, 400, problem)
             return
-        if kind == "request" and connection.buffered_bytes >= self.limits.max_buffered_bytes:
+        if kind == "request" and connection.full(taking_requests=True):
             with contextlib.suppress(ConnectionError):
-                await connection.wait_for_room()
+                await connection.wait_for_room(taking_requests=True)
         if connection.closed:
             await _text(send, 404, "Unknown Acp-Connection-Id")
             return
-        connection.feed(message)
+        connection.feed(message, len(body))
         await _empty(send, 202)
 
     def _check_route(
@@ -837,7 +898,7 @@ class AcpAsgiApp:
             else:
                 await send({"type": "websocket.close", "code": 1008})
             return
-        connection_id = secrets.token_urlsafe(32)  # sent in the handshake, as TS SDK 2.4.0 does
+        connection_id = self.new_connection_id()  # sent in the handshake, as TS SDK 2.4.0 does
         await send(
             {"type": "websocket.accept", "headers": [(CONNECTION_HEADER.encode(), connection_id.encode())]}
         )
@@ -859,6 +920,8 @@ class _WebSocket:
         self.connection_id = connection_id
         self.connection: _ServerConnection | None = None
         self.disconnected = False
+        self.frame_size = 0
+        """The length of the last text frame read."""
         self.ended = False
         """Whether this side chose the close code (the first message, initialize, a frame's size)."""
         self.close_code, self.close_reason = 1000, ""
@@ -937,12 +1000,12 @@ class _WebSocket:
                 reply = {"jsonrpc": "2.0", "id": message["id"], "error": error.to_json()}
                 await self.send({"type": "websocket.send", "text": encode(reply)})
                 continue
-            if kind == "request" and connection.buffered_bytes >= limits.max_buffered_bytes:
+            if kind == "request" and connection.full(taking_requests=True):
                 try:  # an answer adds output: wait until the client reads some of it
-                    await connection.wait_for_room()
+                    await connection.wait_for_room(taking_requests=True)
                 except ConnectionError:
                     return
-            connection.feed(message)
+            connection.feed(message, self.frame_size)
 
     async def _next_message(self) -> dict[str, Any] | None:
         """The next message a frame carries (others are skipped or answered); ``None``: the client left."""
@@ -994,6 +1057,7 @@ class _WebSocket:
         text = event.get("text")
         if text is None:
             return None  # binary frames are ignored
+        self.frame_size = len(text)
         if len(text) > self.app.limits.max_request_body_bytes:
             self._ended(1009, "Message too large")
             if self.connection is not None:
@@ -1021,15 +1085,19 @@ def asgi_app(
     limits: ServerLimits = ServerLimits(),
     path: str | None = None,
     package: Any = None,
+    own: GeneratedPackage | None = None,
+    worker: str | None = None,
 ) -> AcpAsgiApp:
     """An ASGI application serving ``agent`` on Streamable HTTP and WebSocket at one path.
 
     ``agent`` is an agent factory (a class or function given each connection's
-    ``AgentSideConnection``, as for ``run_agent``) of this package's protocol
-    version (or ``package``'s), or an ``AgentProtocolRouter`` serving v1 and v2
-    clients.  ``path`` restricts the app to one path (others are 404); by default
-    it answers wherever it is mounted.  See the module docstring for the wire,
-    ``authenticate``, ``allowed_origins`` and ``limits``.
+    ``AgentSideConnection``, as for ``run_agent``) of the package ``own`` (what its
+    bindings' ``asgi_app`` passes: their ``PACKAGE``) or ``package`` (the package
+    module itself), or an ``AgentProtocolRouter`` serving v1 and v2 clients (it
+    knows its packages).  ``path`` restricts the app to one path (others are 404);
+    by default it answers wherever it is mounted.  ``worker`` names this process
+    among the workers serving the same address (see :class:`AcpAsgiApp`).  See the
+    module docstring for the wire, ``authenticate``, ``allowed_origins`` and ``limits``.
     """
     serve = getattr(agent, "serve", None)
     if callable(serve) and hasattr(agent, "versions"):  # an AgentProtocolRouter of any package
@@ -1038,18 +1106,24 @@ def asgi_app(
             return await serve(channel)
 
         target: _Target = routed
-        packages = [agent.package(version) for version in agent.versions]
+        sessions = SessionRoutes.adopt(agent.sessions)
     else:
-        own = package if package is not None else _own_package()
-        packages = [own]
+        served = own
+        if served is None and package is not None:
+            served = GeneratedPackage.of(package, "package")
+        if served is None:
+            raise TypeError(
+                "asgi_app needs the package it serves: call the package's asgi_app (acp.asgi_app)"
+            )
         if not callable(agent) and not hasattr(agent, "initialize"):
             raise TypeError("asgi_app needs an agent factory, an agent or an AgentProtocolRouter")
+        connect = served.connect_to_client
 
         async def direct(channel: Any) -> Any:
-            return own.connect_to_client(agent, channel)
+            return connect(agent, channel)
 
         target = direct
-    sessions = functools.reduce(operator.or_, (_sessions_of(p) for p in packages))
+        sessions = served.sessions
     return AcpAsgiApp(
         target,
         authenticate=authenticate,
@@ -1057,17 +1131,8 @@ def asgi_app(
         limits=limits,
         path=path,
         sessions=sessions,
+        worker=worker,
     )
-
-
-def _sessions_of(package: Any) -> SessionRoutes:
-    """A generated package's ``SESSIONS`` (its bindings say what its release routes by)."""
-    routes = importlib.import_module(f"{package.__name__}.bindings").SESSIONS
-    if not isinstance(routes, SessionRoutes):  # another package's runtime: the same fields
-        routes = SessionRoutes(
-            routes.field, routes.scoped, routes.reattach, routes.ends, routes.response_on_connection
-        )
-    return routes
 
 
 # -- ASGI plumbing ----------------------------------------------------------------------

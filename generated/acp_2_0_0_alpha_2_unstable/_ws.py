@@ -29,8 +29,7 @@ from collections.abc import Mapping
 from http.cookies import SimpleCookie
 from typing import Any, Final
 
-from ._http import HttpStatusError, TransportError
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, encode
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, HttpStatusError, RequestError, TransportError, encode
 
 __all__ = ["WebSocketChannel", "open_websocket"]
 
@@ -63,13 +62,16 @@ class WebSocketChannel:
         self._closed_error: type[Exception] = importlib.import_module(
             "websockets.exceptions"
         ).ConnectionClosed
+        self._closing = False
 
     async def receive(self) -> Any:
         while True:
             try:
                 frame = await self.socket.recv()
-            except self._closed_error:
-                return None
+            except self._closed_error as error:
+                if self._closing:
+                    return None
+                raise TransportError(f"the WebSocket closed: {error}") from None
             if not isinstance(frame, str):
                 continue  # binary frames carry nothing in ACP
             try:
@@ -89,6 +91,7 @@ class WebSocketChannel:
             raise TransportError(f"the WebSocket closed: {error}") from None
 
     async def close(self) -> None:
+        self._closing = True
         await self.socket.close()
 
 

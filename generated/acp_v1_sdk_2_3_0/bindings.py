@@ -22,16 +22,17 @@ from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import Any, Final, Literal, Protocol, overload
 
-from . import schema
+from . import _http, _router, schema
 from ._asgi import AcpAsgiApp, RequestInfo, ServerLimits
 from ._base import AcpModel
 from ._params import UNSET, Scopes, UnionParams, Unset, build, omit
-from ._router import AgentProtocolRouter, NegotiatedConnection
+from ._router import NegotiatedConnection
 from ._rpc import (
     DEFAULT_MAX_MESSAGE_BYTES,
     Channel,
     Connection,
     Gate,
+    GeneratedPackage,
     ProtocolNames,
     RequestError,
     Route,
@@ -1687,6 +1688,34 @@ async def run_agent(
     await connection.wait_closed()
 
 
+PACKAGE: Final = GeneratedPackage(
+    module=sys.modules[__package__ or ""],
+    protocol_version=1,
+    schema=schema,
+    sessions=SESSIONS,
+    connect_to_agent=connect_to_agent,
+    connect_to_client=connect_to_client,
+)
+"""What the runtime needs of this package (the router, ``asgi_app``), handed to it: it never looks it up."""
+
+
+class AgentProtocolRouter(_router.AgentProtocolRouter):
+    """Serves ACP v1 and v2 clients: each connection goes to the agent of the version it asks for.
+
+    This package serves v1 (:data:`PACKAGE`); the other version's package is passed in
+    (``v2_package=``), under whatever name it is vendored.  The rules are those of
+    ``_router.AgentProtocolRouter``.
+    """
+
+    own = PACKAGE
+
+
+class HttpChannel(_http.HttpChannel):
+    """A Streamable HTTP channel (``_http.HttpChannel``) that routes by this package's :data:`SESSIONS`."""
+
+    default_sessions = SESSIONS
+
+
 async def connect_http(
     client: Client,
     url: str,
@@ -1709,8 +1738,6 @@ async def connect_http(
     stream's next bytes (a stream that stalls is resumed where the server allows it).
     Needs httpx (``pip install 'httpx>=0.28,<1'``); the wire is in ``_http``.
     """
-    from ._http import HttpChannel
-
     channel = HttpChannel(
         url,
         headers=headers,
@@ -1719,7 +1746,6 @@ async def connect_http(
         client=http_client,
         timeout=timeout,
         read_timeout=read_timeout,
-        sessions=SESSIONS,
     )
     return ClientSideConnection(client, channel, max_message_bytes=max_message_bytes)
 
@@ -1759,12 +1785,13 @@ async def connect_websocket(
 
 
 def asgi_app(
-    agent: Agent | Callable[[AgentSideConnection], Agent] | AgentProtocolRouter,
+    agent: Agent | Callable[[AgentSideConnection], Agent] | _router.AgentProtocolRouter,
     *,
     authenticate: Callable[[RequestInfo], Any] | None = None,
     allowed_origins: Iterable[str] | None = None,
     limits: ServerLimits | None = None,
     path: str | None = None,
+    worker: str | None = None,
 ) -> AcpAsgiApp:
     """An ASGI application serving ``agent`` over Streamable HTTP and WebSocket at one path.
 
@@ -1774,8 +1801,11 @@ def asgi_app(
     Starlette or FastAPI.  ``authenticate`` sees each request's headers first and
     may refuse it (raise ``AuthError(401 or 403)``); what it returns is the
     connection's principal.  ``allowed_origins`` refuses browsers of other origins;
-    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.  The wire
-    and the limits are in ``_asgi``.
+    ``limits`` are :class:`ServerLimits`; ``path`` answers only that path.
+    ``worker`` names this process among several serving one address (its
+    connections' ids start with it; default: ``$ACP_WORKER``, else the process id
+    and random bits): a request reaching another worker is 421 (docs/deploy.md).
+    The wire and the limits are in ``_asgi``.
     """
     from ._asgi import asgi_app as make
 
@@ -1785,7 +1815,8 @@ def asgi_app(
         allowed_origins=allowed_origins,
         limits=limits or ServerLimits(),
         path=path,
-        package=sys.modules[__package__ or ""],
+        own=PACKAGE,
+        worker=worker,
     )
 
 
@@ -1821,4 +1852,5 @@ async def connect_with_fallback(
         v1_package=v1_package,
         v2_package=v2_package,
         max_message_bytes=max_message_bytes,
+        own=PACKAGE,
     )

@@ -17,30 +17,28 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
-    from ._router import (
-        AgentProtocolRouter,
-        NegotiatedConnection,
-        ReconnectRequiredError,
-        RoutedConnection,
-    )
+    from ._router import NegotiatedConnection, ReconnectRequiredError, RoutedConnection
     from ._rpc import (
         CapabilityError,
         Channel,
+        HttpStatusError,
         RequestError,
         StreamChannel,
+        TransportError,
         current_request_id,
     )
     from ._streams import memory_pipe, spawn, stdio_streams
     from ._ws import WebSocketChannel
     from .bindings import (
         Agent,
+        AgentProtocolRouter,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         Conductor,
         ConductorSideConnection,
+        HttpChannel,
         Proxy,
         ProxySideConnection,
         asgi_app,
@@ -60,7 +58,7 @@ else:
     _LAZY = {
         "AcpAsgiApp": "_asgi",
         "Agent": "bindings",
-        "AgentProtocolRouter": "_router",
+        "AgentProtocolRouter": "bindings",
         "AgentSideConnection": "bindings",
         "AuthError": "_asgi",
         "CapabilityError": "_rpc",
@@ -69,8 +67,8 @@ else:
         "ClientSideConnection": "bindings",
         "Conductor": "bindings",
         "ConductorSideConnection": "bindings",
-        "HttpChannel": "_http",
-        "HttpStatusError": "_http",
+        "HttpChannel": "bindings",
+        "HttpStatusError": "_rpc",
         "NegotiatedConnection": "_router",
         "Proxy": "bindings",
         "ProxySideConnection": "bindings",
@@ -80,7 +78,7 @@ else:
         "RoutedConnection": "_router",
         "ServerLimits": "_asgi",
         "StreamChannel": "_rpc",
-        "TransportError": "_http",
+        "TransportError": "_rpc",
         "UNSET": "_params",
         "Unset": "_params",
         "WebSocketChannel": "_ws",

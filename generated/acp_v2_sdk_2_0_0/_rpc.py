@@ -34,12 +34,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import copy
 import inspect
 import json
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Final, Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
@@ -51,11 +53,14 @@ __all__ = [
     "CapabilityError",
     "Channel",
     "Connection",
+    "GeneratedPackage",
+    "HttpStatusError",
     "ProtocolNames",
     "RequestError",
     "Route",
     "SessionRoutes",
     "StreamChannel",
+    "TransportError",
     "current_request_id",
     "encode",
 ]
@@ -170,6 +175,35 @@ def current_request_id() -> JsonId:
     return _current_request.get()
 
 
+class TransportError(ConnectionError):
+    """A remote transport failed (Streamable HTTP or WebSocket).
+
+    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
+    when it could not be reached, or the connection broke).
+    """
+
+    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body
+
+    def __reduce__(self) -> Any:  # copy.copy: a failure raised in several tasks is a copy in each
+        return (type(self), (str(self), self.status, self.body))
+
+
+class HttpStatusError(TransportError):
+    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
+
+    status: int
+
+    def __init__(self, what: str, status: int, body: str) -> None:
+        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
+        self.what = what
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.what, self.status, self.body))
+
+
 class CapabilityError(RuntimeError):
     """An operation the peer did not advertise the capability for; nothing was sent."""
 
@@ -249,6 +283,54 @@ class SessionRoutes:
             self.reattach | other.reattach,
             self.ends | other.ends,
             self.response_on_connection | other.response_on_connection,
+        )
+
+    @classmethod
+    def adopt(cls, routes: Any) -> SessionRoutes:
+        """``routes`` as this runtime's class: another package's ``SESSIONS`` has the same fields."""
+        if isinstance(routes, SessionRoutes):
+            return routes
+        return cls(routes.field, routes.scoped, routes.reattach, routes.ends, routes.response_on_connection)
+
+
+@dataclass(frozen=True)
+class GeneratedPackage:
+    """What the runtime needs of a generated package, handed to it: never looked up by the runtime.
+
+    Each package's bindings build theirs (``bindings.PACKAGE``) and pass it to the
+    router (``_router``) and the ASGI app (``_asgi``), so every edge from the runtime
+    to the bindings is a typed parameter.  A package passed in by the caller
+    (``v1_package=acp_v1``) is read with :meth:`of`.
+    """
+
+    module: ModuleType
+    """The package itself: what ``RoutedConnection.package`` and ``NegotiatedConnection.package`` are."""
+    protocol_version: int
+    """Its ``PROTOCOL_VERSION``."""
+    schema: ModuleType
+    """Its models (``schema.InitializeRequest``, ``schema.Implementation``...)."""
+    sessions: SessionRoutes
+    """Its bindings' ``SESSIONS``: what the remote transports route by."""
+    connect_to_agent: Callable[..., Any]
+    """Its ``connect_to_agent``: a client's connection to an agent."""
+    connect_to_client: Callable[..., Any]
+    """Its ``connect_to_client``: an agent's connection to a client."""
+
+    @classmethod
+    def of(cls, package: ModuleType, what: str) -> GeneratedPackage:
+        """The record of a package module passed as ``what`` (any acp-codegen's, under any name)."""
+        for name in ("PROTOCOL_VERSION", "connect_to_agent", "connect_to_client", "schema", "bindings"):
+            if not hasattr(package, name):
+                raise ValueError(
+                    f"{what}={package.__name__} has no {name}: pass a generated package with bindings"
+                )
+        return cls(
+            package,
+            package.PROTOCOL_VERSION,
+            package.schema,
+            SessionRoutes.adopt(package.bindings.SESSIONS),
+            package.connect_to_agent,
+            package.connect_to_client,
         )
 
 
@@ -461,6 +543,9 @@ class Connection:
         self._initializing = False
         self._other_request_seen = False
         self._closed = asyncio.Event()
+        self.lost: ConnectionError | None = None
+        """Why the transport ended, when it failed (the channel's error, a ``TransportError`` for the
+        remote transports): what pending and later calls fail with."""
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
         self._worker_task = asyncio.get_running_loop().create_task(self._notification_worker())
@@ -491,7 +576,11 @@ class Connection:
     def _fail_pending(self) -> None:
         for future, _method in self._pending.values():
             if not future.done():
-                future.set_exception(ConnectionError("the connection closed before the response arrived"))
+                future.set_exception(
+                    copy.copy(self.lost)
+                    if self.lost
+                    else ConnectionError("the connection closed before the response arrived")
+                )
         self._pending.clear()
 
     def _spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
@@ -502,14 +591,17 @@ class Connection:
 
     # -- sending ----------------------------------------------------------------------
 
+    def _closed_error(self) -> ConnectionError:
+        return copy.copy(self.lost) if self.lost else ConnectionError("the connection is closed")
+
     async def _write(self, message: Any) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         await self.channel.send(message)
 
     def _check_can_send(self, method: str, params: Mapping[str, Any]) -> None:
         if self._closed.is_set():
-            raise ConnectionError("the connection is closed")
+            raise self._closed_error()
         if not self.initialized and not self._protocol.allows(method):
             raise RequestError.invalid_request(f"the connection must be initialized before '{method}'")
         for gate in self._gates.get(method, ()):
@@ -562,6 +654,10 @@ class Connection:
         try:
             await self._write(message)
             return await future
+        except ConnectionError:
+            if future.done() and not future.cancelled():
+                future.exception()  # failed by the connection's loss while this write failed: retrieved
+            raise
         except asyncio.CancelledError:
             if self._pending.pop(request_id, None) is not None and not self._closed.is_set():
                 self._abandoned.add(request_id)
@@ -591,6 +687,7 @@ class Connection:
                     await self._receive_message(message)
         except (ConnectionError, OSError) as error:
             logger.debug("connection lost: %s", error)
+            self.lost = error if isinstance(error, ConnectionError) else ConnectionError(str(error))
         finally:
             if not self._closed.is_set():
                 self._notifications.put_nowait(None)

@@ -18,28 +18,26 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings, patches
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
-    from ._router import (
-        AgentProtocolRouter,
-        NegotiatedConnection,
-        ReconnectRequiredError,
-        RoutedConnection,
-    )
+    from ._router import NegotiatedConnection, ReconnectRequiredError, RoutedConnection
     from ._rpc import (
         CapabilityError,
         Channel,
+        HttpStatusError,
         RequestError,
         StreamChannel,
+        TransportError,
         current_request_id,
     )
     from ._streams import memory_pipe, spawn, stdio_streams
     from ._ws import WebSocketChannel
     from .bindings import (
         Agent,
+        AgentProtocolRouter,
         AgentSideConnection,
         Client,
         ClientSideConnection,
+        HttpChannel,
         asgi_app,
         connect_http,
         connect_to_agent,
@@ -65,7 +63,7 @@ else:
     _LAZY = {
         "AcpAsgiApp": "_asgi",
         "Agent": "bindings",
-        "AgentProtocolRouter": "_router",
+        "AgentProtocolRouter": "bindings",
         "AgentSideConnection": "bindings",
         "AuthError": "_asgi",
         "CapabilityError": "_rpc",
@@ -74,8 +72,8 @@ else:
         "Client": "bindings",
         "ClientSideConnection": "bindings",
         "EntityMismatchError": "patches",
-        "HttpChannel": "_http",
-        "HttpStatusError": "_http",
+        "HttpChannel": "bindings",
+        "HttpStatusError": "_rpc",
         "InvalidUpdateError": "patches",
         "NegotiatedConnection": "_router",
         "PatchError": "patches",
@@ -86,7 +84,7 @@ else:
         "ServerLimits": "_asgi",
         "SessionState": "patches",
         "StreamChannel": "_rpc",
-        "TransportError": "_http",
+        "TransportError": "_rpc",
         "UNCHANGED": "patches",
         "UNSET": "_params",
         "UnknownEntityError": "patches",

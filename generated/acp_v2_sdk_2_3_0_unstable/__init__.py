@@ -18,30 +18,28 @@ from . import schema
 if TYPE_CHECKING:
     from . import bindings, patches
     from ._asgi import AcpAsgiApp, AuthError, RequestInfo, ServerLimits
-    from ._http import HttpChannel, HttpStatusError, TransportError
     from ._params import UNSET, Unset
-    from ._router import (
-        AgentProtocolRouter,
-        NegotiatedConnection,
-        ReconnectRequiredError,
-        RoutedConnection,
-    )
+    from ._router import NegotiatedConnection, ReconnectRequiredError, RoutedConnection
     from ._rpc import (
         CapabilityError,
         Channel,
+        HttpStatusError,
         RequestError,
         StreamChannel,
+        TransportError,
         current_request_id,
     )
     from ._streams import memory_pipe, spawn, stdio_streams
     from ._ws import WebSocketChannel
     from .bindings import (
         Agent,
+        AgentProtocolRouter,
         AgentSideConnection,
         Client,
         ClientSideConnection,
         Conductor,
         ConductorSideConnection,
+        HttpChannel,
         Proxy,
         ProxySideConnection,
         asgi_app,
@@ -72,7 +70,7 @@ else:
     _LAZY = {
         "AcpAsgiApp": "_asgi",
         "Agent": "bindings",
-        "AgentProtocolRouter": "_router",
+        "AgentProtocolRouter": "bindings",
         "AgentSideConnection": "bindings",
         "AuthError": "_asgi",
         "CapabilityError": "_rpc",
@@ -83,8 +81,8 @@ else:
         "Conductor": "bindings",
         "ConductorSideConnection": "bindings",
         "EntityMismatchError": "patches",
-        "HttpChannel": "_http",
-        "HttpStatusError": "_http",
+        "HttpChannel": "bindings",
+        "HttpStatusError": "_rpc",
         "InvalidUpdateError": "patches",
         "NegotiatedConnection": "_router",
         "PatchError": "patches",
@@ -97,7 +95,7 @@ else:
         "ServerLimits": "_asgi",
         "SessionState": "patches",
         "StreamChannel": "_rpc",
-        "TransportError": "_http",
+        "TransportError": "_rpc",
         "UNCHANGED": "patches",
         "UNSET": "_params",
         "UnknownEntityError": "patches",

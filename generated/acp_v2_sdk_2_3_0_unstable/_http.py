@@ -5,8 +5,10 @@
 
 This file is written once by hand and copied unchanged into every generated
 package.  It needs httpx, imported when a connection is first made
-(``pip install 'httpx>=0.28,<1'``), so the package imports without it.  The wire
-is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
+(``pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'``: httpcore imports sniffio on
+every request, and without it each import fails anew, searching ``sys.path``), so
+the package imports without it.  The wire is the one of the official TypeScript
+SDK 2.4.0's ``createHttpStream``:
 
 * the first message, ``initialize``, is POSTed without ``Acp-Connection-Id``
   and answered in that POST, with the connection's id;
@@ -21,8 +23,8 @@ is the one of the official TypeScript SDK 2.4.0's ``createHttpStream``:
   with ``ConnectionError``); when a session's stream ends or is refused (409),
   only the requests of that session fail, and the next message reopens it;
 * a request whose POST is refused fails with ``-32603`` and data
-  ``{status, body}``; 401, 403, 404 and 410 close the connection instead; so
-  does a POST of a notification or response that fails;
+  ``{status, body}``; 401, 403, 404, 410 and 421 close the connection instead;
+  so does a POST of a notification or response that fails;
 * ``Set-Cookie`` is stored and sent back (httpx's cookie jar); closing the
   connection sends ``DELETE``.
 
@@ -40,7 +42,8 @@ the behaviour above.
 
 Failures of the transport raise :class:`TransportError` (a ``ConnectionError``),
 here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
-HTTP status.  Our own httpx client has no limit on connections: each open
+HTTP status (both are defined in ``_rpc``, so that either transport can be vendored
+without the other).  Our own httpx client has no limit on connections: each open
 stream holds one (HTTP/1.1), so a client of your own must allow as many as the
 sessions you keep open, plus the POSTs.
 
@@ -53,13 +56,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import importlib
 import json
 import logging
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, RequestError, SessionRoutes, encode
+from ._rpc import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    HttpStatusError,
+    RequestError,
+    SessionRoutes,
+    TransportError,
+    encode,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -68,12 +79,13 @@ __all__ = ["HttpChannel", "HttpStatusError", "TransportError"]
 
 logger = logging.getLogger("acp")
 
-INSTALL: Final = "pip install 'httpx>=0.28,<1'"
+INSTALL: Final = "pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'"
 CONNECTION_HEADER: Final = "Acp-Connection-Id"
 SESSION_HEADER: Final = "Acp-Session-Id"
 LAST_EVENT_ID: Final = "Last-Event-ID"
-CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410})
-"""Statuses that mean the connection is unusable or gone, whatever was POSTed."""
+CONNECTION_FAILURES: Final = frozenset({401, 403, 404, 410, 421})
+"""Statuses that mean the connection is unusable or gone, whatever was POSTed (421: the request
+reached a worker other than the one holding the connection, see docs/deploy.md)."""
 MAX_ERROR_BODY: Final = 8 * 1024
 RESUME_DELAYS: Final = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
 """Seconds before each attempt to resume a stream that dropped; then it counts as ended."""
@@ -88,41 +100,15 @@ def _httpx() -> Any:
         raise ImportError(f"ACP over Streamable HTTP needs httpx: {INSTALL}") from error
 
 
-def _own_sessions() -> SessionRoutes:
-    """The ``SESSIONS`` of the generated package this module is part of."""
-    if not __package__:
-        raise RuntimeError("HttpChannel needs sessions=... outside its generated package")
-    routes = importlib.import_module(f"{__package__}.bindings").SESSIONS
-    assert isinstance(routes, SessionRoutes)
-    return routes
-
-
-class TransportError(ConnectionError):
-    """A remote transport failed (Streamable HTTP or WebSocket).
-
-    ``status`` and ``body`` are the server's answer when there was one (``None`` and ``""``
-    when it could not be reached, or the connection broke).
-    """
-
-    def __init__(self, message: str, status: int | None = None, body: str = "") -> None:
-        super().__init__(message)
-        self.status = status
-        self.body = body
-
-
-class HttpStatusError(TransportError):
-    """The server refused a request of the transport itself (``initialize``, a stream, a handshake)."""
-
-    status: int
-
-    def __init__(self, what: str, status: int, body: str) -> None:
-        super().__init__(f"{what}: HTTP {status}" + (f": {body}" if body else ""), status, body)
-
-
 def _describe(error: BaseException) -> str:
-    """An exception as text that is never empty (httpx's timeouts have no message)."""
+    """An exception as text that is never empty (httpx's timeouts and read errors have no message)."""
     text = str(error)
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    name = type(error).__name__
+    if text:
+        return f"{name}: {text}"
+    if name in ("ReadError", "WriteError", "RemoteProtocolError"):
+        return f"the connection to the server broke ({name})"
+    return name
 
 
 def _key(request_id: Any) -> Any:
@@ -135,8 +121,12 @@ class HttpChannel:
     ``timeout`` bounds connecting, sending and waiting for a free connection;
     ``read_timeout`` the wait for a POST's answer and for the next bytes of a
     stream (servers send a keep-alive every 15 s), ``None`` for no limit.
-    ``sessions`` are the methods it routes by (its package's ``SESSIONS`` unless given).
+    ``sessions`` are the methods it routes by: unless given, :attr:`default_sessions`.
     """
+
+    default_sessions: ClassVar[SessionRoutes | None] = None
+    """What a channel routes by unless ``sessions`` is given: the package's ``SESSIONS``, set by the
+    subclass its bindings define (``acp.HttpChannel``; ``connect_http`` passes ``sessions``)."""
 
     def __init__(
         self,
@@ -150,10 +140,15 @@ class HttpChannel:
         read_timeout: float | None = 90.0,
         sessions: SessionRoutes | None = None,
     ) -> None:
+        routes = sessions if sessions is not None else self.default_sessions
+        if routes is None:
+            raise TypeError("HttpChannel needs sessions=: its package's SESSIONS (acp.HttpChannel has them)")
         lib = _httpx()
         self.url = url
-        self.sessions = sessions if sessions is not None else _own_sessions()
-        """What the channel routes by: its package's ``SESSIONS`` unless given."""
+        self._target = lib.URL(url)
+        """``url`` parsed once: httpx parses a string on every request."""
+        self.sessions: SessionRoutes = routes
+        """What the channel routes by."""
         self.max_message_bytes = max_message_bytes
         self._headers = dict(headers or {})
         self._owns_client = client is None
@@ -185,16 +180,25 @@ class HttpChannel:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self._closed = False
+        self._failure: TransportError | None = None
+        """Why the connection was lost, if it was: what ``receive`` raises at its end."""
 
     # -- the Channel
 
     async def receive(self) -> Any:
-        return await self._inbound.get()
+        message = await self._inbound.get()
+        if message is None and self._failure is not None:
+            raise copy.copy(self._failure)
+        return message
 
     async def send(self, message: Any) -> None:
         async with self._lock:  # one POST at a time: the server sees messages in the order sent
             if self._closed:
-                raise TransportError("the HTTP connection is closed")
+                raise (
+                    copy.copy(self._failure)
+                    if self._failure
+                    else TransportError("the HTTP connection is closed")
+                )
             if self.connection_id is None:
                 await self._initialize(message)
             else:
@@ -211,7 +215,7 @@ class HttpChannel:
                 task.cancel()
         if self.connection_id is not None:
             with contextlib.suppress(Exception):
-                await self.client.delete(self.url, headers=self._request_headers())
+                await self.client.delete(self._target, headers=self._request_headers())
         if self._owns_client:
             with contextlib.suppress(Exception):
                 await self.client.aclose()
@@ -234,7 +238,7 @@ class HttpChannel:
         lib = _httpx()
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(json_body=True),
                 timeout=self._timeout,
@@ -278,7 +282,7 @@ class HttpChannel:
             self._pending[_key(request_id)] = (session, request_id, message["method"])
         try:
             response = await self.client.post(
-                self.url,
+                self._target,
                 content=encode(message).encode(),
                 headers=self._request_headers(session, True),
                 timeout=self._timeout,
@@ -294,6 +298,8 @@ class HttpChannel:
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         except lib.HTTPError as failure:
+            if self._failure is not None:  # the POST was cut by the connection's loss: say why
+                raise copy.copy(self._failure) from failure
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
         if response.status_code < 300:
@@ -343,6 +349,7 @@ class HttpChannel:
     async def _lost(self, why: str) -> None:
         logger.debug("ACP HTTP connection lost: %s", why)
         if not self._closed:
+            self._failure = TransportError(f"the HTTP connection was lost: {why}")
             await self.close()
 
     # -- the streams
@@ -388,7 +395,7 @@ class HttpChannel:
             error: Exception | None = None
             try:
                 async with self.client.stream(
-                    "GET", self.url, headers=headers, timeout=self._timeout
+                    "GET", self._target, headers=headers, timeout=self._timeout
                 ) as response:
                     if response.status_code != 200:
                         body = (await response.aread()).decode(errors="replace")[:MAX_ERROR_BODY]

@@ -23,10 +23,13 @@ from codegen.emit.bindings import (
     CONNECTION_MEMBERS,
     ECHO_MEMBER,
     HANDLER_MEMBERS,
+    INJECTED,
+    carried,
     imported_names,
     render_bindings,
 )
 from codegen.emit.bindings import _check_members as check_members
+from codegen.emit.output import Packaging, packaged
 from codegen.errors import CodegenError
 from codegen.schema.ir import ApiSurface, Method, ObjectType, UnionType
 from tests.support.releases import GENERATED, SURFACES, package_of, surface_id, surface_of, sweep
@@ -139,6 +142,8 @@ def test_the_members_the_template_writes_are_the_ones_the_clash_check_knows(
         expected[end.role.connection] = {m.name for m in end.own_called} | template
         if end.echo is not None:
             expected[end.role.connection].add(ECHO_MEMBER)
+    if {"ClientSideConnection", "AgentSideConnection"} <= set(expected):  # the remote transports too
+        expected.update({name: set() for name in INJECTED})  # the runtime's classes, with PACKAGE/SESSIONS
     source = (GENERATED / package_of(release, unstable).__name__ / "bindings.py").read_text()
     found = {
         node.name: {
@@ -721,4 +726,38 @@ def test_the_imports_declared_from_the_spec_are_the_names_the_module_reads(surfa
         pytest.skip("no bindings")
     tree = ast.parse(render_bindings(surface))
     read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    assert imported_names(spec) & set(IMPORTS) == read & set(IMPORTS)
+    assert imported_names(spec, carried(surface, spec)) & set(IMPORTS) == read & set(IMPORTS)
+
+
+@pytest.mark.parametrize(
+    ("chosen", "adds"),
+    [
+        (("stdio",), {"http": "vendor stdio,http", "ws": "vendor stdio,ws"}),
+        (("stdio", "http"), {"ws": "vendor stdio,http,ws"}),
+        (("stdio", "ws"), {"http": "vendor stdio,http,ws"}),
+    ],
+    ids=["stdio", "stdio,http", "stdio,ws"],
+)
+def test_bindings_of_fewer_transports_import_and_define_only_theirs(
+    chosen: tuple[str, ...], adds: dict[str, str]
+) -> None:
+    """A copy vendored with fewer transports: the bindings import no runtime file it lacks, import what
+    they read, and raise the vendor command for each name left out (at run time only)."""
+    surface = surface_of("v2-sdk-2.3.0", False)
+    spec = ends_of(surface)
+    with packaged(Packaging(chosen, lambda more: f"vendor {','.join(more)}")):
+        holds = carried(surface, spec)
+        tree = ast.parse(render_bindings(surface))
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert imported_names(spec, holds) & set(IMPORTS) == read & set(IMPORTS)
+    imported = {
+        alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names
+    } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    absent = {"_http", "_asgi", "_ws"} - {f.removesuffix(".py") for f in holds.runtime}
+    assert absent and not absent & imported
+    defined = {
+        n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
+    remote = {"connect_http", "HttpChannel", "asgi_app", "connect_websocket"}
+    assert defined & remote == set(holds.defined) and set(holds.left_out) & defined == set()
+    assert holds.add == adds

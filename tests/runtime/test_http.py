@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -57,13 +58,16 @@ def with_server(test: Any, app: Any = None, timeout: float = 30) -> None:
     run(go(), timeout)
 
 
-def test_initialize_is_answered_in_its_post_with_an_unguessable_connection_id() -> None:
+def test_initialize_is_answered_in_its_post_with_an_unguessable_connection_id_naming_its_worker() -> None:
     async def test(http: httpx.AsyncClient) -> None:
         first, second = await open_connection(http), await open_connection(http)
-        assert first != second and len(first) >= 43  # 256 random bits, URL-safe
-        assert set(first) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        assert first != second
+        for found in (first, second):
+            worker, dot, secret = found.partition(".")
+            assert (worker, dot) == ("w7", ".") and len(secret) >= 43  # 256 random bits, URL-safe
+            assert set(secret) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
-    with_server(test)
+    with_server(test, echo_app(acp, acp_v1, worker="w7"))
 
 
 def test_later_posts_get_202_and_their_answers_come_on_the_connection_stream() -> None:
@@ -715,6 +719,19 @@ def test_the_app_and_connect_http_route_by_their_packages_sessions() -> None:
     channel = acp.HttpChannel("http://127.0.0.1:9/acp")
     assert channel.sessions is acp.bindings.SESSIONS
     run(channel.client.aclose(), 5)
+
+
+def test_the_runtime_routes_by_what_the_bindings_hand_it_and_looks_nothing_up() -> None:
+    """``acp.HttpChannel`` is the bindings' subclass naming ``SESSIONS``; the runtime's own classes
+    and ``_asgi.asgi_app`` route by what they are given, or refuse in one line."""
+    assert acp.HttpChannel.default_sessions is acp.bindings.SESSIONS
+    with pytest.raises(TypeError, match="HttpChannel needs sessions="):
+        acp._http.HttpChannel("http://127.0.0.1:9/acp")
+    with pytest.raises(TypeError, match=r"call the package's asgi_app \(acp.asgi_app\)"):
+        acp._asgi.asgi_app(V2EchoAgent)
+    by_module = importlib.import_module(f"{acp_v1.__name__}._asgi").asgi_app(V1EchoAgent, package=acp_v1)
+    assert by_module.sessions == acp_v1.bindings.SESSIONS
+    assert acp.asgi_app(V2EchoAgent).sessions is acp.bindings.SESSIONS
 
 
 @pytest.mark.parametrize("on_connection", [True, False])

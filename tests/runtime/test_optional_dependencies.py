@@ -64,7 +64,8 @@ def test_the_package_and_its_transports_import_with_pydantic_alone(surface: tupl
     assert report["loaded"] == []
     if hasattr(package_of(*surface), "connect_http"):
         assert (
-            report["errors"]["http"] == "ACP over Streamable HTTP needs httpx: pip install 'httpx>=0.28,<1'"
+            report["errors"]["http"]
+            == "ACP over Streamable HTTP needs httpx: pip install 'httpx>=0.28,<1' 'sniffio>=1.3,<2'"
         )
         assert (
             report["errors"]["ws"] == "ACP over WebSocket needs websockets: pip install 'websockets>=15,<17'"

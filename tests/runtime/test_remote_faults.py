@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
+from tests.support import flood
 from tests.support.releases import ROOT, newest_package
 from tests.support.remote import (
     RawWebSocket,
@@ -299,6 +300,25 @@ def test_a_websocket_client_that_reads_nothing_is_held_to_the_output_limit_then_
             raw.abort()
 
     run(go(), 60)
+
+
+TYPESCRIPT_FLOOD_GROWTH = 109 * 1024 * 1024
+"""What the TypeScript SDK 2.4.0 server grew by under issue 34's flood (the held-out probe's figure;
+``python -m tests.support.flood probe`` prints ours beside it under the same client)."""
+
+
+def test_a_websocket_flood_of_prompts_whose_output_nobody_reads_grows_the_server_less_than_typescript() -> (
+    None
+):
+    """Issue 34's flood: 1,500 prompts of 200 kB, each echoed (200 kB of output), the client reading
+    nothing.  The server stops reading once the output and the requests it is answering reach
+    ``max_buffered_bytes`` (64 MiB), and closes the connection ``max_output_stall`` later."""
+    stall = 2.0
+    with listening(flood.ours_command(stall)) as (process, line):
+        found = run(flood.flood(process.pid, port_of(line), window=30), 60)
+    assert found.growth <= TYPESCRIPT_FLOOD_GROWTH, found.describe()
+    assert found.sent < 1500, found.describe()
+    assert found.closed_after is not None and found.closed_after < 20, found.describe()
 
 
 class Hanging(V2EchoAgent):  # type: ignore[misc, valid-type]

@@ -159,6 +159,21 @@ def test_the_router_serves_its_own_version_with_its_own_package() -> None:
     assert router.package(2) is acp
 
 
+def test_the_package_hands_the_router_its_own_package_and_the_base_router_knows_none() -> None:
+    """Injection, no lookup: ``acp.AgentProtocolRouter`` is the bindings' subclass naming ``PACKAGE``;
+    the runtime's class serves only the packages passed in."""
+    assert acp.AgentProtocolRouter.own is acp.bindings.PACKAGE
+    assert issubclass(acp.AgentProtocolRouter, acp._router.AgentProtocolRouter)
+    assert (
+        acp.bindings.PACKAGE.module is acp and acp.bindings.PACKAGE.protocol_version == acp.PROTOCOL_VERSION
+    )
+    with pytest.raises(ValueError, match=r"pass v2_package=<that package>"):
+        acp._router.AgentProtocolRouter(v2=V2Agent)
+    router = acp._router.AgentProtocolRouter(v1=V1Agent, v2=V2Agent, v1_package=v1(), v2_package=acp)
+    assert (router.package(1), router.package(2)) == (v1(), acp)
+    assert router.sessions == acp.bindings.SESSIONS | v1().bindings.SESSIONS
+
+
 # -- routing --------------------------------------------------------------------------------
 
 

@@ -92,17 +92,23 @@ def listening(
     finally:
         with contextlib.suppress(OSError):
             process.stdin.close()  # type: ignore[union-attr]
+        stop_group(process)
+
+
+def stop_group(process: subprocess.Popen[Any], grace: float = 10) -> None:
+    """Terminate the process group of ``process`` (started with ``start_new_session``), killing it
+    after ``grace`` seconds; close its pipes."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(grace)
+    except subprocess.TimeoutExpired:
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait(10)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                stream.close()
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            stream.close()
 
 
 def _read_line_with_timeout(process: subprocess.Popen[str], timeout: float) -> str:

@@ -69,12 +69,12 @@ def run(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def project(tmp_path: Path, release: str = OLD, app: str = APP) -> Path:
+def project(tmp_path: Path, release: str = OLD, app: str = APP, *options: str) -> Path:
     """A project with the stable package of ``release`` vendored as src/acp and code using it in src/app."""
     root = tmp_path / "project"
     (root / "src" / "app").mkdir(parents=True)
     (root / "src" / "app" / "main.py").write_text(app)
-    done = run(root, "vendor", release, "src")
+    done = run(root, "vendor", release, "src", *options)
     assert done.returncode == 0, done.stderr
     return root
 
@@ -183,9 +183,11 @@ def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_i
     registry: Registry, tmp_path: Path
 ) -> None:
     publish_new(registry, "9.5.0")
-    root = project(tmp_path, app=CLEAN_APP)
+    root = project(tmp_path, OLD, CLEAN_APP, "--transports", "stdio,ws")
     done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--write", "--pr-body", "body.md")
     assert done.returncode == 0, done.stderr
+    manifest = json.loads((root / "src" / "acp" / "VENDORED.json").read_text())
+    assert manifest["transports"] == ["stdio", "ws"] and "_ws.py" in manifest["files"]  # the copy's own
     assert done.stderr.splitlines()[-1] == (
         "OK: rewrote 0 file(s) and vendored ACP v2-sdk-9.5.0 (stable) as src/acp; "
         "nothing left to fix by hand."

@@ -336,8 +336,8 @@ def test_help_lists_the_commands_and_their_usage(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         run(capsys, "vendor", "--help")
     assert capsys.readouterr().out.startswith(
-        "usage: acp-codegen vendor RELEASE DIR [--unstable] [--name PKG] [--force]\n"
-        "       acp-codegen vendor --check PATH\n"
+        "usage: acp-codegen vendor RELEASE DIR [--unstable] [--name PKG] [--transports stdio[,http,ws]] "
+        "[--force]\n       acp-codegen vendor --check PATH\n"
     )
     with pytest.raises(SystemExit):
         run(capsys, "upgrade", "--help")
