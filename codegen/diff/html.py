@@ -6,12 +6,14 @@ with autoescaping on: this module builds plain data (a :class:`Page` of
 The page loads nothing from the network: its style and its script are inline.
 Each schema location links to its JSON pointer in the schema file: a relative
 file (the committed ``reports/`` name files relative to the project) under
-``link_base``, an absolute one as a ``file:`` address.
+``link_base``; a file elsewhere (an installed tool's bundled store) only where
+the link survives the page being shared, the release's file on GitHub at the
+pointer's line (:func:`.locate.public_url`), never a ``file:`` address.
+Evidence is the sentence the other formats give.
 """
 
 from __future__ import annotations
 
-import json
 import urllib.parse
 from dataclasses import dataclass
 from functools import cache
@@ -21,9 +23,10 @@ import jinja2
 
 from .. import resources
 from . import semver
+from .locate import public_url
 from .model import Change, DiffResult
 from .rules import SEVERITIES, Severity
-from .summary import breaks_text, counts_by_level, evidence_json, rule_link, steps_by_level, whom
+from .summary import breaks_text, counts_by_level, evidence_line, rule_link, steps_by_level, whom
 
 TEMPLATE = "diff.html.jinja2"
 NOBODY = "nobody"
@@ -49,7 +52,7 @@ class Row:
     pointer_url: str | None
     waiver: str
     evidence: str
-    """The evidence as indented JSON (empty when none was searched for)."""
+    """What the search for evidence found, in one sentence (empty when none was searched for)."""
 
 
 @dataclass(frozen=True)
@@ -84,12 +87,11 @@ def pointer_url(file: str, pointer: str, link_base: str = "") -> str | None:
     fragment = urllib.parse.quote(pointer, safe="/$~-_.")
     path = Path(file)
     if path.is_absolute():
-        return f"{path.as_uri()}#{fragment}"
+        return public_url(file, pointer)
     return f"{link_base}{urllib.parse.quote(path.as_posix())}#{fragment}"
 
 
 def _row(change: Change, rules_url: str | None, link_base: str) -> Row:
-    found = evidence_json(change.evidence)
     waiver = change.waiver
     return Row(
         severity=change.severity,
@@ -106,7 +108,7 @@ def _row(change: Change, rules_url: str | None, link_base: str) -> Row:
         pointer=change.pointer,
         pointer_url=pointer_url(change.file, change.pointer, link_base),
         waiver=f"waived until {waiver.expires}: {waiver.reason}" if waiver else "",
-        evidence=json.dumps(found, indent=2, ensure_ascii=False, sort_keys=True) if found else "",
+        evidence=evidence_line(change).removeprefix("evidence: "),
     )
 
 

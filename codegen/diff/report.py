@@ -15,10 +15,12 @@ block.  A link to the
 rule catalog is added only when a public address is configured
 (``--rules-url``, else ``$ACP_CODEGEN_RULES_URL``, else
 :data:`DEFAULT_RULES_URL`); it is never a path into this repository.
-GitHub annotations and SARIF results carry the line of the change's JSON
-pointer in its schema file, read from the file (:mod:`.locate`), and name the
-file relative to the current folder (under ``path_prefix``) only when it lies
-inside it: a schema in an installed tool's bundled store is named by no file.
+GitHub annotations and SARIF results attach where ``locate`` says
+(:mod:`.locate`): by default at the line of the change's JSON pointer in its
+schema file, named from the root of the repository (under ``--path-prefix``)
+when the file lies in it; a schema in an installed tool's bundled store
+attaches to no file.  ``upgrade`` and ``bump`` attach them to the vendored
+package's classes instead.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import json
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from ..files import write_files
@@ -37,13 +39,14 @@ from ..schema.load import SchemaSource, protocol_major
 from . import semver
 from .differ import diff_releases, display_path
 from .html import render_page
-from .locate import escape, line_of
-from .model import ABSENT, Change, DiffResult, Evidence, FieldPart, NoEvidence, Waiver, part_json
+from .locate import Locate, Repository, github_data, github_property, schema_anchors
+from .model import ABSENT, Change, DiffResult, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
 from .summary import (
     breaks_text,
     counts_by_level,
     evidence_json,
+    evidence_line,
     rule_link,
     severity_counts,
     steps_by_level,
@@ -53,6 +56,7 @@ from .wording import describe
 
 FORMATS = ("text", "markdown", "json", "github", "sarif", "html")
 SARIF_LEVEL: dict[Severity, str] = {"breaking": "error", "warning": "warning", "info": "note"}
+SARIF_SCHEMA_URL = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL_NAME = "acp-codegen diff"
 RULES_URL_ENV = "ACP_CODEGEN_RULES_URL"
 DEFAULT_RULES_URL: str | None = None
@@ -70,9 +74,9 @@ class Options:
     """How a report is rendered.
 
     ``fail_on`` is the threshold it judges by, ``rules_url`` where rule links
-    point, ``min_severity`` the least severe change it shows, ``path_prefix``
-    what GitHub annotations and SARIF put before a schema file's path (relative
-    to the current folder), and ``judged`` the result before ``min_severity``
+    point, ``min_severity`` the least severe change it shows, ``locate`` where
+    GitHub annotations and SARIF results attach (default: the schema files, named
+    from the repository's root), and ``judged`` the result before ``min_severity``
     left changes out (:func:`render` sets it): the version step and the verdict
     are of every change.
     """
@@ -80,7 +84,7 @@ class Options:
     fail_on: str = "breaking"
     rules_url: str | None = None
     min_severity: Severity = "info"
-    path_prefix: str = ""
+    locate: Locate | None = None
     judged: DiffResult | None = None
 
 
@@ -136,30 +140,6 @@ def _waiver_lines(result: DiffResult) -> list[str]:
 
 
 # --- text ---------------------------------------------------------------------
-
-
-def evidence_line(change: Change) -> str:
-    """One line saying what the search for evidence found (empty when there was none)."""
-    found = change.evidence
-    if isinstance(found, Evidence):
-        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
-        refuses = f"{found.refused_by} refuses"
-        sender = f" what {_a(found.sent_by)} sends" if found.sent_by else ""
-        return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
-    if isinstance(found, NoEvidence):
-        if not found.searchable:
-            return (
-                f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
-            )
-        why = f"; {found.reason}" if found.reason else ""
-        return f"evidence: no evidence found ({found.examples} generated messages tried{why})"
-    return ""
-
-
-def _a(words: str) -> str:
-    """``a 2.0.0 client``, ``an 8.0.0 agent``: the article a release name read aloud takes."""
-    spoken_vowel = words[:1].lower() in "aeiou8" or words.startswith(("11.", "18."))
-    return ("an " if spoken_vowel else "a ") + words
 
 
 def render_text(
@@ -242,6 +222,9 @@ def render_markdown(
     command: str = "",
     judged: DiffResult | None = None,
     limit: int = MARKDOWN_LIMIT,
+    *,
+    heading: str = "#",
+    everything: str = "",
 ) -> str:
     """A report to read in a pull request (a comment, a PR body, the committed ``reports/``).
 
@@ -254,18 +237,30 @@ def render_markdown(
 
     The report stays under ``limit`` characters (a GitHub comment's): when it
     would not, rows are left out from the end, the least severe first, and
-    each section says how many (the JSON and HTML reports list them all).
+    each section says how many and where ``everything`` is listed (default:
+    the ``diff`` command that writes the HTML page).  ``heading`` is the
+    markdown of its one heading (``###`` inside a document that has its own).
     """
     shown = {severity: [c for c in result.changes if c.severity == severity] for severity in SEVERITIES}
-    text = _markdown(result, rules_url, command, judged or result, shown)
+    words = Words(heading, everything or f"`acp-codegen diff {result.old} {result.new} --format html` lists")
+    text = _markdown(result, rules_url, command, judged or result, shown, words)
     while len(text) >= limit:
         severity = next((s for s in reversed(SEVERITIES) if shown[s]), None)
         if severity is None:
             break
         rows = shown[severity]
         del rows[len(rows) - max(1, len(rows) // 8) :]
-        text = _markdown(result, rules_url, command, judged or result, shown)
+        text = _markdown(result, rules_url, command, judged or result, shown, words)
     return text
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a markdown report says of its place: the markdown of its heading, and where every row is
+    listed when some are left out (``... lists`` or ``... list``: "every change" follows)."""
+
+    heading: str = "#"
+    everything: str = "the JSON and HTML reports list"
 
 
 def _markdown(
@@ -274,9 +269,10 @@ def _markdown(
     command: str,
     judged: DiffResult,
     shown: dict[Severity, list[Change]],
+    words: Words = Words(),
 ) -> str:
     """The markdown report with the rows of ``shown`` (the others are counted as left out)."""
-    lines = [f"# ACP API changes: {result.old} → {result.new}", ""]
+    lines = [f"{words.heading} ACP API changes: {result.old} → {result.new}", ""]
     if command:
         lines += [f"Written by `{command}`. Do not edit; run `make reports` instead.", ""]
     lines += [f"**Version step:** {step_words(semver.step(judged))}.", ""]
@@ -336,7 +332,7 @@ def _markdown(
             lines += [
                 "",
                 f"{_count(left, 'more row')} left out to fit a pull-request comment: "
-                "the JSON and HTML reports list every change.",
+                f"{words.everything} every change.",
             ]
         lines += ["", "</details>"]
     extra = _waiver_lines(result)
@@ -472,46 +468,19 @@ def render_json(
 _GITHUB_LEVEL: dict[Severity, str] = {"breaking": "error", "warning": "warning", "info": "notice"}
 
 
-def _gh_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+_gh_data = github_data
+_gh_property = github_property
 
 
-def _gh_property(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def change_line(change: Change) -> int | None:
-    """The line of the change in its schema file: its field's, else its type's (``None`` if unknown)."""
-    if not change.file or not change.pointer:
-        return None
-    pointer = change.pointer
-    if len(change.path) > 1 and isinstance(change.path[1], FieldPart):
-        pointer = f"{pointer}/properties/{escape(change.path[1].name)}"
-    return line_of(change.file, pointer)
-
-
-def shown_file(file: str, prefix: str = "") -> str | None:
-    """A schema file as annotations name it: relative to the current folder, under ``prefix``.
-
-    ``None`` for a file outside the current folder (an installed tool's
-    bundled store, a cache): an annotation there attaches to nothing.
-    """
-    if not file:
-        return None
-    path = Path(file)
-    if path.is_absolute():
-        try:
-            path = path.resolve().relative_to(Path.cwd().resolve())
-        except ValueError:
-            return None
-    return (PurePosixPath(prefix) / path.as_posix()).as_posix() if prefix else path.as_posix()
+def _located(locate: Locate | None) -> Locate:
+    return locate if locate is not None else schema_anchors(Repository.around())
 
 
 def render_github(
     result: DiffResult,
     fail_on: str = "breaking",
     rules_url: str | None = None,
-    path_prefix: str = "",
+    locate: Locate | None = None,
     judged: DiffResult | None = None,
 ) -> str:
     """A notice with the version step and the counts, one workflow command per unwaived change, and one
@@ -520,16 +489,15 @@ def render_github(
     steps = step_words(semver.step(judged or result))
     heading = f"ACP {result.old} -> {result.new}: {counts}. Version step: {steps}"
     lines = [f"::notice title={_gh_property('acp-codegen diff')}::{_gh_data(heading)}"]
+    locate = _located(locate)
     for c in result.changes:
         if c.waiver is not None:
             continue
         levels = ", ".join(c.appears_in)
         props = f"title={_gh_property(f'{c.rule.id} ({levels}, {c.layer})')}"
-        file = shown_file(c.file, path_prefix)
-        if file:
-            line = change_line(c)
-            where = f"file={_gh_property(file)}" + (f",line={line}" if line else "")
-            props = f"{where}," + props
+        anchor = locate(c)
+        if anchor is not None:
+            props = f"{anchor.github()}," + props
         link = rule_link(c.rule.id, rules_url)
         text = f"{c.message} — breaks {breaks_text(c)}. {c.rule.summary}" + (f" ({link})" if link else "")
         shown = evidence_line(c)
@@ -570,22 +538,29 @@ def render_sarif(
     result: DiffResult,
     fail_on: str = "breaking",
     rules_url: str | None = None,
-    path_prefix: str = "",
+    locate: Locate | None = None,
     judged: DiffResult | None = None,
 ) -> str:
-    """A SARIF 2.1.0 log: one result per change, at its schema file when that is under the current folder
-    (a relative ``uri``; never an absolute one), always at its logical location (the schema's names)."""
+    """A SARIF 2.1.0 log (:func:`sarif_log`) as JSON text."""
+    return json.dumps(sarif_log(result, rules_url, locate, judged), indent=2, ensure_ascii=False) + "\n"
+
+
+def sarif_log(
+    result: DiffResult,
+    rules_url: str | None = None,
+    locate: Locate | None = None,
+    judged: DiffResult | None = None,
+) -> dict[str, Any]:
+    """A SARIF 2.1.0 log: one result per change, where ``locate`` attaches it (a ``uri`` relative to the
+    repository's root; never an absolute one), always at its logical location (the schema's names)."""
     index = {rule.id: i for i, rule in enumerate(CATALOG)}
     results = []
+    locate = _located(locate)
     for c in result.changes:
         location: dict[str, Any] = {}
-        file = shown_file(c.file, path_prefix)
-        if file:
-            physical: dict[str, Any] = {"artifactLocation": {"uri": file}}
-            line = change_line(c)
-            if line:
-                physical["region"] = {"startLine": line}
-            location["physicalLocation"] = physical
+        anchor = locate(c)
+        if anchor is not None:
+            location["physicalLocation"] = anchor.sarif()
         location["logicalLocations"] = [{"fullyQualifiedName": c.subject, "kind": "member"}]
         text = f"{c.message} (breaks {breaks_text(c)})"
         shown = evidence_line(c)
@@ -611,8 +586,8 @@ def render_sarif(
         if c.waiver is not None:
             item["suppressions"] = [{"kind": "external", "justification": c.waiver.reason}]
         results.append(item)
-    log = {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+    return {
+        "$schema": SARIF_SCHEMA_URL,
         "version": "2.1.0",
         "runs": [
             {
@@ -625,7 +600,6 @@ def render_sarif(
             }
         ],
     }
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
 # --- HTML ------------------------------------------------------------------------------------
@@ -643,8 +617,8 @@ RENDERERS: dict[str, Callable[[DiffResult, Options], str]] = {
     "text": lambda result, o: render_text(result, o.fail_on, judged=o.judged),
     "markdown": lambda result, o: render_markdown(result, o.rules_url, judged=o.judged),
     "json": lambda result, o: render_json(result, o.fail_on, o.rules_url, o.judged, o.min_severity),
-    "github": lambda result, o: render_github(result, o.fail_on, o.rules_url, o.path_prefix, o.judged),
-    "sarif": lambda result, o: render_sarif(result, o.fail_on, o.rules_url, o.path_prefix, o.judged),
+    "github": lambda result, o: render_github(result, o.fail_on, o.rules_url, o.locate, o.judged),
+    "sarif": lambda result, o: render_sarif(result, o.fail_on, o.rules_url, o.locate, o.judged),
     "html": lambda result, o: render_html(result, o.rules_url, judged=o.judged),
 }
 
@@ -656,10 +630,11 @@ def render(
     rules_url: str | None = None,
     *,
     min_severity: Severity = "info",
-    path_prefix: str = "",
+    locate: Locate | None = None,
 ) -> str:
-    """``result`` in format ``fmt`` (:data:`FORMATS`), showing the changes at or above ``min_severity``."""
-    options = Options(fail_on, rules_url, min_severity, path_prefix, judged=result)
+    """``result`` in format ``fmt`` (:data:`FORMATS`), showing the changes at or above ``min_severity``;
+    GitHub annotations and SARIF results attach where ``locate`` says (default: the schema files)."""
+    options = Options(fail_on, rules_url, min_severity, locate, judged=result)
     return RENDERERS[fmt](at_least(result, min_severity), options)
 
 
@@ -743,7 +718,10 @@ def report_files(
         command = f"acp-codegen diff {old} {new} --no-evidence --format markdown"
         if min_severity != "info":
             command += f" --min-severity {min_severity}"
-        files[f"{old}..{new}.md"] = render_markdown(shown, rules_url(), command=command, judged=result)
+        beside = f"`{old}..{new}.json` and `{old}..{new}.html` beside this report list"
+        files[f"{old}..{new}.md"] = render_markdown(
+            shown, rules_url(), command=command, judged=result, everything=beside
+        )
         files[f"{old}..{new}.json"] = render_json(
             shown, rules_url=rules_url(), judged=result, min_severity=min_severity
         )

@@ -1,12 +1,13 @@
 """What every report says about a result, as data: counts, whom it breaks, version steps, evidence.
 
 The renderers of :mod:`.report` and the page of :mod:`.html` both read these;
-none of them returns words but :func:`breaks_text`, the one phrase every
-format shows the same way.
+none of them returns words but :func:`breaks_text` and :func:`evidence_line`,
+the phrases every format shows the same way.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
@@ -87,3 +88,27 @@ def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
             "reason": found.reason,
         }
     return None
+
+
+def evidence_line(change: Change) -> str:
+    """One line saying what the search for evidence found (empty when there was none)."""
+    found = change.evidence
+    if isinstance(found, Evidence):
+        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
+        refuses = f"{found.refused_by} refuses"
+        sender = f" what {_a(found.sent_by)} sends" if found.sent_by else ""
+        return f"evidence: {_a(refuses)}{sender}: {found.schema_type} {seen}"
+    if isinstance(found, NoEvidence):
+        if not found.searchable:
+            return (
+                f"evidence: not searchable ({found.reason})" if found.reason else "evidence: not searchable"
+            )
+        why = f"; {found.reason}" if found.reason else ""
+        return f"evidence: no evidence found ({found.examples} generated messages tried{why})"
+    return ""
+
+
+def _a(words: str) -> str:
+    """``a 2.0.0 client``, ``an 8.0.0 agent``: the article a release name read aloud takes."""
+    spoken_vowel = words[:1].lower() in "aeiou8" or words.startswith(("11.", "18."))
+    return ("an " if spoken_vowel else "a ") + words

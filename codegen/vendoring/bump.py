@@ -24,7 +24,6 @@ request's 65,536 characters) and the version step of each contract
 from __future__ import annotations
 
 import dataclasses
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,8 @@ from pathlib import Path
 from typing import Literal
 
 from ..diff import DiffResult, diff_releases, semver
-from ..diff.report import MARKDOWN_LIMIT, render_markdown, shown_file
+from ..diff.locate import Repository
+from ..diff.report import MARKDOWN_LIMIT, render_markdown
 from ..diff.report import markdown_cell as _cell
 from ..diff.rules import SEVERITIES
 from ..errors import CodegenError
@@ -237,9 +237,20 @@ def apply(done: Bump) -> None:
 # --- the pull request's description ---------------------------------------------------------
 
 
-def diff_markdown(result: DiffResult, rules_url: str | None = None, limit: int = MARKDOWN_LIMIT) -> str:
-    """The API report in markdown, as the PR body embeds it, in at most ``limit`` characters."""
-    return render_markdown(result, rules_url, limit=limit)
+def diff_markdown(
+    result: DiffResult, rules_url: str | None = None, limit: int = MARKDOWN_LIMIT, everything: str = ""
+) -> str:
+    """The API report in markdown, as the PR body embeds it (under the move's own heading), in at most
+    ``limit`` characters; ``everything`` says where the rows left out to fit are listed."""
+    return render_markdown(result, rules_url, limit=limit, heading="###", everything=everything)
+
+
+def full_report(move: Move, options: Sequence[str] = ()) -> str:
+    """Where every change of ``move`` is listed: the ``diff`` command that writes its HTML page, with the
+    global ``options`` (``--schemas DIR``) that find the releases."""
+    stability = [] if move.plan is None else ["--stability", move.plan.manifest.stability]
+    words = ["acp-codegen", *options, "diff", move.old, move.new, *stability, "--format", "html"]
+    return f"`{' '.join(words)}` lists"
 
 
 CONTRACTS: dict[semver.Contract, str] = {
@@ -253,12 +264,12 @@ def semver_steps(result: DiffResult) -> dict[semver.Contract, semver.Step]:
     return {found.contract: found.step for found in semver.step(result).contracts}
 
 
-def _shown(path: str | Path) -> str:
-    """A path relative to the current folder when it is under it (as the pull request shows files)."""
-    return shown_file(os.path.abspath(path)) or str(path)
-
-
-def pr_body(done: Bump, rules_url: str | None = None) -> str:
+def pr_body(
+    done: Bump,
+    rules_url: str | None = None,
+    repository: Repository | None = None,
+    options: Sequence[str] = (),
+) -> str:
     """The pull request's description: releases, semver steps, breaking changes, rewrites and findings.
 
     Each move's API report gets an even share of what the rest of the body leaves
@@ -267,6 +278,12 @@ def pr_body(done: Bump, rules_url: str | None = None) -> str:
     """
     if not done.moves:
         raise CodegenError("nothing to describe: already on the newest release")
+    within = repository or Repository.around(next((m.plan.folder for m in done.moves if m.plan), None))
+
+    def _shown(path: str | Path) -> str:
+        """A path as the pull request shows files: from the repository's root (as given, outside it)."""
+        return within.path(path) or str(path)
+
     title = ", ".join(f"{m.old} → {m.new}" for m in done.moves)
     parts: list[str | DiffResult] = [f"# ACP {title}", ""]
     parts += [f"- {_cell(r.describe(Path(_shown(done.lock))))}" for r in done.resolved]
@@ -288,18 +305,22 @@ def pr_body(done: Bump, rules_url: str | None = None) -> str:
             f"{len(breaking)} breaking change(s) in {len(move.diff.changes)}; the API report is below.",
         ]
         if plan is not None:
-            parts += ["", *_code_section(plan, done.written)]
+            parts += ["", *_code_section(plan, done.written, _shown)]
         parts += ["", move.diff]
     text = [part for part in parts if isinstance(part, str)]
     reports = len(parts) - len(text)
-    budget = (MARKDOWN_LIMIT - sum(len(line) + 1 for line in text) - 256) // max(reports, 1)
+    budget = (MARKDOWN_LIMIT - sum(len(line) + 1 for line in text) - 256 * reports) // max(reports, 1)
+    moves = iter(done.moves)
     lines = [
-        part if isinstance(part, str) else diff_markdown(part, rules_url, budget).rstrip() for part in parts
+        part
+        if isinstance(part, str)
+        else diff_markdown(part, rules_url, budget, full_report(next(moves), options)).rstrip()
+        for part in parts
     ]
     return "\n".join(lines) + "\n"
 
 
-def _code_section(plan: upgrade.Plan, written: bool) -> list[str]:
+def _code_section(plan: upgrade.Plan, written: bool, _shown: Callable[[str | Path], str]) -> list[str]:
     """The codemod's rewrites (file list, diff folded) and its findings to fix by hand, with file:line."""
     verb = "Rewritten" if written else "To rewrite (dry run)"
     lines = ["### Your code", ""]

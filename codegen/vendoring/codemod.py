@@ -19,8 +19,11 @@ imports).  Each node's position comes from :mod:`ast`: findings report
 them, and :mod:`.sourcetext` turns them into the spans of the identifiers to
 replace (a ``def``'s name and the names of an import statement are read off
 the tokens of that statement alone), checks that each span holds the name
-it is about to replace, and swaps them in the file's own encoding.  libcst
-only phrases the message of a file that does not parse.
+it is about to replace, and swaps them in the file's own encoding.  A file
+that does not parse is one line from :mod:`ast`'s error: the Python version,
+the line and column, the parser's words and the text it stopped at.  libcst
+is no dependency of the tool (it is the oracle of the walker's tests, and the
+baseline of the benchmark, in the ``dev`` extra).
 
 Since the analysis moved from libcst to :mod:`ast`, a file is read by the
 Python that runs the codemod: a file that uses syntax newer than it (a 3.12
@@ -95,7 +98,8 @@ of the names the migration changes (a regular expression over the bytes);
 most files of a project need nothing more.  A file that does is parsed and
 walked once; the few spans a rewrite needs are located only in files with
 something to rewrite.  ``make bench-codemod`` measures it against a bare
-libcst parse of the same files (``docs/vendoring.md`` has the figures).
+libcst parse of the same files (``docs/vendoring.md`` has the figures), the
+cost of the libcst codemod it replaced.
 """
 
 from __future__ import annotations
@@ -110,8 +114,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import libcst as cst
-
 from ..errors import CodegenError
 from .migration import EndNames, Migration, MigrationIndex, RuleId, Side, rule
 from .resolve import SCHEMA, Resolver, is_model
@@ -122,6 +124,7 @@ from .wording import (
     ArgumentPassedGone,
     ArgumentsMissing,
     AttributeGone,
+    BecameUnion,
     CalledMethodGone,
     ClassGone,
     FieldNeeded,
@@ -138,8 +141,6 @@ from .wording import (
     TypeChanged,
     message,
 )
-
-_PARSER_PREFIX = re.compile(r"^parser error: (error at \d+:\d+: )?")
 
 
 @dataclass(frozen=True, order=True)
@@ -362,7 +363,10 @@ class _Analysis:
             if cls in self.index.removed_classes:
                 self.report(site, RuleId.PYTHON_CLASS_REMOVED, ClassGone(cls))
             for change in self.index.class_types.get(cls, ()):
-                self.report(site, change.rule, TypeChanged(cls, None, change.detail))
+                if change.members:
+                    self.report(site, change.rule, BecameUnion(cls, change.tag, change.members))
+                else:
+                    self.report(site, change.rule, TypeChanged(cls, None, change.detail))
 
     def package_reference(self, name: ast.Name | Ident) -> None:
         """``acp_2_0_0_alpha_7`` in ``acp_2_0_0_alpha_7.schema.X`` (after ``import acp_2_0_0_alpha_7``)."""
@@ -590,24 +594,37 @@ def _string_renamed(value: str, old: str, new: str) -> str:
 
 
 def _parse(source: bytes, path: str) -> ast.Module:
-    """The module's syntax tree; a file that does not parse is bad input, reported as libcst reads it."""
+    """The module's syntax tree; a file that does not parse is bad input: one line, from :mod:`ast`'s error.
+
+    The line says which Python read it (syntax newer than it does not parse),
+    where (line and column, as editors count them) and, for a bare ``invalid
+    syntax``, the text the parser stopped at.
+    """
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError) as error:
         problem = error
-    # libcst's message is the one the codemod has always given
-    try:
-        cst.parse_module(source)
-    except cst.ParserSyntaxError as error:
-        detail = _PARSER_PREFIX.sub("", " ".join(error.message.split()))
-        raise CodegenError(f"cannot parse it (line {error.editor_line}): {detail}", file=path) from None
-    except (SyntaxError, ValueError):  # bytes libcst cannot decode either (no valid encoding): ast's words
-        pass
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    if isinstance(problem, SyntaxError):
-        line = f" (line {problem.lineno})" if problem.lineno else ""  # 0: no line (an unknown coding)
-        raise CodegenError(f"cannot parse it with Python {version}{line}: {problem.msg}", file=path) from None
-    raise CodegenError(f"cannot parse it with Python {version}: {problem}", file=path) from None
+    if not isinstance(problem, SyntaxError):  # a null byte
+        raise CodegenError(f"cannot parse it with Python {version}: {problem}", file=path) from None
+    where = ""
+    if problem.lineno:  # 0: no line (an unknown coding)
+        decoding = problem.msg.startswith("(unicode error)")  # its column is not where the bad byte is
+        column = f", column {problem.offset}" if problem.offset and not decoding else ""
+        where = f" (line {problem.lineno}{column})"
+    detail = _syntax(problem)
+    raise CodegenError(f"cannot parse it with Python {version}{where}: {detail}", file=path) from None
+
+
+def _syntax(error: SyntaxError) -> str:
+    """The parser's words; a bare ``invalid syntax`` with where it stopped (``at ':'``, at the end of the
+    line)."""
+    if error.msg != "invalid syntax" or not error.text or not error.offset:
+        return error.msg
+    line, start = error.text.rstrip("\r\n"), error.offset - 1
+    end = error.end_offset - 1 if error.end_offset and error.end_lineno == error.lineno else start + 1
+    stopped = line[start:end].strip()
+    return f"{error.msg} at {stopped!r}" if stopped else f"{error.msg} at the end of the line"
 
 
 # --- the codemod ----------------------------------------------------------------------------------

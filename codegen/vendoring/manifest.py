@@ -116,11 +116,23 @@ def manifest_for(
 
 
 def manifest_path(path: Path) -> Path:
-    """The manifest of the vendored package at ``path`` (the package folder or the manifest itself)."""
+    """The manifest of the vendored package at ``path`` (the package folder or the manifest itself).
+
+    Any other file is refused in one line that says what to name instead: the
+    folder holding it, when that is a vendored package.
+    """
     if path.is_dir():
         return path / MANIFEST_NAME
-    if path.name == MANIFEST_NAME or path.is_file():
+    if path.name == MANIFEST_NAME:
         return path
+    if path.is_file() or path.is_symlink():
+        holder = next((f for f in path.parents if (f / MANIFEST_NAME).is_file()), None)
+        instead = f"; did you mean {holder}, the package holding it?" if holder is not None else ""
+        raise CodegenError(
+            f"is a file, not a vendored package: name the folder holding {MANIFEST_NAME} (the package "
+            f"`acp-codegen vendor` wrote){instead}",
+            file=path,
+        )
     raise CodegenError("no such folder", file=path)
 
 

@@ -29,24 +29,33 @@ from ..diff import (
     AttributePart,
     Change,
     DiffResult,
+    EnvelopePart,
     FieldPart,
     HandlerPart,
+    MethodPart,
     RuleId,
     TypePart,
     diff_releases,
 )
 from ..diff.rules import rule
-from ..schema.ir import ApiSurface, UnionType, refs_in
+from ..schema.ir import ApiSurface, JsonScalar, Ref, UnionType, refs_in
 from ..schema.releases import surfaces_of
 from .source import ReleaseFiles, Stability, field_name, package_name
 
 __all__ = [
     "ApiNames",
+    "ArgumentPart",
     "ArgumentRename",
+    "AttributePart",
     "AttributeRename",
+    "Change",
     "ClassRename",
     "DiffResult",
     "EndNames",
+    "EnvelopePart",
+    "FieldPart",
+    "HandlerPart",
+    "MethodPart",
     "MethodRename",
     "Migration",
     "MigrationDiff",
@@ -59,6 +68,8 @@ __all__ = [
     "RuleId",
     "Side",
     "TypeChange",
+    "TypePart",
+    "UnionMember",
     "api_names",
     "diff_for_migration",
     "migration_from_diff",
@@ -273,6 +284,16 @@ class RequiredField:
 
 
 @dataclass(frozen=True)
+class UnionMember:
+    """A member class of a union, by the value of the union's tag that selects it."""
+
+    class_name: str
+    tag: JsonScalar = None
+    other: bool = False
+    """The catch-all member: it takes every tag value the others do not name."""
+
+
+@dataclass(frozen=True)
 class TypeChange:
     """A model (``attribute`` is ``None``) or a model attribute whose type changed."""
 
@@ -281,6 +302,10 @@ class TypeChange:
     rule: RuleId
     detail: str
     """The differ's words for the change, shown in the finding."""
+    members: tuple[UnionMember, ...] = ()
+    """For a class that became a union: the classes to build instead (its members in the new release)."""
+    tag: str | None = None
+    """For a class that became a union: the Python attribute of its tag, if it is tagged."""
 
 
 @dataclass(frozen=True)
@@ -455,6 +480,9 @@ class MigrationDiff(DiffResult):
     """The differ's result for a migration, with the old release's API names the codemod resolves with."""
 
     api: ApiNames = ApiNames()
+    unions: tuple[tuple[str, str | None, tuple[UnionMember, ...]], ...] = ()
+    """``(union, its tag's Python attribute, its members)`` of every union of the new release that was a
+    class in the old one (the findings name the classes to build instead)."""
 
 
 def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stability) -> MigrationDiff:
@@ -463,7 +491,29 @@ def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stabilit
     before, after = surfaces_of(old, (stability,)), surfaces_of(new, (stability,))
     result = diff_releases(old, new, (stability,), built=(before, after))
     api = api_names(before[stability])
-    return MigrationDiff(result.old, result.new, result.surfaces, result.expired, result.unmatched, api=api)
+    became = {
+        c.path[0].name
+        for c in result.changes
+        if c.rule.id == RuleId.PYTHON_CLASS_BECAME_UNION and isinstance(c.path[0], TypePart)
+    }
+    unions = tuple(
+        (name, union.tag_py_name, _members(union))
+        for name in sorted(became)
+        for union in [after[stability].types.get(name)]
+        if isinstance(union, UnionType)
+    )
+    return MigrationDiff(
+        result.old, result.new, result.surfaces, result.expired, result.unmatched, api=api, unions=unions
+    )
+
+
+def _members(union: UnionType) -> tuple[UnionMember, ...]:
+    """The member classes of ``union``, by their tag value, the catch-all last."""
+    return tuple(
+        UnionMember(variant.type.name, variant.tag, other=variant is union.catch_all)
+        for variant in union.members
+        if isinstance(variant.type, Ref)
+    )
 
 
 _TYPE_RULES = (
@@ -474,6 +524,8 @@ _TYPE_RULES = (
     RuleId.PYTHON_ANNOTATION_CHANGED,
 )
 _REQUIRED_FIELD_RULES = (RuleId.FIELD_ADDED_REQUIRED, RuleId.FIELD_BECAME_REQUIRED)
+"""The wire rules of a field a constructor call must now pass (the differ reports the Python rule only for
+a class it knows is constructed, not for a method's params, which code may construct all the same)."""
 
 
 def migration_from_diff(result: MigrationDiff) -> Migration:
@@ -481,7 +533,7 @@ def migration_from_diff(result: MigrationDiff) -> Migration:
     levels = [surface.stability for surface in result.surfaces]
     if len(levels) != 1:
         raise ValueError(f"a migration is for one stability level; the diff has {len(levels)}")
-    return _Reader(result.changes).migration(result.old, result.new, levels[0], result.api)
+    return _Reader(result.changes).migration(result.old, result.new, levels[0], result.api, result.unions)
 
 
 def _unexpected(change: Change) -> ValueError:
@@ -560,6 +612,18 @@ class _Reader:
             case _:
                 return None
 
+    def became_union(
+        self, change: Change, became: Mapping[str, tuple[str | None, tuple[UnionMember, ...]]]
+    ) -> tuple[tuple[UnionMember, ...], str | None]:
+        """``(members, tag)`` of the union a class became, for a python-class-became-union change."""
+        if change.rule.id != RuleId.PYTHON_CLASS_BECAME_UNION:
+            return (), None
+        match change.path:
+            case (TypePart(name=name),) if name in became:
+                tag, members = became[name]
+                return members, tag
+        return (), None
+
     def attribute_path(self, change: Change) -> tuple[str, str]:
         """``(old class name, Python attribute)`` of a change to a class's attribute."""
         match change.path:
@@ -568,7 +632,14 @@ class _Reader:
             case _:
                 raise _unexpected(change)
 
-    def migration(self, old_release: str, new_release: str, stability: Stability, api: ApiNames) -> Migration:
+    def migration(
+        self,
+        old_release: str,
+        new_release: str,
+        stability: Stability,
+        api: ApiNames,
+        unions: tuple[tuple[str, str | None, tuple[UnionMember, ...]], ...] = (),
+    ) -> Migration:
         unstable = stability == "unstable"
         attribute_renames = tuple(
             AttributeRename(where[0], *_names(c), wire=where[1])
@@ -581,19 +652,24 @@ class _Reader:
             for c in self.handled(self.changes(RuleId.PYTHON_METHOD_ARGUMENT_RENAMED))
             for side, method, _ in [self.method(c)]
         )
+        # a constructor call lacks an argument: the Python rule's words, whatever the wire rule; a class
+        # that became a union is no constructor at all (its finding names the member classes instead)
+        became = {name: (tag, members) for name, tag, members in unions}
+        unions_now = {self.old_class.get(name, name) for name in became}
         required_fields = tuple(
-            RequiredField(where[0], field_name(where[1]), where[1], rule_id)
+            RequiredField(where[0], field_name(where[1]), where[1], RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED)
             for rule_id in _REQUIRED_FIELD_RULES
             for c in self.changes(rule_id)
             for where in [self.field_path(c)]
-            if where is not None
+            if where is not None and where[0] not in unions_now
         )
         type_changes = tuple(
-            TypeChange(where[0], field_name(where[1]) if where[1] else None, rule_id, c.detail)
+            TypeChange(where[0], field_name(where[1]) if where[1] else None, rule_id, c.detail, *extra)
             for rule_id in _TYPE_RULES
             for c in self.changes(rule_id)
             for where in [self.class_path(c)]
             if where is not None
+            for extra in [self.became_union(c, became)]
         )
         return Migration(
             old_release=old_release,

@@ -338,26 +338,6 @@ def write_file(path: Path, data: bytes) -> None:
         raise
 
 
-def github_annotation(finding: Finding, rules_url: str | None = None) -> str:
-    """A finding as a GitHub Actions workflow command (``::error file=...::...``), its rule explained."""
-
-    where = f"file={_escape(finding.path, True)},line={finding.line},col={finding.column}"
-    link = finding.link(rules_url)
-    text = f"{finding.message}. {finding.explanation}" + (f" ({link})" if link else "")
-    return f"::error {where},title={_escape(finding.rule, True)}::{_escape(text)}"
-
-
-def github_notice(other: OtherCopy) -> str:
-    """A file left alone as a GitHub Actions notice on it (it imports another copy of the package)."""
-    return f"::notice file={_escape(str(other.path), True)}::{_escape(other.line_text())}"
-
-
-def _escape(text: str, properties: bool = False) -> str:
-    """Text for a workflow command: its data, or (``properties``) one of its ``key=value`` properties."""
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return text.replace(":", "%3A").replace(",", "%2C") if properties else text
-
-
 def render_markdown(upgrade: Plan, rules_url: str | None = None) -> str:
     """The upgrade as markdown, for a pull request: the releases and the version step, the findings to
     fix by hand as a table with ``file:line:column``, the rewrites folded as a unified diff, and the

@@ -8,9 +8,12 @@ finding's sentence, and nothing reads one back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
+
+from .migration import UnionMember
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,16 @@ class TypeChanged:
     cls: str
     attribute: str | None
     detail: str
+
+
+@dataclass(frozen=True)
+class BecameUnion:
+    """A class that is a union of classes in the new release: its members are what to build instead."""
+
+    cls: str
+    tag: str | None
+    """The Python attribute of the union's tag (``None``: untagged)."""
+    members: tuple[UnionMember, ...]
 
 
 @dataclass(frozen=True)
@@ -128,6 +141,7 @@ Problem: TypeAlias = (
     ClassGone
     | AttributeGone
     | TypeChanged
+    | BecameUnion
     | FieldNeeded
     | CalledMethodGone
     | ArgumentPassedGone
@@ -149,6 +163,11 @@ def message(problem: Problem, release: str) -> str:
         case TypeChanged(cls=cls, attribute=attribute, detail=detail):
             subject = cls if attribute is None else f"{cls}.{attribute}"
             return f"{subject} changed type in {release}: {detail}"
+        case BecameUnion(cls=cls, tag=tag, members=members):
+            return (
+                f"{cls} is a union in {release}, no longer a class: build one of its members, "
+                f"{_or([_member(m, tag) for m in members])}"
+            )
         case FieldNeeded(cls=cls, field=field):
             return f"{cls}(...) needs {field} in {release}"
         case CalledMethodGone(connection=connection, method=method):
@@ -182,6 +201,19 @@ def _why(problem: RenameProblem) -> str:
         case InStringAnnotation(name=name):
             return f"{name} is used in a string annotation"
     raise AssertionError(f"not a rename problem: {problem!r}")
+
+
+def _member(member: UnionMember, tag: str | None) -> str:
+    """A member class and the tag value that selects it: ``CommandAvailableCommand (type "command")``."""
+    if tag is None:
+        return member.class_name
+    if member.other:
+        return f"{member.class_name} (any other {tag})"
+    return f"{member.class_name} ({tag} {json.dumps(member.tag)})"
+
+
+def _or(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _and(names: Sequence[str]) -> str:

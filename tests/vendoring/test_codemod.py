@@ -6,6 +6,7 @@ change it exercises; ``test_upgrade.py`` runs the codemod on real release pairs.
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
 import traceback
@@ -32,7 +33,7 @@ from codegen.vendoring.migration import (
     migration_from_diff,
 )
 from codegen.vendoring.upgrade import check_parses
-from tests.support.releases import surface_of
+from tests.support.releases import GENERATED, release_files, surface_of
 from tests.vendoring import synthetic
 
 MIGRATION = Migration(
@@ -473,12 +474,42 @@ def test_model_attributes_where_the_receiver_is_tied() -> None:
 # --- input -----------------------------------------------------------------------------------------
 
 
-def test_a_file_that_does_not_parse_is_one_error_line() -> None:
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        (b"def f(:\n", "(line 2, column 7): invalid syntax at ':'"),
+        (b"x = 1 +\n", "(line 2, column 8): invalid syntax at the end of the line"),
+        (b"if x\n    pass\n", "(line 2, column 5): expected ':'"),
+        (b"x = (1,\n", "(line 2, column 5): '(' was never closed"),
+    ],
+    ids=["stopped-at", "end-of-line", "expected", "never-closed"],
+)
+def test_a_file_that_does_not_parse_is_one_error_line(source: bytes, said: str) -> None:
+    """Python's own parser words it: which Python, where (as editors count), and what it stopped at."""
     codemod = Codemod(MIGRATION, "acp")
     with pytest.raises(CodegenError) as caught:
-        codemod.rewrite(b"from acp.schema import Implementation\ndef f(:\n", "app/broken.py")
-    line = caught.value.one_line()
-    assert line == "app/broken.py: cannot parse it (line 2): expected one of ), *, **, NAME"
+        codemod.rewrite(b"from acp.schema import Implementation\n" + source, "app/broken.py")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    assert caught.value.one_line() == f"app/broken.py: cannot parse it with Python {version} {said}"
+
+
+def test_the_tool_does_not_import_libcst() -> None:
+    """libcst is the oracle of the scope walker's tests and the benchmark's baseline (the dev extra), no
+    dependency of the tool: nothing under codegen/ imports it, and the package does not require it."""
+    import tomllib
+
+    from tests.support.releases import ROOT
+
+    importing = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "codegen").rglob("*.py"))
+        if re.search(r"^\s*(import|from)\s+libcst\b", path.read_text(), flags=re.M)
+    ]
+    assert importing == []
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        project = tomllib.load(handle)["project"]
+    assert not any(r.startswith("libcst") for r in project["dependencies"])
+    assert any(r.startswith("libcst") for r in project["optional-dependencies"]["dev"])
 
 
 @pytest.mark.parametrize(
@@ -611,3 +642,32 @@ def test_a_field_every_member_of_a_union_shares_is_followed_on_the_member_classe
     assert [(f.line, f.column, f.rule, f.message) for f in findings] == [
         (5, 68, RuleId.PYTHON_ATTRIBUTE_REMOVED, "AddDiffChange.file_type is gone in 2.0.0")
     ]
+
+
+def test_a_class_that_became_a_union_names_the_member_classes_to_build_instead() -> None:
+    """v2-sdk-2.3.0 makes ``AvailableCommand`` a union on ``type``: each use of the old class is one finding
+    naming the classes to build instead (no ``needs type``: the member classes default their tag), and a
+    constructor call that lacks a newly required argument is explained as the call it is."""
+    old, new = release_files("v2-sdk-2.0.0"), release_files("v2-sdk-2.3.0")
+    migration = migration_from_diff(diff_for_migration(old, new, "stable"))
+    source = textwrap.dedent("""\
+        from acp.schema import AvailableCommand, ElicitationSchema
+
+        COMMAND = AvailableCommand(name="plan", description="make a plan")
+        FORM = ElicitationSchema()
+    """)
+    _, findings, _ = Codemod(migration, "acp").rewrite(source.encode(), "app/commands.py")
+    members = 'CommandAvailableCommand (type "command") or OtherAvailableCommand (any other type)'
+    became = (
+        f"AvailableCommand is a union in v2-sdk-2.3.0, no longer a class: build one of its members, {members}"
+    )
+    needs = "python-class-argument-required ElicitationSchema(...) needs"
+    assert [str(f) for f in findings] == [
+        f"app/commands.py:1:24 python-class-became-union {became}",
+        f"app/commands.py:3:11 python-class-became-union {became}",
+        f"app/commands.py:4:8 {needs} properties in v2-sdk-2.3.0",
+        f"app/commands.py:4:8 {needs} type in v2-sdk-2.3.0",
+    ]
+    assert "constructs it without the argument fails" in findings[-1].explanation
+    schema = (GENERATED / "acp_v2_sdk_2_3_0" / "schema.py").read_text()
+    assert "class CommandAvailableCommand(" in schema and "class OtherAvailableCommand(" in schema

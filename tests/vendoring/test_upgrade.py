@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -312,7 +313,7 @@ def test_markdown_format_is_a_findings_table_and_the_rewrites_folded(
     assert "# ACP API changes" not in done.out  # the full report is behind --report
     report = ("--format", "markdown", "--report", "--min-severity", "warning")
     full = cli_run(*options, "upgrade", project / "acp", "--to", case.new, app, *report)
-    assert full.out.startswith(done.out) and f"\n# ACP API changes: {case.old} → {case.new}\n" in full.out
+    assert full.out.startswith(done.out) and f"\n### ACP API changes: {case.old} → {case.new}\n" in full.out
     assert "<summary><b>Info (" not in full.out  # --min-severity leaves the info rows out of the report
 
 
@@ -369,6 +370,24 @@ def test_a_path_without_a_manifest(project: Path, capsys: pytest.CaptureFixture[
     )
 
 
+@pytest.mark.parametrize("given", ["app/agent.py", "acp/schema.py"])
+def test_a_file_given_as_the_vendored_package_says_so_and_what_to_name(
+    project: Path, capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    """A source file, or a file of the package, is no vendored package: the line says to name the folder
+    (and which one, when the file is inside a package), not what a JSON parser makes of Python."""
+    line, _ = bad_input(capsys, project, project / given, "--to", A7, "--write")
+    expected = (
+        f"{project / given}: is a file, not a vendored package: name the folder holding {MANIFEST_NAME} "
+        "(the package `acp-codegen vendor` wrote)"
+    )
+    assert line == expected + (
+        f"; did you mean {project / 'acp'}, the package holding it?" if "acp/" in given else ""
+    )
+    check = run(capsys, "vendor", "--check", project / given)
+    assert (check.code, check.err) == (2, f"acp-codegen: error: {line}\n")
+
+
 def test_an_invalid_manifest(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "acp" / MANIFEST_NAME).write_text('{"format": 1}')
     line, _ = bad_input(capsys, project, project / "acp", "--to", A7, project / "app", "--write")
@@ -392,7 +411,8 @@ def test_a_source_file_that_does_not_parse(project: Path, capsys: pytest.Capture
     broken = project / "app" / "broken.py"
     broken.write_text("from acp import schema\n\nx: schema.McpConnectionId = (\n")
     line, _ = bad_input(capsys, project, project / "acp", "--to", A7, project / "app", "--write")
-    assert line.startswith(f"{broken}: cannot parse it (line ")
+    assert line.startswith(f"{broken}: cannot parse it with Python {sys.version_info.major}.")
+    assert "(line 3, column 29): '(' was never closed" in line  # where the ( is, as editors count
 
 
 @pytest.mark.parametrize("source", ["def broken(:\n", "x = (\n", "print 'python 2'\n"])

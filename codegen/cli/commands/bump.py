@@ -12,9 +12,26 @@ from rich.console import Console
 from ... import resources
 from ...errors import CodegenError
 from ...schema.load import DEFAULT_LOCK, SchemaSource, default_source, layered_lock, read_lock
-from ..common import EXIT_CHECK_FAILED, Command, output_file, searched, source_of, writable_store
-from ..options import codemod_operands, evidence_options, rules_url_option
+from ..common import (
+    EXIT_CHECK_FAILED,
+    Command,
+    output_file,
+    searched,
+    source_of,
+    store_options,
+    writable_store,
+)
+from ..options import (
+    codemod_operands,
+    evidence_options,
+    min_severity_option,
+    path_prefix_option,
+    report_option,
+    rules_url_option,
+    write_option,
+)
 from ..progress import with_evidence
+from ..upgrading import plan_sarif, plan_text, store_text
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -27,11 +44,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="the npm package to bump to, like npm:@agentclientprotocol/sdk (its newest version) or "
         "npm:@agentclientprotocol/sdk@2.2.0",
     )
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
-    )
+    write_option(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -44,6 +57,17 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the pull request's description (markdown) to FILE when there is a release to move to",
     )
+    p.add_argument(
+        "--format",
+        choices=("text", "github", "sarif"),
+        default="text",
+        help="format of the output (github: the findings as workflow annotations at their file, line and "
+        "column, and with --report each API change at its class in the vendored package; sarif: the same "
+        "as a SARIF 2.1.0 log) (default: %(default)s)",
+    )
+    report_option(p)
+    min_severity_option(p)
+    path_prefix_option(p, "the vendored package")
     evidence_options(p)
     rules_url_option(p)
 
@@ -84,6 +108,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
             for line in error.report.lines:
                 print(line)
             raise
+    if args.write:  # first: what cannot be written (a folder in the way) is bad input, said in one line
+        bump.apply(done)
     for notice in notices:
         console.print(f"notice: {notice}", highlight=False)
     locked = any(r.status == "locked" for r in done.resolved)
@@ -111,12 +137,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for move in done.moves:
         if move.plan is not None:
             searched(move.plan, console)
-        lines = [] if move.plan is None else move.plan.report_lines(rules_url)
-        sys.stdout.write("\n".join([*lines, move.summary()]) + "\n")
-    if args.write:
-        bump.apply(done)
+    if args.format == "sarif":
+        sys.stdout.write(plan_sarif([(move.plan, move.diff) for move in done.moves], args, rules_url))
+    for move in done.moves if args.format != "sarif" else ():
+        if move.plan is not None:
+            sys.stdout.write(plan_text(move.plan, args, rules_url, hint=False, diff=move.diff))
+        else:
+            sys.stdout.write(store_text(move, args, rules_url))
     if body is not None and done.moves:  # a release of a new protocol major has nothing to compare with
-        write_atomic(body, bump.pr_body(done, rules_url).encode())
+        write_atomic(body, bump.pr_body(done, rules_url, options=store_options(args)).encode())
         console.print(f"wrote the pull request's description to {body}", highlight=False)
     for move in done.moves:
         if move.plan is not None:

@@ -8,11 +8,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from ...diff.locate import Locate, Repository, schema_anchors, unattached
+from ...diff.model import DiffResult
 from ...diff.report import FORMATS
 from ...errors import CodegenError
 from ...schema.ir import Stability
 from ..common import Command, source_of
-from ..options import evidence_options, min_severity_option, rules_url_option
+from ..options import evidence_options, min_severity_option, path_prefix_option, rules_url_option
 from ..progress import with_evidence
 
 
@@ -33,13 +35,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         help="exit 1 when an unwaived change is at least this severe (default: %(default)s)",
     )
     min_severity_option(p)
-    p.add_argument(
-        "--path-prefix",
-        default="",
-        metavar="PREFIX",
-        help="github and sarif: put PREFIX before each schema file's path, which is relative to the current "
-        "folder (a file outside it, such as the bundled store of an installed tool, is named by no path)",
-    )
+    path_prefix_option(p)
     p.add_argument(
         "--waivers",
         type=Path,
@@ -76,11 +72,30 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if args.evidence:
         result = with_evidence(result, old, new, args, console, built)
     url = report.rules_url(args.rules_url)
-    shown = report.render(
-        result, args.format, args.fail_on, url, min_severity=args.min_severity, path_prefix=args.path_prefix
+    locate = schema_anchors(Repository.around(prefix=args.path_prefix))
+    sys.stdout.write(
+        report.render(result, args.format, args.fail_on, url, min_severity=args.min_severity, locate=locate)
     )
-    sys.stdout.write(shown)
+    if args.format in ("github", "sarif"):
+        _say_unattached(report.at_least(result, args.min_severity), locate, console)
     return result.exit_code(args.fail_on)
+
+
+def _say_unattached(result: DiffResult, locate: Locate, console: Console) -> None:
+    """A notice when annotations attach to no file, saying why and how to make them attach."""
+    changes = [c for c in result.changes if c.waiver is None]
+    files = unattached(changes, locate)
+    if not files:
+        return
+    count = sum(1 for c in changes if c.file in files)
+    store = Path(files[0]).parent.parent.parent
+    console.print(
+        f"notice: {count} of {len(changes)} annotations attach to no file: their schema files "
+        f"({', '.join(files)}) are outside the repository, {Repository.around().root}; to attach them, "
+        "copy the releases into a store inside it "
+        f"(`acp-codegen fetch RELEASE --schemas DIR --from {store}`) and diff with --schemas DIR",
+        highlight=False,
+    )
 
 
 COMMAND = Command(

@@ -9,7 +9,15 @@ from pathlib import Path
 from rich.console import Console
 
 from ..common import EXIT_CHECK_FAILED, Command, searched, source_of
-from ..options import codemod_operands, min_severity_option, rules_url_option
+from ..options import (
+    codemod_operands,
+    min_severity_option,
+    path_prefix_option,
+    report_option,
+    rules_url_option,
+    write_option,
+)
+from ..upgrading import plan_sarif, plan_text
 
 
 def arguments(p: argparse.ArgumentParser) -> None:
@@ -21,11 +29,7 @@ def arguments(p: argparse.ArgumentParser) -> None:
         metavar=("RELEASE", "SOURCES"),
         help="the locked release to move to; SOURCES may follow it as well as PATH",
     )
-    p.add_argument(
-        "--write",
-        action="store_true",
-        help="apply the rewrites (each file replaced atomically) and swap the vendored package",
-    )
+    write_option(p)
     p.add_argument(
         "--force",
         action="store_true",
@@ -34,17 +38,16 @@ def arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--format",
-        choices=("text", "markdown", "json", "github"),
+        choices=("text", "markdown", "json", "github", "sarif"),
         default="text",
         help="format of the output (json: one document with the API diff, the rewrites and the findings; "
-        "github: findings as workflow annotations) (default: %(default)s)",
+        "github: the findings as workflow annotations at their file, line and column, and with --report "
+        "each API change at its class in the vendored package; sarif: the same as a SARIF 2.1.0 log) "
+        "(default: %(default)s)",
     )
-    p.add_argument(
-        "--report",
-        action="store_true",
-        help="print the whole API diff after the findings, the rewrites and its one-line summary",
-    )
+    report_option(p)
     min_severity_option(p)
+    path_prefix_option(p, "the vendored package")
     rules_url_option(p)
 
 
@@ -74,29 +77,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
     elif args.format == "markdown":
         sys.stdout.write(upgrade.render_markdown(plan, rules_url))
         if args.report:
-            full = diff_report.render(
-                plan.diff, "markdown", "never", rules_url, min_severity=args.min_severity
-            )
-            sys.stdout.write("\n" + full)
-    else:
-        # what touches the user's code first: the findings, then the rewrites; the API diff in one line
-        if args.format == "github":
-            lines = [upgrade.github_annotation(f, rules_url) for f in plan.findings]
-            lines += [upgrade.github_notice(other) for other in plan.others]
-            lines += [diff for result in plan.rewritten for diff in result.diff(release)]
-        else:
-            lines = plan.report_lines(rules_url)
-        lines.append(plan.summary() + ("" if args.report else "; --report prints the whole API report"))
-        sys.stdout.write("\n".join(lines) + "\n")
-        if args.report:
             shown = diff_report.at_least(plan.diff, args.min_severity)
-            if args.format == "text":
-                full = diff_report.render_text(shown, "never", verdict=False, judged=plan.diff)
-            else:
-                full = diff_report.render(
-                    plan.diff, args.format, "never", rules_url, min_severity=args.min_severity
-                )
+            full = diff_report.render_markdown(shown, rules_url, judged=plan.diff, heading="###")
             sys.stdout.write("\n" + full)
+    elif args.format == "sarif":
+        sys.stdout.write(plan_sarif([(plan, plan.diff)], args, rules_url))
+    else:
+        sys.stdout.write(plan_text(plan, args, rules_url, hint=True))
     if args.write:
         upgrade.apply(plan)
     console.print(plan.closing(args.write), highlight=False)
