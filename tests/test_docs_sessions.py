@@ -182,8 +182,12 @@ def test_a_typed_command_names_what_exists(name: str, line: int, command: str) -
         with pytest.raises(SystemExit) as asked, contextlib.redirect_stdout(io.StringIO()):
             build_parser().parse_args([words[1], "--help"])
         assert asked.value.code == 0, f"{name}:{line}: no subcommand {words[1]}"
+    elif words[:2] == ["apt-get", "install"]:  # a Debian package the Makefile installs for the same purpose
+        packages = [w for w in words[2:] if not w.startswith("-")]
+        installed = re.findall(r"apt-get install [^;}]*", (ROOT / "Makefile").read_text())
+        assert packages and all(any(p in i.split() for i in installed) for p in packages), f"{name}:{line}"
     else:
-        scripts = [w for w in words if w.endswith(".py")]
+        scripts = [w for w in words if w.endswith((".py", ".sh"))]
         assert scripts and all((ROOT / s).is_file() for s in scripts), f"{name}:{line}: {command}"
 
 
