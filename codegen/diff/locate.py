@@ -229,7 +229,9 @@ def unattached(changes: Iterable[Change], locate: Locate) -> list[str]:
 
 # --- an address anyone can open ------------------------------------------------------------------
 
-_RAW = re.compile(r"https://raw\.githubusercontent\.com/(?P<repository>[^/]+/[^/]+)/(?P<tag>[^/]+)/(?P<path>.+)")
+_RAW = re.compile(
+    r"https://raw\.githubusercontent\.com/(?P<repository>[^/]+/[^/]+)/(?P<tag>[^/]+)/(?P<path>.+)"
+)
 
 
 def public_url(file: str, pointer: str) -> str | None:

@@ -19,7 +19,6 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any
 
 from ..schema.ir import Field, Stability, to_json
@@ -43,6 +42,7 @@ from .path import (
     ValuePart,
     part_json,
 )
+from .proof import Relation, SetProof
 from .rules import CATALOG, NO_TRAFFIC, SEVERITIES, Role, Rule, RuleId, Severity, Traffic
 from .wording import detail, path_words
 
@@ -120,39 +120,6 @@ class NoEvidence:
     searchable: bool = True
 
 
-class Relation(StrEnum):
-    """How the set of JSON values one release accepts stands to the other's (old to new)."""
-
-    EQUAL = "equal"
-    """The same values: the change alters no message's fate."""
-    WIDER = "wider"
-    """The new set includes the old one: every old value is still accepted."""
-    NARROWER = "narrower"
-    """The old set includes the new one: every new value was already accepted."""
-    OVERLAP = "overlap"
-    """Neither includes the other."""
-
-
-@dataclass(frozen=True)
-class SetProof:
-    """The inclusion argument a verdict rests on, for what no whole message can show.
-
-    ``old`` and ``new`` are the two value sets as the rule compared them (IR
-    type expressions, or the values of a default or a tag); ``only_old`` and
-    ``only_new`` are one value each side accepts and the other refuses, where
-    there is one (:data:`ABSENT` otherwise).  ``premise`` names, as a typed
-    token rendered by :mod:`.wording`, what makes the relation hold when it is
-    not the sets alone (a lenient field, a union's default variant).
-    """
-
-    relation: Relation
-    old: Any = ABSENT
-    new: Any = ABSENT
-    only_old: Any = ABSENT
-    only_new: Any = ABSENT
-    premise: str = ""
-
-
 # --- changes and results ---------------------------------------------------------------------------
 
 
@@ -198,7 +165,7 @@ class Change:
     waiver: Waiver | None = None
     evidence: Evidence | NoEvidence | None = None
     proof: SetProof | None = None
-    """The set-inclusion argument the rule decided by, where a rule gives one (witnesses are in :attr:`evidence`)."""
+    """The set-inclusion argument the rule decided by, where it gives one (witnesses: :attr:`evidence`)."""
     stabilities: tuple[Stability, ...] = ()
     """The stability levels the change appears in (empty: only :attr:`stability`)."""
     levels: tuple[Level, ...] = ()

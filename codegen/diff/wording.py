@@ -30,6 +30,7 @@ from .path import (
     TypePart,
     ValuePart,
 )
+from .proof import Relation, SetProof
 from .rules import RuleId
 
 INNER_WORDS = {"items": "items", "values": "values"}
@@ -198,3 +199,20 @@ def _quoted(sentences: Any) -> str:
 
 def _name(value: Any) -> str:
     return value if isinstance(value, str) else _show(value)
+
+
+def proof_words(proof: SetProof) -> str:
+    """A set proof as one line (the relation, and a value only one side accepts where there is one).
+
+    A first wording: the rules that fill :attr:`~.model.Change.proof` refine it.
+    """
+    relation = {
+        Relation.EQUAL: "the same values are accepted before and after",
+        Relation.WIDER: "every old value is still accepted",
+        Relation.NARROWER: "every new value was already accepted",
+        Relation.OVERLAP: "neither set of values includes the other",
+    }[proof.relation]
+    sets = f"{_show(proof.old)} → {_show(proof.new)}: " if proof.old is not ABSENT else ""
+    shown = ((proof.only_new, "new"), (proof.only_old, "gone"))
+    extra = [f"{_show(v)} is {w}" for v, w in shown if v is not ABSENT]
+    return sets + "; ".join([relation, *extra])
