@@ -97,6 +97,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.diff.rules",
             "codegen.diff.path",
             "codegen.diff.proof",
+            "codegen.diff.sets",
             "codegen.diff.wording",
             "codegen.diff.model",
             "codegen.diff.semver",

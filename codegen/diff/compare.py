@@ -72,6 +72,7 @@ from .model import (
     KeywordPart,
     MemberPart,
     Path,
+    Relation,
     TypePart,
     ValuePart,
     field_default,
@@ -595,18 +596,20 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
         if isinstance(was_one, Ref) and isinstance(now_one, Ref):  # one alternative swapped for another
             yield from _swap(ctx, was_one, now_one, at)
             return
-    wider = new_any or all(any(covers(ctx, a, b, "new") for a in after) for b in before)
-    narrower = old_any or all(any(covers(ctx, b, a, "old") for b in before) for a in after)
+    proof = ctx.sets.relation(old, new)  # by inclusion of the value sets, $ref resolved, constraints kept
+    wider = new_any or proof.relation in (Relation.EQUAL, Relation.WIDER)
+    narrower = old_any or proof.relation in (Relation.EQUAL, Relation.NARROWER)
     if wider and narrower:  # the same values on the wire: an open enum takes any value of its base type
         yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=old, new=new)
         return
     was, now = values(before), values(after)
     if wider:
-        yield ctx.change(RuleId.TYPE_WIDENED, path, traffic, where, old=was, new=now)
+        found = ctx.change(RuleId.TYPE_WIDENED, path, traffic, where, old=was, new=now)
     elif narrower:
-        yield ctx.change(RuleId.TYPE_NARROWED, path, traffic, where, old=was, new=now)
+        found = ctx.change(RuleId.TYPE_NARROWED, path, traffic, where, old=was, new=now)
     else:
-        yield ctx.change(RuleId.TYPE_CHANGED, path, traffic, where, old=old, new=new)
+        found = ctx.change(RuleId.TYPE_CHANGED, path, traffic, where, old=old, new=new)
+    yield dataclasses.replace(found, proof=proof)
 
 
 def _swap(ctx: Context, old: Ref, new: Ref, at: At) -> Iterator[Change]:

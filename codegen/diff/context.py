@@ -12,6 +12,7 @@ from .model import ABSENT, Change, Path
 from .renames import detect_renames
 from .rules import NO_FLOW, NO_TRAFFIC, Flow, RuleId, Traffic, impact, rule
 from .senders import Peers, flows_by_type, peers_of, sides_of
+from .sets import Sets
 
 
 def payloads(surface: ApiSurface) -> frozenset[str]:
@@ -51,6 +52,11 @@ class Context:
     @functools.cached_property
     def new_payloads(self) -> frozenset[str]:
         return payloads(self.new)
+
+    @functools.cached_property
+    def sets(self) -> Sets:
+        """Set inclusion between the two surfaces' types, its answers kept for the whole comparison."""
+        return Sets(self.old, self.new, self.renamed_from)
 
     @functools.cached_property
     def bound_params(self) -> frozenset[str]:

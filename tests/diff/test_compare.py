@@ -176,8 +176,40 @@ def alias_change(old: TypeExpr, new: TypeExpr) -> list[tuple[str, str]]:
             ArrayOf(Scalar("number")),
             [("type-widened", "items: integer -> number")],
         ),
-        # a constrained type does not take every value of its JSON type: not a widening
-        (Scalar("string", Constraints(min_length=1)), Const("a"), [("type-changed", "string -> 'a'")]),
+        # decided by inclusion, constraints included (issue 32, finding 5)
+        (Scalar("string", Constraints(min_length=1)), Const("a"), [("type-narrowed", "string -> 'a'")]),
+        (Scalar("string", Constraints(min_length=2)), Const("a"), [("type-changed", "string -> 'a'")]),
+        (
+            Scalar("integer", Constraints(minimum=0)),
+            Scalar("number", Constraints(minimum=0)),
+            [("type-widened", "integer -> number")],
+        ),
+        (
+            Scalar("integer", Constraints(minimum=0)),
+            Scalar("number", Constraints(minimum=1)),
+            [("type-changed", "integer -> number")],
+        ),
+        (
+            Scalar("number", Constraints(minimum=0)),
+            Scalar("integer", Constraints(minimum=0, maximum=9)),
+            [("type-narrowed", "number -> integer")],
+        ),
+        (
+            Scalar("string"),
+            Scalar("string", Constraints(pattern="^a")),
+            [("constraint-tightened", "pattern none -> '^a'")],
+        ),
+        (Scalar("integer"), Nullable(Scalar("integer")), [("type-widened", "adds null")]),
+        (
+            AnyOf((Scalar("string", Constraints(pattern="^a")), Scalar("integer"))),
+            Scalar("string"),
+            [("type-changed", "string | integer -> string")],
+        ),
+        (
+            AnyOf((Scalar("string", Constraints(pattern="^a")), Const(1))),
+            AnyOf((Scalar("string"), Scalar("integer"))),
+            [("type-widened", "1 | string -> integer | string")],
+        ),
     ],
 )
 def test_how_a_type_expression_changed(old: TypeExpr, new: TypeExpr, expected: list[tuple[str, str]]) -> None:
