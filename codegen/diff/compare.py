@@ -73,6 +73,7 @@ from .model import (
     MemberPart,
     Path,
     Relation,
+    SetProof,
     TypePart,
     ValuePart,
     field_default,
@@ -81,6 +82,7 @@ from .model import (
 )
 from .renames import rename_refs, shape
 from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
+from .sets import with_defaults
 from .wording import describe
 
 Side = Literal["old", "new"]
@@ -189,8 +191,12 @@ def accepts_any(surface: ApiSurface, expr: TypeExpr, seen: frozenset[str] = froz
 
 
 def union_is_open(surface: ApiSurface, union: UnionType) -> bool:
-    """A union is open with a catch-all member, or with a member that takes any value."""
-    return union.open or any(accepts_any(surface, v.type) for v in union.variants)
+    """A union is open with a catch-all member, a member that takes any value, or a default member."""
+    return (
+        union.open
+        or any(accepts_any(surface, v.type) for v in union.variants)
+        or _default(surface, union) is not None
+    )
 
 
 def _constraint_pairs(
@@ -409,7 +415,10 @@ def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -
         )
     added = MEMBER_ADDED["union", openness(union_is_open(ctx.new, new))]
     for variant in new.variants:
-        if not accepts_any(ctx.new, variant.type):
+        # a member whose every value the old object took adds nothing on the wire (decided by inclusion)
+        if not accepts_any(ctx.new, variant.type) and not ctx.sets.includes(
+            ("old", Ref(old.name)), ("new", variant.type)
+        ):
             yield ctx.change(added, member_path(ctx.new, at.path, new, variant), at.traffic, at.where)
 
 
@@ -530,8 +539,15 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
         yield from compare_expr(ctx, old.type, new.type, at)
     else:
         yield from compare_expr(ctx, strip_nullable(old.type), strip_nullable(new.type), at)
-    # a receiver fills a default only for a field the sender may omit: a required field has none that counts
-    if json_key(field_default(old)) != json_key(field_default(new)) and not old.required and not new.required:
+    # a receiver fills a default only for a field the sender may omit: a required field has none that counts;
+    # two defaults are compared as the new models read them (each omitted field's own default filled)
+    if (
+        json_key(field_default(old)) != json_key(field_default(new))
+        and not old.required
+        and not new.required
+        and json_key(with_defaults(ctx.new, new.type, field_default(old)))
+        != json_key(with_defaults(ctx.new, new.type, field_default(new)))
+    ):
         yield ctx.change(
             RuleId.DEFAULT_CHANGED, path, traffic, where, old=field_default(old), new=field_default(new)
         )
@@ -737,14 +753,7 @@ def compare_union(
     """Two unions at one location, member by member (a nested one at its parent member's path)."""
     yield from compare_fields(ctx, old.fields, new.fields, at)
     if old.tag_wire_name != new.tag_wire_name:
-        yield ctx.change(
-            RuleId.UNION_TAG_CHANGED,
-            at.path,
-            at.traffic,
-            at.where,
-            old=old.tag_wire_name,
-            new=new.tag_wire_name,
-        )
+        yield from _tag_changed(ctx, old, new, at)
         return
     inner = shared.with_fields(
         {f.wire_name: f for f in old.fields}, {f.wire_name: f for f in new.fields}, new.tag_wire_name
@@ -766,9 +775,12 @@ def compare_union(
             yield from compare_member(ctx, old.catch_all.type, new.catch_all.type, member_at.to(other), inner)
             yield from normative_change(ctx, old.catch_all.doc, new.catch_all.doc, member_at.to(other))
         old_refused, new_refused = _refused(ctx.old, old), _refused(ctx.new, new)
+        kept = _kept(ctx, old, new, before, after)
         yield from compare_members(
-            ctx, "union", was_open, new, list(before), list(after), at, (old_refused, new_refused)
+            ctx, "union", was_open, new, list(before), list(after), at, (old_refused, new_refused), kept
         )
+        for key in [k for k in after if k not in before and _tag(k) not in old_refused]:
+            yield from _claimed(ctx, old, new, after[key], (*other, ValuePart(after[key].tag)), at)
         if old.catch_all is not None and new.catch_all is not None:
             for value in sorted(old_refused - new_refused - set(new.known_tags), key=repr):
                 yield ctx.change(RuleId.UNION_TAG_RELEASED, (*other, ValuePart(value)), at.traffic, at.where)
@@ -776,11 +788,7 @@ def compare_union(
                 yield ctx.change(RuleId.UNION_TAG_RESERVED, (*other, ValuePart(value)), at.traffic, at.where)
         return
     if old.exclusive != new.exclusive:
-        rule_id = RuleId.UNION_BECAME_EXCLUSIVE if new.exclusive else RuleId.UNION_BECAME_INCLUSIVE
-        words = {True: "oneOf", False: "anyOf"}
-        yield ctx.change(
-            rule_id, at.path, at.traffic, at.where, old=words[old.exclusive], new=words[new.exclusive]
-        )
+        yield from _exclusive_changed(ctx, old, new, at)
     old_members = _untagged(ctx, ctx.old, old, at.path, ctx.renames)
     new_members = _untagged(ctx, ctx.new, new, at.path, {})
     for key, member in new_members.items():
@@ -790,6 +798,150 @@ def compare_union(
     gone = [k for k in old_members if k not in new_members]
     arrived = [k for k in new_members if k not in old_members]
     yield from compare_members(ctx, "union", was_open, new, gone, arrived, at)
+
+
+def _tag_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> Iterator[Change]:
+    """A union that dispatches on another property (or on one where it had none), decided by its values.
+
+    The same values on both sides (a default member takes every tag the other
+    side's members do not) refuse no message either way: only which member
+    reads a value changes, for old receivers.  More values is a widening,
+    fewer a narrowing; otherwise the tag changed for both sides.
+    """
+    proof = ctx.sets.relate(
+        ("old", Ref(old.name)),
+        ("new", Ref(new.name)),
+        old.tag_wire_name or ABSENT,
+        new.tag_wire_name or ABSENT,
+    )
+    if proof.relation is Relation.EQUAL:
+        proof = dataclasses.replace(proof, premise=PREMISE_DEFAULT if _default(ctx.new, new) else "")
+    rule_id = {
+        Relation.EQUAL: RuleId.UNION_DISPATCH_CHANGED,
+        Relation.WIDER: RuleId.TYPE_WIDENED,
+        Relation.NARROWER: RuleId.TYPE_NARROWED,
+        Relation.OVERLAP: RuleId.UNION_TAG_CHANGED,
+    }[proof.relation]
+    if rule_id in (RuleId.TYPE_WIDENED, RuleId.TYPE_NARROWED):
+        found = ctx.change(rule_id, at.path, at.traffic, at.where, old=(Ref(old.name),), new=(Ref(new.name),))
+    else:
+        found = ctx.change(
+            rule_id, at.path, at.traffic, at.where, old=old.tag_wire_name, new=new.tag_wire_name
+        )
+    yield dataclasses.replace(found, proof=proof)
+
+
+PREMISE_DEFAULT = "default-member"
+"""A :attr:`~.proof.SetProof.premise`: the union's default member (no tag property) takes the value."""
+PREMISE_CATCH_ALL = "catch-all"
+"""A premise: the union's catch-all takes the tag, and is where a later release's variants arrive."""
+PREMISE_DEFAULTS = "defaults-applied"
+"""A premise: the values are compared as a receiver reads them, every omitted field's default filled."""
+
+
+def _default(surface: ApiSurface, union: UnionType) -> Variant | None:
+    """A tagged union's default member: untagged, and no class of it has the tag property.
+
+    It takes objects without the tag and every tag no other member takes (the
+    runtime's ``TaggedUnion``), so the union is open through it.
+    """
+    if union.tag_wire_name is None:
+        return None
+    for v in union.variants:
+        classes = surface.classes_of(v.type) if v.tag is None else ()
+        if classes and all(
+            all(f.wire_name != union.tag_wire_name for f in surface.all_fields(c)) for c in classes
+        ):
+            return v
+    return None
+
+
+def _kept(
+    ctx: Context,
+    old: UnionType,
+    new: UnionType,
+    before: Mapping[Path, Variant],
+    after: Mapping[Path, Variant],
+) -> tuple[frozenset[Path], frozenset[Path]]:
+    """Members that left while the other union still takes their values, and ones that arrived taken before.
+
+    Decided by inclusion: a member that left is still taken when the new union
+    (its catch-all, its default member) includes every value it had; one that
+    arrived when the old union did.
+    """
+    gone = frozenset(
+        k
+        for k, v in before.items()
+        if k not in after and ctx.sets.includes(("new", Ref(new.name)), ("old", v.type))
+    )
+    arrived = frozenset(
+        k
+        for k, v in after.items()
+        if k not in before and ctx.sets.includes(("old", Ref(old.name)), ("new", v.type))
+    )
+    return gone, arrived
+
+
+def _claimed(
+    ctx: Context, old: UnionType, new: UnionType, variant: Variant, path: Path, at: At
+) -> Iterator[Change]:
+    """A variant whose tag the old catch-all took: old senders' values with that tag must fit it now.
+
+    The old catch-all narrowed to the tag is compared with the new variant;
+    when the variant does not include it, a value old senders could send with
+    that tag is refused (``union-tag-claimed``, with that value where one is found).
+    """
+    catch_all = ctx.old_named(old.catch_all.type) if old.catch_all is not None else None
+    if not isinstance(catch_all, ObjectType) or variant.tag is None or old.tag_wire_name is None:
+        return
+    tag = old.tag_wire_name
+    fields = tuple(
+        dataclasses.replace(f, type=Const(variant.tag), nullable=False) if f.wire_name == tag else f
+        for f in ctx.sets.fields("old", catch_all)
+    )
+    narrowed = ObjectType(f"{catch_all.name}[{variant.tag!r}]", fields, extra=catch_all.extra)
+    if not any(f.wire_name == tag for f in fields) or not ctx.sets.accepts(
+        ("old", catch_all), {tag: variant.tag}
+    ):
+        return
+    if ctx.sets.includes(("new", variant.type), ("old", narrowed)):
+        return
+    witness = ctx.sets.witness(("old", narrowed), ("new", Ref(new.name)))
+    proof = SetProof(
+        Relation.NARROWER,
+        old.catch_all.type if old.catch_all else ABSENT,
+        variant.type,
+        witness,
+        ABSENT,
+        PREMISE_CATCH_ALL,
+    )
+    found = ctx.change(RuleId.UNION_TAG_CLAIMED, path, at.traffic, at.where)
+    yield dataclasses.replace(found, proof=proof)
+
+
+def _exclusive_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> Iterator[Change]:
+    """``anyOf`` -> ``oneOf`` (or back): it narrows (widens) only when two members take one value.
+
+    Members that are disjoint (by JSON type, or by a constant property) make
+    the change take and refuse the same values: no row.
+    """
+    side: Side = "new" if new.exclusive else "old"
+    union = new if new.exclusive else old
+    members = [v.type for v in union.variants]
+    pairs = [(a, b) for i, a in enumerate(members) for b in members[i + 1 :]]
+    if all(ctx.sets.disjoint(side, a, b) for a, b in pairs):
+        return
+    both = next((v for a, b in pairs if (v := ctx.sets.overlap(side, a, b)) is not ABSENT), ABSENT)
+    rule_id = RuleId.UNION_BECAME_EXCLUSIVE if new.exclusive else RuleId.UNION_BECAME_INCLUSIVE
+    words = {True: "oneOf", False: "anyOf"}
+    found = ctx.change(
+        rule_id, at.path, at.traffic, at.where, old=words[old.exclusive], new=words[new.exclusive]
+    )
+    if both is not ABSENT:
+        relation = Relation.NARROWER if new.exclusive else Relation.WIDER
+        only = {"only_old": both} if new.exclusive else {"only_new": both}
+        found = dataclasses.replace(found, proof=SetProof(relation, Ref(old.name), Ref(new.name), **only))
+    yield found
 
 
 def _refused(surface: ApiSurface, union: UnionType) -> frozenset[JsonScalar]:
@@ -979,12 +1131,16 @@ def compare_members(
     after: list[Path],
     at: At,
     refused: tuple[frozenset[JsonScalar], frozenset[JsonScalar]] = (frozenset(), frozenset()),
+    kept: tuple[frozenset[Path], frozenset[Path]] = (frozenset(), frozenset()),
 ) -> Iterator[Change]:
     """Open/closed flips and members (one path each) that left or arrived, for unions and enums.
 
     ``refused`` holds the tag values the old and the new union refuse outright
     (its catch-all reserves them): a member whose tag the other release
     refuses is added to, or removed from, a union that is closed for it.
+    ``kept`` holds the members that left while the new union still takes
+    their values, and those that arrived whose values the old union took
+    (:func:`_kept`): added to, or removed from, a union that is open for them.
     """
     is_open = union_is_open(ctx.new, new) if isinstance(new, UnionType) else new.open
     state = openness(is_open)
@@ -994,13 +1150,25 @@ def compare_members(
     for member in before:
         if member not in after:
             closed = _tag(member) in new_refused
-            rule = MEMBER_REMOVED[kind, "closed" if closed else state]
-            yield ctx.change(rule, member, at.traffic, at.where)
+            rule = MEMBER_REMOVED[kind, "open" if member in kept[0] else "closed" if closed else state]
+            found = ctx.change(rule, member, at.traffic, at.where)
+            if member in kept[0]:
+                found = dataclasses.replace(found, proof=SetProof(Relation.WIDER, premise=_premise(new)))
+            yield found
     for member in after:
         if member not in before:
             closed = _tag(member) in old_refused
-            rule = MEMBER_ADDED[kind, "closed" if closed else state]
-            yield ctx.change(rule, member, at.traffic, at.where)
+            rule = MEMBER_ADDED[kind, "open" if member in kept[1] else "closed" if closed else state]
+            found = ctx.change(rule, member, at.traffic, at.where)
+            if member in kept[1]:
+                found = dataclasses.replace(found, proof=SetProof(Relation.EQUAL, premise=_premise(new)))
+            yield found
+
+
+def _premise(union: UnionType | EnumType) -> str:
+    return (
+        PREMISE_CATCH_ALL if isinstance(union, UnionType) and union.catch_all is not None else PREMISE_DEFAULT
+    )
 
 
 def _tag(path: Path) -> JsonScalar | object:

@@ -203,6 +203,14 @@ class RuleId(StrEnum):
         "tag, which old receivers reject.")
     UNION_TAG_CHANGED = ("union-tag-changed", "wire", "union", "breaking", "both",
         "A union dispatches on a different property: no variant is recognised across the change.")
+    UNION_DISPATCH_CHANGED = ("union-dispatch-changed", "wire", "union", "warning", "receivers",
+        "A union dispatches on a different property (or on one where it had none) but takes the same values "
+        "(a default member takes what no tagged member does): no message is refused either way, but old "
+        "receivers may read a new sender's member as another one.")
+    UNION_TAG_CLAIMED = ("union-tag-claimed", "wire", "union", "warning", "senders",
+        "A tag value the union's catch-all took is a variant of its own now: what old senders sent with that "
+        "tag must have the variant's shape, or new receivers refuse it (a warning: the catch-all is where a "
+        "later release's variants arrive).")
     UNION_BECAME_CLOSED = ("union-became-closed", "wire", "union", "breaking", "senders",
         "A union lost its catch-all: old senders' unknown or custom variants are rejected by new receivers.")
     UNION_BECAME_OPEN = ("union-became-open", "wire", "union", "breaking", "receivers",

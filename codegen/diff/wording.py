@@ -8,6 +8,7 @@ path) and no rewrite of the codemod (which reads the fields).
 
 from __future__ import annotations
 
+import json
 from typing import Any, assert_never
 
 from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr, to_json
@@ -201,18 +202,34 @@ def _name(value: Any) -> str:
     return value if isinstance(value, str) else _show(value)
 
 
-def proof_words(proof: SetProof) -> str:
-    """A set proof as one line (the relation, and a value only one side accepts where there is one).
+PREMISES = {
+    "default-member": "the union's default member (no tag property) takes it",
+    "catch-all": "the union's catch-all took it, and is where a later release's variants arrive",
+    "defaults-applied": "read as the new models read it, every omitted field's default filled",
+}
+"""The words of each :attr:`~.proof.SetProof.premise` token."""
 
-    A first wording: the rules that fill :attr:`~.model.Change.proof` refine it.
-    """
+
+def _value(value: Any) -> str:
+    """A value of a proof: a type expression described, a JSON value as JSON."""
+    if isinstance(value, (Ref, Scalar, ArrayOf, MapOf, Const, Nullable, AnyOf)):
+        return describe(value)
+    try:
+        return json.dumps(to_json(value), sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def proof_words(proof: SetProof) -> str:
+    """A set proof as one line: the two sets, the relation, a value only one side accepts, the premise."""
     relation = {
         Relation.EQUAL: "the same values are accepted before and after",
         Relation.WIDER: "every old value is still accepted",
         Relation.NARROWER: "every new value was already accepted",
         Relation.OVERLAP: "neither set of values includes the other",
     }[proof.relation]
-    sets = f"{_show(proof.old)} → {_show(proof.new)}: " if proof.old is not ABSENT else ""
-    shown = ((proof.only_new, "new"), (proof.only_old, "gone"))
-    extra = [f"{_show(v)} is {w}" for v, w in shown if v is not ABSENT]
-    return sets + "; ".join([relation, *extra])
+    sets = f"{_value(proof.old)} → {_value(proof.new)}: " if proof.old is not ABSENT else ""
+    shown = ((proof.only_new, "new"), (proof.only_old, "no longer accepted"))
+    extra = [f"{_value(v)} is {w}" for v, w in shown if v is not ABSENT]
+    premise = [f"as {PREMISES.get(proof.premise, proof.premise)}"] if proof.premise else []
+    return sets + "; ".join([relation, *extra, *premise])

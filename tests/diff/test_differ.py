@@ -165,6 +165,16 @@ def add_deferred(defs: Defs) -> None:
     outcome_members(defs).insert(0, variant)
 
 
+def outcome_deferred_with_reason(defs: Defs) -> None:
+    """A ``deferred`` variant needing a ``reason``: the catch-all took ``{"outcome": "deferred"}`` before."""
+    variant = {
+        "type": "object",
+        "properties": {"outcome": {"type": "string", "const": "deferred"}, "reason": {"type": "string"}},
+        "required": ["outcome", "reason"],
+    }
+    outcome_members(defs).insert(0, variant)
+
+
 def drop_cancelled_outcome(defs: Defs) -> None:
     """The ``cancelled`` variant goes, and the catch-all no longer reserves its tag: it takes it now."""
     outcome_members(defs)[:] = [
@@ -486,6 +496,13 @@ CASES = [
     Case("union-became-closed", "RequestPermissionOutcome", "breaking", CLIENT, new=close_outcome),
     Case("union-became-open", "RequestPermissionOutcome", "breaking", AGENT, old=close_outcome),
     Case(
+        "union-tag-claimed",
+        "RequestPermissionOutcome[other]['deferred']",
+        "warning",
+        CLIENT,
+        new=outcome_deferred_with_reason,
+    ),
+    Case(
         "union-tag-changed",
         "RequestPermissionOutcome",
         "breaking",
@@ -730,6 +747,34 @@ def value_one_of(m: Mini) -> None:
     m.defs["Value"]["oneOf"] = m.defs["Value"].pop("anyOf")
 
 
+def value_with_word(m: Mini) -> None:
+    """A member that overlaps another (a short string is a string): oneOf refuses what both take."""
+    value_members(m).append({"title": "Word", "type": "string", "maxLength": 8})
+
+
+def value_one_of_overlapping(m: Mini) -> None:
+    value_with_word(m)
+    value_one_of(m)
+
+
+def update_untagged(m: Mini) -> None:
+    """``Update`` has one member and no tag (the state ``update_tagged_with_default`` changes)."""
+    m.defs["Update"] = {
+        "anyOf": [{"title": "message", "type": "object", "properties": {"text": {"type": "string"}}}]
+    }
+
+
+def update_tagged_with_default(m: Mini) -> None:
+    """``Update`` dispatches on ``kind``: a ``plan`` variant, and the old member as the default one."""
+    update_untagged(m)
+    plan = {
+        "type": "object",
+        "properties": {"kind": {"type": "string", "const": "plan"}},
+        "required": ["kind"],
+    }
+    m.defs["Update"]["anyOf"].insert(0, plan)
+
+
 def value_takes_anything(m: Mini) -> None:
     """An untyped member: the union now takes any JSON value."""
     value_members(m).append({"title": "Other", "description": "Any other value."})
@@ -883,8 +928,33 @@ MINI_CASES = [
     ),
     MiniCase("union-became-open", "Value", "breaking", AGENT, new=value_takes_anything),
     MiniCase("union-became-closed", "Value", "breaking", CLIENT, old=value_takes_anything),
-    MiniCase("union-became-exclusive", "Value", "warning", CLIENT, new=value_one_of, detail="anyOf -> oneOf"),
-    MiniCase("union-became-inclusive", "Value", "warning", AGENT, old=value_one_of, detail="oneOf -> anyOf"),
+    MiniCase(
+        "union-became-exclusive",
+        "Value",
+        "warning",
+        CLIENT,
+        old=value_with_word,
+        new=value_one_of_overlapping,
+        detail="anyOf -> oneOf",
+    ),
+    MiniCase(
+        "union-became-inclusive",
+        "Value",
+        "warning",
+        AGENT,
+        old=value_one_of_overlapping,
+        new=value_with_word,
+        detail="oneOf -> anyOf",
+    ),
+    MiniCase(
+        "union-dispatch-changed",
+        "Update",
+        "warning",
+        CLIENT,
+        old=update_untagged,
+        new=update_tagged_with_default,
+        detail="None -> kind",
+    ),
     MiniCase(
         "python-annotation-changed",
         "PromptRequest.data",
