@@ -82,7 +82,7 @@ from .model import (
 )
 from .renames import rename_refs, shape
 from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
-from .sets import with_defaults
+from .sets import Term, with_defaults
 from .wording import describe
 
 Side = Literal["old", "new"]
@@ -201,15 +201,15 @@ def union_is_open(surface: ApiSurface, union: UnionType) -> bool:
 
 def _constraint_pairs(
     old: TypeExpr, new: TypeExpr, path: Path
-) -> Iterator[tuple[Path, Constraints, Constraints]]:
-    """Matching constraint sets of two expressions that differ only in constraints, and where they are."""
+) -> Iterator[tuple[Path, Scalar | ArrayOf, Scalar | ArrayOf]]:
+    """Matching constrained expressions of two that differ only in constraints, and where they are."""
     match old:
         case Scalar():
             if isinstance(new, Scalar):
-                yield path, old.constraints, new.constraints
+                yield path, old, new
         case ArrayOf():
             if isinstance(new, ArrayOf):
-                yield path, old.constraints, new.constraints
+                yield path, old, new
                 yield from _constraint_pairs(old.item, new.item, (*path, InnerPart("items")))
         case MapOf():
             if isinstance(new, MapOf):
@@ -245,6 +245,25 @@ KEYWORDS = {
 ANNOTATIONS = frozenset({"format"})
 """Keywords JSON Schema 2020-12 reads as annotations: neither its validators nor the generated models
 enforce them, so changing one changes no value on the wire."""
+
+
+def keyword_proof(ctx: Context, expr: Scalar | ArrayOf, keyword: str, before: Any, after: Any) -> SetProof:
+    """The inclusion argument of one keyword's change: the expression's JSON type with that keyword alone.
+
+    ``integer{minimum 0}`` -> ``integer{minimum 1}``: every new value was already accepted, ``0`` is not
+    any more (an array's items are left out: the keyword is about the array).
+    """
+    attribute = next(a for a, k in KEYWORDS.items() if k == keyword)
+
+    def alone(value: Any) -> Scalar | ArrayOf:
+        constraints = Constraints(**({} if value is ABSENT else {attribute: value}))
+        return (
+            Scalar(expr.type, constraints)
+            if isinstance(expr, Scalar)
+            else ArrayOf(Scalar("any"), constraints)
+        )
+
+    return dataclasses.replace(ctx.sets.relation(alone(before), alone(after)), old=ABSENT, new=ABSENT)
 
 
 def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[RuleId, str, Any, Any]]:
@@ -284,6 +303,60 @@ def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterat
     added = tuple(s for s in after if s not in before)
     if dropped or added:
         yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
+
+
+def presence_proof(ctx: Context, at: At, wire: str, omits: Side) -> SetProof | None:
+    """A field one side may omit and the other requires: a value of the type there without it.
+
+    ``omits`` is the side whose values may lack the field; the value shown is
+    one of its values without the field, refused by the other side's type
+    (built from the type the location is in, when it is an object on both sides).
+    """
+    new_type = at.where
+    old_type = ctx.old.types.get(ctx.renamed_from.get(new_type.name, new_type.name)) if new_type else None
+    if not (isinstance(old_type, ObjectType) and isinstance(new_type, ObjectType)):
+        return None
+    terms: dict[Side, Term] = {"old": ("old", Ref(old_type.name)), "new": ("new", Ref(new_type.name))}
+    has, lacks = terms[omits], terms["new" if omits == "old" else "old"]
+    for value in ctx.sets.samples(has):
+        if isinstance(value, dict) and wire not in value and ctx.sets.accepts(has, value):
+            if not ctx.sets.accepts(lacks, value):
+                whole = ctx.sets.relate(terms["old"], terms["new"], ABSENT, ABSENT)
+                if omits == "old":
+                    return dataclasses.replace(whole, only_old=value)
+                return dataclasses.replace(whole, only_new=value)
+            break
+    return None
+
+
+_INVALID_TRIES: tuple[Any, ...] = (True, 1.5, "x", [], {}, None)
+"""Values tried for one a field's schema refuses (what a leniency keyword reads as the default)."""
+
+
+def lenient_proof(ctx: Context, old: Field, new: Field) -> SetProof | None:
+    """A field that stops being lenient: a value its schema refuses, which old models read and new refuse.
+
+    ``x-deserialize-default-on-null`` reads null; ``-default-on-error`` any value the type refuses;
+    ``-skip-invalid-items`` a list holding an item its item type refuses.
+    """
+    expr = new.type
+    term: Term = ("new", expr)
+    value: Any = ABSENT
+    if old.default_on_null and not new.default_on_null and not ctx.sets.accepts(term, None):
+        value = None
+    elif old.default_on_error and not new.default_on_error:
+        value = next((v for v in _INVALID_TRIES if not ctx.sets.accepts(term, v)), ABSENT)
+    elif old.skip_invalid_items and not new.skip_invalid_items and isinstance(strip_nullable(expr), ArrayOf):
+        item: Term = ("new", strip_nullable(expr).item)  # type: ignore[union-attr]
+        bad = next((v for v in _INVALID_TRIES if not ctx.sets.accepts(item, v)), ABSENT)
+        value = ABSENT if bad is ABSENT else [bad]
+    if value is ABSENT:
+        return None
+    return SetProof(Relation.NARROWER, only_old=value, premise=PREMISE_LENIENT)
+
+
+PREMISE_LENIENT = "lenient"
+"""A premise: the old models read a value the schema refuses as the field's default (or drop the item)."""
 
 
 def derived(named: NamedType | None) -> bool:
@@ -495,7 +568,10 @@ def compare_fields(
             continue
         if wire not in after:
             rule_id = RuleId.REQUIRED_FIELD_REMOVED if f.required else RuleId.OPTIONAL_FIELD_REMOVED
-            yield ctx.change(rule_id, here.path, at.traffic, at.where)
+            found = ctx.change(rule_id, here.path, at.traffic, at.where)
+            yield dataclasses.replace(
+                found, proof=presence_proof(ctx, at, wire, "new") if f.required else None
+            )
             if at.python is not None:
                 yield ctx.change(RuleId.PYTHON_ATTRIBUTE_REMOVED, _attribute(at, f.py_name), where=at.where)
         else:
@@ -504,7 +580,8 @@ def compare_fields(
         if wire in before or _carrier(ctx, None, f, at):
             continue
         rule_id = RuleId.FIELD_ADDED_REQUIRED if f.required else RuleId.FIELD_ADDED_OPTIONAL
-        yield ctx.change(rule_id, (*at.path, FieldPart(wire)), at.traffic, at.where, new=f.type)
+        found = ctx.change(rule_id, (*at.path, FieldPart(wire)), at.traffic, at.where, new=f.type)
+        yield dataclasses.replace(found, proof=presence_proof(ctx, at, wire, "old") if f.required else None)
         if f.required and not f.has_default and at.python is not None and at.constructed:
             yield ctx.change(RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED, _attribute(at, f.py_name), where=at.where)
 
@@ -531,7 +608,19 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
     )
     for before, after, became_true, became_false in flips:
         if before != after:
-            yield ctx.change(became_true if after else became_false, path, traffic, where)
+            found = ctx.change(became_true if after else became_false, path, traffic, where)
+            if became_true is RuleId.FIELD_BECAME_REQUIRED:  # a message without the field
+                found = dataclasses.replace(
+                    found, proof=presence_proof(ctx, at, new.wire_name, "new" if not after else "old")
+                )
+            if became_true is RuleId.FIELD_BECAME_NULLABLE:  # T against T | null: null is the value
+                proof = (
+                    SetProof(Relation.WIDER, only_new=None)
+                    if after
+                    else SetProof(Relation.NARROWER, only_old=None)
+                )
+                found = dataclasses.replace(found, proof=proof)
+            yield found
     needed_before = old.required and not old.has_default
     if new.required and not new.has_default and not needed_before and at.python and at.constructed:
         yield ctx.change(RuleId.PYTHON_CLASS_ARGUMENT_REQUIRED, _attribute(at, new.py_name), where=where)
@@ -548,14 +637,21 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
         and json_key(with_defaults(ctx.new, new.type, field_default(old)))
         != json_key(with_defaults(ctx.new, new.type, field_default(new)))
     ):
-        yield ctx.change(
+        found = ctx.change(
             RuleId.DEFAULT_CHANGED, path, traffic, where, old=field_default(old), new=field_default(new)
         )
+        read = (
+            with_defaults(ctx.new, new.type, field_default(old)),
+            with_defaults(ctx.new, new.type, field_default(new)),
+        )
+        proof = SetProof(Relation.OVERLAP, read[0], read[1], premise=PREMISE_DEFAULTS)
+        yield dataclasses.replace(found, proof=proof)
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):
         yield ctx.change(RuleId.LENIENT_ANNOTATION_ADDED, path, traffic, where, old=was, new=now)
     if set(was) - set(now):
-        yield ctx.change(RuleId.LENIENT_ANNOTATION_REMOVED, path, traffic, where, old=was, new=now)
+        found = ctx.change(RuleId.LENIENT_ANNOTATION_REMOVED, path, traffic, where, old=was, new=now)
+        yield dataclasses.replace(found, proof=lenient_proof(ctx, old, new))
     yield from normative_change(ctx, old.doc, new.doc, at)
 
 
@@ -579,14 +675,16 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
         return
     if without_constraints(old) == without_constraints(new):
         for place, a, b in _constraint_pairs(old, new, path):
-            for rule_id, keyword, before, after in constraint_changes(a, b):
-                yield ctx.change(
+            for rule_id, keyword, before, after in constraint_changes(a.constraints, b.constraints):
+                found = ctx.change(
                     rule_id, (*place, KeywordPart(keyword)), traffic, where, old=before, new=after
                 )
+                yield dataclasses.replace(found, proof=keyword_proof(ctx, a, keyword, before, after))
         return
     if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
         for rule_id, keyword, before, after in constraint_changes(old.constraints, new.constraints):
-            yield ctx.change(rule_id, (*path, KeywordPart(keyword)), traffic, where, old=before, new=after)
+            found = ctx.change(rule_id, (*path, KeywordPart(keyword)), traffic, where, old=before, new=after)
+            yield dataclasses.replace(found, proof=keyword_proof(ctx, old, keyword, before, after))
         yield from _compare(ctx, old.item, new.item, at.down(InnerPart("items")))
         return
     if isinstance(old, MapOf) and isinstance(new, MapOf):
@@ -776,16 +874,32 @@ def compare_union(
             yield from normative_change(ctx, old.catch_all.doc, new.catch_all.doc, member_at.to(other))
         old_refused, new_refused = _refused(ctx.old, old), _refused(ctx.new, new)
         kept = _kept(ctx, old, new, before, after)
+        proofs = _witnesses(ctx, old, new, before, after, kept, at)
         yield from compare_members(
-            ctx, "union", was_open, new, list(before), list(after), at, (old_refused, new_refused), kept
+            ctx,
+            "union",
+            was_open,
+            new,
+            list(before),
+            list(after),
+            at,
+            (old_refused, new_refused),
+            kept,
+            proofs,
         )
         for key in [k for k in after if k not in before and _tag(k) not in old_refused]:
             yield from _claimed(ctx, old, new, after[key], (*other, ValuePart(after[key].tag)), at)
         if old.catch_all is not None and new.catch_all is not None:
             for value in sorted(old_refused - new_refused - set(new.known_tags), key=repr):
-                yield ctx.change(RuleId.UNION_TAG_RELEASED, (*other, ValuePart(value)), at.traffic, at.where)
+                found = ctx.change(
+                    RuleId.UNION_TAG_RELEASED, (*other, ValuePart(value)), at.traffic, at.where
+                )
+                yield dataclasses.replace(found, proof=_tag_proof(ctx, old, new, value, released=True))
             for value in sorted(new_refused - old_refused - set(old.known_tags), key=repr):
-                yield ctx.change(RuleId.UNION_TAG_RESERVED, (*other, ValuePart(value)), at.traffic, at.where)
+                found = ctx.change(
+                    RuleId.UNION_TAG_RESERVED, (*other, ValuePart(value)), at.traffic, at.where
+                )
+                yield dataclasses.replace(found, proof=_tag_proof(ctx, old, new, value, released=False))
         return
     if old.exclusive != new.exclusive:
         yield from _exclusive_changed(ctx, old, new, at)
@@ -797,7 +911,9 @@ def compare_union(
             yield from normative_change(ctx, old_members[key].doc, member.doc, member_at.to(key))
     gone = [k for k in old_members if k not in new_members]
     arrived = [k for k in new_members if k not in old_members]
-    yield from compare_members(ctx, "union", was_open, new, gone, arrived, at)
+    kept = _kept(ctx, old, new, old_members, new_members)
+    proofs = _witnesses(ctx, old, new, old_members, new_members, kept, at)
+    yield from compare_members(ctx, "union", was_open, new, gone, arrived, at, kept=kept, proofs=proofs)
 
 
 def _tag_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> Iterator[Change]:
@@ -882,6 +998,77 @@ def _kept(
     return gone, arrived
 
 
+def _witnesses(
+    ctx: Context,
+    old: UnionType,
+    new: UnionType,
+    before: Mapping[Path, Variant],
+    after: Mapping[Path, Variant],
+    kept: tuple[frozenset[Path], frozenset[Path]],
+    at: At,
+) -> dict[Path, SetProof]:
+    """The set proofs of a union's rows that are not :func:`_kept`: a value each left or arrived with.
+
+    A member that left shows a value of it the new union refuses, one that
+    arrived a value of it the old union refused, each beside the relation of
+    the two unions; an open/closed flip (at the union's own path) shows the
+    relation and a value only one side takes.
+    """
+    gone = [k for k in before if k not in after and k not in kept[0]]
+    arrived = [k for k in after if k not in before and k not in kept[1]]
+    flips = union_is_open(ctx.old, old) != union_is_open(ctx.new, new)
+    if not (gone or arrived or flips):
+        return {}
+    whole = ctx.sets.relate(("old", Ref(old.name)), ("new", Ref(new.name)), ABSENT, ABSENT)
+    found: dict[Path, SetProof] = {at.path: whole} if flips else {}
+    for key in gone:
+        value = ctx.sets.witness(("old", before[key].type), ("new", Ref(new.name)))
+        if value is not ABSENT:
+            found[key] = dataclasses.replace(whole, only_old=value, only_new=ABSENT)
+    for key in arrived:
+        value = ctx.sets.witness(("new", after[key].type), ("old", Ref(old.name)))
+        if value is not ABSENT:
+            found[key] = dataclasses.replace(whole, only_old=ABSENT, only_new=value)
+    return found
+
+
+def _narrowed(ctx: Context, side: Side, union: UnionType, value: JsonScalar) -> ObjectType | None:
+    """A union's catch-all class with its tag pinned to ``value`` (``None``: no catch-all class)."""
+    surface = ctx.old if side == "old" else ctx.new
+    catch_all = (
+        surface.types.get(union.catch_all.type.name)
+        if union.catch_all and isinstance(union.catch_all.type, Ref)
+        else None
+    )
+    tag = union.tag_wire_name
+    if not isinstance(catch_all, ObjectType) or tag is None:
+        return None
+    fields = tuple(
+        dataclasses.replace(f, type=Const(value), nullable=False) if f.wire_name == tag else f
+        for f in ctx.sets.fields(side, catch_all)
+    )
+    if not any(f.wire_name == tag for f in fields):
+        return None
+    return ObjectType(f"{catch_all.name}[{value!r}]", fields, extra=catch_all.extra)
+
+
+def _tag_proof(
+    ctx: Context, old: UnionType, new: UnionType, value: JsonScalar, released: bool
+) -> SetProof | None:
+    """A value with a tag the catch-all took (or refused) and now refuses (or takes), as a set proof."""
+    side: Side = "new" if released else "old"
+    narrowed = _narrowed(ctx, side, new if released else old, value)
+    if narrowed is None:
+        return None
+    other: Term = ("old", Ref(old.name)) if released else ("new", Ref(new.name))
+    witness = ctx.sets.witness((side, narrowed), other)
+    if witness is ABSENT:
+        return None
+    relation = Relation.WIDER if released else Relation.NARROWER
+    only = {"only_new": witness} if released else {"only_old": witness}
+    return SetProof(relation, premise=PREMISE_CATCH_ALL, **only)
+
+
 def _claimed(
     ctx: Context, old: UnionType, new: UnionType, variant: Variant, path: Path, at: At
 ) -> Iterator[Change]:
@@ -907,8 +1094,9 @@ def _claimed(
     if ctx.sets.includes(("new", variant.type), ("old", narrowed)):
         return
     witness = ctx.sets.witness(("old", narrowed), ("new", Ref(new.name)))
+    within = ctx.sets.includes(("old", narrowed), ("new", variant.type))
     proof = SetProof(
-        Relation.NARROWER,
+        Relation.NARROWER if within else Relation.OVERLAP,
         old.catch_all.type if old.catch_all else ABSENT,
         variant.type,
         witness,
@@ -1115,7 +1303,19 @@ def compare_enum(ctx: Context, old: EnumType, new: EnumType, at: At) -> Iterator
         return
     old_values: list[Path] = [(*at.path, ValuePart(v.value)) for v in old.values]
     new_values: list[Path] = [(*at.path, ValuePart(v.value)) for v in new.values]
-    yield from compare_members(ctx, "enum", old.open, new, old_values, new_values, at)
+    proofs: dict[Path, SetProof] = {}
+    gone = [p for p in old_values if p not in new_values]
+    arrived = [p for p in new_values if p not in old_values]
+    if gone or arrived or old.open != new.open:
+        whole = ctx.sets.relate(("old", Ref(old.name)), ("new", Ref(new.name)), ABSENT, ABSENT)
+        proofs[at.path] = whole
+        for path in gone:  # a value only the old enum takes, unless the new one is open to it
+            value = ABSENT if new.open else _value_of(path)
+            proofs[path] = dataclasses.replace(whole, only_old=value, only_new=ABSENT)
+        for path in arrived:
+            value = ABSENT if old.open else _value_of(path)
+            proofs[path] = dataclasses.replace(whole, only_old=ABSENT, only_new=value)
+    yield from compare_members(ctx, "enum", old.open, new, old_values, new_values, at, proofs=proofs)
     docs = {v.value: v.doc for v in old.values}
     for value in new.values:
         if value.value in docs:
@@ -1132,6 +1332,7 @@ def compare_members(
     at: At,
     refused: tuple[frozenset[JsonScalar], frozenset[JsonScalar]] = (frozenset(), frozenset()),
     kept: tuple[frozenset[Path], frozenset[Path]] = (frozenset(), frozenset()),
+    proofs: Mapping[Path, SetProof] | None = None,
 ) -> Iterator[Change]:
     """Open/closed flips and members (one path each) that left or arrived, for unions and enums.
 
@@ -1141,11 +1342,15 @@ def compare_members(
     ``kept`` holds the members that left while the new union still takes
     their values, and those that arrived whose values the old union took
     (:func:`_kept`): added to, or removed from, a union that is open for them.
+    ``proofs`` are the other rows' set proofs, by path (:func:`_witnesses`).
     """
+    proofs = proofs or {}
     is_open = union_is_open(ctx.new, new) if isinstance(new, UnionType) else new.open
     state = openness(is_open)
     if was_open != is_open:
-        yield ctx.change(BECAME[kind, state], at.path, at.traffic, at.where)
+        yield dataclasses.replace(
+            ctx.change(BECAME[kind, state], at.path, at.traffic, at.where), proof=proofs.get(at.path)
+        )
     old_refused, new_refused = refused
     for member in before:
         if member not in after:
@@ -1154,7 +1359,7 @@ def compare_members(
             found = ctx.change(rule, member, at.traffic, at.where)
             if member in kept[0]:
                 found = dataclasses.replace(found, proof=SetProof(Relation.WIDER, premise=_premise(new)))
-            yield found
+            yield dataclasses.replace(found, proof=found.proof or proofs.get(member))
     for member in after:
         if member not in before:
             closed = _tag(member) in old_refused
@@ -1162,7 +1367,12 @@ def compare_members(
             found = ctx.change(rule, member, at.traffic, at.where)
             if member in kept[1]:
                 found = dataclasses.replace(found, proof=SetProof(Relation.EQUAL, premise=_premise(new)))
-            yield found
+            yield dataclasses.replace(found, proof=found.proof or proofs.get(member))
+
+
+def _value_of(path: Path) -> Any:
+    last = path[-1]
+    return last.value if isinstance(last, ValuePart) else ABSENT
 
 
 def _premise(union: UnionType | EnumType) -> str:

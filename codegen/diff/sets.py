@@ -194,6 +194,25 @@ def _scalar_accepts(scalar: Scalar, value: Any) -> bool:
     return True
 
 
+_PATTERN_TRIES = (
+    "a",
+    "ab",
+    "abc",
+    "A",
+    "AB",
+    "ABC",
+    "ABCD",
+    "0",
+    "01",
+    "_x",
+    "a-b",
+    "a.b",
+    "a/b",
+    "2024-01-01",
+)
+"""Strings tried against a pattern (a pattern's language is not enumerated: a witness is looked for)."""
+
+
 def _scalar_samples(scalar: Scalar) -> Iterator[Any]:
     c = scalar.constraints
     match scalar.type:
@@ -202,8 +221,9 @@ def _scalar_samples(scalar: Scalar) -> Iterator[Any]:
         case "boolean":
             yield from (True, False)
         case "string":
-            if c.pattern is None:
-                yield from ("", "x" * (c.min_length or 1), "x" * ((c.max_length or 0) + 1))
+            yield from ("", "x" * (c.min_length or 1), "x" * ((c.max_length or 0) + 1))
+            if c.pattern is not None:
+                yield from _PATTERN_TRIES
         case "integer" | "number":
             edges: list[float] = [0, 1, -1]
             for bound in (_lower(c), _upper(c)):
@@ -556,11 +576,21 @@ class Sets:
         return ABSENT
 
     def overlap(self, side: Side, a: TypeExpr, b: TypeExpr) -> Any:
-        """A value both ``a`` and ``b`` accept, among the values built from each (or ABSENT)."""
-        for one, other in ((a, b), (b, a)):
-            for value in _first(self.samples((side, one)), _SAMPLES):
-                if self.accepts((side, one), value) and self.accepts((side, other), value):
-                    return value
+        """A value both ``a`` and ``b`` accept, among the values built from each (or ABSENT).
+
+        Two objects are also tried merged (each one's properties: objects that
+        take unlisted properties take the other's).
+        """
+        firsts = {m: list(_first(self.samples((side, m)), _SAMPLES)) for m in (a, b)}
+        merged = [
+            {**x, **y}
+            for x in firsts[a][:4]
+            for y in firsts[b][:4]
+            if isinstance(x, dict) and isinstance(y, dict)
+        ]
+        for value in [*firsts[a], *firsts[b], *merged]:
+            if self.accepts((side, a), value) and self.accepts((side, b), value):
+                return value
         return ABSENT
 
     def disjoint(self, side: Side, a: TypeExpr, b: TypeExpr) -> bool:

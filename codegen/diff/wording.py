@@ -206,6 +206,7 @@ PREMISES = {
     "default-member": "the union's default member (no tag property) takes it",
     "catch-all": "the union's catch-all took it, and is where a later release's variants arrive",
     "defaults-applied": "read as the new models read it, every omitted field's default filled",
+    "lenient": "the old models read it as the field's default (or drop the item), the new ones refuse it",
 }
 """The words of each :attr:`~.proof.SetProof.premise` token."""
 
@@ -222,6 +223,11 @@ def _value(value: Any) -> str:
 
 def proof_words(proof: SetProof) -> str:
     """A set proof as one line: the two sets, the relation, a value only one side accepts, the premise."""
+    if proof.premise == "defaults-applied":
+        return (
+            f"an omitted field is read as {_value(proof.old)} by old receivers and meant as "
+            f"{_value(proof.new)} by new senders ({PREMISES[proof.premise]})"
+        )
     relation = {
         Relation.EQUAL: "the same values are accepted before and after",
         Relation.WIDER: "every old value is still accepted",
@@ -231,5 +237,5 @@ def proof_words(proof: SetProof) -> str:
     sets = f"{_value(proof.old)} → {_value(proof.new)}: " if proof.old is not ABSENT else ""
     shown = ((proof.only_new, "new"), (proof.only_old, "no longer accepted"))
     extra = [f"{_value(v)} is {w}" for v, w in shown if v is not ABSENT]
-    premise = [f"as {PREMISES.get(proof.premise, proof.premise)}"] if proof.premise else []
-    return sets + "; ".join([relation, *extra, *premise])
+    premise = f" ({PREMISES.get(proof.premise, proof.premise)})" if proof.premise else ""
+    return sets + "; ".join([relation, *extra]) + premise

@@ -55,7 +55,11 @@ def test_fail_on_warning_counts_warnings(capsys: pytest.CaptureFixture[str]) -> 
     found = diff_surfaces(surface_of("2.0.0-alpha.2", True), surface_of(A3, True))
     result = DiffResult("a", "b", (found,))
     warnings_only = [c for c in result.failing("warning") if c.severity == "warning"]
-    assert [c.subject for c in warnings_only] == ["AuthMethod['env_var']"]
+    assert [c.subject for c in warnings_only] == [
+        "AuthMethod['env_var']",
+        "SessionUpdate[other]['compaction_summary_chunk']",
+        "SessionUpdate[other]['compaction_update']",
+    ]
 
 
 def draft_of(tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
