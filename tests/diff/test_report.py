@@ -267,7 +267,8 @@ def test_text_lists_a_change_of_both_schemas_once_and_says_which_are_in_one_only
     text = render_text(result)
     assert text.count("PromptResponse.messageId: type MessageId") == 1
     assert "stable: 2 breaking, 0 warnings, 1 info" in text
-    assert "unstable: 2 breaking, 1 warning, 4 info" in text  # union-tag-claimed SessionUpdate[other]['notice']
+    # the warning: union-tag-claimed SessionUpdate[other]['notice']
+    assert "unstable: 2 breaking, 1 warning, 4 info" in text
     assert "8 distinct changes: 2 breaking, 1 warning, 5 info" in text
     assert "unstable only; breaks nobody" in text
     assert text.rstrip().endswith("FAILED: 2 unwaived change(s) at or above 'breaking'")
