@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from ..schema.ir import (
     AliasType,
@@ -271,8 +271,10 @@ class Sets:
                 return Nullable(self._old_names(inner))
             case AnyOf(members=members):
                 return AnyOf(tuple(self._old_names(m) for m in members))
-            case _:
+            case Scalar() | Const():
                 return expr
+            case _:
+                assert_never(expr)
 
     def named(self, side: Side, shape: Shape) -> NamedType | None:
         if isinstance(shape, ObjectType):
@@ -353,6 +355,10 @@ class Sets:
                         )
                     case ObjectType():
                         return self._into(wide, (side, named))
+            case Scalar() | Const() | ArrayOf() | MapOf() | ObjectType():
+                pass  # one alternative
+            case _:
+                assert_never(shape)
         return self._into(wide, narrow)
 
     def _into(self, wide: Term, narrow: Term) -> bool:
@@ -391,6 +397,10 @@ class Sets:
                         for f in self.fields(narrow[0], n)
                     )
                 return False
+            case Ref() | ObjectType():
+                pass  # a named type, below
+            case _:
+                assert_never(shape)
         named = self.named(side, shape)
         match named:
             case AliasType(target=target):
@@ -473,6 +483,10 @@ class Sets:
                 return isinstance(value, dict) and all(
                     self.accepts((side, inner), v, depth + 1) for v in value.values()
                 )
+            case Ref() | ObjectType():
+                pass  # a named type, below
+            case _:
+                assert_never(shape)
         named = self.named(side, shape)
         match named:
             case AliasType(target=target):
@@ -534,6 +548,10 @@ class Sets:
                 for v in _first(self.samples((side, inner), depth + 1), 3):
                     yield {"key": v}
                 return
+            case Ref() | ObjectType():
+                pass  # a named type, below
+            case _:
+                assert_never(shape)
         named = self.named(side, shape)
         match named:
             case AliasType(target=target):
@@ -637,6 +655,10 @@ class Sets:
                 return {"array"}
             case MapOf() | ObjectType():
                 return {"object"}
+            case Ref():
+                pass  # a named type, below
+            case _:
+                assert_never(shape)
         named = self.named(side, shape)
         match named:
             case AliasType(target=target):

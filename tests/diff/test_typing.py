@@ -51,6 +51,14 @@ DISPATCHES = {
         "_compare_named": "RecordType",
     },
     "wording.py": {"describe": "TupleOf"},
+    "sets.py": {
+        "_old_names": "TupleOf",
+        "_includes": "TupleOf",
+        "_into": "TupleOf",
+        "accepts": "TupleOf",
+        "samples": "TupleOf",
+        "kinds": "TupleOf",
+    },
 }
 """Every place in the differ that branches on the kind of an expression or a named type."""
 
