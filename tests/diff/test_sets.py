@@ -19,6 +19,7 @@ from codegen.diff.wording import proof_words
 from codegen.schema.ir import (
     AliasType,
     AnyOf,
+    ArrayOf,
     Const,
     Constraints,
     EnumType,
@@ -295,3 +296,51 @@ def test_any_of_to_one_of_with_overlapping_members_narrows_with_a_value_both_tak
     change = only(changes(*surfaces(word, word_one_of)), "union-became-exclusive")
     assert change.proof is not None and change.proof.relation is Relation.NARROWER
     assert isinstance(change.proof.only_old, str)
+
+
+# --- soundness, on random expressions ------------------------------------------------------------------
+
+BOUNDS = st.one_of(st.none(), st.integers(-2, 2))
+SCALARS = st.one_of(
+    st.builds(lambda lo, hi: Scalar("integer", Constraints(minimum=lo, maximum=hi)), BOUNDS, BOUNDS),
+    st.builds(lambda lo: Scalar("number", Constraints(exclusive_minimum=lo)), BOUNDS),
+    st.builds(lambda n: Scalar("string", Constraints(min_length=n)), st.one_of(st.none(), st.integers(0, 2))),
+    st.just(Scalar("string", Constraints(pattern="^a"))),
+    st.sampled_from([Scalar("boolean"), Scalar("null"), Ref("Colour")]),
+    st.builds(Const, st.one_of(st.integers(-2, 2), st.sampled_from(["", "a", "red", True, None, 0.5]))),
+)
+EXPRESSIONS = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.builds(Nullable, inner),
+        st.builds(lambda a, b: AnyOf((a, b)), inner, inner),
+        st.builds(
+            lambda item, n: ArrayOf(item, Constraints(min_items=n)),
+            inner,
+            st.one_of(st.none(), st.integers(0, 2)),
+        ),
+    ),
+    max_leaves=4,
+)
+
+
+@given(wide=EXPRESSIONS, narrow=EXPRESSIONS)
+def test_an_inclusion_is_never_refuted_by_a_value_and_a_witness_is_one_side_s_alone(
+    wide: TypeExpr, narrow: TypeExpr
+) -> None:
+    """Whatever inclusion answers yes to, ``wide`` takes every value built from ``narrow`` that it takes;
+    a witness is a value of one side the other refuses."""
+    sets = sets_of(COLOUR)
+    if sets.includes(("new", wide), ("old", narrow)):
+        for value in sets.samples(("old", narrow)):
+            if sets.accepts(("old", narrow), value):
+                assert sets.accepts(("new", wide), value), value
+    proof = sets.relation(narrow, wide)
+    if proof.only_old is not ABSENT:
+        assert sets.accepts(("old", narrow), proof.only_old) and not sets.accepts(
+            ("new", wide), proof.only_old
+        )
+    if proof.only_new is not ABSENT:
+        assert sets.accepts(("new", wide), proof.only_new) and not sets.accepts(
+            ("old", narrow), proof.only_new
+        )
