@@ -951,6 +951,8 @@ PREMISE_DEFAULT = "default-member"
 """A :attr:`~.proof.SetProof.premise`: the union's default member (no tag property) takes the value."""
 PREMISE_CATCH_ALL = "catch-all"
 """A premise: the union's catch-all takes the tag, and is where a later release's variants arrive."""
+PREMISE_OTHER_MEMBER = "other-member"
+"""A premise: another member of an untagged union takes the value."""
 PREMISE_DEFAULTS = "defaults-applied"
 """A premise: the values are compared as a receiver reads them, every omitted field's default filled."""
 
@@ -1376,9 +1378,12 @@ def _value_of(path: Path) -> Any:
 
 
 def _premise(union: UnionType | EnumType) -> str:
-    return (
-        PREMISE_CATCH_ALL if isinstance(union, UnionType) and union.catch_all is not None else PREMISE_DEFAULT
-    )
+    """What takes the values of a member that left (or took those of one that arrived)."""
+    if not isinstance(union, UnionType):
+        return ""
+    if union.catch_all is not None:
+        return PREMISE_CATCH_ALL
+    return PREMISE_DEFAULT if union.tagged else PREMISE_OTHER_MEMBER
 
 
 def _tag(path: Path) -> JsonScalar | object:

@@ -205,6 +205,7 @@ def _name(value: Any) -> str:
 PREMISES = {
     "default-member": "the union's default member (no tag property) takes it",
     "catch-all": "the union's catch-all took it, and is where a later release's variants arrive",
+    "other-member": "another member of the union takes it",
     "defaults-applied": "read as the new models read it, every omitted field's default filled",
     "lenient": "the old models read it as the field's default (or drop the item), the new ones refuse it",
 }
