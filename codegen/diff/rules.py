@@ -280,8 +280,9 @@ class RuleId(StrEnum):
     PYTHON_CLASS_RENAMED = ("python-class-renamed", "python", "class", "breaking", "python",
         "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.")
     PYTHON_CLASS_BECAME_UNION = ("python-class-became-union", "python", "class", "breaking", "python",
-        "A class became a union of classes: code that builds it or checks isinstance against it must use "
-        "one of its members.")
+        "A class (or a name that stood for one class: an alias of it, a union of it alone) became a union "
+        "of classes: calling it raises TypeError, and code that builds it or checks isinstance against it "
+        "must use one of its members.")
     PYTHON_UNION_BECAME_CLASS = ("python-union-became-class", "python", "class", "warning", "python",
         "A union became one class: code that matches on its members finds them gone.")
     REF_BECAME_INLINE = ("ref-became-inline", "python", "class", "breaking", "python",
