@@ -58,7 +58,6 @@ from ..schema.ir import (
     TypeExpr,
     UnionType,
     Variant,
-    normative,
     refs_in,
     strip_nullable,
 )
@@ -78,6 +77,7 @@ from .model import (
     json_key,
     values,
 )
+from .normative import normative_edit
 from .renames import rename_refs, shape
 from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
 from .wording import describe
@@ -270,11 +270,7 @@ def lenient_keywords(f: Field) -> tuple[str, ...]:
 
 def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterator[Change]:
     """A description that adds, drops or rewords a sentence stating a requirement (MUST, SHOULD, MAY...)."""
-    if old_doc == new_doc:
-        return
-    before, after = normative(old_doc), normative(new_doc)
-    dropped = tuple(s for s in before if s not in after)
-    added = tuple(s for s in after if s not in before)
+    dropped, added = normative_edit(old_doc, new_doc)  # sentences compared as requirements
     if dropped or added:
         yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from ..api.methods import MethodSpec, method_spec
 from ..schema.ir import ApiSurface, Field, Method, Ref, refs_in
-from .compare import At, compare_expr, compare_fields
+from .compare import At, compare_expr, compare_fields, normative_change
 from .context import Context
 from .model import (
     ABSENT,
@@ -119,6 +119,7 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
     if old.unstable != new.unstable:
         rule_id = RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE
         yield ctx.change(rule_id, (here,), traffic)
+    yield from method_contract(ctx, old, new, traffic)
     for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
         path: Path = (here, MessagePart("params" if label == "params" else "result"))
         data = traffic if label == "params" else traffic.reversed
@@ -137,6 +138,17 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
         if old_spec.name != new_spec.name and side in had:
             yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
         yield from compare_signature(ctx, old_spec, new_spec, python)
+
+
+def method_contract(ctx: Context, old: Method, new: Method, traffic: Traffic) -> Iterator[Change]:
+    """The requirements a method's descriptions state: the ones the root message kinds write on the members
+    that carry its params and its result (the params and result types' own are compared at those types)."""
+    here = method_part(new)
+    params = ctx.new.types.get(new.params)
+    yield from normative_change(ctx, old.envelope_doc, new.envelope_doc, At((here,), traffic, params))
+    result = ctx.new.types.get(new.result) if new.result else None
+    at = At((here, MessagePart("result")), traffic.reversed, result)
+    yield from normative_change(ctx, old.result_envelope_doc, new.result_envelope_doc, at)
 
 
 def compare_signature(ctx: Context, old: MethodSpec, new: MethodSpec, python: Path) -> Iterator[Change]:

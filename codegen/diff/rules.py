@@ -272,6 +272,9 @@ class RuleId(StrEnum):
     NORMATIVE_TEXT_CHANGED = ("normative-text-changed", "wire", "description", "info", "nobody",
         "A description adds, drops or rewords a sentence that says MUST, SHOULD or MAY (or SHALL, REQUIRED, "
         "RECOMMENDED): peers that follow the old text may not follow the new one.")
+    NORMATIVE_TEXT_MOVED = ("normative-text-moved", "wire", "description", "info", "nobody",
+        "A sentence that says MUST, SHOULD or MAY moved to the description of another location of the same "
+        "type (a field's to its type's, or back), reworded at most a little: the detail shows both wordings.")
     # python names
     PYTHON_CLASS_ADDED = ("python-class-added", "python", "class", "info", "nobody",
         "A new class in the generated bindings.")
