@@ -86,11 +86,13 @@ def words(text: str, qualifier: frozenset[str] = frozenset()) -> tuple[str, ...]
     return tuple(k for k in keys if k not in _ARTICLES and k not in qualifier)
 
 
+@functools.lru_cache(maxsize=8192)
 def _clauses(sentence: str, qualifier: frozenset[str]) -> tuple[tuple[str, ...], ...]:
     found = (words(part, qualifier) for part in sentence.split(";"))
     return tuple(c for c in found if c)
 
 
+@functools.lru_cache(maxsize=8192)  # upstream copies one description into many places
 def normative_edit(old_doc: str, new_doc: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """``(dropped, added)``: the requirement sentences of each description the other does not state.
 
@@ -101,13 +103,19 @@ def normative_edit(old_doc: str, new_doc: str) -> tuple[tuple[str, ...], tuple[s
     if old_doc == new_doc:
         return (), ()
     before, after = normative(old_doc), normative(new_doc)
-    if not before and not after:
+    gone = [s for s in before if s not in after]  # the sentences not kept word for word
+    came = [s for s in after if s not in before]
+    if not gone and not came:
         return (), ()
     qualifier = qualifiers((*before, *after))
-    old_clauses = {c for s in sentences(old_doc) for c in _clauses(s, qualifier)}
-    new_clauses = {c for s in sentences(new_doc) for c in _clauses(s, qualifier)}
-    dropped = tuple(s for s in before if not set(_clauses(s, qualifier)) <= new_clauses)
-    added = tuple(s for s in after if not set(_clauses(s, qualifier)) <= old_clauses)
+    dropped: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    if gone:
+        new_clauses = {c for s in sentences(new_doc) for c in _clauses(s, qualifier)}
+        dropped = tuple(s for s in gone if not set(_clauses(s, qualifier)) <= new_clauses)
+    if came:
+        old_clauses = {c for s in sentences(old_doc) for c in _clauses(s, qualifier)}
+        added = tuple(s for s in came if not set(_clauses(s, qualifier)) <= old_clauses)
     return dropped, added
 
 
@@ -135,9 +143,16 @@ def pair_moved(changes: Sequence[Change]) -> list[Change]:
         return list(changes)
     dropped = {i: list(c.old) for i, c in enumerate(rows)}
     added = {i: list(c.new) for i, c in enumerate(rows)}
+    by_type: dict[object, list[int]] = {}  # the rows that add a sentence, by the location's type
+    for j, target in enumerate(rows):
+        if target.new and target.path:
+            by_type.setdefault(target.path[0], []).append(j)
     candidates: list[tuple[float, int, str, int, str]] = []
     for i, source in enumerate(rows):
-        for j, target in enumerate(rows):
+        if not source.old or not source.path:
+            continue
+        for j in by_type.get(source.path[0], ()):
+            target = rows[j]
             if not _related(source.path, target.path) or source.stability != target.stability:
                 continue
             for old in source.old:
