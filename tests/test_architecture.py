@@ -105,6 +105,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.diff.renames",
             "codegen.diff.senders",
             "codegen.diff.context",
+            "codegen.diff.normative",
             "codegen.diff.compare",
             "codegen.diff.methods",
             "codegen.diff.differ",

@@ -58,7 +58,6 @@ from ..schema.ir import (
     TypeExpr,
     UnionType,
     Variant,
-    normative,
     refs_in,
     strip_nullable,
 )
@@ -80,6 +79,7 @@ from .model import (
     json_key,
     values,
 )
+from .normative import normative_edit
 from .renames import rename_refs, shape
 from .rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, RuleId, Traffic, openness
 from .sets import Term, with_defaults
@@ -296,11 +296,7 @@ def lenient_keywords(f: Field) -> tuple[str, ...]:
 
 def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterator[Change]:
     """A description that adds, drops or rewords a sentence stating a requirement (MUST, SHOULD, MAY...)."""
-    if old_doc == new_doc:
-        return
-    before, after = normative(old_doc), normative(new_doc)
-    dropped = tuple(s for s in before if s not in after)
-    added = tuple(s for s in after if s not in before)
+    dropped, added = normative_edit(old_doc, new_doc)  # sentences compared as requirements
     if dropped or added:
         yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
 
@@ -398,12 +394,34 @@ def compare_types(ctx: Context) -> Iterator[Change]:
 
 
 def python_kind(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:
-    """A generated class that became a union of classes, or a union that became one class."""
+    """A generated name that code could call to build a value and now cannot (a union of classes), or the
+    reverse.
+
+    A name is a class when it stands for one class (:func:`one_class`): an
+    object type, or an alias or a one-member union of one, which the bindings
+    name as that class (``AuthMethod = AuthMethodAgent``).
+    """
     here: Path = (TypePart(new.name),)
-    if isinstance(old, ObjectType) and isinstance(new, UnionType):
+    was_class, is_class = one_class(ctx.old, old), one_class(ctx.new, new)
+    if was_class and not is_class and isinstance(new, UnionType):
         yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, here, where=new, new=new.tag_wire_name)
-    elif isinstance(old, UnionType) and isinstance(new, ObjectType):
+    elif is_class and not was_class and isinstance(old, UnionType):
         yield ctx.change(RuleId.PYTHON_UNION_BECAME_CLASS, here, where=new)
+
+
+def one_class(surface: ApiSurface, named: NamedType, depth: int = 0) -> bool:
+    """Whether a named type is one class in Python: an object type, or an alias or a union of just one
+    member that is (a union of several members, or of a class and null, is not)."""
+    match named:
+        case ObjectType():
+            return True
+        case AliasType(target=Ref(name=name)) if depth < 32:
+            return name in surface.types and one_class(surface, surface.types[name], depth + 1)
+        case UnionType() if len(named.members) == 1 and not named.fields and depth < 32:
+            (only,) = named.members
+            found = surface.types.get(only.type.name) if isinstance(only.type, Ref) else None
+            return found is not None and one_class(surface, found, depth + 1)
+    return False
 
 
 def compare_type(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change]:

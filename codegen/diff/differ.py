@@ -32,6 +32,7 @@ from .compare import compare_types
 from .context import Context
 from .methods import compare_methods
 from .model import DiffResult, SurfaceDiff, report_order
+from .normative import pair_moved
 
 
 def diff_surfaces(
@@ -43,7 +44,7 @@ def diff_surfaces(
     (default: the file names the surfaces record).
     """
     ctx = Context.between(old, new, old_file, new_file)
-    found = [*compare_types(ctx), *compare_methods(ctx)]
+    found = pair_moved([*compare_types(ctx), *compare_methods(ctx)])
     return SurfaceDiff(new.stability, old.release, new.release, tuple(sorted(found, key=report_order)))
 
 

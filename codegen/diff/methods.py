@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from ..api.methods import MethodSpec, method_spec
 from ..schema.ir import ApiSurface, Field, Method, Ref, refs_in
-from .compare import At, compare_expr, compare_fields
+from .compare import At, compare_expr, compare_fields, normative_change
 from .context import Context
 from .model import (
     ABSENT,
@@ -93,9 +93,11 @@ def moved(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[
     if old_m.side != new_m.side:
         was, now = old_m.side, new_m.side
         yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), traffic, old=was, new=now)
-    kept = python_paths(new_spec, ctx.new_sides)
-    for python in python_paths(old_spec, ctx.old_sides):
-        if python not in kept:
+    # a handler class that keeps the method under another name has it renamed (compare_method): one row
+    kept = handler_sides(new_m, ctx.new_sides)
+    for side in handler_sides(old_m, ctx.old_sides):
+        if side not in kept:
+            python: Path = (HandlerPart(side, old_spec.name),)
             yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=old_m.side, new=new_m.side)
     yield from compare_method(ctx, old_spec, new_spec)
 
@@ -117,21 +119,36 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
     if old.unstable != new.unstable:
         rule_id = RuleId.METHOD_BECAME_UNSTABLE if new.unstable else RuleId.METHOD_BECAME_STABLE
         yield ctx.change(rule_id, (here,), traffic)
+    yield from method_contract(ctx, old, new, traffic)
     for label, before, after in (("params", old.params, new.params), ("result", old.result, new.result)):
         path: Path = (here, MessagePart("params" if label == "params" else "result"))
         data = traffic if label == "params" else traffic.reversed
         if before is None or after is None:
-            if before != after:
+            # a result that comes or goes with the method's kind is that change (method-kind-changed)
+            if before != after and old.kind == new.kind:
                 was, now = before or ABSENT, after or ABSENT
                 yield ctx.change(RuleId.TYPE_CHANGED, path, data, old=was, new=now)
         elif ctx.renames.get(before, before) != after:
             constructed = label == "result"  # params are passed as the method's keyword arguments
             at = At(path, data, ctx.new.types.get(after), after, constructed)
             yield from compare_expr(ctx, Ref(before), Ref(after), at)
-    for python in python_paths(new_spec, ctx.new_sides):
-        if old_spec.name != new_spec.name:
+    had = handler_sides(old, ctx.old_sides)  # a handler class new to the method renames nothing
+    for side in handler_sides(new, ctx.new_sides):
+        python: Path = (HandlerPart(side, new_spec.name),)
+        if old_spec.name != new_spec.name and side in had:
             yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
         yield from compare_signature(ctx, old_spec, new_spec, python)
+
+
+def method_contract(ctx: Context, old: Method, new: Method, traffic: Traffic) -> Iterator[Change]:
+    """The requirements a method's descriptions state: the ones the root message kinds write on the members
+    that carry its params and its result (the params and result types' own are compared at those types)."""
+    here = method_part(new)
+    params = ctx.new.types.get(new.params)
+    yield from normative_change(ctx, old.envelope_doc, new.envelope_doc, At((here,), traffic, params))
+    result = ctx.new.types.get(new.result) if new.result else None
+    at = At((here, MessagePart("result")), traffic.reversed, result)
+    yield from normative_change(ctx, old.result_envelope_doc, new.result_envelope_doc, at)
 
 
 def compare_signature(ctx: Context, old: MethodSpec, new: MethodSpec, python: Path) -> Iterator[Change]:

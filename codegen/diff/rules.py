@@ -280,6 +280,9 @@ class RuleId(StrEnum):
     NORMATIVE_TEXT_CHANGED = ("normative-text-changed", "wire", "description", "info", "nobody",
         "A description adds, drops or rewords a sentence that says MUST, SHOULD or MAY (or SHALL, REQUIRED, "
         "RECOMMENDED): peers that follow the old text may not follow the new one.")
+    NORMATIVE_TEXT_MOVED = ("normative-text-moved", "wire", "description", "info", "nobody",
+        "A sentence that says MUST, SHOULD or MAY moved to the description of another location of the same "
+        "type (a field's to its type's, or back), reworded at most a little: the detail shows both wordings.")
     # python names
     PYTHON_CLASS_ADDED = ("python-class-added", "python", "class", "info", "nobody",
         "A new class in the generated bindings.")
@@ -288,8 +291,9 @@ class RuleId(StrEnum):
     PYTHON_CLASS_RENAMED = ("python-class-renamed", "python", "class", "breaking", "python",
         "A class has a new name but the same shape: the wire is unchanged, imports of the old name fail.")
     PYTHON_CLASS_BECAME_UNION = ("python-class-became-union", "python", "class", "breaking", "python",
-        "A class became a union of classes: code that builds it or checks isinstance against it must use "
-        "one of its members.")
+        "A class (or a name that stood for one class: an alias of it, a union of it alone) became a union "
+        "of classes: calling it raises TypeError, and code that builds it or checks isinstance against it "
+        "must use one of its members.")
     PYTHON_UNION_BECAME_CLASS = ("python-union-became-class", "python", "class", "warning", "python",
         "A union became one class: code that matches on its members finds them gone.")
     REF_BECAME_INLINE = ("ref-became-inline", "python", "class", "breaking", "python",

@@ -171,6 +171,10 @@ def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
         case RuleId.NORMATIVE_TEXT_CHANGED:
             words = [f"drops {_quoted(old)}" if old else "", f"adds {_quoted(new)}" if new else ""]
             return "; ".join(w for w in words if w)
+        case RuleId.NORMATIVE_TEXT_MOVED:
+            source, sentence = old
+            moved = f"moves “{sentence}” from {path_words(source)}"
+            return moved if sentence == new else f"{moved}, now “{new}”"
         case RuleId.UNION_TAG_RESERVED | RuleId.UNION_TAG_RELEASED:
             return ""
         case RuleId.METHOD_KIND_CHANGED:

@@ -162,16 +162,21 @@ _NORMATIVE = re.compile(r"\b(?:" + "|".join(NORMATIVE_WORDS) + r")\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[*_])|\n\s*\n|\n\s*(?=[-*] |\d+\. )")
 
 
-def normative(doc: str) -> tuple[str, ...]:
-    """The sentences of a description that state a requirement (MUST, SHOULD, MAY...), whitespace collapsed.
+def sentences(doc: str) -> tuple[str, ...]:
+    """The sentences of a description, whitespace collapsed, in their order.
 
     A sentence ends at ``.``, ``!`` or ``?`` before a capital, a paragraph break or a list item; line
-    breaks inside a sentence are spaces.  In their order, each once.
+    breaks inside a sentence are spaces.
     """
+    found = (" ".join(part.split()).lstrip("-* ") for part in _SENTENCE_END.split(doc))
+    return tuple(s for s in found if s)
+
+
+def normative(doc: str) -> tuple[str, ...]:
+    """The sentences of a description that state a requirement (MUST, SHOULD, MAY...), each once."""
     found: list[str] = []
-    for part in _SENTENCE_END.split(doc):
-        sentence = " ".join(part.split()).lstrip("-* ")
-        if sentence and _NORMATIVE.search(sentence) and sentence not in found:
+    for sentence in sentences(doc):
+        if _NORMATIVE.search(sentence) and sentence not in found:
             found.append(sentence)
     return tuple(found)
 
@@ -377,6 +382,11 @@ class Method:
     result: str | None
     doc: str = ""
     unstable: bool = False
+    envelope_doc: str = ""
+    """The description the root message kind writes on the member that carries the params (the method's
+    contract, beside the params type's own description); empty when it writes none."""
+    result_envelope_doc: str = ""
+    """The same for the member of the response that carries the result (a request's)."""
 
 
 @dataclass(frozen=True)

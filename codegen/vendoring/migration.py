@@ -291,6 +291,9 @@ class UnionMember:
     tag: JsonScalar = None
     other: bool = False
     """The catch-all member: it takes every tag value the others do not name."""
+    default: bool = False
+    """The member of a tagged union written without a tag: taken when the tag is absent (or names no
+    other member)."""
 
 
 @dataclass(frozen=True)
@@ -510,7 +513,12 @@ def diff_for_migration(old: ReleaseFiles, new: ReleaseFiles, stability: Stabilit
 def _members(union: UnionType) -> tuple[UnionMember, ...]:
     """The member classes of ``union``, by their tag value, the catch-all last."""
     return tuple(
-        UnionMember(variant.type.name, variant.tag, other=variant is union.catch_all)
+        UnionMember(
+            variant.type.name,
+            variant.tag,
+            other=variant is union.catch_all,
+            default=union.tagged and variant.tag is None and variant is not union.catch_all,
+        )
         for variant in union.members
         if isinstance(variant.type, Ref)
     )

@@ -209,6 +209,8 @@ def _member(member: UnionMember, tag: str | None) -> str:
         return member.class_name
     if member.other:
         return f"{member.class_name} (any other {tag})"
+    if member.default:
+        return f"{member.class_name} (no {tag})"
     return f"{member.class_name} ({tag} {json.dumps(member.tag)})"
 
 

@@ -207,6 +207,17 @@ def prompt_must(defs: Defs) -> None:
     defs["PromptRequest"]["description"] += "\n\nClients MUST NOT send an empty prompt."
 
 
+def stop_reason_sentence_to_its_type(defs: Defs) -> None:
+    """The SHOULD of ``IdleStateUpdate.stopReason`` moves to ``IdleStateUpdate``, naming the field."""
+    field = props(defs, "IdleStateUpdate")["stopReason"]
+    sentence = "Agents SHOULD include this when the idle transition ends foreground work."
+    assert sentence in field["description"]
+    field["description"] = field["description"].replace(sentence, "")
+    defs["IdleStateUpdate"]["description"] += (
+        "\n\nAgents SHOULD include a `stopReason` when the idle transition ends foreground work."
+    )
+
+
 def cost_as_price(defs: Defs) -> None:
     """``UsageUpdate.cost`` refers to ``Price``, a copy of ``Cost`` (which stays): the same wire, another
     class."""
@@ -624,6 +635,16 @@ CASES = [
         NOBODY,
         new=prompt_must,
         detail="adds “Clients MUST NOT send an empty prompt.”",
+    ),
+    Case(
+        "normative-text-moved",
+        "IdleStateUpdate",
+        "info",
+        NOBODY,
+        new=stop_reason_sentence_to_its_type,
+        detail="moves “Agents SHOULD include this when the idle transition ends foreground work.” from "
+        "IdleStateUpdate.stopReason, now “Agents SHOULD include a `stopReason` when the idle transition ends "
+        "foreground work.”",
     ),
     # python names
     Case("python-class-added", "Unused", "info", NOBODY, new=add_unused_type),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -10,7 +11,7 @@ from codegen.api.methods import method_spec
 from codegen.diff.methods import method_part, python_paths, signature
 from codegen.diff.model import HandlerPart, MethodPart
 from codegen.diff.wording import path_words
-from codegen.schema.ir import Method
+from codegen.schema.ir import ApiSurface, Method
 from tests.support.diffkit import (
     Defs,
     base_surface,
@@ -19,6 +20,7 @@ from tests.support.diffkit import (
     drop_field,
     edited,
     methods_edit,
+    mini,
     only,
     props,
 )
@@ -124,3 +126,54 @@ def test_a_method_that_moves_side_leaves_the_old_handler_class() -> None:
     assert python_methods(found) == {
         ("python-method-removed", "agent.session_cancel", "handled by the agent -> by the client"),
     }
+
+
+# --- a notification that became a request: one change per layer (issue 32, finding 6) ---------------
+
+
+def test_a_notification_that_becomes_a_request_is_one_change_per_layer() -> None:
+    """The result it now has is part of the kind change, and its Python method is renamed, not removed."""
+
+    def update_as_request(surface: ApiSurface) -> ApiSurface:
+        replace = dataclasses.replace
+        return replace(
+            surface,
+            methods=tuple(
+                replace(m, kind="request", result="PromptResponse") if m.wire_name == "session/update" else m
+                for m in surface.methods
+            ),
+        )
+
+    found = changes(mini().surface(), update_as_request(mini().surface()))
+    assert [(c.layer, c.rule.id, c.subject, c.detail) for c in found] == [
+        (
+            "wire",
+            "method-kind-changed",
+            "request session/update (handled by the client)",
+            "notification -> request",
+        ),
+        ("python", "python-method-renamed", "client.update", "session_update -> update"),
+    ]
+
+
+def test_a_request_that_becomes_a_notification_and_moves_side_leaves_the_old_class_only() -> None:
+    """Kind and side both change: the old handler class loses the method, the new one renames nothing."""
+
+    def prompt_to_client(surface: ApiSurface) -> ApiSurface:
+        replace = dataclasses.replace
+        return replace(
+            surface,
+            methods=tuple(
+                replace(m, kind="notification", result=None, side="client")
+                if m.wire_name == "session/prompt"
+                else m
+                for m in surface.methods
+            ),
+        )
+
+    found = changes(mini().surface(), prompt_to_client(mini().surface()))
+    assert [(c.rule.id, c.subject) for c in found] == [
+        ("method-kind-changed", "notification session/prompt (handled by the client)"),
+        ("method-moved-side", "notification session/prompt (handled by the client)"),
+        ("python-method-removed", "agent.prompt"),
+    ]

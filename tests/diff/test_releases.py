@@ -76,6 +76,8 @@ def test_alpha2_to_alpha3_stable_adds_elicitation_and_terminal_auth() -> None:
         ("union-variant-added-open", "AuthMethod['terminal']"),
         ("field-added-optional", "ClientCapabilities.auth"),
         ("field-added-optional", "ClientCapabilities.elicitation"),
+        # the envelope's description of auth/login (its contract) narrows whom a client may call it with
+        ("normative-text-changed", "request auth/login (handled by the agent)"),
     }
     assert {c.severity for c in found} == {"info"}
 

@@ -52,7 +52,11 @@ def _attached(root: Path, file: str, line: int) -> str:
 
 
 def _names(subject: str) -> set[str]:
-    """The Python names an API change's subject may be found under: its type, its field as an attribute."""
+    """The Python names an API change's subject may be found under: its type, its field as an attribute;
+    a method's, the words of its wire name (its route in the bindings)."""
+    method = re.match(r"(?:request|notification) (\S+) \(handled by", subject)
+    if method:
+        return set(re.findall(r"\w+", method[1]))
     head, _, rest = subject.partition(".")
     field = re.split(r"[\[ .]", rest)[0] if rest else ""
     return {re.split(r"[\[ ]", head)[0]} | ({field_name(field), field} if field else set())

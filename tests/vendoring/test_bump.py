@@ -115,7 +115,7 @@ def test_a_dry_run_describes_the_move_to_the_newest_release_without_writing_the_
     assert done.stdout.splitlines() == [
         f"src/app/main.py:1:24 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
         f"src/app/main.py:8:17 python-class-removed {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0",
-        "API v2-sdk-2.1.0 -> v2-sdk-9.5.0 (stable): 16 breaking, 2 warnings, 23 info",
+        "API v2-sdk-2.1.0 -> v2-sdk-9.5.0 (stable): 16 breaking, 2 warnings, 25 info",
     ]
     assert done.stderr.splitlines()[-1] == (
         "FAILED: dry run, 0 file(s) to rewrite, 2 finding(s) to fix by hand; "
@@ -136,7 +136,7 @@ def test_a_dry_run_describes_the_move_to_the_newest_release_without_writing_the_
         f"| `src/app/main.py:8:17` | `python-class-removed` | {REMOVED_IN_NEW} is gone in v2-sdk-9.5.0 |"
         in body
     )
-    assert "16 breaking change(s) in 41" in body
+    assert "16 breaking change(s) in 43" in body
     assert f"- {shipped}\n" in body and "acp-codegen-bump-" not in body
 
 
@@ -230,7 +230,9 @@ def test_annotations_attach_to_the_code_and_the_new_classes_at_files_of_the_repo
             assert 1 <= int(found[3]) <= len(lines), found[0]
     code = [found.group(2, 3, 4) for found in places if found is not None and found[4] is not None]
     assert code == [("src/app/main.py", "1", "24"), ("src/app/main.py", "8", "17")]
-    assert {found[2] for found in places if found is not None} == {"src/app/main.py", "src/acp/schema.py"}
+    # a method's change (its contract's normative text) is at its route in the bindings
+    files = {found[2] for found in places if found is not None}
+    assert files == {"src/app/main.py", "src/acp/schema.py", "src/acp/bindings.py"}
     assert manifest_release(root) == "v2-sdk-9.5.0"
 
 
@@ -447,7 +449,7 @@ def test_without_a_copy_every_new_release_is_locked_and_described_against_the_on
     )
     # 9.5.0 ships 2.2.0's v2 content again, so from 2.3.0 it takes back what 2.3.0 added
     assert done.stdout.splitlines() == [
-        "API v2-sdk-2.3.0 -> v2-sdk-9.5.0 (stable and unstable): 77 breaking, 2 warnings, 23 info"
+        "API v2-sdk-2.3.0 -> v2-sdk-9.5.0 (stable and unstable): 77 breaking, 2 warnings, 22 info"
     ]
     body = (tmp_path / "body.md").read_text()
     assert body.startswith("# ACP v2-sdk-2.3.0 → v2-sdk-9.5.0\n")

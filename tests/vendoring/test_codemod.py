@@ -671,3 +671,18 @@ def test_a_class_that_became_a_union_names_the_member_classes_to_build_instead()
     assert "constructs it without the argument fails" in findings[-1].explanation
     schema = (GENERATED / "acp_v2_sdk_2_3_0" / "schema.py").read_text()
     assert "class CommandAvailableCommand(" in schema and "class OtherAvailableCommand(" in schema
+
+
+def test_a_one_class_union_that_became_a_union_names_its_untagged_member_as_the_one_without_a_tag() -> None:
+    """1.21.0's AuthMethod: 1.20.0 bindings named one class by it (``AuthMethod(id=..., name=...)``
+    worked); now a union, whose member written without a tag is the one a message without ``type`` is."""
+    old, new = release_files("1.20.0"), release_files("1.21.0")
+    migration = migration_from_diff(diff_for_migration(old, new, "stable"))
+    source = 'from acp.schema import AuthMethod\n\nMETHOD = AuthMethod(id="a", name="A")\n'
+    _, findings, _ = Codemod(migration, "acp").rewrite(source.encode(), "app/auth.py")
+    members = 'TerminalAuthMethod (type "terminal") or AuthMethodAgent (no type)'
+    became = f"AuthMethod is a union in 1.21.0, no longer a class: build one of its members, {members}"
+    assert [str(f) for f in findings] == [
+        f"app/auth.py:1:24 python-class-became-union {became}",
+        f"app/auth.py:3:10 python-class-became-union {became}",
+    ]

@@ -120,6 +120,7 @@ class MethodBuilder:
         methods: list[Method] = []
         extensions: dict[str, str] = {}
         responses: dict[tuple[str, str], str] = {}
+        response_docs: dict[tuple[str, str], str] = {}
         for sender, envelopes in sent.items():
             for envelope in envelopes:
                 if envelope.role != "Response":
@@ -127,6 +128,7 @@ class MethodBuilder:
                 wire = self.ctx.definition(envelope.payload).get("x-method")
                 if isinstance(wire, str):
                     responses[(sender, wire)] = envelope.payload
+                    response_docs[(sender, wire)] = envelope.doc
                 else:
                     extensions.setdefault("response", self.ctx.class_of[envelope.payload])
         unbound: dict[str, set[str]] = {}
@@ -177,6 +179,8 @@ class MethodBuilder:
                             result=result,
                             doc=envelope.doc or node.doc(),
                             unstable=self.ctx.type_is_unstable(def_name, node) or self.method_is_new(wire),
+                            envelope_doc=envelope.doc,
+                            result_envelope_doc=response_docs.get((handler, wire), "") if result else "",
                         )
                     )
         methods = self.attach_meta_keys(methods)

@@ -174,6 +174,7 @@ def test_each_method_is_handled_by_the_side_the_sender_talks_to(built: ApiSurfac
             params="InitializeRequest",
             result="InitializeResponse",
             doc="From the envelope.",
+            envelope_doc="From the envelope.",
         ),
         Method(
             wire_name="session/cancel",
