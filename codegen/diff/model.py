@@ -103,6 +103,10 @@ class Evidence:
     refused_by: str
     error: str
     schema_refuses: bool
+    carrier: str = ""
+    """The whole message a peer receives that ``message`` is, in words (``params of notification
+    session/update``), when ``schema_type`` is a method's params or result; empty for a message of
+    ``schema_type`` alone, which is no witness (issue 32: a peer reads the message that carries it)."""
 
 
 @dataclass(frozen=True)
