@@ -239,7 +239,8 @@ def test_a_new_union_member_is_shown_by_a_new_message_the_old_models_refuse(tmp_
         {"sessionId": "", "value": 0},
     )
     assert shown.carrier == "params of request session/prompt (handled by the agent)"
-    assert found.new.valid("PromptRequest", shown.message) and not found.old.valid("PromptRequest", shown.message)
+    assert found.new.valid("PromptRequest", shown.message)
+    assert not found.old.valid("PromptRequest", shown.message)
     assert found.new.models.refusal("PromptRequest", shown.message) is None
     assert found.old.models.refusal("PromptRequest", shown.message) is not None
 
