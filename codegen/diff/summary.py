@@ -85,6 +85,7 @@ def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
             "refused_by": found.refused_by,
             "error": found.error,
             "schema_refuses": found.schema_refuses,
+            "by_dispatch": found.by_dispatch,
         }
     if isinstance(found, NoEvidence):
         return {
@@ -102,6 +103,9 @@ def evidence_line(change: Change) -> str:
     A witness names the whole message a peer receives (:attr:`Evidence.carrier`) and who refuses it.
     """
     found = change.evidence
+    if isinstance(found, Evidence) and found.by_dispatch:  # a call of a method the receiver lost
+        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
+        return f"witness: {_a(found.sent_by)} sends {found.carrier} {seen}; {found.error}"
     if isinstance(found, Evidence):
         seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
         refuses = f"{found.refused_by} refuses"

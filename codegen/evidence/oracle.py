@@ -194,6 +194,8 @@ def witness_holds(pair: Pair, change: Change, evidence: Evidence, direction: Dir
     """Whether ``evidence`` is a witness of ``change`` in ``direction``, checked again from scratch: a
     whole message (its carrier named), accepted by the sending side (its JSON Schema and its models,
     :meth:`~.search.Pair.refusal` checks both) and refused by the other side's models at the anchor."""
+    if evidence.by_dispatch:
+        return dispatch_holds(pair, change, evidence)
     anchor = pair.planner.located(change, direction).anchor
     top = evidence.schema_type
     source, _ = pair.sides(direction)
@@ -277,6 +279,20 @@ def check_pair(
     result.witnessable = witnessable(pair, wanted, found, examples)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def dispatch_holds(pair: Pair, change: Change, evidence: Evidence) -> bool:
+    """Whether a call the rule predicted holds: its params valid under the old schema and accepted by
+    the old models, its method one the old release's handler has and the new release's has not."""
+    removed = pair.planner.removed_method(change)
+    message = evidence.message
+    if removed is None or not isinstance(message, dict) or message.get("method") != removed.wire_name:
+        return False
+    params, top = message.get("params"), evidence.schema_type
+    if not pair.old.valid(top, params) or pair.old.models.refusal(top, params) is not None:
+        return False
+    kept = {(m.wire_name, m.kind, m.side) for m in pair.new.surface.methods}
+    return (removed.wire_name, removed.kind, removed.side) not in kept
 
 
 WITNESS_TRIES = 3

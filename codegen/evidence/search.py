@@ -485,6 +485,18 @@ class Planner:
         kept = {c.words: c for c in found if c.received_by(peers)}
         return sorted(kept.values(), key=lambda c: (len(c.chain), c.words))
 
+    PREDICTED = frozenset({RuleId.METHOD_REMOVED, RuleId.NOTIFICATION_REMOVED})
+    """Rules whose message the rule itself predicts (:meth:`Pair.predicted`)."""
+
+    def removed_method(self, change: Change) -> Method | None:
+        """The old release's method a ``method-removed`` or ``notification-removed`` change names."""
+        match change.path:
+            case (MethodPart(name=wire, method_kind=kind, side=side),) if change.rule.id in self.PREDICTED:
+                return next(
+                    (m for m in self.old.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)), None
+                )
+        return None
+
     @staticmethod
     def refusers(change: Change, direction: Direction) -> frozenset[str]:
         """The peers that refuse a witness of ``change`` in ``direction``: the old receivers of a new
@@ -588,6 +600,10 @@ class Planner:
                 peers = self.refusers(change, plan.direction)
                 carriers = self.carriers(plan.direction, plan.root, peers)[:CARRIERS_TRIED]
                 roots.update((plan.direction, carrier.schema_name) for carrier in carriers)
+        for change in listed:  # the params of a removed method, sent by an old caller
+            removed = self.removed_method(change)
+            if removed is not None and removed.params in self.old.types:
+                wanted["old"].add(removed.params)
         for direction, root in sorted(roots):
             source, _ = self.surfaces(direction)
             named, other = source.by_schema_name(root), self.target_type(direction, root)
@@ -822,13 +838,70 @@ class Pair:
                         break
                     reasons.append(why)
             else:
-                if not any(p.root is not None and p.anchor is not None for p in plan):
+                predicted = self.predicted(change)
+                if predicted is not None:
+                    out[index] = predicted
+                elif not any(p.root is not None and p.anchor is not None for p in plan):
                     out[index] = unsearchable(plan)
                 elif tried == 0:
                     out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
                 else:
                     out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
         return out
+
+    def predicted(self, change: Change) -> Evidence | None:
+        """The message the rule itself predicts, where the search found none: for a method or
+        notification the new release no longer handles, an old caller's call of it (its params
+        generated from the old schema, valid there and accepted by the old models), which the new
+        handler's dispatcher refuses (``-32601``) or ignores (``None``: no such rule, or no message)."""
+        removed = self.planner.removed_method(change)
+        if removed is None:
+            return None
+        params = self.old.surface.types.get(removed.params)
+        top = def_of(params) if params is not None else None
+        if top is None or self.old.models.adapter(top) is None:
+            return None
+        if any(
+            (m.wire_name, m.kind, m.side) == (removed.wire_name, removed.kind, removed.side)
+            for m in self.new.surface.methods
+        ):
+            return None
+
+        def sendable(instance: Any) -> bool:
+            return self.old.valid(top, instance) and self.old.models.refusal(top, instance) is None
+
+        found: list[Any] = []
+
+        def accept(instance: Any) -> bool:
+            if sendable(instance):
+                found.append(instance)
+            return bool(found)
+
+        try:
+            instances(generation_schema(self.old.defs, top), TARGETED, accept, self.cache)
+        except (ValueError, KeyError):
+            return None
+        if not found:
+            return None
+        call = {"id": 0} if removed.kind == "request" else {}
+        params = shrink(found[0], sendable)
+        message = {"jsonrpc": "2.0", **call, "method": removed.wire_name, "params": params}
+        answer = (
+            f"-32601 Method not found: the {self.new.release} {removed.side} handles no {removed.wire_name}"
+            if removed.kind == "request"
+            else f"ignored: the {self.new.release} {removed.side} handles no {removed.wire_name} notification"
+        )
+        callers = sorted(change.flow.old.senders - {removed.side}) or sorted(change.flow.old.senders)
+        return Evidence(
+            message=message,
+            schema_type=top,
+            sent_by=_peers(self.old.release, callers),
+            refused_by=_peers(self.new.release, [removed.side]),
+            error=answer,
+            schema_refuses=False,
+            by_dispatch=True,
+            carrier=f"{removed.kind} {removed.wire_name} (handled by the {removed.side})",
+        )
 
     def first_hit(self, change: Change) -> int | None:
         """The first of the distinct messages of a search already run that showed the change (1 for
