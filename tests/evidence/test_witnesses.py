@@ -49,3 +49,26 @@ def test_the_oracle_cannot_witness_what_a_lenient_field_hides(tmp_path: Path) ->
         c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "constraint-loosened"
     ]
     assert witnessable(found, [change], {0: shown}, 25) == []
+
+
+def test_a_removed_notification_is_witnessed_by_the_call_the_rule_predicts(tmp_path: Path) -> None:
+    """New clients no longer handle ``session/update``: no message of a type both sides have shows it,
+    so the rule's own message is built, an old agent's notification, which the new client ignores."""
+    from codegen.evidence.oracle import dispatch_holds
+    from tests.support.diffkit import _call
+
+    new = mini()
+    del new.defs["UpdateNotification"], new.defs["Update"]
+    new.defs["AgentNotification"] = _call("ExtNotification")
+    new.meta["clientMethods"] = {}
+    found, old, new_surface = pair(mini(), new, tmp_path)
+    [change] = [c for c in diff_surfaces(old, new_surface).changes if c.rule.id == "notification-removed"]
+    shown = found.evidence([change])[0]
+    assert isinstance(shown, Evidence) and shown.by_dispatch
+    assert shown.message["method"] == "session/update" and "id" not in shown.message
+    assert found.old.valid("UpdateNotification", shown.message["params"])
+    assert (shown.sent_by, shown.refused_by) == ("old agent", "new client")
+    assert shown.error == "ignored: the new client handles no session/update notification"
+    assert dispatch_holds(found, change, shown) and evidence_at_its_row(found, change, shown)
+    renamed = dataclasses.replace(shown, message={**shown.message, "method": "session/other"})
+    assert not dispatch_holds(found, change, renamed)
