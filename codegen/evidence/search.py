@@ -129,6 +129,10 @@ and the other way only if none shows it (:meth:`Pair.requests`)."""
 
 CARRIERS_TRIED = 3
 """The whole messages tried to carry a refused message (:meth:`Pair.whole`), nearest first."""
+CARRIERS_RENDERED = 1
+"""Of those, the whole messages whose models are rendered before the search (:meth:`Planner.types`):
+a whole message's models are most of the cost of evidence on a cold cache (a params type refers to
+much of the schema), and the nearest carries what it can show in the pairs measured."""
 WRAPS = 10
 """Messages generated per whole message tried, the refused one fixed inside (the first that is a witness
 is kept)."""
@@ -598,7 +602,7 @@ class Planner:
                 if plan.root is None or plan.anchor is None:
                     continue
                 peers = self.refusers(change, plan.direction)
-                carriers = self.carriers(plan.direction, plan.root, peers)[:CARRIERS_TRIED]
+                carriers = self.carriers(plan.direction, plan.root, peers)[:CARRIERS_RENDERED]
                 roots.update((plan.direction, carrier.schema_name) for carrier in carriers)
         for change in listed:  # the params of a removed method, sent by an old caller
             removed = self.removed_method(change)
