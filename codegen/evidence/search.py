@@ -133,6 +133,8 @@ CARRIERS_RENDERED = 1
 """Of those, the whole messages whose models are rendered before the search (:meth:`Planner.types`):
 a whole message's models are most of the cost of evidence on a cold cache (a params type refers to
 much of the schema), and the nearest carries what it can show in the pairs measured."""
+WITNESS_TRIES = 3
+"""Refused messages of the searched type (the smallest first) wrapped in a whole message per change."""
 WRAPS = 10
 """Messages generated per whole message tried, the refused one fixed inside (the first that is a witness
 is kept)."""
@@ -835,8 +837,13 @@ class Pair:
                 tried += found.generated
                 matching = [r for r in found.refusals if r.at(p.anchor) is not None]
                 if matching:
-                    best = min(matching, key=lambda r: (size(r.instance), canonical(r.instance)))
-                    witness, why = self.witness(change, p, best)
+                    witness, why = self.first_witness(change, p, matching)
+                    if witness is None:  # the search stopped at refusals of the type alone: search on
+                        whole = self.search(p.direction, p.root)
+                        if isinstance(whole, Search):
+                            tried += whole.generated
+                            more = [r for r in whole.refusals if r.at(p.anchor) is not None]
+                            witness, why = self.first_witness(change, p, more)
                     if witness is not None:
                         out[index] = witness
                         break
@@ -920,6 +927,20 @@ class Pair:
             if refusal.index and refusal.at(p.anchor) is not None
         ]
         return min(hits) if hits else None
+
+    def first_witness(
+        self, change: Change, plan: Plan, refusals: Iterable[Refusal]
+    ) -> tuple[Evidence | None, str]:
+        """The witness of the first of the :data:`WITNESS_TRIES` smallest refusals that gives one
+        (:meth:`witness`), or ``None`` and why the smallest gives none."""
+        ordered = sorted(refusals, key=lambda r: (size(r.instance), canonical(r.instance)))
+        first_why = "no refused message"
+        for number, refusal in enumerate(ordered[:WITNESS_TRIES]):
+            witness, why = self.witness(change, plan, refusal)
+            if witness is not None:
+                return witness, ""
+            first_why = why if number == 0 else first_why
+        return None, first_why
 
     def witness(self, change: Change, plan: Plan, best: Refusal) -> tuple[Evidence | None, str]:
         """The witness a refused message of the searched type gives: the smallest such message, made
