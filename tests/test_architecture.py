@@ -100,6 +100,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.diff.sets",
             "codegen.diff.wording",
             "codegen.diff.model",
+            "codegen.diff.standing",
             "codegen.diff.semver",
             "codegen.diff.summary",
             "codegen.diff.renames",

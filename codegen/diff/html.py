@@ -9,7 +9,8 @@ file (the committed ``reports/`` name files relative to the project) under
 ``link_base``; a file elsewhere (an installed tool's bundled store) only where
 the link survives the page being shared, the release's file on GitHub at the
 pointer's line (:func:`.locate.public_url`), never a ``file:`` address.
-Evidence is the sentence the other formats give.
+A row's proof (its witness, its set proof, or why it is unproven) is the
+sentence the other formats give; unproven rows are listed apart too.
 """
 
 from __future__ import annotations
@@ -26,7 +27,17 @@ from . import semver
 from .locate import public_url
 from .model import Change, DiffResult
 from .rules import SEVERITIES, Severity
-from .summary import breaks_text, counts_by_level, evidence_line, rule_link, steps_by_level, whom
+from .standing import standing
+from .summary import (
+    breaks_text,
+    counts_by_level,
+    proof_line,
+    proof_summary,
+    rule_link,
+    steps_by_level,
+    unproven_rows,
+    whom,
+)
 
 TEMPLATE = "diff.html.jinja2"
 NOBODY = "nobody"
@@ -52,7 +63,10 @@ class Row:
     pointer_url: str | None
     waiver: str
     evidence: str
-    """What the search for evidence found, in one sentence (empty when none was searched for)."""
+    """What the row rests on, in one sentence: its witness, its set proof, or why it is unproven (empty:
+    it needs no proof, or none was searched for)."""
+    standing: str
+    """:class:`~.standing.Standing` of the row (empty: it needs no proof)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,10 @@ class Page:
     stabilities: tuple[str, ...]
     expired: tuple[str, ...]
     unmatched: tuple[str, ...]
+    proofs: str = ""
+    """What the rows rest on, in one line (:func:`~.summary.proof_summary`)."""
+    unproven: tuple[Row, ...] = ()
+    """The rows listed apart: unproven verdicts, to check by hand."""
 
 
 def pointer_url(file: str, pointer: str, link_base: str = "") -> str | None:
@@ -108,7 +126,8 @@ def _row(change: Change, rules_url: str | None, link_base: str) -> Row:
         pointer=change.pointer,
         pointer_url=pointer_url(change.file, change.pointer, link_base),
         waiver=f"waived until {waiver.expires}: {waiver.reason}" if waiver else "",
-        evidence=evidence_line(change).removeprefix("evidence: "),
+        evidence=proof_line(change),
+        standing=str(standing(change) or ""),
     )
 
 
@@ -144,6 +163,8 @@ def page(
         stabilities=result.stabilities,
         expired=tuple(f"{w.fingerprint} (expired {w.expires}): {w.reason}" for w in result.expired),
         unmatched=tuple(f"{w.fingerprint}: {w.reason}" for w in result.unmatched),
+        proofs=proof_summary(result),
+        unproven=tuple(_row(c, rules_url, link_base) for c in unproven_rows(result)),
     )
 
 

@@ -103,6 +103,14 @@ class Evidence:
     refused_by: str
     error: str
     schema_refuses: bool
+    by_dispatch: bool = False
+    """Refused by the receiver's dispatcher, not its models: a call of a method the receiving release
+    does not handle (a request answered ``-32601 Method not found``, a notification ignored), the
+    message built from the rule (:meth:`codegen.evidence.search.Pair.predicted`)."""
+    carrier: str = ""
+    """The whole message a peer receives that ``message`` is, in words (``params of notification
+    session/update``), when ``schema_type`` is a method's params or result; empty for a message of
+    ``schema_type`` alone, which is no witness (issue 32: a peer reads the message that carries it)."""
 
 
 @dataclass(frozen=True)

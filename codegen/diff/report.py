@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 from ..files import write_files
-from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_json
 from ..schema.load import SchemaSource, protocol_major
 from . import semver
 from .differ import diff_releases, display_path
@@ -42,17 +41,22 @@ from .html import render_page
 from .locate import Locate, Repository, github_data, github_property, schema_anchors
 from .model import ABSENT, Change, DiffResult, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
+from .standing import standing
 from .summary import (
     breaks_text,
     counts_by_level,
     evidence_json,
-    evidence_line,
+    proof_counts,
+    proof_json,
+    proof_line,
+    proof_summary,
     rule_link,
     severity_counts,
     steps_by_level,
+    unproven_rows,
+    value_json,
     whom,
 )
-from .wording import describe
 
 FORMATS = ("text", "markdown", "json", "github", "sarif", "html")
 SARIF_LEVEL: dict[Severity, str] = {"breaking": "error", "warning": "warning", "info": "note"}
@@ -109,7 +113,10 @@ def step_words(steps: semver.SemverSteps) -> str:
 
 def _step_reason(found: semver.ContractStep) -> str:
     if found.breaking:
-        return f" ({_count(len(found.breaking), 'breaking change')})"
+        counted = _count(len(found.breaking), "breaking change")
+        if found.rests_on_unproven:
+            return f" ({counted}, none proven: the step rests on unproven rows)"
+        return f" ({counted}, {len(found.unproven)} unproven)" if found.unproven else f" ({counted})"
     if found.added:
         return f" ({_count(len(found.added), 'addition')})"
     return ""
@@ -159,6 +166,9 @@ def render_text(
     for level, counts in counts_by_level(result).items():
         label = f"{len(result.changes)} distinct changes" if level == "distinct" else level
         lines.append(f"{label}: {_summary_line(counts)}")
+    proofs = proof_summary(result)
+    if proofs:
+        lines.append(f"proofs: {proofs}")
     width = max((len(c.rule.id) for c in result.changes), default=0)
     for change in result.changes:
         state = f"waived until {change.waiver.expires}" if change.waiver else change.severity
@@ -166,9 +176,13 @@ def render_text(
         where = _where(change, result)
         note = (f"{where}; " if where else "") + f"breaks {breaks_text(change)}"
         lines.append(f"  {'':9} {'':6} {'':{width}}  {note}; fingerprint {change.fingerprint}")
-        shown = evidence_line(change)
+        shown = proof_line(change)
         if shown:
             lines.append(f"  {'':9} {'':6} {'':{width}}  {shown}")
+    apart = unproven_rows(result)
+    if apart:
+        lines += ["", f"unproven verdicts, check by hand ({len(apart)}):"]
+        lines += [f"  {c.severity:9} {c.rule.id}  {c.subject} (fingerprint {c.fingerprint})" for c in apart]
     extra = _waiver_lines(result)
     if extra:
         lines.append("")
@@ -292,7 +306,21 @@ def _markdown(
     hurt = whom(result)
     if hurt:
         lines += ["", "**Breaks:** " + ", ".join(f"{role} ({count})" for role, count in hurt.items()) + "."]
-    evidence = any(c.evidence is not None for c in result.changes)
+    proofs = proof_summary(result)
+    if proofs:
+        lines += ["", f"**Proofs:** {markdown_cell(proofs)}."]
+    apart = unproven_rows(result)
+    if apart:
+        lines += ["", f"<details open><summary><b>Unproven ({len(apart)}): check by hand</b></summary>", ""]
+        lines += ["| severity | rule | where | change | why no proof | fingerprint |"]
+        lines += ["| --- | --- | --- | --- | --- | --- |"]
+        for c in apart:
+            why = markdown_cell(proof_line(c).removeprefix("unproven, check by hand: "))
+            rule, where = _rule_cell(c.rule, rules_url), _code(c.subject)
+            cells = [c.severity, rule, where, markdown_cell(c.detail), why]
+            lines.append("| " + " | ".join(cells) + f" | `{c.fingerprint}` |")
+        lines += ["", "</details>"]
+    evidence = any(proof_line(c) for c in result.changes)
     several = len(result.surfaces) > 1
     if not result.changes:
         lines += ["", "No changes."]
@@ -305,7 +333,7 @@ def _markdown(
         if several:
             header, rule_row = "| schema " + header, "| --- " + rule_row
         if evidence:
-            header, rule_row = header + " evidence |", rule_row + " --- |"
+            header, rule_row = header + " proof |", rule_row + " --- |"
         opened = "" if severity == "info" else " open"
         summary = f"{SEVERITY_HEADINGS[severity]} ({total})"
         lines += ["", f"<details{opened}><summary><b>{summary}</b></summary>", ""]
@@ -325,7 +353,7 @@ def _markdown(
             if several:
                 cells.insert(0, ", ".join(c.appears_in))
             if evidence:
-                cells.append(markdown_cell(evidence_line(c).removeprefix("evidence: ")))
+                cells.append(markdown_cell(proof_line(c)))
             lines.append("| " + " | ".join(cells) + " |")
         if len(rows) < total:
             left = total - len(rows)
@@ -360,15 +388,6 @@ def _markdown(
 
 def _waiver_json(waiver: Waiver) -> dict[str, Any]:
     return {"fingerprint": waiver.fingerprint, "reason": waiver.reason, "expires": waiver.expires.isoformat()}
-
-
-def value_json(value: Any) -> Any:
-    """A change's old or new value as JSON: type expressions as the report describes them."""
-    if isinstance(value, (Ref, Scalar, ArrayOf, MapOf, Const, Nullable, AnyOf)):
-        return describe(value)
-    if isinstance(value, tuple):
-        return [value_json(v) for v in value]
-    return to_json(value)
 
 
 def traffic_json(traffic: Traffic) -> dict[str, Any]:
@@ -412,6 +431,14 @@ def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
         "pointer": change.pointer,
         "waiver": _waiver_json(change.waiver) if change.waiver else None,
     }
+    kind = standing(change)
+    if kind is not None:
+        data["standing"] = str(kind)
+    shown = proof_line(change)
+    if shown:
+        data["proof_line"] = shown
+    if change.proof is not None:
+        data["proof"] = proof_json(change.proof)
     if change.evidence is not None:
         data["evidence"] = evidence_json(change.evidence)
     return data
@@ -420,9 +447,30 @@ def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
 def steps_json(steps: semver.SemverSteps) -> dict[str, Any]:
     """Each contract's step and the fingerprints that decide it."""
     return {
-        c.contract: {"step": c.step, "breaking": list(c.breaking), "added": list(c.added)}
+        c.contract: {
+            "step": c.step,
+            "breaking": list(c.breaking),
+            "added": list(c.added),
+            "unproven": list(c.unproven),
+            "unchecked": list(c.unchecked),
+            "rests_on_unproven": c.rests_on_unproven,
+        }
         for c in steps.contracts
     }
+
+
+def unproven_json(result: DiffResult) -> list[dict[str, Any]]:
+    """The rows listed apart, each with why it has no proof."""
+    return [
+        {
+            "fingerprint": c.fingerprint,
+            "rule": c.rule.id,
+            "severity": c.severity,
+            "subject": c.subject,
+            "why": evidence_json(c.evidence),
+        }
+        for c in unproven_rows(result)
+    ]
 
 
 def result_json(
@@ -443,6 +491,9 @@ def result_json(
         },
         "min_severity": min_severity,
         "summary": counts_by_level(result),
+        "proofs": proof_counts(result),
+        "proofs_summary": proof_summary(result),
+        "unproven": unproven_json(result),
         "changes": [change_json(c, rules_url) for c in result.changes],
         "waivers": {
             "expired": [_waiver_json(w) for w in result.expired],
@@ -488,7 +539,15 @@ def render_github(
     counts = _summary_line(severity_counts(result.changes))
     steps = step_words(semver.step(judged or result))
     heading = f"ACP {result.old} -> {result.new}: {counts}. Version step: {steps}"
+    proofs = proof_summary(result)
+    if proofs:
+        heading += f". Proofs: {proofs}"
     lines = [f"::notice title={_gh_property('acp-codegen diff')}::{_gh_data(heading)}"]
+    apart = [c for c in unproven_rows(result) if c.waiver is None]
+    if apart:
+        listed = "\n".join(f"{c.rule.id} {c.subject} (fingerprint {c.fingerprint})" for c in apart)
+        title = f"{len(apart)} unproven verdict{'' if len(apart) == 1 else 's'}: check by hand"
+        lines.append(f"::warning title={_gh_property(title)}::{_gh_data(listed)}")
     locate = _located(locate)
     for c in result.changes:
         if c.waiver is not None:
@@ -500,7 +559,7 @@ def render_github(
             props = f"{anchor.github()}," + props
         link = rule_link(c.rule.id, rules_url)
         text = f"{c.message} — breaks {breaks_text(c)}. {c.rule.summary}" + (f" ({link})" if link else "")
-        shown = evidence_line(c)
+        shown = proof_line(c)
         if shown:
             text += f"\n{shown}"
         text += f"\n(fingerprint {c.fingerprint})"
@@ -563,7 +622,7 @@ def sarif_log(
             location["physicalLocation"] = anchor.sarif()
         location["logicalLocations"] = [{"fullyQualifiedName": c.subject, "kind": "member"}]
         text = f"{c.message} (breaks {breaks_text(c)})"
-        shown = evidence_line(c)
+        shown = proof_line(c)
         if shown:
             text += f"; {shown}"
         item: dict[str, Any] = {
@@ -581,6 +640,11 @@ def sarif_log(
                 "path": [part_json(p) for p in c.path],
             },
         }
+        kind = standing(c)
+        if kind is not None:
+            item["properties"]["standing"] = str(kind)
+        if c.proof is not None:
+            item["properties"]["proof"] = proof_json(c.proof)
         if c.evidence is not None:
             item["properties"]["evidence"] = evidence_json(c.evidence)
         if c.waiver is not None:
@@ -596,7 +660,12 @@ def sarif_log(
                 },
                 "automationDetails": {"id": f"acp-diff/{result.old}..{result.new}"},
                 "results": results,
-                "properties": {"semver": steps_json(semver.step(judged or result))},
+                "properties": {
+                    "semver": steps_json(semver.step(judged or result)),
+                    "proofs": proof_counts(result),
+                    "proofs_summary": proof_summary(result),
+                    "unproven": unproven_json(result),
+                },
             }
         ],
     }
@@ -670,6 +739,14 @@ def render_rules(fmt: str) -> str:
         "its handler, both ways for protocol methods, and every type inside them by the same peers. So",
         "*old senders* of a type that only clients send means **old client**; *old receivers* of it means",
         "**old agent**. A change in data no message carries breaks nobody and is reported as `info`.",
+        "",
+        "Every `breaking` or `warning` wire row of a report shows its proof: a **witness** (a whole",
+        "message a peer receives, a method's params or result or an envelope, that one release's schema",
+        "and models accept and the other's models refuse at the change, or the call a removed method's",
+        "rule predicts), or a **set proof** (the inclusion argument the rule decided by, in one line, for",
+        'what no message can show), or it is **unproven**: listed apart, counted ("2 unproven verdicts:',
+        'check by hand"), and the version step says when it rests on such rows. A rule below says which',
+        "peers it breaks; the proof shows that it does, pair by pair.",
         "",
         "| severity | meaning |",
         "| --- | --- |",

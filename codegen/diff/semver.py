@@ -11,6 +11,11 @@ else **patch**.  A waiver accepts a change; it does not make it compatible, so
 waived changes count like the others.  The step is computed from each change's
 severity as the differ weighed it (a wire change that hurts no peer is ``info``
 and cannot make a step major), never from the words of a report.
+
+A wire step also says what it rests on (:mod:`.standing`): the breaking rows
+that decide it and show no proof (unproven, or not searched), and whether
+every one of them is such a row (:attr:`ContractStep.rests_on_unproven`: the
+step is then a claim to check by hand).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Literal
 from ..schema.ir import Stability
 from .model import Change, DiffResult
 from .rules import RuleId
+from .standing import Standing, standing
 
 Step = Literal["major", "minor", "patch"]
 STEPS: tuple[Step, ...] = ("major", "minor", "patch")
@@ -80,6 +86,16 @@ class ContractStep:
     """The changes of this contract that break someone: any makes the step major."""
     added: tuple[str, ...]
     """The changes that add to this contract: without a breaking one, any makes the step minor."""
+    unproven: tuple[str, ...] = ()
+    """Of :attr:`breaking`, the rows a search found no witness for and that have no set proof."""
+    unchecked: tuple[str, ...] = ()
+    """Of :attr:`breaking`, the rows no search reached (``--no-evidence``) and that have no set proof."""
+
+    @property
+    def rests_on_unproven(self) -> bool:
+        """Whether the step is major only by rows that show no proof, one of them unproven (a search found
+        no witness for it): none of its breaking rows has a witness or a set proof."""
+        return bool(self.unproven) and len(self.unproven) + len(self.unchecked) == len(self.breaking)
 
     @property
     def name(self) -> str:
@@ -107,13 +123,20 @@ class SemverSteps:
 def _contract_step(contract: Contract, changes: Iterable[Change]) -> ContractStep:
     breaking: list[str] = []
     added: list[str] = []
+    unproven: list[str] = []
+    unchecked: list[str] = []
     for change in changes:
         if change.layer == contract and change.severity == "breaking":
             breaking.append(change.fingerprint)
+            kind = standing(change)
+            if kind is Standing.UNPROVEN:
+                unproven.append(change.fingerprint)
+            elif kind is Standing.NOT_SEARCHED:
+                unchecked.append(change.fingerprint)
         elif change.rule.id in ADDITIONS[contract]:
             added.append(change.fingerprint)
     found: Step = "major" if breaking else "minor" if added else "patch"
-    return ContractStep(contract, found, tuple(breaking), tuple(added))
+    return ContractStep(contract, found, tuple(breaking), tuple(added), tuple(unproven), tuple(unchecked))
 
 
 def step(result: DiffResult, stability: Stability | None = None) -> SemverSteps:

@@ -193,6 +193,46 @@ def _tag_values(member: Any, tag: str) -> list[Any]:
     return found
 
 
+def through(node: Any, ref: str) -> Any | None:
+    """A raw schema node kept to the values that hold a value of ``$ref`` ``ref`` (``None``: none does).
+
+    The property, item or map value on the way is made required (``required``, ``minItems``,
+    ``minProperties``) and each ``anyOf``/``oneOf`` kept to the branches on the way: the values it
+    allows, ``node`` allows too but for a ``oneOf`` the narrowing made ambiguous, which the schema's own
+    validator then refuses (every candidate is checked).  Used to wrap a message in the whole message
+    a peer receives (:meth:`~.search.Pair.whole`).
+    """
+    if not isinstance(node, dict):
+        return None
+    if node.get("$ref") == ref:
+        return node
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if isinstance(branches, list):
+            kept = [found for found in (through(b, ref) for b in branches) if found is not None]
+            if kept:
+                return {**node, key: kept}
+    parts = node.get("allOf")
+    if isinstance(parts, list):
+        for index, part in enumerate(parts):
+            found = through(part, ref)
+            if found is not None:
+                return {**node, "allOf": [*parts[:index], found, *parts[index + 1 :]]}
+    properties = node.get("properties")
+    if isinstance(properties, dict):
+        for name, sub in properties.items():
+            found = through(sub, ref)
+            if found is not None:
+                required = sorted({*node.get("required", []), name})
+                return {**node, "properties": {**properties, name: found}, "required": required}
+    for key, least in (("items", "minItems"), ("additionalProperties", "minProperties")):
+        sub = node.get(key)
+        found = through(sub, ref) if isinstance(sub, dict) else None
+        if found is not None:
+            return {**node, key: found, least: max(1, node.get(least, 0))}
+    return None
+
+
 def with_field(schema: Any, name: str) -> Any | None:
     """A generation schema of an object that requires its optional property ``name`` (``None``: it has
     no such optional property).  Every message it allows, the object allows."""

@@ -21,9 +21,18 @@ a type they refer to, which is searched itself.  Envelope types (the
 JSON-RPC messages) are not searched either: their contents are the methods'
 params and results, which are.
 
+Every witness is checked both ways (:func:`witness_holds`): the whole message
+is valid under the sending release's schema and accepted by its models, and
+the other release's models refuse it at its own change.  And every unproven
+verdict (a breaking or warning wire row with neither a witness nor a set
+proof) is tried once more with the oracle's own messages of its type, each
+refused one wrapped in a whole message (:meth:`~.search.Pair.whole`): one
+that is a witness is an unproven row the oracle can witness, a failure.
+
 ``python -m codegen.evidence.oracle`` (``make diff-oracle``) prints one row
 per pair and stability level: the changes, the changes with evidence, the
-refusals the changes explain, and the unexplained ones.
+witnesses checked both ways, the unproven rows, the refusals the changes
+explain, and the unexplained ones.
 """
 
 from __future__ import annotations
@@ -102,7 +111,12 @@ class PairResult:
     latest: int = 0
     """The latest message of its search that first showed a change (the most any evidence needed)."""
     misplaced: list[tuple[Change, Evidence]] = field(default_factory=list)
-    """Evidence whose message is not refused at its own change's location (there should be none)."""
+    """Evidence whose message is not refused at its own change's location, or not accepted by the side
+    that sends it (there should be none)."""
+    unproven: int = 0
+    """Breaking or warning wire verdicts searched with neither a witness nor a set proof."""
+    witnessable: list[tuple[Change, Evidence]] = field(default_factory=list)
+    """Unproven verdicts the oracle's own messages witness (there should be none)."""
     contradicted: list[Change] = field(default_factory=list)
     """Changes not searched as no message can show them, that a message shows (there should be none)."""
     types: int = 0
@@ -166,21 +180,33 @@ def explains(pair: Pair, change: Change, direction: Direction, refusal: Refusal)
 
 
 def evidence_at_its_row(pair: Pair, change: Change, evidence: Evidence) -> bool:
-    """Whether an evidence message is refused at its own change's location, checked again from the
-    refusing models' errors (their ``loc``), in a direction the change's rule breaks."""
-    for direction in SEARCHED_BREAKS.get(change.rule.breaks, ()):
-        plan = pair.plan(change, direction)
-        if plan.root != evidence.schema_type or plan.anchor is None:
-            continue
-        source, _ = pair.sides(direction)
-        target_name = pair.target_def(direction, plan.root)
-        named = source.surface.by_schema_name(plan.root)
-        if target_name is None or named is None:
-            continue
-        refusal = pair.refusal(direction, plan.root, target_name, named, evidence.message)
-        if refusal is not None and refusal.at(plan.anchor) is not None:
-            return True
-    return False
+    """Whether a witness holds both ways (:func:`witness_holds`) in a direction the change's rule breaks:
+    the whole message, of ``evidence.schema_type``, valid under the sending side's schema and accepted
+    by its models, refused by the other side's models at the change's own location (read from their
+    errors' ``loc``)."""
+    return any(
+        witness_holds(pair, change, evidence, direction)
+        for direction in SEARCHED_BREAKS.get(change.rule.breaks, ())
+    )
+
+
+def witness_holds(pair: Pair, change: Change, evidence: Evidence, direction: Direction) -> bool:
+    """Whether ``evidence`` is a witness of ``change`` in ``direction``, checked again from scratch: a
+    whole message (its carrier named), accepted by the sending side (its JSON Schema and its models,
+    :meth:`~.search.Pair.refusal` checks both) and refused by the other side's models at the anchor."""
+    if evidence.by_dispatch:
+        return dispatch_holds(pair, change, evidence)
+    anchor = pair.planner.located(change, direction).anchor
+    top = evidence.schema_type
+    source, _ = pair.sides(direction)
+    target_name = pair.target_def(direction, top)
+    named = source.surface.by_schema_name(top)
+    if not evidence.carrier or anchor is None or target_name is None or named is None:
+        return False
+    if not source.valid(top, evidence.message) or source.models.refusal(top, evidence.message) is not None:
+        return False
+    refusal = pair.refusal(direction, top, target_name, named, evidence.message)
+    return refusal is not None and refusal.at(anchor) is not None
 
 
 def check_pair(
@@ -247,8 +273,60 @@ def check_pair(
                 else:
                     result.unexplained.append(worst)
     result.contradicted = contradicted(pair, wanted, found, examples)
+    result.unproven = sum(
+        1 for i, e in found.items() if isinstance(e, NoEvidence) and wanted[i].proof is None
+    )
+    result.witnessable = witnessable(pair, wanted, found, examples)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def dispatch_holds(pair: Pair, change: Change, evidence: Evidence) -> bool:
+    """Whether a call the rule predicted holds: its params valid under the old schema and accepted by
+    the old models, its method one the old release's handler has and the new release's has not."""
+    removed = pair.planner.removed_method(change)
+    message = evidence.message
+    if removed is None or not isinstance(message, dict) or message.get("method") != removed.wire_name:
+        return False
+    params, top = message.get("params"), evidence.schema_type
+    if not pair.old.valid(top, params) or pair.old.models.refusal(top, params) is not None:
+        return False
+    kept = {(m.wire_name, m.kind, m.side) for m in pair.new.surface.methods}
+    return (removed.wire_name, removed.kind, removed.side) not in kept
+
+
+WITNESS_TRIES = 3
+"""Refused messages of its type (the smallest first) the oracle wraps for each unproven verdict."""
+
+
+def witnessable(
+    pair: Pair, wanted: Sequence[Change], found: Mapping[int, Evidence | NoEvidence], examples: int
+) -> list[tuple[Change, Evidence]]:
+    """The unproven verdicts (no witness, no set proof) that a message of the oracle's own search of
+    their type, refused at their location and wrapped in a whole message a refusing peer receives,
+    witnesses after all: each one a verdict the differ could have proven."""
+    out = []
+    for index, evidence in found.items():
+        change = wanted[index]
+        if isinstance(evidence, Evidence) or change.proof is not None:
+            continue
+        for plan in (pair.planner.located(change, d) for d in SEARCHED_BREAKS[change.rule.breaks]):
+            if plan.root is None or plan.anchor is None:
+                continue
+            search = pair.search(plan.direction, plan.root, examples=examples)
+            if isinstance(search, str):
+                continue
+            anchor = plan.anchor
+            refused = sorted(
+                (r.instance for r in search.refusals if r.at(anchor) is not None),
+                key=lambda m: (size(m), canonical(m)),
+            )
+            wrapped = (pair.whole(change, plan, m)[0] for m in refused[:WITNESS_TRIES])
+            shown = next((w for w in wrapped if w is not None), None)
+            if shown is not None:
+                out.append((change, shown))
+                break
+    return out
 
 
 def contradicted(
@@ -314,18 +392,18 @@ def run(
 
 
 TABLE_HEADER = (
-    "| pair | schema | changes | searched for evidence | with evidence | at its row | types searched "
-    "| messages | refusals explained | unexplained | excused |"
+    "| pair | schema | changes | searched for evidence | with evidence | holds both ways | unproven "
+    "| witnessable | types searched | messages | refusals explained | unexplained | excused |"
 )
-TABLE_RULE = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+TABLE_RULE = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 
 
 def row(found: PairResult) -> str:
     at_row = found.with_evidence - len(found.misplaced)
     return (
         f"| {found.old} → {found.new} | {found.stability} | {found.changes} | {found.searched} | "
-        f"{found.with_evidence} | {at_row} | {found.types} | {found.messages} | {found.explained} | "
-        f"{len(found.unexplained)} | {len(found.excused)} |"
+        f"{found.with_evidence} | {at_row} | {found.unproven} | {len(found.witnessable)} | {found.types} | "
+        f"{found.messages} | {found.explained} | {len(found.unexplained)} | {len(found.excused)} |"
     )
 
 
@@ -381,6 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     excused = [pair for r in results for pair in r.excused]
     misplaced = [(r, change, evidence) for r in results for change, evidence in r.misplaced]
     contradicted = [(r, change) for r in results for change in r.contradicted]
+    witnessed = [(r, change, evidence) for r in results for change, evidence in r.witnessable]
     print()
     total = sum(len(r.unexplained) for r in results)
 
@@ -393,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{max((r.latest for r in results), default=0)} of its search at the latest), "
         f"{total_of('messages')} messages, "
         f"{total_of('explained')} refusals explained, {total} unexplained, {len(excused)} excused, "
-        f"{len(misplaced)} evidence not at its row, {len(contradicted)} not searchable yet shown "
+        f"{len(misplaced)} witnesses that do not hold both ways, {len(contradicted)} not searchable yet "
+        f"shown, {total_of('unproven')} unproven verdicts, {len(witnessed)} of them witnessable "
         f"({time.perf_counter() - started:.0f} s)"
     )
     for found, change, evidence in misplaced:
@@ -403,11 +483,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     for found, change in contradicted:
         where = f"{found.old} -> {found.new} {found.stability}"
         print(f"not searchable yet shown: {where}: {change.rule.id} {change.subject}")
+    for found, change, evidence in witnessed:
+        shown = json.dumps(evidence.message, sort_keys=True, ensure_ascii=False)
+        where = f"{found.old} -> {found.new} {found.stability}: {change.rule.id} {change.subject}"
+        print(f"unproven yet witnessable: {where}: {evidence.carrier} {shown} ({evidence.error})")
     for item in unexplained:
         print(f"unexplained: {item.line()}")
     for item, reason in excused:
         print(f"excused: {item.line()}: {reason}")
-    return 1 if unexplained or misplaced or contradicted else 0
+    return 1 if unexplained or misplaced or contradicted or witnessed else 0
 
 
 if __name__ == "__main__":

@@ -15,6 +15,17 @@ that error.  A change no message can carry (a batch, a method that is gone,
 the properties of every message) is *not searchable*; one no generated
 message shows has *no evidence found*, with the number tried.
 
+A refused message of that type is not yet a witness: a peer receives whole
+messages, a method's params or result, and reads the type inside them as the
+fields on the way say (a lenient field reads a value its schema refuses as
+omitted).  So the smallest refused message is wrapped in a message that
+carries it (:meth:`Pair.whole`: a method's params or result that the refusing
+peer receives, the fields and union members on the way made present), and
+that whole message is checked again on both sides: valid under the sending
+release's schema, accepted by its models, refused by the other release's
+models at the change.  Only a whole message is a witness; a change whose
+refused messages no whole message carries has none, and says so.
+
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
 type shares them.  Where the schema takes any string, the strings the other
@@ -26,7 +37,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterable, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -50,6 +62,7 @@ from ..schema.builder.node import Pointer
 from ..schema.ir import (
     ApiSurface,
     ArrayOf,
+    Method,
     NamedType,
     Nullable,
     ObjectType,
@@ -63,7 +76,16 @@ from ..schema.ir import (
 from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
-from .instances import canonical, generation_schema, instances, shrink, size, with_field, with_tag
+from .instances import (
+    canonical,
+    generation_schema,
+    instances,
+    shrink,
+    size,
+    through,
+    with_field,
+    with_tag,
+)
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
 from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors
@@ -103,6 +125,19 @@ SEARCHED_BREAKS: dict[str, tuple[Direction, ...]] = {
 """The directions searched for a rule's verdict, in order: a change that breaks both sides is searched
 first with old senders' messages (what a peer upgraded first meets from every peer not yet upgraded),
 and the other way only if none shows it (:meth:`Pair.requests`)."""
+
+
+CARRIERS_TRIED = 3
+"""The whole messages tried to carry a refused message (:meth:`Pair.whole`), nearest first."""
+CARRIERS_RENDERED = 1
+"""Of those, the whole messages whose models are rendered before the search (:meth:`Planner.types`):
+a whole message's models are most of the cost of evidence on a cold cache (a params type refers to
+much of the schema), and the nearest carries what it can show in the pairs measured."""
+WITNESS_TRIES = 3
+"""Refused messages of the searched type (the smallest first) wrapped in a whole message per change."""
+WRAPS = 10
+"""Messages generated per whole message tried, the refused one fixed inside (the first that is a witness
+is kept)."""
 
 
 def wants_evidence(change: Change) -> bool:
@@ -350,6 +385,43 @@ class Plan:
     """Why no message can carry the change, when ``root`` or ``anchor`` is ``None``."""
 
 
+@dataclass(frozen=True)
+class Carrier:
+    """A whole message a peer receives (a method's params or result, or a JSON-RPC envelope) and the
+    ``$defs`` entries from it down to a type it carries (``chain``: the message's own first, the carried
+    one last).  ``to`` is the peer that receives it; ``not_to`` the one that sends it, when any other
+    peer may receive it (a result goes back to whoever called, an envelope to the other end)."""
+
+    words: str
+    """``params of notification session/update (handled by the client)``, ``AgentResponse message``."""
+    chain: tuple[str, ...]
+    to: str | None = None
+    not_to: str | None = None
+
+    @classmethod
+    def of_method(cls, method: Method, which: str, chain: tuple[str, ...]) -> Carrier:
+        words = f"{which} of {method.kind} {method.wire_name} (handled by the {method.side})"
+        if which == "params":
+            return cls(words, chain, to=method.side)
+        return cls(words, chain, not_to=method.side)
+
+    @property
+    def schema_name(self) -> str:
+        return self.chain[0]
+
+    def receivers(self, peers: Iterable[str]) -> frozenset[str]:
+        """Which of ``peers`` receive it."""
+        return frozenset(p for p in peers if (self.to is None or p == self.to) and p != self.not_to)
+
+    def received_by(self, peers: frozenset[str]) -> bool:
+        """Whether one of ``peers`` receives it (every message, without peers to ask about)."""
+        return not peers or bool(self.receivers(peers))
+
+
+def _ref(schema_name: str) -> str:
+    return "#/$defs/" + schema_name.replace("~", "~0").replace("/", "~1")
+
+
 @dataclass
 class Planner:
     """Where the changes of one stability level can be searched for, from the two surfaces alone: the
@@ -360,9 +432,83 @@ class Planner:
     renames: dict[str, str] = field(init=False)
     renamed_from: dict[str, str] = field(init=False)
 
+    _reverse: dict[int, dict[str, set[str]]] = field(default_factory=dict, init=False)
+
     def __post_init__(self) -> None:
         self.renames = detect_renames(self.old, self.new)
         self.renamed_from = {n: o for o, n in self.renames.items()}
+
+    # -- the whole messages that carry a type ------------------------------------------------------
+
+    def _referrers(self, surface: ApiSurface) -> dict[str, set[str]]:
+        """Each ``$defs`` entry of ``surface`` -> the entries whose definition refers to it."""
+        key = id(surface)
+        if key not in self._reverse:
+            found: dict[str, set[str]] = {}
+            for named in surface.types.values():
+                outer = def_of(named)
+                for name in references_of(named):
+                    inner = surface.types.get(name)
+                    entry = def_of(inner) if inner is not None else None
+                    if outer is not None and entry is not None and entry != outer:
+                        found.setdefault(entry, set()).add(outer)
+            self._reverse[key] = found
+        return self._reverse[key]
+
+    def carriers(self, direction: Direction, root: str, peers: frozenset[str] = frozenset()) -> list[Carrier]:
+        """The whole messages of the generating side that carry ``$defs[root]`` and that one of ``peers``
+        receives (any, without peers), their counterparts on the trying side too, nearest first."""
+        source, _ = self.surfaces(direction)
+        toward: dict[str, str | None] = {root: None}
+        queue = [root]
+        referrers = self._referrers(source)
+        for current in queue:
+            for outer in sorted(referrers.get(current, ())):
+                if outer not in toward:
+                    toward[outer] = current
+                    queue.append(outer)
+        found: list[Carrier] = []
+
+        def chain_from(name: str | None) -> tuple[str, ...] | None:
+            named = source.types.get(name) if name else None
+            top = def_of(named) if named is not None else None
+            if top is None or top not in toward or self.target_def(direction, top) is None:
+                return None
+            chain = [top]
+            while (following := toward[chain[-1]]) is not None:
+                chain.append(following)
+            return tuple(chain)
+
+        for method in source.methods:
+            for which, name in (("params", method.params), ("result", method.result)):
+                chain = chain_from(name)
+                if chain is not None:
+                    found.append(Carrier.of_method(method, which, chain))
+        for envelope, sender in source.envelopes.items():
+            chain = chain_from(envelope)
+            if chain is not None:
+                found.append(Carrier(f"{envelope} message (sent by the {sender})", chain, not_to=sender))
+        kept = {c.words: c for c in found if c.received_by(peers)}
+        return sorted(kept.values(), key=lambda c: (len(c.chain), c.words))
+
+    PREDICTED = frozenset({RuleId.METHOD_REMOVED, RuleId.NOTIFICATION_REMOVED})
+    """Rules whose message the rule itself predicts (:meth:`Pair.predicted`)."""
+
+    def removed_method(self, change: Change) -> Method | None:
+        """The old release's method a ``method-removed`` or ``notification-removed`` change names."""
+        match change.path:
+            case (MethodPart(name=wire, method_kind=kind, side=side),) if change.rule.id in self.PREDICTED:
+                return next(
+                    (m for m in self.old.methods if (m.wire_name, m.kind, m.side) == (wire, kind, side)), None
+                )
+        return None
+
+    @staticmethod
+    def refusers(change: Change, direction: Direction) -> frozenset[str]:
+        """The peers that refuse a witness of ``change`` in ``direction``: the old receivers of a new
+        message, the new receivers of an old one."""
+        flow = change.flow.old if direction == "receivers" else change.flow.new
+        return frozenset(flow.receivers)
 
     def surfaces(self, direction: Direction) -> tuple[ApiSurface, ApiSurface]:
         """(the surface messages are generated from, the surface whose models try them)."""
@@ -399,8 +545,9 @@ class Planner:
         """Why the trying side's models refuse no message at ``anchor`` (``None``: they may), read from
         the trying side's type there (:data:`LENIENT_THERE`, :data:`OPEN_THERE`)."""
         source, target = self.surfaces(direction)
-        mine, theirs = source.types.get(anchor.type), target.types.get(
-            self.counterpart(direction, anchor.type)
+        mine, theirs = (
+            source.types.get(anchor.type),
+            target.types.get(self.counterpart(direction, anchor.type)),
         )
         if anchor.members or not isinstance(theirs, ObjectType):
             return None
@@ -450,7 +597,20 @@ class Planner:
         """The types whose models the searches for ``changes`` try, on the old side and on the new: the
         type each search generates from, on its side, and its counterpart on the other."""
         wanted: dict[str, set[str]] = {"old": set(), "new": set()}
-        for direction, root in self.groups(self.plans(change) for change in changes):
+        listed = list(changes)
+        roots: set[tuple[Direction, str]] = set(self.groups(self.plans(change) for change in listed))
+        for change in listed:  # the whole messages that carry what they search
+            for plan in self.plans(change):
+                if plan.root is None or plan.anchor is None:
+                    continue
+                peers = self.refusers(change, plan.direction)
+                carriers = self.carriers(plan.direction, plan.root, peers)[:CARRIERS_RENDERED]
+                roots.update((plan.direction, carrier.schema_name) for carrier in carriers)
+        for change in listed:  # the params of a removed method, sent by an old caller
+            removed = self.removed_method(change)
+            if removed is not None and removed.params in self.old.types:
+                wanted["old"].add(removed.params)
+        for direction, root in sorted(roots):
             source, _ = self.surfaces(direction)
             named, other = source.by_schema_name(root), self.target_type(direction, root)
             generating, trying = ("new", "old") if direction == "receivers" else ("old", "new")
@@ -677,17 +837,82 @@ class Pair:
                 tried += found.generated
                 matching = [r for r in found.refusals if r.at(p.anchor) is not None]
                 if matching:
-                    best = min(matching, key=lambda r: (size(r.instance), canonical(r.instance)))
-                    out[index] = self.witness(change, p, best)
-                    break
+                    witness, why = self.first_witness(change, p, matching)
+                    if witness is None:  # the search stopped at refusals of the type alone: search on
+                        whole = self.search(p.direction, p.root)
+                        if isinstance(whole, Search):
+                            tried += whole.generated
+                            more = [r for r in whole.refusals if r.at(p.anchor) is not None]
+                            witness, why = self.first_witness(change, p, more)
+                    if witness is not None:
+                        out[index] = witness
+                        break
+                    reasons.append(why)
             else:
-                if not any(p.root is not None and p.anchor is not None for p in plan):
+                predicted = self.predicted(change)
+                if predicted is not None:
+                    out[index] = predicted
+                elif not any(p.root is not None and p.anchor is not None for p in plan):
                     out[index] = unsearchable(plan)
                 elif tried == 0:
                     out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
                 else:
                     out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
         return out
+
+    def predicted(self, change: Change) -> Evidence | None:
+        """The message the rule itself predicts, where the search found none: for a method or
+        notification the new release no longer handles, an old caller's call of it (its params
+        generated from the old schema, valid there and accepted by the old models), which the new
+        handler's dispatcher refuses (``-32601``) or ignores (``None``: no such rule, or no message)."""
+        removed = self.planner.removed_method(change)
+        if removed is None:
+            return None
+        params = self.old.surface.types.get(removed.params)
+        top = def_of(params) if params is not None else None
+        if top is None or self.old.models.adapter(top) is None:
+            return None
+        if any(
+            (m.wire_name, m.kind, m.side) == (removed.wire_name, removed.kind, removed.side)
+            for m in self.new.surface.methods
+        ):
+            return None
+
+        def sendable(instance: Any) -> bool:
+            return self.old.valid(top, instance) and self.old.models.refusal(top, instance) is None
+
+        found: list[Any] = []
+
+        def accept(instance: Any) -> bool:
+            if sendable(instance):
+                found.append(instance)
+            return bool(found)
+
+        try:
+            instances(generation_schema(self.old.defs, top), TARGETED, accept, self.cache)
+        except (ValueError, KeyError):
+            return None
+        if not found:
+            return None
+        call = {"id": 0} if removed.kind == "request" else {}
+        params = shrink(found[0], sendable)
+        message = {"jsonrpc": "2.0", **call, "method": removed.wire_name, "params": params}
+        answer = (
+            f"-32601 Method not found: the {self.new.release} {removed.side} handles no {removed.wire_name}"
+            if removed.kind == "request"
+            else f"ignored: the {self.new.release} {removed.side} handles no {removed.wire_name} notification"
+        )
+        callers = sorted(change.flow.old.senders - {removed.side}) or sorted(change.flow.old.senders)
+        return Evidence(
+            message=message,
+            schema_type=top,
+            sent_by=_peers(self.old.release, callers),
+            refused_by=_peers(self.new.release, [removed.side]),
+            error=answer,
+            schema_refuses=False,
+            by_dispatch=True,
+            carrier=f"{removed.kind} {removed.wire_name} (handled by the {removed.side})",
+        )
 
     def first_hit(self, change: Change) -> int | None:
         """The first of the distinct messages of a search already run that showed the change (1 for
@@ -703,10 +928,27 @@ class Pair:
         ]
         return min(hits) if hits else None
 
-    def witness(self, change: Change, plan: Plan, best: Refusal) -> Evidence:
+    def first_witness(
+        self, change: Change, plan: Plan, refusals: Iterable[Refusal]
+    ) -> tuple[Evidence | None, str]:
+        """The witness of the first of the :data:`WITNESS_TRIES` smallest refusals that gives one
+        (:meth:`witness`), or ``None`` and why the smallest gives none."""
+        ordered = sorted(refusals, key=lambda r: (size(r.instance), canonical(r.instance)))
+        first_why = "no refused message"
+        for number, refusal in enumerate(ordered[:WITNESS_TRIES]):
+            witness, why = self.witness(change, plan, refusal)
+            if witness is not None:
+                return witness, ""
+            first_why = why if number == 0 else first_why
+        return None, first_why
+
+    def witness(self, change: Change, plan: Plan, best: Refusal) -> tuple[Evidence | None, str]:
+        """The witness a refused message of the searched type gives: the smallest such message, made
+        smaller, wrapped in a whole message a refusing peer receives (:meth:`whole`); or ``None`` and
+        why no whole message carrying it is one."""
         direction, root, anchor = plan.direction, plan.root, plan.anchor
         assert root is not None and anchor is not None
-        source, target = self.sides(direction)
+        source, _ = self.sides(direction)
         target_name = self.target_def(direction, root)
         named = source.surface.by_schema_name(root)
         assert target_name is not None and named is not None
@@ -716,23 +958,101 @@ class Pair:
             return refusal is not None and refusal.at(anchor) is not None
 
         message = shrink(best.instance, keeps)
-        refusal = self.refusal(direction, root, target_name, named, message)
-        assert refusal is not None
-        error = refusal.at(anchor)
-        assert error is not None
-        # a new sender's message refused by an old receiver, or the reverse
-        traffic = change.flow
-        source_flow, target_flow = (
-            (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
+        return self.whole(change, plan, message)
+
+    def whole(self, change: Change, plan: Plan, message: Any) -> tuple[Evidence | None, str]:
+        """``message`` (of the searched type, refused at the change) inside a whole message a refusing
+        peer receives, checked as that peer reads it: valid under the sending side's schema and
+        accepted by its models, refused by the other side's models at the change's anchor; or
+        ``None`` and why none of the :data:`CARRIERS_TRIED` nearest is.
+
+        The whole message is generated from its own schema with the fields and union members on the
+        way to the searched type made present (:func:`~.instances.through`) and the searched type
+        fixed to ``message``, then made smaller while it stays a witness.
+        """
+        direction, root, anchor = plan.direction, plan.root, plan.anchor
+        assert root is not None and anchor is not None
+        source, target = self.sides(direction)
+        carriers = self.planner.carriers(direction, root, self.planner.refusers(change, direction))
+        if not carriers:
+            return None, f"no message a refusing peer receives carries {root}"
+        tried: list[str] = []
+        for carrier in carriers[:CARRIERS_TRIED]:
+            top, other = carrier.schema_name, self.target_def(direction, carrier.schema_name)
+            named = source.surface.by_schema_name(top)
+            if other is None or named is None or target.models.adapter(other) is None:
+                continue
+
+            def keeps(instance: Any, top: str = top, other: str = other, named: NamedType = named) -> bool:
+                refusal = self.refusal(direction, top, other, named, instance)
+                return refusal is not None and refusal.at(anchor) is not None
+
+            found = self._carried(direction, carrier, message, keeps)
+            tried.append(carrier.words)
+            if found is None:
+                continue
+            found = shrink(found, keeps)
+            refusal = self.refusal(direction, top, other, named, found)
+            assert refusal is not None
+            error = refusal.at(anchor)
+            assert error is not None
+            # a new sender's message refused by an old receiver, or the reverse
+            traffic = change.flow
+            source_flow, target_flow = (
+                (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
+            )
+            refusing = carrier.receivers(target_flow.receivers) or frozenset(target_flow.receivers)
+            sending = frozenset(source_flow.senders) - refusing or frozenset(source_flow.senders)
+            return (
+                Evidence(
+                    message=found,
+                    schema_type=top,
+                    sent_by=_peers(source.release, sending),
+                    refused_by=_peers(target.release, refusing),
+                    error=error.line(),
+                    schema_refuses=not target.valid(other, found),
+                    carrier=carrier.words,
+                ),
+                "",
+            )
+        where = "; ".join(tried) or "none has a model on both sides"
+        return None, (
+            f"a {root} alone is refused, but no whole message a refusing peer receives that carries it is "
+            f"(tried: {where})"
         )
-        return Evidence(
-            message=message,
-            schema_type=root,
-            sent_by=_peers(source.release, source_flow.senders),
-            refused_by=_peers(target.release, target_flow.receivers),
-            error=error.line(),
-            schema_refuses=not target.valid(target_name, message),
-        )
+
+    def _carried(
+        self, direction: Direction, carrier: Carrier, message: Any, keeps: Callable[[Any], bool]
+    ) -> Any | None:
+        """A message of ``carrier`` (on the generating side of ``direction``) with ``message`` inside,
+        for which ``keeps`` holds (``None``: none of :data:`WRAPS` generated)."""
+        if len(carrier.chain) == 1:
+            return message if keeps(message) else None
+        source, _ = self.sides(direction)
+        defs = dict(source.defs)
+        for outer, inner in itertools.pairwise(carrier.chain):
+            narrowed = through(defs[outer], _ref(inner))
+            if narrowed is None:
+                return None
+            defs[outer] = narrowed
+        defs[carrier.chain[-1]] = {"const": message}
+        try:
+            schema = generation_schema(defs, carrier.schema_name)
+        except (ValueError, KeyError):
+            return None
+        hits: list[Any] = []
+
+        def accept(instance: Any) -> bool:
+            if keeps(instance):
+                hits.append(instance)
+                return True
+            return False
+
+        try:
+            instances(schema, WRAPS, accept, self.cache)
+        except ValueError:
+            return None
+        return hits[0] if hits else None
 
 
 def at_anchor(schema: Any, root: NamedType, anchor: Anchor) -> Any | None:
@@ -850,6 +1170,26 @@ def pairs_of(
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 
 
+NOT_A_PEERS_MESSAGE = "its rule names no peer whose messages could show it"
+"""Why a breaking or warning wire verdict that :func:`wants_evidence` leaves out has no witness."""
+
+
+def _weighed(result: DiffResult) -> DiffResult:
+    """``result`` with every breaking or warning wire verdict the search leaves out marked as weighed
+    without a witness, so that the report calls it unproven rather than not searched."""
+
+    def marked(change: Change) -> Change:
+        weighed = change.layer == "wire" and change.severity in ("breaking", "warning")
+        if not weighed or wants_evidence(change) or change.evidence is not None:
+            return change
+        return dataclasses.replace(change, evidence=NoEvidence(0, NOT_A_PEERS_MESSAGE, searchable=False))
+
+    surfaces = tuple(
+        dataclasses.replace(s, changes=tuple(marked(c) for c in s.changes)) for s in result.surfaces
+    )
+    return dataclasses.replace(result, surfaces=surfaces)
+
+
 def attach_evidence(
     result: DiffResult,
     old: ReleaseFiles,
@@ -864,6 +1204,7 @@ def attach_evidence(
     ``progress`` is told of each stage (the models rendered, the searches run) and of each step.
     ``built`` are the two releases' surfaces the diff read, when the caller has them.
     """
+    result = _weighed(result)
     if not any(wants_evidence(c) for c in result.changes):
         return result
     wanted = {

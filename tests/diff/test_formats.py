@@ -29,7 +29,7 @@ from codegen.diff.report import (
     render_markdown,
     render_sarif,
 )
-from codegen.diff.summary import evidence_line
+from codegen.diff.summary import proof_line
 from tests.diff.pairs import diff_pair
 from tests.support.diffkit import A3, A5, folder_of, run
 from tests.support.releases import ROOT
@@ -233,12 +233,13 @@ def test_a_page_of_an_installed_tool_links_only_where_the_link_survives_sharing(
     assert 'class="pointer"' not in npm and "file:" not in npm
 
 
-def test_the_page_shows_evidence_as_the_sentence_the_markdown_gives() -> None:
+def test_the_page_shows_each_proof_as_the_sentence_the_markdown_gives() -> None:
     result = _with_everything(diff_pair(A3, A5))
     page, markdown = render_html(result), render_markdown(result)
-    for change in result.changes[:2]:
-        sentence = evidence_line(change).removeprefix("evidence: ")
-        assert sentence and html.escape(sentence, quote=False) in page.replace("&#34;", '"')
+    shown = [proof_line(change) for change in result.changes if proof_line(change)]
+    assert shown and shown[0].startswith("witness: ")
+    for sentence in shown:
+        assert html.escape(sentence, quote=False) in page.replace("&#34;", '"')
         assert markdown_cell(sentence) in markdown
     assert "<pre>" not in page
 

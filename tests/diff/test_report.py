@@ -122,7 +122,8 @@ def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.C
     heading, *lines = out.splitlines()
     assert heading == (
         f"::notice title=acp-codegen diff::ACP {A3} -> {A5}: 2 breaking, 0 warnings, 1 info. "
-        "Version step: wire: major (1 breaking change); Python API: major (1 breaking change)"
+        "Version step: wire: major (1 breaking change); Python API: major (1 breaking change). "
+        "Proofs: 1 not checked (no witness searched for: --no-evidence)"
     )
     assert len(lines) == 3
     schema = ROOT / "schemas" / "v2" / A5 / "schema.json"

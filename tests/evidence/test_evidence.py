@@ -231,12 +231,49 @@ def test_a_new_union_member_is_shown_by_a_new_message_the_old_models_refuse(tmp_
     found, old_surface, new_surface = pair(mini(), new, tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "union-variant-added-closed")
     assert isinstance(shown, Evidence)
+    # a whole message a peer receives: the params of the request that carries the new value
     assert (shown.sent_by, shown.refused_by, shown.schema_type, shown.message) == (
         "new client",
         "old agent",
-        "Value",
-        0,
+        "PromptRequest",
+        {"sessionId": "", "value": 0},
     )
+    assert shown.carrier == "params of request session/prompt (handled by the agent)"
+    assert found.new.valid("PromptRequest", shown.message)
+    assert not found.old.valid("PromptRequest", shown.message)
+    assert found.new.models.refusal("PromptRequest", shown.message) is None
+    assert found.old.models.refusal("PromptRequest", shown.message) is not None
+
+
+def with_cost(release: Mini, pattern: bool, lenient: bool) -> Mini:
+    """``PromptRequest.cost``, a ``Cost`` or null (read leniently or not), whose currency has a pattern
+    or not: the shape of ``UsageUpdate.cost`` in v2-sdk-2.1.0 (issue 32, finding 9)."""
+    currency: dict[str, Any] = {"type": "string", **({"pattern": "^[A-Z]{3}$"} if pattern else {})}
+    release.defs["Cost"] = {"type": "object", "properties": {"currency": currency}, "required": ["currency"]}
+    cost: dict[str, Any] = {"anyOf": [{"$ref": "#/$defs/Cost"}, {"type": "null"}]}
+    if lenient:
+        cost["x-deserialize-default-on-error"] = True
+    release.defs["PromptRequest"]["properties"]["cost"] = cost
+    return release
+
+
+@pytest.mark.parametrize("lenient", [True, False], ids=["lenient", "strict"])
+def test_a_witness_is_judged_inside_the_whole_message_a_peer_receives(tmp_path: Path, lenient: bool) -> None:
+    """A currency the old pattern refuses: a ``Cost`` alone is refused by old agents, but inside the
+    request they receive, where ``cost`` is read leniently, it is read as omitted and the request is
+    accepted: no witness (finding 9). Where ``cost`` is not lenient, the request is the witness."""
+    old, new = with_cost(mini(), True, lenient), with_cost(mini(), False, lenient)
+    found, old_surface, new_surface = pair(old, new, tmp_path)
+    shown = evidence_of(found, old_surface, new_surface, "constraint-loosened")
+    if lenient:
+        assert isinstance(shown, NoEvidence) and shown.searchable
+        assert "a Cost alone is refused, but no whole message" in shown.reason
+        assert "params of request session/prompt (handled by the agent)" in shown.reason
+        return
+    assert isinstance(shown, Evidence) and shown.schema_type == "PromptRequest"
+    assert shown.message["cost"]["currency"] != "" or shown.message["cost"] == {"currency": ""}
+    assert found.old.models.refusal("PromptRequest", shown.message) is not None
+    assert found.new.valid("PromptRequest", shown.message)
 
 
 def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: Path) -> None:
@@ -397,9 +434,12 @@ def test_diff_attaches_evidence_to_prompt_response_message_id(capsys: pytest.Cap
         validator = jsonschema.Draft202012Validator(schema).evolve(schema=schema["$defs"]["PromptResponse"])
         assert validator.is_valid(evidence["message"]) is valid
     text = run(capsys, "diff", A3, A5, "--stability", "stable")[1]
-    assert f"evidence: a {A5} client refuses what a {A3} agent sends: PromptResponse {{}}" in text
+    carrier = "result of request session/prompt (handled by the agent)"
+    assert evidence["carrier"] == carrier
+    assert f"witness: a {A5} client refuses what a {A3} agent sends: {carrier} {{}}" in text
+    assert "proofs: 1 proven (1 by witness, 0 by set proof)" in text
     markdown = run(capsys, "diff", A3, A5, "--stability", "stable", "--format", "markdown")[1]
-    assert "| evidence |" in markdown and f"a {A5} client refuses what a {A3} agent sends" in markdown
+    assert "| proof |" in markdown and f"a {A5} client refuses what a {A3} agent sends" in markdown
 
 
 def test_without_the_generator_diff_warns_and_reports_without_evidence(
@@ -661,7 +701,7 @@ def test_a_new_member_of_a_tagged_union_is_shown_by_a_message_built_at_it(tmp_pa
     found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=40)
     [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
     shown = found.evidence([change])[0]
-    assert isinstance(shown, Evidence) and shown.message == {"kind": "tool"}
+    assert isinstance(shown, Evidence) and shown.message == {"update": {"kind": "tool"}}
     [search] = found._searches.values()
     assert isinstance(search, Search) and search.generated == 1 and found.first_hit(change) == 1
 
@@ -762,7 +802,7 @@ def test_the_oracle_catches_a_catch_all_that_takes_a_tag_it_refused(tmp_path: Pa
     assert [c.rule.id for c in changes] == ["union-tag-released"]
     assert found.probes("receivers", "Update") == ("file",)
     shown = found.evidence(changes)[0]
-    assert isinstance(shown, Evidence) and shown.message == {"kind": "file"}
+    assert isinstance(shown, Evidence) and shown.message == {"update": {"kind": "file"}}
     assert (shown.sent_by, shown.refused_by) == ("new agent", "old client")
     assert check_pair(found, "old", "new", changes, {}, examples=25).unexplained == []
     [missed] = check_pair(found, "old", "new", [], {}, examples=25).unexplained
