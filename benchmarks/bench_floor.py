@@ -271,9 +271,7 @@ CASES = [
         "update tool_call_update, invalid kind",
         "UpdateSessionNotification",
         FToolCallBadKindNotification,
-        update(
-            {"sessionUpdate": "tool_call_update", "toolCallId": "tool-1", "kind": 7, "status": "failed"}
-        ),
+        update({"sessionUpdate": "tool_call_update", "toolCallId": "tool-1", "kind": 7, "status": "failed"}),
     ),
     Case(
         "update plan_update",
@@ -430,10 +428,7 @@ def main() -> None:
             sides.append((f"at {args.against}", before))
 
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-        try:
-            print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        except OSError:
-            pass
+        print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"release {RELEASE_PACKAGE}; best of 5 rounds of {args.number} calls; us per message\n")
         for mode in ("json", "python"):
             header = f"| {mode} mode | json.loads us | floor us | floor x loads |"
