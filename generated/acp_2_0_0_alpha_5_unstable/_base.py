@@ -30,6 +30,7 @@ It gives the generated classes four behaviours that plain pydantic lacks:
 
 from __future__ import annotations
 
+import threading
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
@@ -86,6 +87,19 @@ class _Nulled:
 _NULLED: Final = _Nulled()
 
 
+_LENIENT: Final = "acp_lenient"
+"""The core-schema metadata key that marks the fallback of a lenient field (see ``AcpModel``)."""
+
+
+def _drop(value: Any) -> Any:
+    """The fallback of a :data:`DefaultOnError` value that its type refuses."""
+    return _DROPPED
+
+
+def _default_on_null(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    return _NULLED if value is None else validate(value)
+
+
 class _DefaultOnError:
     """An invalid value is treated as if the field had been omitted."""
 
@@ -99,13 +113,14 @@ class _DefaultOnError:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
-        def lenient(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            try:
-                return validate(value)
-            except ValidationError:
-                return _DROPPED
-
-        return core_schema.no_info_wrap_validator_function(lenient, handler(source))
+        # A valid value is taken by the first member and never leaves pydantic-core; only a value
+        # the type refuses reaches the fallback (Python).  The fallback never fails, so the
+        # union never reports an error of its own.
+        return core_schema.union_schema(
+            [handler(source), core_schema.no_info_plain_validator_function(_drop)],
+            mode="left_to_right",
+            metadata={_LENIENT: "error"},
+        )
 
 
 class _DefaultOnNull:
@@ -121,10 +136,9 @@ class _DefaultOnNull:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
-        def default_on_null(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            return _NULLED if value is None else validate(value)
-
-        return core_schema.no_info_wrap_validator_function(default_on_null, handler(source))
+        return core_schema.no_info_wrap_validator_function(
+            _default_on_null, handler(source), metadata={_LENIENT: "null"}
+        )
 
 
 class _SkipInvalidItems:
@@ -299,12 +313,19 @@ class AcpModel(BaseModel):
         __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]]
         __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]]
         __acp_lenient__: ClassVar[tuple[str, ...]]
+        __acp_post_init__: ClassVar[Callable[..., Any]]
+        __acp_pending__: ClassVar[int]
     # Pinned tags by wire name: (attribute name, value).
     __acp_pins__ = {}
     # Tags a catch-all refuses, by wire name.
     __acp_reserved__ = {}
     # Attribute names of the fields marked DefaultOnError or DefaultOnNull.
     __acp_lenient__ = ()
+    # Called by pydantic-core after validation: ``bool`` (does nothing) or, while a lenient
+    # fallback has left placeholders in instances of this class, ``_repair``.
+    __acp_post_init__ = bool
+    # How many instances of this class hold placeholders not yet restored.
+    __acp_pending__ = 0
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
@@ -330,6 +351,14 @@ class AcpModel(BaseModel):
                     # the default is for type checkers and for building in Python;
                     # validated data must carry its tag
                     field["schema"] = field["schema"]["schema"]
+            lenient = False
+            for field in fields.values():
+                field["schema"], bound = _bind_fallbacks(field["schema"], cls)
+                lenient = lenient or bound
+            if lenient:
+                # pydantic-core calls this after every instance it builds: a C function that does
+                # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
+                schema["post_init"] = "__acp_post_init__"
         return schema
 
     @classmethod
@@ -353,17 +382,95 @@ class AcpModel(BaseModel):
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
         cls.__acp_lenient__ = tuple(lenient)
-        if not lenient:
-            # nothing to restore after validation: spare pydantic the model_post_init call
-            cls.__pydantic_post_init__ = None
+        cls.__acp_post_init__ = bool
+        cls.__acp_pending__ = 0
 
-    def model_post_init(self, context: Any, /) -> None:
-        for name in type(self).__acp_lenient__:
-            found = self.__dict__.get(name)
-            if found is _DROPPED:
-                _restore_default(self, name, given=False)
-            elif found is _NULLED:
-                _restore_default(self, name, given=True)
+
+# What lenient fallbacks have left for ``_repair``: instances not yet restored, by class.
+_PENDING_LOCK: Final = threading.Lock()
+
+
+def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
+    """One field's core schema with its lenient fallbacks bound to ``cls``, and whether it has any.
+
+    A fallback that leaves a placeholder (an invalid value dropped, a null read as the default)
+    also arms ``cls``: its instances run ``_repair`` after validation until every placeholder
+    is restored.  Valid values never reach a fallback, so they never arm anything.  The schema
+    is copied where it changes: pydantic may share parts of it with other classes.
+    """
+    if not isinstance(schema, dict):
+        return schema, False
+    schema = dict(schema)
+    found = False
+    kind = (schema.get("metadata") or {}).get(_LENIENT)
+    if kind == "error" and schema["type"] == "union":
+        schema["choices"] = [schema["choices"][0], _armed_plain(cls)]
+        found = True
+    elif kind == "null" and schema["type"] == "function-wrap":
+        schema["function"] = {"type": "no-info", "function": _armed_wrap(cls)}
+        found = True
+    if schema["type"] in ("default", "nullable", "function-wrap", "function-after", "function-before"):
+        schema["schema"], inner = _bind_fallbacks(schema.get("schema"), cls)
+        found = found or inner
+    elif schema["type"] == "union":
+        choices = []
+        for choice in schema["choices"]:
+            if isinstance(choice, tuple):
+                bound, inner = _bind_fallbacks(choice[0], cls)
+                choices.append((bound, choice[1]))
+            else:
+                bound, inner = _bind_fallbacks(choice, cls)
+                choices.append(bound)
+            found = found or inner
+        schema["choices"] = choices
+    return schema, found
+
+
+def _arm(cls: type[AcpModel]) -> None:
+    with _PENDING_LOCK:
+        cls.__acp_pending__ += 1
+        cls.__acp_post_init__ = _repair  # type: ignore[assignment]
+
+
+def _armed_plain(cls: type[AcpModel]) -> Any:
+    from pydantic_core import core_schema  # only needed once a schema is built
+
+    def drop(value: Any) -> Any:
+        _arm(cls)
+        return _DROPPED
+
+    return core_schema.no_info_plain_validator_function(drop)
+
+
+def _armed_wrap(cls: type[AcpModel]) -> Any:
+    def default_on_null(value: Any, validate: Callable[[Any], Any]) -> Any:
+        if value is None:
+            _arm(cls)
+            return _NULLED
+        return validate(value)
+
+    return default_on_null
+
+
+def _repair(model: AcpModel, context: Any, /) -> None:
+    """Restore the placeholders a lenient fallback left in ``model`` (its class is armed)."""
+    cls = type(model)
+    restored = 0
+    for name in cls.__acp_lenient__:
+        found = model.__dict__.get(name)
+        if found is _DROPPED:
+            _restore_default(model, name, given=False)
+            restored += 1
+        elif found is _NULLED:
+            _restore_default(model, name, given=True)
+            restored += 1
+    if restored:
+        with _PENDING_LOCK:
+            cls.__acp_pending__ = max(cls.__acp_pending__ - restored, 0)
+            if cls.__acp_pending__ == 0:
+                # nothing left anywhere: back to the C no-op (an instance that failed validation
+                # after a drop keeps its class armed, which costs time, never correctness)
+                cls.__acp_post_init__ = bool
 
 
 def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
