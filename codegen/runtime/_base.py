@@ -565,6 +565,14 @@ class TaggedUnion:
                 choices[tag] = core_schema.union_schema(
                     [(choices[tag], str(tag)), fallback], mode="left_to_right"
                 )
+            # so is it when the catch-all or the null-tag member refuses: a tag the catch-all
+            # reserves may belong to no member any more (a member moved into the default one)
+            for special in (_OTHER, _NULL):
+                if special in groups:
+                    label = labels[special]
+                    choices[label] = core_schema.union_schema(
+                        [(choices[label], str(label)), fallback], mode="left_to_right"
+                    )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
             choices=choices,
