@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
-from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
@@ -355,7 +355,7 @@ class AcpModel(BaseModel):
             if lenient:
                 # pydantic-core calls this after every instance it builds: a C function that does
                 # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
-                schema["post_init"] = "__acp_post_init__"
+                typing.cast(dict[str, Any], schema)["post_init"] = "__acp_post_init__"
         return schema
 
     @classmethod
@@ -426,7 +426,7 @@ def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
 def _arm(cls: type[AcpModel]) -> None:
     with _PENDING_LOCK:
         cls.__acp_pending__ += 1
-        cls.__acp_post_init__ = _repair  # type: ignore[assignment]
+        cls.__acp_post_init__ = _repair
 
 
 def _armed_plain(cls: type[AcpModel]) -> Any:
@@ -569,9 +569,9 @@ class TaggedUnion:
             # reserves may belong to no member any more (a member moved into the default one)
             for special in (_OTHER, _NULL):
                 if special in groups:
-                    label = labels[special]
-                    choices[label] = core_schema.union_schema(
-                        [(choices[label], str(label)), fallback], mode="left_to_right"
+                    key = labels[special]
+                    choices[key] = core_schema.union_schema(
+                        [(choices[key], str(key)), fallback], mode="left_to_right"
                     )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
