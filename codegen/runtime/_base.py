@@ -567,9 +567,9 @@ class TaggedUnion:
                 )
             # so is it when the catch-all or the null-tag member refuses: a tag the catch-all
             # reserves may belong to no member any more (a member moved into the default one)
-            for special in (_OTHER, _NULL):
-                if special in groups:
-                    key = labels[special]
+            for selected in (_OTHER, _NULL):
+                if selected in groups:
+                    key = labels[selected]
                     choices[key] = core_schema.union_schema(
                         [(choices[key], str(key)), fallback], mode="left_to_right"
                     )
