@@ -36,7 +36,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
-from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
@@ -358,7 +358,7 @@ class AcpModel(BaseModel):
             if lenient:
                 # pydantic-core calls this after every instance it builds: a C function that does
                 # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
-                schema["post_init"] = "__acp_post_init__"
+                typing.cast(dict[str, Any], schema)["post_init"] = "__acp_post_init__"
         return schema
 
     @classmethod
@@ -429,7 +429,7 @@ def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
 def _arm(cls: type[AcpModel]) -> None:
     with _PENDING_LOCK:
         cls.__acp_pending__ += 1
-        cls.__acp_post_init__ = _repair  # type: ignore[assignment]
+        cls.__acp_post_init__ = _repair
 
 
 def _armed_plain(cls: type[AcpModel]) -> Any:
@@ -568,6 +568,14 @@ class TaggedUnion:
                 choices[tag] = core_schema.union_schema(
                     [(choices[tag], str(tag)), fallback], mode="left_to_right"
                 )
+            # so is it when the catch-all or the null-tag member refuses: a tag the catch-all
+            # reserves may belong to no member any more (a member moved into the default one)
+            for selected in (_OTHER, _NULL):
+                if selected in groups:
+                    key = labels[selected]
+                    choices[key] = core_schema.union_schema(
+                        [(choices[key], str(key)), fallback], mode="left_to_right"
+                    )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
         return core_schema.tagged_union_schema(
             choices=choices,
