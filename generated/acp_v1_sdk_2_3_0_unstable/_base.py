@@ -30,6 +30,7 @@ It gives the generated classes four behaviours that plain pydantic lacks:
 
 from __future__ import annotations
 
+import json as _json
 import threading
 import types
 import typing
@@ -314,7 +315,7 @@ class AcpModel(BaseModel):
         __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]]
         __acp_lenient__: ClassVar[tuple[str, ...]]
         __acp_post_init__: ClassVar[Callable[..., Any]]
-        __acp_pending__: ClassVar[int]
+        __acp_pending__: ClassVar[list[int]]
     # Pinned tags by wire name: (attribute name, value).
     __acp_pins__ = {}
     # Tags a catch-all refuses, by wire name.
@@ -324,8 +325,8 @@ class AcpModel(BaseModel):
     # Called by pydantic-core after validation: ``bool`` (does nothing) or, while a lenient
     # fallback has left placeholders in instances of this class, ``_repair``.
     __acp_post_init__ = bool
-    # How many instances of this class hold placeholders not yet restored.
-    __acp_pending__ = 0
+    # How many instances of this class hold placeholders not yet restored (changed in place).
+    __acp_pending__ = [0]
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
@@ -383,7 +384,7 @@ class AcpModel(BaseModel):
         cls.__acp_reserved__ = reserved
         cls.__acp_lenient__ = tuple(lenient)
         cls.__acp_post_init__ = bool
-        cls.__acp_pending__ = 0
+        cls.__acp_pending__ = [0]
 
 
 # What lenient fallbacks have left for ``_repair``: instances not yet restored, by class.
@@ -428,8 +429,9 @@ def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
 
 def _arm(cls: type[AcpModel]) -> None:
     with _PENDING_LOCK:
-        cls.__acp_pending__ += 1
-        cls.__acp_post_init__ = _repair
+        cls.__acp_pending__[0] += 1
+        if cls.__dict__.get("__acp_post_init__") is not _repair:
+            cls.__acp_post_init__ = _repair  # a class attribute set: only when it changes
 
 
 def _armed_plain(cls: type[AcpModel]) -> Any:
@@ -466,8 +468,9 @@ def _repair(model: AcpModel, context: Any, /) -> None:
             restored += 1
     if restored:
         with _PENDING_LOCK:
-            cls.__acp_pending__ = max(cls.__acp_pending__ - restored, 0)
-            if cls.__acp_pending__ == 0:
+            pending = cls.__acp_pending__
+            pending[0] = max(pending[0] - restored, 0)
+            if pending[0] == 0:
                 # nothing left anywhere: back to the C no-op (an instance that failed validation
                 # after a drop keeps its class armed, which costs time, never correctness)
                 cls.__acp_post_init__ = bool
@@ -480,6 +483,11 @@ def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
     or as omitted (an invalid value dropped).
     """
     info = type(model).__pydantic_fields__[name]
+    if info.default is None and info.default_factory is None:
+        model.__dict__[name] = None  # the common case, without pydantic's copy of the default
+        if not given:
+            model.__pydantic_fields_set__.discard(name)
+        return
     if info.is_required():
         empty = _empty_value(info)
         if empty is None:
@@ -529,13 +537,33 @@ class TaggedUnion:
     itself be such a union, dispatching on its own tag in turn.
     """
 
-    __slots__ = ("wire",)
+    __slots__ = ("_slow", "wire")
 
     def __init__(self, wire: str) -> None:
         self.wire = wire
+        self._slow: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
         return f"TaggedUnion({self.wire!r})"
+
+    def _finish(self, source: Any) -> Callable[[Any, Any], Any]:
+        """What the fast dispatch's result becomes: itself, or the one-step dispatch's verdict."""
+
+        def finish(value: Any, info: Any) -> Any:
+            if type(value) is not _Unmatched:
+                return value
+            # what the fast dispatch could not take, the full dispatch (with the Python
+            # discriminator) validates again: its result, or its errors exactly as they were
+            adapter = self._slow.get(source)
+            if adapter is None:
+                from pydantic import TypeAdapter  # only needed once a message falls through
+
+                adapter = self._slow[source] = TypeAdapter(Annotated[source, _OneStep(self.wire)])
+            if info.mode == "json":
+                return adapter.validate_json(_json.dumps(value.raw), context=info.context)
+            return adapter.validate_python(value.raw, context=info.context)
+
+        return finish
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -577,12 +605,46 @@ class TaggedUnion:
                         [(choices[key], str(key)), fallback], mode="left_to_right"
                     )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
-        return core_schema.tagged_union_schema(
-            choices=choices,
-            discriminator=_Discriminator(
-                self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED), labels.get(_NULL), lenient
-            ),
+        if isinstance(self, _OneStep) or not known:
+            return core_schema.tagged_union_schema(
+                choices=choices,
+                discriminator=_Discriminator(
+                    self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED), labels.get(_NULL), lenient
+                ),
+            )
+        # The fast dispatch stays in pydantic-core: a known tag found by name (its member, or the
+        # member without the tag when that one refuses), then the catch-all, which refuses the
+        # known tags.  Whatever none of them takes goes through the one-step dispatch again,
+        # so that what it accepts, and the errors it reports, stay exactly the same.
+        fast: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
+            core_schema.tagged_union_schema(
+                choices={tag: choices[tag] for tag in known},
+                discriminator=self.wire,
+                custom_error_type="acp_fall_through",
+                custom_error_message="no known tag",
+            )
+        ]
+        if _OTHER in groups:
+            fast.append(choices[labels[_OTHER]])
+        fast.append(core_schema.no_info_plain_validator_function(_Unmatched))
+        return core_schema.with_info_after_validator_function(
+            self._finish(source), core_schema.union_schema(fast, mode="left_to_right")
         )
+
+
+class _OneStep(TaggedUnion):
+    """The one-step dispatch alone (Python discriminator): what the fast dispatch falls back to."""
+
+    __slots__ = ()
+
+
+class _Unmatched:
+    """A value the fast dispatch of a :class:`TaggedUnion` did not take, as it was given."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
 
 
 def _union_members(source: Any) -> list[Any]:
