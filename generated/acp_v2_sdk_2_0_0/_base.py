@@ -360,6 +360,8 @@ class AcpModel(BaseModel):
                 # pydantic-core calls this after every instance it builds: a C function that does
                 # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
                 typing.cast(dict[str, Any], schema)["post_init"] = "__acp_post_init__"
+                if "__acp_post_init__" not in cls.__dict__:
+                    cls.__acp_post_init__ = bool  # its own: arming a base class does not arm it
         return schema
 
     @classmethod
@@ -383,8 +385,6 @@ class AcpModel(BaseModel):
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
         cls.__acp_lenient__ = tuple(lenient)
-        cls.__acp_post_init__ = bool
-        cls.__acp_pending__ = [0]
 
 
 # What lenient fallbacks have left for ``_repair``: instances not yet restored, by class.
@@ -429,6 +429,8 @@ def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
 
 def _arm(cls: type[AcpModel]) -> None:
     with _PENDING_LOCK:
+        if "__acp_pending__" not in cls.__dict__:
+            cls.__acp_pending__ = [0]  # each class counts its own, from its first drop on
         cls.__acp_pending__[0] += 1
         if cls.__dict__.get("__acp_post_init__") is not _repair:
             cls.__acp_post_init__ = _repair  # a class attribute set: only when it changes
