@@ -26,6 +26,10 @@ It gives the generated classes four behaviours that plain pydantic lacks:
 * **tagged unions** - :class:`TaggedUnion` dispatches on the tag in one step.
   An unknown tag goes to the union's catch-all variant, whose tag field is
   annotated with :class:`Reserved` so that it refuses the known tags.
+
+Valid input never leaves pydantic-core for the leniency or the dispatch: a
+lenient fallback and the one-step dispatch in Python run only for what the
+fast path refuses, and give the same values and the same errors.
 """
 
 from __future__ import annotations
