@@ -101,8 +101,9 @@ wheel-smoke:  ## build the wheel, install it in a fresh venv, and use it from an
 conformance: $(STAMP)  ## full conformance run: every type of every release against its JSON Schema
 	$(PY) tests/conformance/run.py $(CONFORMANCE_ARGS)
 
-bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen
+bench: $(STAMP)  ## benchmarks/ side by side with plain datamodel-codegen, and the models beside the pydantic floor
 	$(PY) benchmarks/bench_models.py
+	$(PY) benchmarks/bench_floor.py
 
 reports: $(STAMP)  ## write reports/<old>..<new>.md and .json for consecutive releases, and docs/rules.md
 	$(CODEGEN) reports

@@ -140,8 +140,7 @@ def time_generation(workdir: Path, jobs: int) -> dict[str, float]:
 
 PRELOADS = {
     "models only": (
-        "import pydantic, typing_extensions\n"
-        "from pydantic import BaseModel, Field, RootModel, TypeAdapter\n"
+        "import pydantic, typing_extensions\nfrom pydantic import BaseModel, Field, RootModel, TypeAdapter\n"
     ),
     "whole process": "",
 }

@@ -111,7 +111,11 @@ async def spawn(
     not stop on its own within five seconds.
     """
     process = await asyncio.create_subprocess_exec(
-        program, *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, **kwargs  # type: ignore[arg-type]
+        program,
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        **kwargs,  # type: ignore[arg-type]
     )
     assert process.stdout is not None and process.stdin is not None
     try:

@@ -26,16 +26,22 @@ It gives the generated classes four behaviours that plain pydantic lacks:
 * **tagged unions** - :class:`TaggedUnion` dispatches on the tag in one step.
   An unknown tag goes to the union's catch-all variant, whose tag field is
   annotated with :class:`Reserved` so that it refuses the known tags.
+
+Valid input never leaves pydantic-core for the leniency or the dispatch: a
+lenient fallback and the one-step dispatch in Python run only for what the
+fast path refuses, and give the same values and the same errors.
 """
 
 from __future__ import annotations
 
+import json as _json
+import threading
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
-from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
@@ -86,6 +92,19 @@ class _Nulled:
 _NULLED: Final = _Nulled()
 
 
+_LENIENT: Final = "acp_lenient"
+"""The core-schema metadata key that marks the fallback of a lenient field (see ``AcpModel``)."""
+
+
+def _drop(value: Any) -> Any:
+    """The fallback of a :data:`DefaultOnError` value that its type refuses."""
+    return _DROPPED
+
+
+def _default_on_null(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
+    return _NULLED if value is None else validate(value)
+
+
 class _DefaultOnError:
     """An invalid value is treated as if the field had been omitted."""
 
@@ -99,13 +118,14 @@ class _DefaultOnError:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
-        def lenient(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            try:
-                return validate(value)
-            except ValidationError:
-                return _DROPPED
-
-        return core_schema.no_info_wrap_validator_function(lenient, handler(source))
+        # A valid value is taken by the first member and never leaves pydantic-core; only a value
+        # the type refuses reaches the fallback (Python).  The fallback never fails, so the
+        # union never reports an error of its own.
+        return core_schema.union_schema(
+            [handler(source), core_schema.no_info_plain_validator_function(_drop)],
+            mode="left_to_right",
+            metadata={_LENIENT: "error"},
+        )
 
 
 class _DefaultOnNull:
@@ -121,10 +141,9 @@ class _DefaultOnNull:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
-        def default_on_null(value: Any, validate: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            return _NULLED if value is None else validate(value)
-
-        return core_schema.no_info_wrap_validator_function(default_on_null, handler(source))
+        return core_schema.no_info_wrap_validator_function(
+            _default_on_null, handler(source), metadata={_LENIENT: "null"}
+        )
 
 
 class _SkipInvalidItems:
@@ -299,12 +318,19 @@ class AcpModel(BaseModel):
         __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]]
         __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]]
         __acp_lenient__: ClassVar[tuple[str, ...]]
+        __acp_post_init__: ClassVar[Callable[..., Any]]
+        __acp_pending__: ClassVar[list[int]]
     # Pinned tags by wire name: (attribute name, value).
     __acp_pins__ = {}
     # Tags a catch-all refuses, by wire name.
     __acp_reserved__ = {}
     # Attribute names of the fields marked DefaultOnError or DefaultOnNull.
     __acp_lenient__ = ()
+    # Called by pydantic-core after validation: ``bool`` (does nothing) or, while a lenient
+    # fallback has left placeholders in instances of this class, ``_repair``.
+    __acp_post_init__ = bool
+    # How many instances of this class hold placeholders not yet restored (changed in place).
+    __acp_pending__ = [0]
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
@@ -330,6 +356,16 @@ class AcpModel(BaseModel):
                     # the default is for type checkers and for building in Python;
                     # validated data must carry its tag
                     field["schema"] = field["schema"]["schema"]
+            lenient = False
+            for field in fields.values():
+                field["schema"], bound = _bind_fallbacks(field["schema"], cls)
+                lenient = lenient or bound
+            if lenient:
+                # pydantic-core calls this after every instance it builds: a C function that does
+                # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
+                typing.cast(dict[str, Any], schema)["post_init"] = "__acp_post_init__"
+                if "__acp_post_init__" not in cls.__dict__:
+                    cls.__acp_post_init__ = bool  # its own: arming a base class does not arm it
         return schema
 
     @classmethod
@@ -353,17 +389,97 @@ class AcpModel(BaseModel):
         cls.__acp_pins__ = pins
         cls.__acp_reserved__ = reserved
         cls.__acp_lenient__ = tuple(lenient)
-        if not lenient:
-            # nothing to restore after validation: spare pydantic the model_post_init call
-            cls.__pydantic_post_init__ = None
 
-    def model_post_init(self, context: Any, /) -> None:
-        for name in type(self).__acp_lenient__:
-            found = self.__dict__.get(name)
-            if found is _DROPPED:
-                _restore_default(self, name, given=False)
-            elif found is _NULLED:
-                _restore_default(self, name, given=True)
+
+# What lenient fallbacks have left for ``_repair``: instances not yet restored, by class.
+_PENDING_LOCK: Final = threading.Lock()
+
+
+def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
+    """One field's core schema with its lenient fallbacks bound to ``cls``, and whether it has any.
+
+    A fallback that leaves a placeholder (an invalid value dropped, a null read as the default)
+    also arms ``cls``: its instances run ``_repair`` after validation until every placeholder
+    is restored.  Valid values never reach a fallback, so they never arm anything.  The schema
+    is copied where it changes: pydantic may share parts of it with other classes.
+    """
+    if not isinstance(schema, dict):
+        return schema, False
+    schema = dict(schema)
+    found = False
+    kind = (schema.get("metadata") or {}).get(_LENIENT)
+    if kind == "error" and schema["type"] == "union":
+        schema["choices"] = [schema["choices"][0], _armed_plain(cls)]
+        found = True
+    elif kind == "null" and schema["type"] == "function-wrap":
+        schema["function"] = {"type": "no-info", "function": _armed_wrap(cls)}
+        found = True
+    if schema["type"] in ("default", "nullable", "function-wrap", "function-after", "function-before"):
+        schema["schema"], inner = _bind_fallbacks(schema.get("schema"), cls)
+        found = found or inner
+    elif schema["type"] == "union":
+        choices = []
+        for choice in schema["choices"]:
+            if isinstance(choice, tuple):
+                bound, inner = _bind_fallbacks(choice[0], cls)
+                choices.append((bound, choice[1]))
+            else:
+                bound, inner = _bind_fallbacks(choice, cls)
+                choices.append(bound)
+            found = found or inner
+        schema["choices"] = choices
+    return schema, found
+
+
+def _arm(cls: type[AcpModel]) -> None:
+    with _PENDING_LOCK:
+        if "__acp_pending__" not in cls.__dict__:
+            cls.__acp_pending__ = [0]  # each class counts its own, from its first drop on
+        cls.__acp_pending__[0] += 1
+        if cls.__dict__.get("__acp_post_init__") is not _repair:
+            cls.__acp_post_init__ = _repair  # a class attribute set: only when it changes
+
+
+def _armed_plain(cls: type[AcpModel]) -> Any:
+    from pydantic_core import core_schema  # only needed once a schema is built
+
+    def drop(value: Any) -> Any:
+        _arm(cls)
+        return _DROPPED
+
+    return core_schema.no_info_plain_validator_function(drop)
+
+
+def _armed_wrap(cls: type[AcpModel]) -> Any:
+    def default_on_null(value: Any, validate: Callable[[Any], Any]) -> Any:
+        if value is None:
+            _arm(cls)
+            return _NULLED
+        return validate(value)
+
+    return default_on_null
+
+
+def _repair(model: AcpModel, context: Any, /) -> None:
+    """Restore the placeholders a lenient fallback left in ``model`` (its class is armed)."""
+    cls = type(model)
+    restored = 0
+    for name in cls.__acp_lenient__:
+        found = model.__dict__.get(name)
+        if found is _DROPPED:
+            _restore_default(model, name, given=False)
+            restored += 1
+        elif found is _NULLED:
+            _restore_default(model, name, given=True)
+            restored += 1
+    if restored:
+        with _PENDING_LOCK:
+            pending = cls.__acp_pending__
+            pending[0] = max(pending[0] - restored, 0)
+            if pending[0] == 0:
+                # nothing left anywhere: back to the C no-op (an instance that failed validation
+                # after a drop keeps its class armed, which costs time, never correctness)
+                cls.__acp_post_init__ = bool
 
 
 def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
@@ -373,6 +489,11 @@ def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
     or as omitted (an invalid value dropped).
     """
     info = type(model).__pydantic_fields__[name]
+    if info.default is None and info.default_factory is None:
+        model.__dict__[name] = None  # the common case, without pydantic's copy of the default
+        if not given:
+            model.__pydantic_fields_set__.discard(name)
+        return
     if info.is_required():
         empty = _empty_value(info)
         if empty is None:
@@ -422,13 +543,33 @@ class TaggedUnion:
     itself be such a union, dispatching on its own tag in turn.
     """
 
-    __slots__ = ("wire",)
+    __slots__ = ("_slow", "wire")
 
     def __init__(self, wire: str) -> None:
         self.wire = wire
+        self._slow: dict[Any, Any] = {}
 
     def __repr__(self) -> str:
         return f"TaggedUnion({self.wire!r})"
+
+    def _finish(self, source: Any) -> Callable[[Any, Any], Any]:
+        """What the fast dispatch's result becomes: itself, or the one-step dispatch's verdict."""
+
+        def finish(value: Any, info: Any) -> Any:
+            if type(value) is not _Unmatched:
+                return value
+            # what the fast dispatch could not take, the full dispatch (with the Python
+            # discriminator) validates again: its result, or its errors exactly as they were
+            adapter = self._slow.get(source)
+            if adapter is None:
+                from pydantic import TypeAdapter  # only needed once a message falls through
+
+                adapter = self._slow[source] = TypeAdapter(Annotated[source, _OneStep(self.wire)])
+            if info.mode == "json":
+                return adapter.validate_json(_json.dumps(value.raw), context=info.context)
+            return adapter.validate_python(value.raw, context=info.context)
+
+        return finish
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -461,13 +602,55 @@ class TaggedUnion:
                 choices[tag] = core_schema.union_schema(
                     [(choices[tag], str(tag)), fallback], mode="left_to_right"
                 )
+            # so is it when the catch-all or the null-tag member refuses: a tag the catch-all
+            # reserves may belong to no member any more (a member moved into the default one)
+            for selected in (_OTHER, _NULL):
+                if selected in groups:
+                    key = labels[selected]
+                    choices[key] = core_schema.union_schema(
+                        [(choices[key], str(key)), fallback], mode="left_to_right"
+                    )
         lenient = any(_null_tag(m, self.wire) == "lenient" for m in groups.get(_NULL, ()))
-        return core_schema.tagged_union_schema(
-            choices=choices,
-            discriminator=_Discriminator(
-                self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED), labels.get(_NULL), lenient
-            ),
+        if isinstance(self, _OneStep) or not known:
+            return core_schema.tagged_union_schema(
+                choices=choices,
+                discriminator=_Discriminator(
+                    self.wire, known, labels.get(_OTHER), labels.get(_UNTAGGED), labels.get(_NULL), lenient
+                ),
+            )
+        # The fast dispatch stays in pydantic-core: a known tag found by name (its member, or the
+        # member without the tag when that one refuses), then the catch-all, which refuses the
+        # known tags.  Whatever none of them takes goes through the one-step dispatch again,
+        # so that what it accepts, and the errors it reports, stay exactly the same.
+        fast: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
+            core_schema.tagged_union_schema(
+                choices={tag: choices[tag] for tag in known},
+                discriminator=self.wire,
+                custom_error_type="acp_fall_through",
+                custom_error_message="no known tag",
+            )
+        ]
+        if _OTHER in groups:
+            fast.append(choices[labels[_OTHER]])
+        fast.append(core_schema.no_info_plain_validator_function(_Unmatched))
+        return core_schema.with_info_after_validator_function(
+            self._finish(source), core_schema.union_schema(fast, mode="left_to_right")
         )
+
+
+class _OneStep(TaggedUnion):
+    """The one-step dispatch alone (Python discriminator): what the fast dispatch falls back to."""
+
+    __slots__ = ()
+
+
+class _Unmatched:
+    """A value the fast dispatch of a :class:`TaggedUnion` did not take, as it was given."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: Any) -> None:
+        self.raw = raw
 
 
 def _union_members(source: Any) -> list[Any]:

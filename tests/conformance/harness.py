@@ -21,7 +21,9 @@ For one ``$defs`` type of one schema file the harness
   then the model must accept it and dump exactly the repaired instance
   (:meth:`Target.check_near_miss`).  A mutant the schema still accepts (``2.0``
   for an integer, any value for an untyped property, an unknown tag landing
-  in an open union) is checked like a valid instance.
+  in an open union) is checked like a valid instance.  An object in a union is also moved to
+  the other members (:func:`_moved`): its tag set to every value a member pins or a catch-all
+  refuses, and its tag removed, which a default (untagged) member may take.
 
 Every instance is checked twice, in both of pydantic's input modes: as Python
 data (``validate_python``) and as JSON text (``validate_json``).  Every check
@@ -206,6 +208,10 @@ class Location:
     properties: dict[str, list[Any]] = field(default_factory=dict)
     required: set[str] = field(default_factory=set)
     in_union: set[str] = field(default_factory=set)
+    tags: dict[str, list[Any]] = field(default_factory=dict)
+    """Per property: every value a member of a union the object is in pins it to (``const``),
+    and every value a catch-all member refuses (``not`` of consts).  Both the members the object
+    is in and the ones it is not count, so a mutant can move the object to another member."""
 
     def edge(self, key: str) -> Edge:
         """The step into property ``key``, with its lenient markers."""
@@ -242,7 +248,8 @@ def _null_default(props: list[dict[str, Any]]) -> str | None:
 
 @dataclass(frozen=True)
 class NearMiss:
-    kind: str  # missing-required | wrong-tag | wrong-const | wrong-value | type/<probe> | item-type/<probe>
+    kind: str  # missing-required | wrong-tag | wrong-const | wrong-value | moved-tag | removed-tag
+    # | type/<probe> | item-type/<probe>
     where: str  # JSON pointer of the property
     instance: Any
     path: tuple[Edge, ...]  # edges down to (and including) the changed property
@@ -454,27 +461,53 @@ class Target:
         return found
 
     def _expand(
-        self, schemas: list[Any], instance: Any, in_union: bool = False
+        self,
+        schemas: list[Any],
+        instance: Any,
+        in_union: bool = False,
+        tags: dict[str, list[Any]] | None = None,
     ) -> Iterator[tuple[dict[str, Any], bool]]:
         for schema in schemas:
             if not isinstance(schema, dict):
                 continue
             yield schema, in_union
             if isinstance(schema.get("$ref"), str):
-                yield from self._expand([_resolve_ref(self.defs, schema["$ref"])[1]], instance, in_union)
+                target = _resolve_ref(self.defs, schema["$ref"])[1]
+                yield from self._expand([target], instance, in_union, tags)
             for member in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
-                yield from self._expand([member], instance, in_union)
+                yield from self._expand([member], instance, in_union, tags)
             for key in ("anyOf", "oneOf"):
                 members = schema.get(key)
                 if isinstance(members, list):
                     for member in members:
+                        if tags is not None:
+                            self._union_tags(member, tags, set())
                         if self.schema_for(member).is_valid(instance):
-                            yield from self._expand([member], instance, True)
+                            yield from self._expand([member], instance, True, tags)
+
+    def _union_tags(self, member: Any, tags: dict[str, list[Any]], seen: set[str]) -> None:
+        """The values ``member`` of a union pins a property to, or refuses as a catch-all, into ``tags``."""
+        if not isinstance(member, dict):
+            return
+        for key, prop in (member.get("properties") or {}).items():
+            if isinstance(prop, dict) and "const" in prop:
+                _add_tag(tags, key, prop["const"])
+        refused = member.get("not")
+        if isinstance(refused, dict):
+            for part in refused.get("anyOf", []) if isinstance(refused.get("anyOf"), list) else [refused]:
+                self._union_tags(part, tags, seen)
+        ref = member.get("$ref")
+        if isinstance(ref, str) and ref not in seen:
+            seen.add(ref)
+            self._union_tags(_resolve_ref(self.defs, ref)[1], tags, seen)
+        for part in member.get("allOf", []) if isinstance(member.get("allOf"), list) else []:
+            self._union_tags(part, tags, seen)
 
     def _walk(self, schemas: list[Any], instance: Any, path: tuple[Edge, ...], found: list[Location]) -> None:
-        expanded = list(self._expand(schemas, instance))
+        tags: dict[str, list[Any]] = {}
+        expanded = list(self._expand(schemas, instance, tags=tags))
         if isinstance(instance, dict):
-            here = Location(path)
+            here = Location(path, tags=tags)
             extra: list[Any] = []
             for schema, in_union in expanded:
                 for key, prop in (schema.get("properties") or {}).items():
@@ -492,6 +525,12 @@ class Target:
             items = [s["items"] for s, _ in expanded if isinstance(s.get("items"), dict)]
             for index, value in enumerate(instance):
                 self._walk(items, value, (*path, Edge(index)), found)
+
+
+def _add_tag(tags: dict[str, list[Any]], key: str, value: Any) -> None:
+    values = tags.setdefault(key, [])
+    if not any(json_equal(value, v) for v in values):
+        values.append(value)
 
 
 def _first_error(error: ValidationError) -> str:
@@ -538,6 +577,28 @@ def near_misses(target: Target, name: str, instance: Any) -> Iterator[NearMiss]:
                 item = (*path, Edge(0))
                 for probe, candidate in probes(value[0]):
                     yield _replaced(instance, item, "item-type/" + probe, candidate)
+        yield from _moved(instance, location, obj)
+
+
+def _moved(instance: Any, location: Location, obj: dict[str, Any]) -> Iterator[NearMiss]:
+    """The object moved to another member of its union: its tag set to each value another member
+    pins (or a catch-all refuses), and its tag removed.
+
+    In a union with a default (untagged) member, which member takes the moved object, or whether
+    any does, depends on the default member's schema: the schema decides, the model must agree.
+    """
+    for key in sorted(location.tags):
+        if key not in obj:
+            continue
+        edge = location.edge(key)
+        path = (*location.path, edge)
+        for value in location.tags[key]:
+            if not json_equal(value, obj[key]):
+                yield _replaced(instance, path, "moved-tag", value)
+        if key in location.in_union and key not in location.required:  # else: missing-required
+            removed = copy.deepcopy(instance)
+            del _get(removed, location.path)[key]
+            yield NearMiss("removed-tag", pointer(path), removed, path, False, instance)
 
 
 def _replaced(instance: Any, path: tuple[Edge, ...], kind: str, candidate: Any) -> NearMiss:

@@ -419,3 +419,78 @@ def test_an_exception_entry_excuses_exactly_its_disagreements(tmp_path: Path) ->
     excused, other_type = found("Cost", "accepted"), found("Usage", "accepted")
     other_outcome = found("Cost", "rejected")
     assert unexplained([excused, other_type, other_outcome], [entry]) == [other_type, other_outcome]
+
+
+# --- unions with a default (untagged) member: a member moved into it and out of it -------------
+
+
+def _default_union_defs(moved_in: bool) -> dict[str, Any]:
+    """An ``AuthMethod``-like union: tagged ``terminal`` and ``env_var``, a catch-all that reserves
+    both, and a default member without the tag.  ``moved_in``: ``env_var`` is no member any more
+    (the default takes its objects), though the catch-all still reserves it."""
+    from tests.support.schemas import catch_all, obj, tagged
+
+    members: list[Any] = [tagged("type", "terminal", ref="Terminal")]
+    if not moved_in:
+        members.append(tagged("type", "env_var", ref="EnvVar"))
+    members += [
+        catch_all("type", ["terminal", "env_var"], required=["type", "id"]),
+        {"title": "agent", "allOf": [{"$ref": "#/$defs/Agent"}]},
+    ]
+    return {
+        "Agent": obj({"id": {"type": "string"}, "name": {"type": "string"}}, ["id", "name"]),
+        "Terminal": obj(
+            {"id": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}}}, ["id"]
+        ),
+        "EnvVar": obj(
+            {"id": {"type": "string"}, "vars": {"type": "array", "items": {"type": "string"}}},
+            ["id", "vars"],
+        ),
+        "AuthMethod": {"anyOf": members},
+        "Methods": obj({"methods": {"type": "array", "items": {"$ref": "#/$defs/AuthMethod"}}}, ["methods"]),
+    }
+
+
+@pytest.fixture(scope="module")
+def default_union_targets(tmp_path_factory: pytest.TempPathFactory) -> dict[bool, Target]:
+    from tests.support.schemas import package, surface
+
+    targets = {}
+    for moved_in in (False, True):
+        defs = _default_union_defs(moved_in)
+        built = surface(defs)
+        name = f"acp_default_union_{'in' if moved_in else 'out'}"
+        models = package(built, tmp_path_factory.mktemp(name), name)
+        root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs, "anyOf": []}
+        targets[moved_in] = Target("9.9.9-test", False, surface=built, package=models, root=root)
+    return targets
+
+
+@pytest.mark.parametrize("moved_in", [False, True], ids=["env_var-tagged", "env_var-in-the-default"])
+def test_a_union_with_a_default_member_agrees_with_its_schema(
+    default_union_targets: dict[bool, Target], moved_in: bool
+) -> None:
+    found = default_union_targets[moved_in]
+    result = check_surface("9.9.9-test", False, examples=20, names=["AuthMethod", "Methods"], target=found)
+    # moved to another member, and (a required tag removed: missing-required) to the default one
+    assert result.mutant_kinds["moved-tag"] > 0 and result.mutant_kinds["missing-required"] > 0
+    left = unexplained(result.disagreements, load_exceptions())
+    assert not left, "\n".join(d.describe()[:600] for d in left[:10])
+
+
+@pytest.mark.parametrize("moved_in", [False, True], ids=["env_var-tagged", "env_var-in-the-default"])
+def test_a_reserved_tag_no_member_takes_goes_to_the_default_member(
+    default_union_targets: dict[bool, Target], moved_in: bool
+) -> None:
+    """The catch-all refuses ``env_var``; once no member pins it, the default member takes it,
+    as the schema does (before: a ``reserved_tag`` error)."""
+    found = default_union_targets[moved_in]
+    message = {"type": "env_var", "id": "e", "name": "E"}  # no `vars`: only the default member fits
+    assert found.def_validator("AuthMethod").is_valid(message)
+    for mode in MODES:
+        value = found.validate("AuthMethod", message, mode)
+        assert type(value).__name__ == "Agent"
+        assert found.dump("AuthMethod", value) == message
+    assert found.check_valid("AuthMethod", message) == []
+    # a tag the catch-all takes, on an object both the catch-all and the default member fit
+    assert found.check_valid("AuthMethod", {"type": "_vendor", "name": "N", "id": "i"}) == []
