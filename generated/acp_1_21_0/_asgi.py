@@ -73,7 +73,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import logging
 import os
 import re
@@ -83,7 +82,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._rpc import GeneratedPackage, RequestError, SessionRoutes, encode, message_kind
+from ._rpc import GeneratedPackage, RequestError, SessionRoutes, decode, encode, encode_bytes, message_kind
 
 __all__ = ["AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits", "asgi_app"]
 
@@ -352,7 +351,7 @@ class _ServerConnection:
         except _LimitError as error:
             await self._close_for_limit(str(error))
             raise ConnectionError(str(error)) from None
-        mailbox.push(b"data: " + encode(message).encode() + b"\n\n")
+        mailbox.push(b"data: " + encode_bytes(message) + b"\n\n")
         if self.buffered_bytes >= self.limits.max_buffered_bytes:
             await self.wait_for_room()
 
@@ -736,7 +735,7 @@ class AcpAsgiApp:
             await _text(send, 413, f"Request body exceeds {self.limits.max_request_body_bytes} bytes")
             return
         try:
-            message = json.loads(body)
+            message = decode(body)
         except ValueError:
             await _json_rpc_error(send, RequestError.parse_error())
             return
@@ -1064,7 +1063,7 @@ class _WebSocket:
                 await self.connection.shutdown(1009, "Message too large")
             raise _FrameTooLargeError
         try:
-            message = json.loads(text)
+            message = decode(text)
         except ValueError:
             await _ws_error(self.send, RequestError.parse_error())
             return None
@@ -1163,7 +1162,7 @@ async def _text(send: Send, status: int, text: str, headers: Mapping[str, str] =
 
 async def _json(send: Send, status: int, value: Any, headers: Mapping[str, str] = {}) -> None:
     await send(_start(status, "application/json", headers))
-    await send({"type": "http.response.body", "body": encode(value).encode()})
+    await send({"type": "http.response.body", "body": encode_bytes(value)})
 
 
 async def _empty(send: Send, status: int) -> None:

@@ -69,7 +69,8 @@ from ._rpc import (
     RequestError,
     SessionRoutes,
     TransportError,
-    encode,
+    decode,
+    encode_bytes,
 )
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ class HttpChannel:
         try:
             response = await self.client.post(
                 self._target,
-                content=encode(message).encode(),
+                content=encode_bytes(message),
                 headers=self._request_headers(json_body=True),
                 timeout=self._timeout,
             )
@@ -250,7 +251,7 @@ class HttpChannel:
         connection_id = response.headers.get(CONNECTION_HEADER)
         if not connection_id:
             raise HttpStatusError("the initialize response has no Acp-Connection-Id", 200, "")
-        answer = json.loads(response.content)
+        answer = decode(response.content)
         if not isinstance(answer, dict) or answer.get("id") != message["id"]:
             raise TransportError("the initialize response does not answer the initialize request")
         self.connection_id = connection_id
@@ -283,7 +284,7 @@ class HttpChannel:
         try:
             response = await self.client.post(
                 self._target,
-                content=encode(message).encode(),
+                content=encode_bytes(message),
                 headers=self._request_headers(session, True),
                 timeout=self._timeout,
             )
@@ -500,7 +501,7 @@ class HttpChannel:
 
     def _deliver(self, data: bytes, session: str | None) -> None:
         try:
-            message = json.loads(data)
+            message = decode(data)
         except ValueError:
             logger.warning("an SSE event that is not JSON (%d bytes) was skipped", len(data))
             return
