@@ -645,9 +645,10 @@ class AcpAsgiApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _admit(self, scope: Scope, method: str) -> tuple[Any, AuthError | None]:
+    async def _admit(
+        self, scope: Scope, method: str, headers: Mapping[str, str]
+    ) -> tuple[Any, AuthError | None]:
         """The request's principal, or why it is refused (the origin, then ``authenticate``)."""
-        headers = _headers(scope)
         origin = headers.get("origin")
         if self.allowed_origins is not None and origin is not None and origin not in self.allowed_origins:
             return None, AuthError(403, "Origin not allowed")
@@ -701,11 +702,11 @@ class AcpAsgiApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = asyncio.get_running_loop().time()
         method = scope["method"]
-        principal, refused = await self._admit(scope, method)
+        headers = _headers(scope)
+        principal, refused = await self._admit(scope, method, headers)
         if refused is not None:
             await _text(send, refused.status, refused.message, refused.headers)
             return
-        headers = _headers(scope)
         if method == "POST":
             await self._post(headers, principal, receive, send, started)
         elif method == "GET":
@@ -887,7 +888,7 @@ class AcpAsgiApp:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        principal, refused = await self._admit(scope, "WEBSOCKET")
+        principal, refused = await self._admit(scope, "WEBSOCKET", _headers(scope))
         if refused is not None:
             if "websocket.http.response" in scope.get("extensions", {}):
                 await send(
