@@ -67,7 +67,6 @@ import copy
 import importlib
 import json
 import logging
-import urllib.request
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -275,6 +274,8 @@ def _own_connection_fits(url: httpx.URL) -> bool:
     configured (httpx reads the environment's proxies; this takes none)."""
     if url.scheme != "http":
         return False
+    import urllib.request  # here: httpx imports it too, but the package imports this module without httpx
+
     proxies = urllib.request.getproxies()
     return "http" not in proxies and "all" not in proxies
 
