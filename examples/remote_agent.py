@@ -13,7 +13,9 @@ turn; ``session/cancel`` ends it early.  A client that refuses, or cannot answer
 A server open to slow or hostile clients needs deadlines: the app has its own
 for request bodies and for a WebSocket's ``initialize`` (``ServerLimits``); the
 headers are uvicorn's to read, and :func:`uvicorn_options` gives it a deadline
-for them and the other settings this example runs with.
+for them and the other settings this example runs with.  With uvloop installed
+(``pip install 'uvicorn[standard]'``) uvicorn runs on it, which a busy server should
+(docs/runtime.md, "Remote agents").
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ from types import ModuleType
 from typing import Any, Final, Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
+from pydantic_core import from_json, to_json
 
 from ._params import expand, wire_params
 
@@ -62,7 +63,9 @@ __all__ = [
     "StreamChannel",
     "TransportError",
     "current_request_id",
+    "decode",
     "encode",
+    "encode_bytes",
 ]
 
 logger = logging.getLogger("acp")
@@ -72,8 +75,40 @@ DEFAULT_MAX_MESSAGE_BYTES: Final = 32 * 1024 * 1024
 
 JsonId = int | str | None
 
-encode: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-"""One message as compact JSON text (a cached encoder: ``json.dumps`` with options builds one per call)."""
+_json_encode: Final[Callable[[Any], str]] = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+def encode_bytes(message: Any) -> bytes:
+    """One message as compact UTF-8 JSON: pydantic-core's encoder, several times the ``json`` module's.
+
+    What it refuses (a value JSON has no form for, a lone surrogate) goes through ``json``, so
+    that it fails as it always did (``TypeError``, ``ValueError``, ``UnicodeEncodeError``).
+    """
+    try:
+        return to_json(message)
+    except ValueError:
+        return _json_encode(message).encode()
+
+
+def encode(message: Any) -> str:
+    """One message as compact JSON text (:func:`encode_bytes`, decoded)."""
+    try:
+        return to_json(message).decode()
+    except ValueError:
+        return _json_encode(message)
+
+
+def decode(data: bytes | str) -> Any:
+    """One JSON text as a value: pydantic-core's parser, about twice the ``json`` module's.
+
+    Input it refuses is parsed again by ``json.loads``, which either takes it (nesting deeper
+    than pydantic-core's limit, lone surrogates, bytes in UTF-16) or raises its own
+    ``ValueError``: errors read as they always did.
+    """
+    try:
+        return from_json(data)
+    except ValueError:
+        return json.loads(data)
 
 
 class Writer(Protocol):
@@ -446,6 +481,14 @@ class StreamChannel:
         if not line.strip():
             return
         try:
+            message = from_json(line)
+        except ValueError:  # refused by the fast parser: json's says why, or takes it (see decode)
+            self._decode_slowly(line)
+            return
+        self._ready.append(message if message is not None else _NOT_JSON_RPC)
+
+    def _decode_slowly(self, line: bytes) -> None:
+        try:
             message = json.loads(line.decode("utf-8"))
         except UnicodeDecodeError:
             self._ready.append(RequestError.parse_error({"reason": "the message is not valid UTF-8"}))
@@ -456,7 +499,7 @@ class StreamChannel:
 
     async def send(self, message: Any) -> None:
         writer = self.writer
-        writer.write((encode(message) + "\n").encode())
+        writer.write(encode_bytes(message) + b"\n")
         await writer.drain()
 
     async def close(self) -> None:

@@ -24,12 +24,11 @@ socket that broke a ``TransportError``.
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Mapping
 from http.cookies import SimpleCookie
 from typing import Any, Final
 
-from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, HttpStatusError, RequestError, TransportError, encode
+from ._rpc import DEFAULT_MAX_MESSAGE_BYTES, HttpStatusError, RequestError, TransportError, decode, encode
 
 __all__ = ["WebSocketChannel", "open_websocket"]
 
@@ -75,7 +74,7 @@ class WebSocketChannel:
             if not isinstance(frame, str):
                 continue  # binary frames carry nothing in ACP
             try:
-                message = json.loads(frame)
+                message = decode(frame)
             except ValueError:
                 return RequestError.parse_error()
             if isinstance(message, list):

@@ -40,6 +40,13 @@ fails and the connection closes), with an error that says so.  A
 server that does not number them (the TypeScript SDK's, the Python SDK's) gets
 the behaviour above.
 
+The POSTs of a channel whose httpx client is its own go, for a plain ``http://`` URL with no
+proxy configured and while the cookie jar is empty, over one kept-alive HTTP/1.1 connection of
+the channel's own (:class:`_PostConnection`): httpx costs about ten times more CPU per
+request, which was most of a round trip's.  A ``Set-Cookie`` in an answer goes into httpx's jar,
+and from then on the POSTs go through httpx, which sends the cookies back.  Everything else
+(``initialize``, the streams, ``DELETE``, a client of your own) goes through httpx.
+
 Failures of the transport raise :class:`TransportError` (a ``ConnectionError``),
 here and over WebSocket (``_ws``); :class:`HttpStatusError` is the one with an
 HTTP status (both are defined in ``_rpc``, so that either transport can be vendored
@@ -69,7 +76,8 @@ from ._rpc import (
     RequestError,
     SessionRoutes,
     TransportError,
-    encode,
+    decode,
+    encode_bytes,
 )
 
 if TYPE_CHECKING:
@@ -113,6 +121,163 @@ def _describe(error: BaseException) -> str:
 
 def _key(request_id: Any) -> Any:
     return (type(request_id).__name__, request_id)
+
+
+class RemoteProtocolError(ConnectionError):
+    """The server broke HTTP/1.1, or closed the connection without an answer (httpx's words)."""
+
+
+class _Answer:
+    """What :class:`_PostConnection` read of a response."""
+
+    __slots__ = ("content", "headers", "status_code")
+
+    def __init__(self, status_code: int, headers: list[tuple[str, str]], content: bytes) -> None:
+        self.status_code = status_code
+        self.headers = headers
+        """(lower-case name, value), in the order received."""
+        self.content = content
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+
+MAX_HEAD_BYTES: Final = 64 * 1024
+"""The longest status line and headers a POST's answer may have."""
+
+
+class _PostConnection:
+    """POSTs over one kept-alive HTTP/1.1 connection, one at a time (the channel sends one at a time).
+
+    A connection the server closed while idle is seen closed before it is used again; one that
+    it closes as the request goes out (no byte of an answer) is replaced once.  An answer that
+    asks to close, ends with the connection, or did not come in time closes it.
+    """
+
+    def __init__(self, url: httpx.URL, connect_timeout: float | None, read_timeout: float | None) -> None:
+        self.host = url.host
+        self.port = url.port or 80
+        self._head = b"POST " + url.raw_path + b" HTTP/1.1\r\nHost: " + url.netloc + b"\r\n"
+        self._connect_timeout = connect_timeout
+        self._write_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+    async def post(self, body: bytes, headers: Mapping[str, str]) -> _Answer:
+        """POST ``body``; raises :class:`PostTimeoutError` when the answer is late, else ``OSError``."""
+        fields = b"".join(
+            b"%s: %s\r\n" % (name.encode("latin-1"), value.encode("latin-1"))
+            for name, value in headers.items()
+        )
+        request = b"%s%sContent-Length: %d\r\n\r\n%s" % (self._head, fields, len(body), body)
+        for attempt in (1, 2):
+            reader, writer = self._reader, self._writer
+            reused = (
+                reader is not None and writer is not None and not writer.is_closing() and not reader.at_eof()
+            )
+            if not reused:
+                self.close()
+                async with asyncio.timeout(self._connect_timeout):
+                    reader, writer = await asyncio.open_connection(self.host, self.port)
+                self._reader, self._writer = reader, writer
+            assert reader is not None and writer is not None
+            try:
+                writer.write(request)
+                if writer.transport.get_write_buffer_size():
+                    async with asyncio.timeout(self._write_timeout):
+                        await writer.drain()
+                try:
+                    async with asyncio.timeout(self._read_timeout):
+                        answer, keep = await self._answer(reader)
+                except TimeoutError as late:
+                    raise PostTimeoutError("the POST got no answer within read_timeout") from late
+            except asyncio.IncompleteReadError as cut:
+                self.close()
+                if not cut.partial and reused and attempt == 1:
+                    continue  # closed by the server as the request went out: it read none of it
+                raise RemoteProtocolError("Server disconnected without sending a response.") from None
+            except BaseException:
+                self.close()
+                raise
+            if not keep:
+                self.close()
+            return answer
+        raise AssertionError("unreachable")
+
+    async def _answer(self, reader: asyncio.StreamReader) -> tuple[_Answer, bool]:
+        """The response (interim 1xx ones skipped), and whether the connection may be used again."""
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.LimitOverrunError:
+                raise RemoteProtocolError("the answer's headers are too long") from None
+            lines = head.decode("latin-1").split("\r\n")
+            version, _, rest = lines[0].partition(" ")
+            code = rest[:3]
+            if not version.startswith("HTTP/1.") or not code.isdigit():
+                raise RemoteProtocolError(f"not an HTTP/1.1 answer: {lines[0][:80]!r}")
+            status = int(code)
+            headers: list[tuple[str, str]] = []
+            for line in lines[1:]:
+                if line:
+                    name, _, value = line.partition(":")
+                    headers.append((name.strip().lower(), value.strip()))
+            if not 100 <= status < 200:
+                break
+        named = dict(headers)
+        keep = version != "HTTP/1.0" and "close" not in named.get("connection", "").lower()
+        encoding = named.get("transfer-encoding", "").lower()
+        length = named.get("content-length")
+        if "chunked" in encoding:
+            content = await self._chunks(reader)
+        elif length is not None:
+            if not length.strip().isdigit():
+                raise RemoteProtocolError(f"a malformed Content-Length: {length[:40]!r}")
+            content = await reader.readexactly(int(length))
+        elif status in (204, 304):
+            content = b""
+        else:  # the body is what comes until the server closes
+            content = await reader.read()
+            keep = False
+        return _Answer(status, headers, content), keep
+
+    @staticmethod
+    async def _chunks(reader: asyncio.StreamReader) -> bytes:
+        parts: list[bytes] = []
+        while True:
+            line = await reader.readuntil(b"\r\n")
+            size_text = line.split(b";", 1)[0].strip()
+            try:
+                size = int(size_text, 16)
+            except ValueError:
+                raise RemoteProtocolError(f"a malformed chunk size: {size_text[:20]!r}") from None
+            if size == 0:
+                while await reader.readuntil(b"\r\n") != b"\r\n":
+                    pass  # trailers
+                return b"".join(parts)
+            parts.append((await reader.readexactly(size + 2))[:-2])
+
+
+class PostTimeoutError(TimeoutError):
+    """A POST over :class:`_PostConnection` got no answer within ``read_timeout``."""
+
+
+def _own_connection_fits(url: httpx.URL) -> bool:
+    """Whether POSTs to ``url`` may take :class:`_PostConnection`: plain HTTP and no proxy
+    configured (httpx reads the environment's proxies; this takes none)."""
+    if url.scheme != "http":
+        return False
+    import urllib.request  # here: httpx imports it too, but the package imports this module without httpx
+
+    proxies = urllib.request.getproxies()
+    return "http" not in proxies and "all" not in proxies
 
 
 class HttpChannel:
@@ -160,6 +325,10 @@ class HttpChannel:
         )
         if client is not None and cookies is not None:
             self.client.cookies.update(cookies)
+        self._poster: _PostConnection | None = None
+        """Where the POSTs go while the jar is empty (see the module docstring), if they may."""
+        if client is None and _own_connection_fits(self._target):
+            self._poster = _PostConnection(self._target, timeout, read_timeout)
         self.connection_id: str | None = None
         self._inbound: asyncio.Queue[Any] = asyncio.Queue()
         self._sessions: dict[str, asyncio.Future[None]] = {}
@@ -213,6 +382,8 @@ class HttpChannel:
         for task in list(self._tasks):
             if task is not current:
                 task.cancel()
+        if self._poster is not None:
+            self._poster.close()
         if self.connection_id is not None:
             with contextlib.suppress(Exception):
                 await self.client.delete(self._target, headers=self._request_headers())
@@ -239,7 +410,7 @@ class HttpChannel:
         try:
             response = await self.client.post(
                 self._target,
-                content=encode(message).encode(),
+                content=encode_bytes(message),
                 headers=self._request_headers(json_body=True),
                 timeout=self._timeout,
             )
@@ -250,7 +421,7 @@ class HttpChannel:
         connection_id = response.headers.get(CONNECTION_HEADER)
         if not connection_id:
             raise HttpStatusError("the initialize response has no Acp-Connection-Id", 200, "")
-        answer = json.loads(response.content)
+        answer = decode(response.content)
         if not isinstance(answer, dict) or answer.get("id") != message["id"]:
             raise TransportError("the initialize response does not answer the initialize request")
         self.connection_id = connection_id
@@ -281,23 +452,30 @@ class HttpChannel:
         if is_request:
             self._pending[_key(request_id)] = (session, request_id, message["method"])
         try:
-            response = await self.client.post(
-                self._target,
-                content=encode(message).encode(),
-                headers=self._request_headers(session, True),
-                timeout=self._timeout,
-            )
-        except (lib.PoolTimeout, lib.ReadTimeout) as failure:
+            if self._poster is not None and not self.client.cookies:
+                response: Any = await self._poster.post(
+                    encode_bytes(message), self._request_headers(session, True)
+                )
+                if any(name == "set-cookie" for name, _ in response.headers):
+                    self._keep_cookies(response)
+            else:
+                response = await self.client.post(
+                    self._target,
+                    content=encode_bytes(message),
+                    headers=self._request_headers(session, True),
+                    timeout=self._timeout,
+                )
+        except (lib.PoolTimeout, lib.ReadTimeout, PostTimeoutError) as failure:
             if is_request:  # only this request failed: none was sent, or it got no answer in time
                 why = "no free connection in the HTTP client's pool (each open stream holds one)"
-                if isinstance(failure, lib.ReadTimeout):
+                if isinstance(failure, (lib.ReadTimeout, PostTimeoutError)):
                     why = "the POST got no answer within read_timeout (the agent may still have it)"
                 if self._pending.pop(_key(request_id), None) is not None:
                     self._fail_request(request_id, TransportError(why))
                 return
             await self._lost(f"POST failed: {_describe(failure)}")
             raise TransportError(f"POST to {self.url} failed: {_describe(failure)}") from failure
-        except lib.HTTPError as failure:
+        except (lib.HTTPError, OSError) as failure:  # OSError: _PostConnection's (a TimeoutError too)
             if self._failure is not None:  # the POST was cut by the connection's loss: say why
                 raise copy.copy(self._failure) from failure
             await self._lost(f"POST failed: {_describe(failure)}")
@@ -318,6 +496,14 @@ class HttpChannel:
             return
         await self._lost(str(refused))
         raise refused
+
+    def _keep_cookies(self, answer: _Answer) -> None:
+        """Put the answer's ``Set-Cookie`` in httpx's jar (later POSTs go through httpx, which sends them)."""
+        lib = _httpx()
+        response = lib.Response(
+            answer.status_code, headers=answer.headers, request=lib.Request("POST", self._target)
+        )
+        self.client.cookies.extract_cookies(response)
 
     def _fail_request(self, request_id: Any, error: TransportError) -> None:
         data: Any = None
@@ -500,7 +686,7 @@ class HttpChannel:
 
     def _deliver(self, data: bytes, session: str | None) -> None:
         try:
-            message = json.loads(data)
+            message = decode(data)
         except ValueError:
             logger.warning("an SSE event that is not JSON (%d bytes) was skipped", len(data))
             return

@@ -73,7 +73,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import logging
 import os
 import re
@@ -83,7 +82,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._rpc import GeneratedPackage, RequestError, SessionRoutes, encode, message_kind
+from ._rpc import GeneratedPackage, RequestError, SessionRoutes, decode, encode, encode_bytes, message_kind
 
 __all__ = ["AcpAsgiApp", "AuthError", "RequestInfo", "ServerLimits", "asgi_app"]
 
@@ -352,7 +351,7 @@ class _ServerConnection:
         except _LimitError as error:
             await self._close_for_limit(str(error))
             raise ConnectionError(str(error)) from None
-        mailbox.push(b"data: " + encode(message).encode() + b"\n\n")
+        mailbox.push(b"data: " + encode_bytes(message) + b"\n\n")
         if self.buffered_bytes >= self.limits.max_buffered_bytes:
             await self.wait_for_room()
 
@@ -646,9 +645,10 @@ class AcpAsgiApp:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    async def _admit(self, scope: Scope, method: str) -> tuple[Any, AuthError | None]:
+    async def _admit(
+        self, scope: Scope, method: str, headers: Mapping[str, str]
+    ) -> tuple[Any, AuthError | None]:
         """The request's principal, or why it is refused (the origin, then ``authenticate``)."""
-        headers = _headers(scope)
         origin = headers.get("origin")
         if self.allowed_origins is not None and origin is not None and origin not in self.allowed_origins:
             return None, AuthError(403, "Origin not allowed")
@@ -702,11 +702,11 @@ class AcpAsgiApp:
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = asyncio.get_running_loop().time()
         method = scope["method"]
-        principal, refused = await self._admit(scope, method)
+        headers = _headers(scope)
+        principal, refused = await self._admit(scope, method, headers)
         if refused is not None:
             await _text(send, refused.status, refused.message, refused.headers)
             return
-        headers = _headers(scope)
         if method == "POST":
             await self._post(headers, principal, receive, send, started)
         elif method == "GET":
@@ -736,7 +736,7 @@ class AcpAsgiApp:
             await _text(send, 413, f"Request body exceeds {self.limits.max_request_body_bytes} bytes")
             return
         try:
-            message = json.loads(body)
+            message = decode(body)
         except ValueError:
             await _json_rpc_error(send, RequestError.parse_error())
             return
@@ -888,7 +888,7 @@ class AcpAsgiApp:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        principal, refused = await self._admit(scope, "WEBSOCKET")
+        principal, refused = await self._admit(scope, "WEBSOCKET", _headers(scope))
         if refused is not None:
             if "websocket.http.response" in scope.get("extensions", {}):
                 await send(
@@ -1064,7 +1064,7 @@ class _WebSocket:
                 await self.connection.shutdown(1009, "Message too large")
             raise _FrameTooLargeError
         try:
-            message = json.loads(text)
+            message = decode(text)
         except ValueError:
             await _ws_error(self.send, RequestError.parse_error())
             return None
@@ -1163,7 +1163,7 @@ async def _text(send: Send, status: int, text: str, headers: Mapping[str, str] =
 
 async def _json(send: Send, status: int, value: Any, headers: Mapping[str, str] = {}) -> None:
     await send(_start(status, "application/json", headers))
-    await send({"type": "http.response.body", "body": encode(value).encode()})
+    await send({"type": "http.response.body", "body": encode_bytes(value)})
 
 
 async def _empty(send: Send, status: int) -> None:
