@@ -275,7 +275,9 @@ def test_a_gate_whose_capability_the_release_renamed_is_refused_by_strict_naming
     (what ``make check`` runs) stops at the knowledge file's line, in one line."""
     options = _renamed_fork(tmp_path / "store")
     strict = cli.main([*options, "generate", "2.3.0-stale.1", "--out", str(tmp_path / "out"), "--strict"])
-    (line,) = capsys.readouterr().err.splitlines()
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    (line,) = lines
     assert strict == 2 and line == (
         f"acp-codegen: error: {KNOWLEDGE_FILE}:{FORK_LINE}: the capability gate "
         "'session/fork' = 'session.fork' names no field of the agent's capabilities (AgentCapabilities): "
