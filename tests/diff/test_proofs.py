@@ -109,13 +109,14 @@ def test_an_unproven_row_is_listed_apart_and_counted(fmt: str) -> None:
 
 def test_json_lists_unproven_rows_and_each_rows_standing() -> None:
     data = json.loads(render_json(_with(SEARCHED)))
-    assert data["proofs"] == {"witness": 0, "set proof": 0, "unproven": 1, "not searched": 0}
+    # the pair's one warning row (union-tag-claimed, unstable) carries the differ's own set proof
+    assert data["proofs"] == {"witness": 0, "set proof": 1, "unproven": 1, "not searched": 0}
     assert [u["rule"] for u in data["unproven"]] == ["field-added-required"]
     assert data["unproven"][0]["why"]["examples"] == 25
     (row,) = [c for c in data["changes"] if c["fingerprint"] == data["unproven"][0]["fingerprint"]]
     assert row["standing"] == "unproven"
     proven = json.loads(render_json(_with(SEARCHED, PROOF)))
-    (row,) = [c for c in proven["changes"] if c.get("standing")]
+    (row,) = [c for c in proven["changes"] if c["fingerprint"] == _row(_with(SEARCHED, PROOF)).fingerprint]
     assert row["proof"]["relation"] == "wider" and row["proof"]["only_new"] == 1.5
     assert proven["unproven"] == []
 
@@ -134,13 +135,17 @@ def test_the_version_step_says_it_rests_on_unproven_rows() -> None:
 
 def test_without_a_search_nothing_is_called_unproven() -> None:
     """--no-evidence: no witness was searched for, so the rows are not checked, never unproven."""
-    result = diff_pair(A3, A5)
+    result = _with(None)  # the breaking row without the set proof the differ gives it
     assert standing(_row(result)) is Standing.NOT_SEARCHED
-    assert proof_summary(result) == "1 not checked (no witness searched for: --no-evidence)"
+    assert proof_summary(result) == (
+        "1 proven (0 by witness, 1 by set proof); 1 not checked (no witness searched for: --no-evidence)"
+    )
     assert not step(result).wire.rests_on_unproven
     assert "unproven" not in render_markdown(result)
 
 
 def test_python_and_info_rows_need_no_proof() -> None:
     result = diff_pair(A3, A5)
-    assert all(standing(c) is None for c in result.changes if not _wire_breaking(c))
+    others = [c for c in result.changes if c.layer == "python" or c.severity == "info"]
+    assert others and all(standing(c) is None for c in others)
+    assert any(c.proof for c in others)  # an info row's set proof gives it no standing either

@@ -123,7 +123,7 @@ def test_github_annotations_are_one_workflow_command_per_change(capsys: pytest.C
     assert heading == (
         f"::notice title=acp-codegen diff::ACP {A3} -> {A5}: 2 breaking, 0 warnings, 1 info. "
         "Version step: wire: major (1 breaking change); Python API: major (1 breaking change). "
-        "Proofs: 1 not checked (no witness searched for: --no-evidence)"
+        "Proofs: 1 proven (0 by witness, 1 by set proof)"  # the required field's: an old message lacks it
     )
     assert len(lines) == 3
     schema = ROOT / "schemas" / "v2" / A5 / "schema.json"

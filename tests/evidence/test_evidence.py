@@ -490,8 +490,8 @@ def test_diff_shows_the_stages_of_its_evidence_on_a_terminal_and_nothing_otherwi
     os.close(primary)
     on_terminal = shown.decode("utf-8", errors="replace")
     assert "rendering the models" in on_terminal and "searching for evidence" in on_terminal
-    [change] = [c for c in json.loads(out)["changes"] if c.get("evidence", {}).get("found")]
-    assert change["evidence"]["message"] == {}
+    found = {c["rule"]: c for c in json.loads(out)["changes"] if c.get("evidence", {}).get("found")}
+    assert found["field-added-required"]["evidence"]["message"] == {}
     piped = subprocess.run(command, cwd=root, capture_output=True, check=False)  # cached now: quick
     assert piped.returncode == 1 and piped.stderr == b"" and piped.stdout == out
 
