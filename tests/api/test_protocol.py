@@ -274,7 +274,9 @@ def test_a_gate_whose_capability_the_release_renamed_is_refused_by_strict_naming
     """The bindings would refuse the operation to every peer of that release: ``generate --strict``
     (what ``make check`` runs) stops at the knowledge file's line, in one line."""
     options = _renamed_fork(tmp_path / "store")
-    strict = cli.main([*options, "generate", "2.3.0-stale.1", "--out", str(tmp_path / "out"), "--strict", "--quiet"])
+    strict = cli.main(
+        [*options, "generate", "2.3.0-stale.1", "--out", str(tmp_path / "out"), "--strict", "--quiet"]
+    )
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
     (line,) = lines
