@@ -27,7 +27,6 @@ import io
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tarfile
@@ -39,6 +38,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_models import PRELOADS, import_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 RELEASE_PACKAGE = "acp_v2_sdk_2_3_0"
@@ -382,31 +384,6 @@ def extract(ref: str, folder: Path, name: str) -> Path:
     return folder
 
 
-def _import_once(path: Path, module: str) -> float:
-    code = (
-        "import sys, time\n"
-        "import pydantic, typing_extensions\n"
-        "from pydantic import BaseModel, Field, RootModel, TypeAdapter\n"
-        f"sys.path.insert(0, {str(path)!r})\n"
-        "t = time.perf_counter()\n"
-        f"import {module}\n"
-        "print(time.perf_counter() - t)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(result.stdout)
-
-
-def import_seconds(sides: list[tuple[Path, str]], repeat: int) -> list[float]:
-    """Median cold-import time of each side (pydantic preloaded); the sides take turns."""
-    for path, module in sides:  # write the bytecode caches first
-        _import_once(path, module)
-    runs: list[list[float]] = [[] for _ in sides]
-    for _ in range(repeat):
-        for index, (path, module) in enumerate(sides):
-            runs[index].append(_import_once(path, module))
-    return [statistics.median(r) for r in runs]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -464,7 +441,7 @@ def main() -> None:
         import_sides = [(ROOT / "generated", f"{RELEASE_PACKAGE}.schema")]
         if old_folder is not None:
             import_sides.append((old_folder, f"before_{RELEASE_PACKAGE}.schema"))
-        times = import_seconds(import_sides, args.repeat)
+        times = import_seconds(import_sides, PRELOADS["models only"], args.repeat)
         print(f"cold import of {RELEASE_PACKAGE}.schema, pydantic preloaded (median of {args.repeat}):")
         for (label, _), seconds in zip(sides, times, strict=True):
             print(f"  {label:20} {seconds * 1000:7.1f} ms   x generated {seconds / times[0]:.2f}")

@@ -88,9 +88,7 @@ async def pair(transport: str) -> tuple[Any, Callable[[], Awaitable[None]]]:
     return connection, stop_remote
 
 
-async def round_trips(
-    transport: str, calls: int, profile: cProfile.Profile | None
-) -> tuple[float, float]:
+async def round_trips(transport: str, calls: int, profile: cProfile.Profile | None) -> tuple[float, float]:
     """µs per call: wall-clock, and this process's CPU time."""
     connection, stop = await pair(transport)
     await connection.initialize(
