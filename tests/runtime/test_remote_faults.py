@@ -304,7 +304,7 @@ def test_a_websocket_client_that_reads_nothing_is_held_to_the_output_limit_then_
 
 TYPESCRIPT_FLOOD_GROWTH = 109 * 1024 * 1024
 """What the TypeScript SDK 2.4.0 server grew by under issue 34's flood (the held-out probe's figure;
-``python -m tests.support.flood probe`` prints ours beside it under the same client)."""
+``python -m tests.support.flood`` prints ours beside it under the same client)."""
 
 
 def test_a_websocket_flood_of_prompts_whose_output_nobody_reads_grows_the_server_less_than_typescript() -> (
