@@ -40,16 +40,28 @@ def test_the_oracle_witnesses_an_unproven_verdict_the_search_missed(tmp_path: Pa
     assert evidence_at_its_row(found, change, witness)
 
 
-def test_the_oracle_cannot_witness_what_a_lenient_field_hides(tmp_path: Path) -> None:
-    """Finding 9's shape: a ``Cost`` the old models refuse alone, read leniently inside the request."""
+def test_a_lenient_reading_is_a_witness_checked_both_ways(tmp_path: Path) -> None:
+    """Finding 9's shape: a ``Cost`` the old models refuse alone, read leniently inside the request as
+    ``null``. The witness names that reading, the oracle holds it both ways, and a message the old agent
+    reads as it was sent (or reads otherwise elsewhere) is no witness of it."""
+    from codegen.diff.reading import Reading
+
     old, new = with_cost(mini(), True, True), with_cost(mini(), False, True)
     found, old_surface, new_surface = pair(old, new, tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "constraint-loosened")
-    assert isinstance(shown, NoEvidence)
+    assert isinstance(shown, Evidence) and shown.read is not None and shown.read.how is Reading.REPLACED
     [change] = [
         c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "constraint-loosened"
     ]
-    assert witnessable(found, [change], {0: shown}, 25) == []
+    assert evidence_at_its_row(found, change, shown)
+    faithful = dataclasses.replace(shown, message={**shown.message, "cost": {"currency": "EUR"}})
+    elsewhere = dataclasses.replace(shown, read=dataclasses.replace(shown.read, at=("value",)))
+    for wrong in (faithful, elsewhere):
+        assert not evidence_at_its_row(found, change, wrong)
+    # had the search found nothing, the oracle's own messages witness it: an unproven row it fails on
+    unproven = dataclasses.replace(change, proof=None)
+    [(missed, witness)] = witnessable(found, [unproven], {0: NoEvidence(25)}, 25)
+    assert witness.read == shown.read and evidence_at_its_row(found, missed, witness)
 
 
 def test_a_removed_notification_is_witnessed_by_the_call_the_rule_predicts(tmp_path: Path) -> None:
