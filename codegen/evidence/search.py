@@ -60,6 +60,7 @@ from ..diff import (
 )
 from ..diff.reading import LenientRead
 from ..diff.renames import detect_renames
+from ..diff.sets import Sets
 from ..schema.builder.node import Pointer
 from ..schema.ir import (
     ApiSurface,
@@ -264,6 +265,35 @@ DEFAULT_ONLY = (
 """Why a changed default is not searchable."""
 
 
+READ_AS_SENT = (
+    "every value of the new union is one of the old object (set inclusion), whose models keep extra "
+    "keys: an old receiver accepts every member and reads it as it was sent, the member's own fields as "
+    "extra keys, nothing refused, dropped or replaced; what it misses is what the tag means, which no "
+    "message shows"
+)
+"""Why an object that became a union is not searchable, when :func:`read_as_sent` says so."""
+
+
+def read_as_sent(change: Change, old: ApiSurface, new: ApiSurface) -> bool:
+    """Whether an ``object-became-union`` change leaves every new member read as sent by the old models:
+    every value of the new union is a value of the old object (:class:`~codegen.diff.sets.Sets`), so
+    no lenient field of it reads one otherwise, and the old object (and every type it extends) keeps
+    the keys it does not name."""
+    match change.path:
+        case (TypePart(name=name),) if change.rule.id is RuleId.OBJECT_BECAME_UNION:
+            pass
+        case _:
+            return False
+    renamed_from = {n: o for o, n in detect_renames(old, new).items()}
+    was = old.types.get(renamed_from.get(name, name))
+    if not isinstance(was, ObjectType) or not isinstance(new.types.get(name), UnionType):
+        return False
+    if any(o.extra != "allow" for o in old.lineage(was.name)):
+        return False
+    sets = Sets(old, new, renamed_from)
+    return sets.includes(sets.old_term(Ref(name)), ("new", Ref(name)))
+
+
 def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """Why no message a search generates can show ``change`` (``None``: one may), from its typed fields.
 
@@ -282,6 +312,8 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """
     if change.rule.id is RuleId.DEFAULT_CHANGED:
         return DEFAULT_ONLY
+    if read_as_sent(change, old, new):
+        return READ_AS_SENT
     if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
         return None
     match change.path:
