@@ -68,10 +68,8 @@ def _item_accepted(surface: ApiSurface, sender: str, item: Any, refusal: Callabl
     beside = {f.wire_name for f in surface.message_fields.get(sender, ())}
     body = {k: v for k, v in item.items() if k not in beside}
     envelopes = sorted(name for name, side in surface.envelopes.items() if side == sender)
-    return any(
-        (named := surface.types.get(name)) is not None and refusal(named.schema_name, body) is None
-        for name in envelopes
-    )
+    names = [named.schema_name for n in envelopes if (named := surface.types.get(n)) is not None]
+    return any(name is not None and refusal(name, body) is None for name in names)
 
 
 def sendable_batch(

@@ -1163,7 +1163,7 @@ class Pair:
             return None
 
         def refused(inner: NamedType, value: Any) -> tuple[Located, ...]:
-            there = self.target_def(direction, inner.schema_name)
+            there = self.target_def(direction, inner.schema_name) if inner.schema_name else None
             error = target.models.refusal(there, value) if there is not None else None
             return () if error is None else located_errors(source.surface, inner, value, error)
 
