@@ -24,7 +24,14 @@ peer receives, the fields and union members on the way made present), and
 that whole message is checked again on both sides: valid under the sending
 release's schema, accepted by its models, refused by the other release's
 models at the change.  Only a whole message is a witness; a change whose
-refused messages no whole message carries has none, and says so.
+refused messages no whole message carries has none, and says so.  Where a
+lenient place on the way makes the other release's models accept the whole
+message, the way they read it is the witness when it loses the value at the
+change (:mod:`.lenient`, :meth:`Pair.whole_read`); a change those models
+refuse nothing of (a lenient field, an open object) is searched for such a
+reading alone (:meth:`Pair.read_leniently`).  A removed method or batch, which
+no model validates, gets the message its rule predicts (:meth:`Pair.predicted`,
+:mod:`.batches`).
 
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
@@ -631,10 +638,10 @@ class Planner:
         """Where to look for a change the trying side's models refuse no message of
         (:meth:`refuses_nothing`: a lenient field, an open object), for a message they read otherwise
         (:meth:`Pair.read_leniently`): one plan per such direction its rule breaks."""
+        if not_shown(change, self.old, self.new) is not None:
+            return []
         found = []
         for direction in SEARCHED_BREAKS[change.rule.breaks]:
-            if not_shown(change, self.old, self.new) is not None:
-                continue
             plan = self.located(change, direction)
             if plan.anchor is not None and self.refuses_nothing(direction, plan.anchor) is not None:
                 found.append(plan)
