@@ -354,31 +354,53 @@ def test_a_constraint_on_a_field_the_receiver_reads_leniently_is_not_searched(
         assert isinstance(shown, Evidence) and shown.message["tags"] == []
 
 
-@pytest.mark.parametrize("lenient", [True, False])
-def test_an_object_that_became_a_union_is_not_searched_where_the_old_type_takes_any_object(
-    tmp_path: Path, lenient: bool
+@pytest.mark.parametrize("lenient", [True, False], ids=["lenient", "strict"])
+@pytest.mark.parametrize("retyped", [False, True], ids=["members-read-as-sent", "stopReason-retyped"])
+def test_an_object_that_became_a_union_is_shown_only_where_old_models_read_a_member_otherwise(
+    tmp_path: Path, lenient: bool, retyped: bool
 ) -> None:
-    """``PromptResponse`` becomes a union of objects tagged by ``kind``.  An old client whose model reads
-    every object (its one field optional and lenient, extra keys kept) refuses no new message; one whose
-    ``stopReason`` must be a string may: that one is searched."""
+    """``PromptResponse`` becomes a union of objects tagged by ``kind``.  Where every member is a value
+    of the old object (a sender sends no property its schema does not list), old clients read each
+    member as sent: nothing can show it, and the row says why.  Where a member sends ``stopReason`` as
+    an integer, an old client whose model reads it leniently reads it as null (a witness read
+    leniently: its old model refuses nothing, :data:`OPEN_THERE`), and one whose model does not
+    refuses the response (a witness of a refusal)."""
+    from codegen.diff.reading import Reading
+    from codegen.evidence.search import READ_AS_SENT
+
     old, new = mini(), mini()
     if lenient:
         old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
     response = new.defs["PromptResponse"]
+    stop = {"stopReason": {"type": "integer"}} if retyped else {}
     new.defs["PromptResponse"] = {
         "anyOf": [
-            {"type": "object", "properties": {"kind": {"type": "string", "const": k}}, "required": ["kind"]}
+            {
+                "type": "object",
+                "properties": {"kind": {"type": "string", "const": k}, **stop},
+                "required": ["kind", *stop],
+            }
             for k in ("done", "failed")
         ],
         **{k: v for k, v in response.items() if k.startswith("x-")},
     }
     found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "object-became-union")
-    if lenient:
-        assert shown == NoEvidence(0, OPEN_THERE, searchable=False)
+    if not retyped:
+        assert shown == NoEvidence(0, READ_AS_SENT, searchable=False)
         assert found._searches == {}
+        return
+    assert isinstance(shown, Evidence) and isinstance(shown.message.get("stopReason"), int)
+    if lenient:
+        [change] = [
+            c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "object-became-union"
+        ]
+        anchor = found.planner.located(change, "receivers").anchor
+        assert anchor is not None and found.planner.refuses_nothing("receivers", anchor) == OPEN_THERE
+        assert shown.read is not None and shown.read.how is Reading.REPLACED
+        assert shown.read.at == ("stopReason",) and shown.read.read is None
     else:
-        assert isinstance(shown, NoEvidence) and shown.searchable and shown.examples > 0
+        assert shown.read is None and found.old.models.refusal("PromptResponse", shown.message) is not None
 
 
 def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown(tmp_path: Path) -> None:
