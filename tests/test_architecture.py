@@ -96,6 +96,7 @@ STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
             "codegen.emit",
             "codegen.diff.rules",
             "codegen.diff.path",
+            "codegen.diff.payload",
             "codegen.diff.proof",
             "codegen.diff.sets",
             "codegen.diff.wording",

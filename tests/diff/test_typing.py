@@ -46,7 +46,7 @@ DISPATCHES = {
     "compare/base.py": {"without_constraints": "TupleOf", "accepts_any": "TupleOf"},
     "compare/constraints.py": {"constraint_pairs": "TupleOf"},
     "compare/named.py": {"_members": "TupleOf", "_compare_named": "RecordType"},
-    "wording.py": {"describe": "TupleOf"},
+    "payload.py": {"describe": "TupleOf"},
     "sets.py": {
         "_old_names": "TupleOf",
         "_includes": "TupleOf",

@@ -30,6 +30,7 @@ from ...schema.ir import (
 from ..context import Context
 from ..model import Change, Path
 from ..normative import normative_edit
+from ..payload import Sentences
 from ..rules import RuleId, Traffic
 
 Side = Literal["old", "new"]
@@ -151,7 +152,14 @@ def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterat
     """A description that adds, drops or rewords a sentence stating a requirement (MUST, SHOULD, MAY...)."""
     dropped, added = normative_edit(old_doc, new_doc)  # sentences compared as requirements
     if dropped or added:
-        yield ctx.change(RuleId.NORMATIVE_TEXT_CHANGED, at.path, at.traffic, at.where, old=dropped, new=added)
+        yield ctx.change(
+            RuleId.NORMATIVE_TEXT_CHANGED,
+            at.path,
+            at.traffic,
+            at.where,
+            old=Sentences(dropped),
+            new=Sentences(added),
+        )
 
 
 PREMISE_DEFAULT = "default-member"

@@ -13,6 +13,7 @@ from typing import Any, assert_never
 from ...schema.ir import AnyOf, ArrayOf, Const, Constraints, MapOf, Nullable, Ref, Scalar, TypeExpr
 from ..context import Context
 from ..model import ABSENT, InnerPart, Path, SetProof
+from ..payload import Bound
 from ..rules import RuleId
 
 
@@ -87,6 +88,11 @@ def keyword_proof(ctx: Context, expr: Scalar | ArrayOf, keyword: str, before: An
         )
 
     return dataclasses.replace(ctx.sets.relation(alone(before), alone(after)), old=ABSENT, new=ABSENT)
+
+
+def bound(value: Any) -> Bound | None:
+    """A constraint keyword's value as a change holds it (``None``: the keyword is not set)."""
+    return None if value is ABSENT else Bound(value)
 
 
 def constraint_changes(old: Constraints, new: Constraints) -> Iterator[tuple[RuleId, str, Any, Any]]:

@@ -9,6 +9,7 @@ from typing import Any
 from ...schema.ir import EnumType, Ref
 from ..context import Context
 from ..model import ABSENT, Change, Path, SetProof, ValuePart
+from ..payload import Kind
 from ..rules import RuleId
 from .base import At, normative_change
 from .members import compare_members
@@ -17,7 +18,12 @@ from .members import compare_members
 def compare_enum(ctx: Context, old: EnumType, new: EnumType, at: At) -> Iterator[Change]:
     if old.base != new.base:
         yield ctx.change(
-            RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=f"{old.base} enum", new=f"{new.base} enum"
+            RuleId.TYPE_CHANGED,
+            at.path,
+            at.traffic,
+            at.where,
+            old=Kind(f"{old.base} enum"),
+            new=Kind(f"{new.base} enum"),
         )
         return
     old_values: list[Path] = [(*at.path, ValuePart(v.value)) for v in old.values]

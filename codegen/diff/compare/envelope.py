@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 from ...schema.ir import ApiSurface, Field, refs_in
 from ..context import Context
-from ..model import ABSENT, Change, EnvelopePart, MessagesPart, SidePart
+from ..model import Change, EnvelopePart, MessagesPart, SidePart
+from ..payload import Names
 from ..rules import NO_FLOW, Flow, RuleId, Traffic
 from ..senders import PROTOCOL, Peers
 from .base import At
@@ -28,10 +29,14 @@ def compare_sides(ctx: Context) -> Iterator[Change]:
         # the side's old peers find no one in its role, and old peers in that role no one to serve
         everyone = frozenset(ctx.old_sides)
         traffic = Traffic(Flow(everyone, everyone), Flow(everyone, everyone))
-        yield ctx.change(RuleId.SIDE_REMOVED, (SidePart(side),), traffic, old=_side_methods(ctx.old, side))
+        yield ctx.change(
+            RuleId.SIDE_REMOVED, (SidePart(side),), traffic, old=Names(_side_methods(ctx.old, side))
+        )
     for side in sorted(after - before):
         traffic = Traffic(new=Flow(frozenset({side}), frozenset(p for p in ctx.new_sides if p != side)))
-        yield ctx.change(RuleId.SIDE_ADDED, (SidePart(side),), traffic, new=_side_methods(ctx.new, side))
+        yield ctx.change(
+            RuleId.SIDE_ADDED, (SidePart(side),), traffic, new=Names(_side_methods(ctx.new, side))
+        )
 
 
 def _kinds(surface: ApiSurface) -> dict[tuple[str, bool], tuple[str, tuple[str, ...]]]:
@@ -51,13 +56,13 @@ def compare_envelopes(ctx: Context) -> Iterator[Change]:
         if (name, batch) not in after:
             traffic = Traffic(ctx.old_peers.sent_by(sender), _sent_by(ctx.new_peers, sender, ctx.new_sides))
             part = EnvelopePart(name, sender, batch)
-            yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), traffic, old=items or ABSENT)
+            yield ctx.change(RuleId.ENVELOPE_REMOVED, (part,), traffic, old=Names(items) if items else None)
     for (name, batch), (sender, items) in sorted(after.items()):
         if (name, batch) not in before:
             # a kind a new side sends has no old receivers: that side was not there to send it
             traffic = Traffic(_sent_by(ctx.old_peers, sender, ctx.old_sides), ctx.new_peers.sent_by(sender))
             part = EnvelopePart(name, sender, batch)
-            yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), traffic, new=items or ABSENT)
+            yield ctx.change(RuleId.ENVELOPE_ADDED, (part,), traffic, new=Names(items) if items else None)
     for sender in sorted(ctx.old.message_fields.keys() & ctx.new.message_fields.keys()):
         traffic = Traffic(
             _sent_by(ctx.old_peers, sender, ctx.old_sides), _sent_by(ctx.new_peers, sender, ctx.new_sides)

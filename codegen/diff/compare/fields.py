@@ -15,6 +15,7 @@ from ... import knowledge
 from ...schema.ir import ArrayOf, Field, ObjectType, Ref, refs_in, strip_nullable
 from ..context import Context
 from ..model import ABSENT, Change, FieldPart, Relation, SetProof, TypePart, field_default, json_key
+from ..payload import Default, Keywords, Name, TypeTerm
 from ..renames import rename_refs
 from ..rules import RuleId
 from ..sets import Term, with_defaults
@@ -77,6 +78,11 @@ def lenient_proof(ctx: Context, old: Field, new: Field) -> SetProof | None:
     return SetProof(Relation.NARROWER, only_old=value, premise=PREMISE_LENIENT)
 
 
+def _default(f: Field) -> Default | None:
+    """A field's default as a change holds it (``None``: the field has none)."""
+    return Default(field_default(f)) if f.has_default else None
+
+
 def compare_object(ctx: Context, old: ObjectType, new: ObjectType, at: At) -> Iterator[Change]:
     same_base = (ctx.renames.get(old.base, old.base) if old.base else None) == new.base
     old_fields = old.fields if same_base else ctx.old.all_fields(old.name)
@@ -130,7 +136,7 @@ def compare_fields(
         if wire in before or _carrier(ctx, None, f, at):
             continue
         rule_id = RuleId.FIELD_ADDED_REQUIRED if f.required else RuleId.FIELD_ADDED_OPTIONAL
-        found = ctx.change(rule_id, (*at.path, FieldPart(wire)), at.traffic, at.where, new=f.type)
+        found = ctx.change(rule_id, (*at.path, FieldPart(wire)), at.traffic, at.where, new=TypeTerm(f.type))
         yield dataclasses.replace(found, proof=presence_proof(ctx, at, wire, "old") if f.required else None)
         if f.required and not f.has_default and at.python is not None and at.constructed:
             yield ctx.change(
@@ -146,8 +152,8 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
             RuleId.PYTHON_ATTRIBUTE_RENAMED,
             (TypePart(at.python), FieldPart(new.wire_name)),
             where=where,
-            old=old.py_name,
-            new=new.py_name,
+            old=Name(old.py_name),
+            new=Name(new.py_name),
         )
     # a type that takes any value takes null, however the field spells it; the same named type on
     # both sides is compared where it is defined, so its own change is not reported again here
@@ -189,9 +195,7 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
         and json_key(with_defaults(ctx.new, new.type, field_default(old)))
         != json_key(with_defaults(ctx.new, new.type, field_default(new)))
     ):
-        found = ctx.change(
-            RuleId.DEFAULT_CHANGED, path, traffic, where, old=field_default(old), new=field_default(new)
-        )
+        found = ctx.change(RuleId.DEFAULT_CHANGED, path, traffic, where, old=_default(old), new=_default(new))
         read = (
             with_defaults(ctx.new, new.type, field_default(old)),
             with_defaults(ctx.new, new.type, field_default(new)),
@@ -200,8 +204,12 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
         yield dataclasses.replace(found, proof=proof)
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):
-        yield ctx.change(RuleId.LENIENT_ANNOTATION_ADDED, path, traffic, where, old=was, new=now)
+        yield ctx.change(
+            RuleId.LENIENT_ANNOTATION_ADDED, path, traffic, where, old=Keywords(was), new=Keywords(now)
+        )
     if set(was) - set(now):
-        found = ctx.change(RuleId.LENIENT_ANNOTATION_REMOVED, path, traffic, where, old=was, new=now)
+        found = ctx.change(
+            RuleId.LENIENT_ANNOTATION_REMOVED, path, traffic, where, old=Keywords(was), new=Keywords(now)
+        )
         yield dataclasses.replace(found, proof=lenient_proof(ctx, old, new))
     yield from normative_change(ctx, old.doc, new.doc, at)

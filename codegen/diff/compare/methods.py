@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from ...api.methods import MethodSpec, method_spec
 from ...schema.ir import ApiSurface, Method, Ref
 from ..context import Context
-from ..model import ABSENT, Change, HandlerPart, MessagePart, MethodPart, Path
+from ..model import Change, HandlerPart, MessagePart, MethodPart, Path
+from ..payload import Handler, MethodKindValue, Name
 from ..rules import Flow, RuleId, Traffic
 from ..senders import handler_sides, method_flow
 from .base import At, normative_change
@@ -76,17 +77,25 @@ def moved(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> Iterator[
     traffic = _gone(ctx, old_m)  # what the old callers and handlers did is what breaks
     if old_m.kind != new_m.kind:
         yield ctx.change(
-            RuleId.METHOD_KIND_CHANGED, (method_part(new_m),), traffic, old=old_m.kind, new=new_m.kind
+            RuleId.METHOD_KIND_CHANGED,
+            (method_part(new_m),),
+            traffic,
+            old=MethodKindValue(old_m.kind),
+            new=MethodKindValue(new_m.kind),
         )
     if old_m.side != new_m.side:
         was, now = old_m.side, new_m.side
-        yield ctx.change(RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), traffic, old=was, new=now)
+        yield ctx.change(
+            RuleId.METHOD_MOVED_SIDE, (method_part(new_m),), traffic, old=Handler(was), new=Handler(now)
+        )
     # a handler class that keeps the method under another name has it renamed (compare_method): one row
     kept = handler_sides(new_m, ctx.new_sides)
     for side in handler_sides(old_m, ctx.old_sides):
         if side not in kept:
             python: Path = (HandlerPart(side, old_spec.name),)
-            yield ctx.change(RuleId.PYTHON_METHOD_REMOVED, python, old=old_m.side, new=new_m.side)
+            yield ctx.change(
+                RuleId.PYTHON_METHOD_REMOVED, python, old=Handler(old_m.side), new=Handler(new_m.side)
+            )
     yield from compare_method(ctx, old_spec, new_spec)
 
 
@@ -109,7 +118,7 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
         if before is None or after is None:
             # a result that comes or goes with the method's kind is that change (method-kind-changed)
             if before != after and old.kind == new.kind:
-                was, now = before or ABSENT, after or ABSENT
+                was, now = Name(before) if before else None, Name(after) if after else None
                 yield ctx.change(RuleId.TYPE_CHANGED, path, data, old=was, new=now)
         elif ctx.renames.get(before, before) != after:
             constructed = label == "result"  # params are passed as the method's keyword arguments
@@ -119,7 +128,9 @@ def compare_method(ctx: Context, old_spec: MethodSpec, new_spec: MethodSpec) -> 
     for side in handler_sides(new, ctx.new_sides):
         python: Path = (HandlerPart(side, new_spec.name),)
         if old_spec.name != new_spec.name and side in had:
-            yield ctx.change(RuleId.PYTHON_METHOD_RENAMED, python, old=old_spec.name, new=new_spec.name)
+            yield ctx.change(
+                RuleId.PYTHON_METHOD_RENAMED, python, old=Name(old_spec.name), new=Name(new_spec.name)
+            )
         yield from compare_signature(ctx, old_spec, new_spec, python)
 
 

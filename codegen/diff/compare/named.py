@@ -30,6 +30,7 @@ from ...schema.ir import (
 )
 from ..context import Context
 from ..model import Change, InnerPart, KeywordPart, Path, Relation, TypePart, values
+from ..payload import Kind, Name, TypeSet, TypeTerm
 from ..renames import rename_refs, shape
 from ..rules import RuleId, Traffic
 from .base import (
@@ -42,7 +43,7 @@ from .base import (
     normative_change,
     without_constraints,
 )
-from .constraints import constraint_changes, constraint_pairs, keyword_proof
+from .constraints import bound, constraint_changes, constraint_pairs, keyword_proof
 from .enums import compare_enum
 from .fields import compare_object
 from .python import python_kind
@@ -66,7 +67,11 @@ def compare_types(ctx: Context) -> Iterator[Change]:
             new_name = ctx.renames[name]
             new_type = ctx.new.types[new_name]
             yield ctx.change(
-                RuleId.PYTHON_CLASS_RENAMED, (TypePart(name),), where=new_type, old=name, new=new_name
+                RuleId.PYTHON_CLASS_RENAMED,
+                (TypePart(name),),
+                where=new_type,
+                old=Name(name),
+                new=Name(new_name),
             )
             if not (derived(old_type) and derived(new_type)):
                 yield from compare_type(ctx, old_type, new_type)
@@ -146,7 +151,9 @@ def _compare_named(ctx: Context, old: NamedType, new: NamedType, at: At, shared:
     elif isinstance(new, AliasType):
         yield from _compare(ctx, Ref(old.name), new.target, at.without_python())
     else:
-        yield ctx.change(RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=old.kind, new=new.kind)
+        yield ctx.change(
+            RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=Kind(old.kind), new=Kind(new.kind)
+        )
 
 
 def _members(expr: TypeExpr) -> frozenset[TypeExpr]:
@@ -183,19 +190,28 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
     old_any = accepts_any(ctx.old, rename_refs(old, ctx.renamed_from))
     new_any = accepts_any(ctx.new, new)
     if old_any and new_any:  # the same values on the wire, spelt another way
-        yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=old, new=new)
+        yield ctx.change(
+            RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=TypeTerm(old), new=TypeTerm(new)
+        )
         return
     if without_constraints(old) == without_constraints(new):
         for place, a, b in constraint_pairs(old, new, path):
             for rule_id, keyword, before, after in constraint_changes(a.constraints, b.constraints):
                 found = ctx.change(
-                    rule_id, (*place, KeywordPart(keyword)), traffic, where, old=before, new=after
+                    rule_id,
+                    (*place, KeywordPart(keyword)),
+                    traffic,
+                    where,
+                    old=bound(before),
+                    new=bound(after),
                 )
                 yield dataclasses.replace(found, proof=keyword_proof(ctx, a, keyword, before, after))
         return
     if isinstance(old, ArrayOf) and isinstance(new, ArrayOf):
         for rule_id, keyword, before, after in constraint_changes(old.constraints, new.constraints):
-            found = ctx.change(rule_id, (*path, KeywordPart(keyword)), traffic, where, old=before, new=after)
+            found = ctx.change(
+                rule_id, (*path, KeywordPart(keyword)), traffic, where, old=bound(before), new=bound(after)
+            )
             yield dataclasses.replace(found, proof=keyword_proof(ctx, old, keyword, before, after))
         yield from _compare(ctx, old.item, new.item, at.down(InnerPart("items")))
         return
@@ -226,15 +242,17 @@ def _compare(ctx: Context, old: TypeExpr, new: TypeExpr, at: At) -> Iterator[Cha
     wider = new_any or proof.relation in (Relation.EQUAL, Relation.WIDER)
     narrower = old_any or proof.relation in (Relation.EQUAL, Relation.NARROWER)
     if wider and narrower:  # the same values on the wire: an open enum takes any value of its base type
-        yield ctx.change(RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=old, new=new)
+        yield ctx.change(
+            RuleId.PYTHON_ANNOTATION_CHANGED, path, where=where, old=TypeTerm(old), new=TypeTerm(new)
+        )
         return
     was, now = values(before), values(after)
     if wider:
-        found = ctx.change(RuleId.TYPE_WIDENED, path, traffic, where, old=was, new=now)
+        found = ctx.change(RuleId.TYPE_WIDENED, path, traffic, where, old=TypeSet(was), new=TypeSet(now))
     elif narrower:
-        found = ctx.change(RuleId.TYPE_NARROWED, path, traffic, where, old=was, new=now)
+        found = ctx.change(RuleId.TYPE_NARROWED, path, traffic, where, old=TypeSet(was), new=TypeSet(now))
     else:
-        found = ctx.change(RuleId.TYPE_CHANGED, path, traffic, where, old=old, new=new)
+        found = ctx.change(RuleId.TYPE_CHANGED, path, traffic, where, old=TypeTerm(old), new=TypeTerm(new))
     yield dataclasses.replace(found, proof=proof)
 
 
@@ -242,15 +260,19 @@ def swap(ctx: Context, old: Ref, new: Ref, at: At) -> Iterator[Change]:
     """A reference to one named type replaced by a reference to another: compared by shape."""
     inline = inline_move(ctx, old.name, new.name)
     if inline is not None:
-        yield ctx.change(inline, at.path, where=at.where, old=old.name, new=new.name)
+        yield ctx.change(inline, at.path, where=at.where, old=Name(old.name), new=Name(new.name))
         return
     old_type = ctx.old.types.get(ctx.renamed_from.get(old.name, old.name))
     new_type = ctx.new.types.get(new.name)
     if old_type is None or new_type is None:
-        yield ctx.change(RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=old, new=new)
+        yield ctx.change(
+            RuleId.TYPE_CHANGED, at.path, at.traffic, at.where, old=TypeTerm(old), new=TypeTerm(new)
+        )
         return
     if at.python is not None:
-        yield ctx.change(RuleId.PYTHON_CLASS_REPLACED, at.path, where=at.where, old=old.name, new=new.name)
+        yield ctx.change(
+            RuleId.PYTHON_CLASS_REPLACED, at.path, where=at.where, old=Name(old.name), new=Name(new.name)
+        )
     yield from compare_named(ctx, old_type, new_type, at.without_python())
 
 

@@ -13,6 +13,7 @@ from ...api.methods import MethodSpec
 from ...schema.ir import AliasType, ApiSurface, NamedType, ObjectType, Ref, UnionType
 from ..context import Context
 from ..model import ArgumentPart, AttributePart, Change, HandlerPart, Path, TypePart
+from ..payload import Name, Tag
 from ..rules import RuleId
 from ..senders import handler_sides
 from .base import At
@@ -29,7 +30,7 @@ def python_kind(ctx: Context, old: NamedType, new: NamedType) -> Iterator[Change
     here: Path = (TypePart(new.name),)
     was_class, is_class = one_class(ctx.old, old), one_class(ctx.new, new)
     if was_class and not is_class and isinstance(new, UnionType):
-        yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, here, where=new, new=new.tag_wire_name)
+        yield ctx.change(RuleId.PYTHON_CLASS_BECAME_UNION, here, where=new, new=Tag(new.tag_wire_name))
     elif is_class and not was_class and isinstance(old, UnionType):
         yield ctx.change(RuleId.PYTHON_UNION_BECAME_CLASS, here, where=new)
 
@@ -69,7 +70,10 @@ def compare_signature(ctx: Context, old: MethodSpec, new: MethodSpec, python: Pa
         new_py, new_required = after[wire]
         if py != new_py:
             yield ctx.change(
-                RuleId.PYTHON_METHOD_ARGUMENT_RENAMED, (*python, ArgumentPart(new_py)), old=py, new=new_py
+                RuleId.PYTHON_METHOD_ARGUMENT_RENAMED,
+                (*python, ArgumentPart(new_py)),
+                old=Name(py),
+                new=Name(new_py),
             )
         if new_required and not required:
             yield ctx.change(RuleId.PYTHON_METHOD_ARGUMENT_REQUIRED, (*python, ArgumentPart(new_py)))

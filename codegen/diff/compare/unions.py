@@ -26,6 +26,7 @@ from ...schema.ir import (
 )
 from ..context import Context
 from ..model import ABSENT, Change, FieldPart, MemberPart, Path, Relation, SetProof, ValuePart
+from ..payload import Exclusivity, Tag, TypeSet, TypeTerm
 from ..renames import rename_refs
 from ..rules import MEMBER_ADDED, RuleId, openness
 from ..sets import Term
@@ -48,7 +49,7 @@ from .members import compare_members, default_member, tag_of, union_is_open
 
 def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -> Iterator[Change]:
     """An object became a union: the fields it keeps in common, and every member as a new one."""
-    yield ctx.change(RuleId.OBJECT_BECAME_UNION, at.path, at.traffic, at.where, new=new.tag_wire_name)
+    yield ctx.change(RuleId.OBJECT_BECAME_UNION, at.path, at.traffic, at.where, new=Tag(new.tag_wire_name))
     before = {f.wire_name: f for f in ctx.old.all_fields(old.name)}
     for f in new.fields:
         if f.wire_name in before:
@@ -61,7 +62,11 @@ def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -
             tags.append(Scalar("string" if all(isinstance(v.tag, str) for v in new.variants) else "any"))
         tag_type = tags[0] if len(tags) == 1 else AnyOf(tuple(tags))
         yield ctx.change(
-            RuleId.FIELD_ADDED_REQUIRED, (*at.path, FieldPart(tag)), at.traffic, at.where, new=tag_type
+            RuleId.FIELD_ADDED_REQUIRED,
+            (*at.path, FieldPart(tag)),
+            at.traffic,
+            at.where,
+            new=TypeTerm(tag_type),
         )
     added = MEMBER_ADDED["union", openness(union_is_open(ctx.new, new))]
     for variant in new.variants:
@@ -181,10 +186,17 @@ def _tag_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> Iterat
         Relation.OVERLAP: RuleId.UNION_TAG_CHANGED,
     }[proof.relation]
     if rule_id in (RuleId.TYPE_WIDENED, RuleId.TYPE_NARROWED):
-        found = ctx.change(rule_id, at.path, at.traffic, at.where, old=(Ref(old.name),), new=(Ref(new.name),))
+        found = ctx.change(
+            rule_id,
+            at.path,
+            at.traffic,
+            at.where,
+            old=TypeSet((Ref(old.name),)),
+            new=TypeSet((Ref(new.name),)),
+        )
     else:
         found = ctx.change(
-            rule_id, at.path, at.traffic, at.where, old=old.tag_wire_name, new=new.tag_wire_name
+            rule_id, at.path, at.traffic, at.where, old=Tag(old.tag_wire_name), new=Tag(new.tag_wire_name)
         )
     yield dataclasses.replace(found, proof=proof)
 
@@ -338,9 +350,8 @@ def _exclusive_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> 
         return
     both = next((v for a, b in pairs if (v := ctx.sets.overlap(side, a, b)) is not ABSENT), ABSENT)
     rule_id = RuleId.UNION_BECAME_EXCLUSIVE if new.exclusive else RuleId.UNION_BECAME_INCLUSIVE
-    words = {True: "oneOf", False: "anyOf"}
     found = ctx.change(
-        rule_id, at.path, at.traffic, at.where, old=words[old.exclusive], new=words[new.exclusive]
+        rule_id, at.path, at.traffic, at.where, old=Exclusivity(old.exclusive), new=Exclusivity(new.exclusive)
     )
     if both is not ABSENT:
         relation = Relation.NARROWER if new.exclusive else Relation.WIDER
