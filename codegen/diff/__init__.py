@@ -1,8 +1,8 @@
 """The API differ: every change between two releases, classified by who it breaks.
 
 * :mod:`.differ`: the entry points, :func:`diff_surfaces` and :func:`diff_releases`;
-* :mod:`.compare` (types and type expressions) and :mod:`.methods` (methods and
-  their Python signatures): the comparisons, generators of :class:`Change`;
+* :mod:`.compare`: the comparisons, generators of :class:`Change`, one module per
+  construct (fields, unions, enums, constraints, methods, envelopes, Python names);
 * :mod:`.context`: what they share (the two surfaces, :mod:`.renames`, :mod:`.senders`);
 * :mod:`.rules`: the catalog, one :class:`Rule` per :class:`RuleId`, and
   :func:`~.rules.impact`, which turns a rule's traffic (who sends and receives the data, in

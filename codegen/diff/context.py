@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..schema.ir import ApiSurface, NamedType, Ref, TypeExpr
-from .model import ABSENT, Change, Path
+from .model import Change, Path
+from .payload import Payload
 from .renames import detect_renames
 from .rules import NO_FLOW, NO_TRAFFIC, Flow, RuleId, Traffic, impact, rule
 from .senders import Peers, flows_by_type, peers_of, sides_of
@@ -102,8 +102,8 @@ class Context:
         flow: Traffic = NO_TRAFFIC,
         where: NamedType | None = None,
         *,
-        old: Any = ABSENT,
-        new: Any = ABSENT,
+        old: Payload | None = None,
+        new: Payload | None = None,
         at_old: bool = False,
     ) -> Change:
         """One change of the new surface, its severity and roles resolved from the rule and the traffic.

@@ -15,7 +15,7 @@ and receives the data in each release (:func:`.senders.flows_by_type`) and the
 rule, resolved in one place, :func:`codegen.diff.rules.impact`.  Each surface
 is diffed on its own; :attr:`.model.DiffResult.changes` lists a change of both
 stability levels once.  The comparisons themselves
-(:mod:`.compare` for types, :mod:`.methods` for methods) yield their changes;
+(:mod:`.compare`, one module per construct) yield their changes;
 this module collects and orders them.
 """
 
@@ -28,9 +28,8 @@ from ..errors import CodegenError
 from ..schema.ir import ApiSurface, Stability
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
-from .compare import compare_types
+from .compare import compare_methods, compare_types
 from .context import Context
-from .methods import compare_methods
 from .model import DiffResult, SurfaceDiff, report_order
 from .normative import pair_moved
 

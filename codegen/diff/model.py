@@ -4,9 +4,11 @@ A change is structured data: the rule (a :class:`~.rules.RuleId` through its
 :class:`~.rules.Rule`), a **path** of typed parts saying what it is about (a
 type, a field, the tags of a union member, an enum value, a method, a side,
 a Python name) and the **old** and **new** values where the change has them
-(a type expression, a constraint, a default, a name).  The words of a report,
-:attr:`Change.subject` and :attr:`Change.detail`, are rendered from those
-fields by :mod:`.wording`; nothing reads them back.  The fingerprint a waiver
+(a type expression, a constraint's bound, a default, a name...), each a
+payload of its rule's family that says itself in words and as JSON
+(:mod:`.payload`).  The words of a report, :attr:`Change.subject` and
+:attr:`Change.detail`, are rendered from those fields by :mod:`.wording`;
+nothing reads them back.  The fingerprint a waiver
 names hashes the rule and the path, never the words, so rewording a message
 keeps every waiver.
 """
@@ -42,6 +44,7 @@ from .path import (
     ValuePart,
     part_json,
 )
+from .payload import Payload, json_value
 from .proof import Relation, SetProof
 from .reading import LenientRead
 from .rules import CATALOG, NO_TRAFFIC, SEVERITIES, Role, Rule, RuleId, Severity, Traffic
@@ -168,9 +171,9 @@ class Change:
     path: Path
     severity: Severity
     roles: tuple[Role, ...]
-    old: Any = ABSENT
-    """The value before the change, where it has one (see :mod:`.wording` for each rule's kind)."""
-    new: Any = ABSENT
+    old: Payload | None = None
+    """The value before the change, where it has one: a payload of the rule's family (:mod:`.payload`)."""
+    new: Payload | None = None
     flow: Traffic = NO_TRAFFIC
     """Who sends and who receives the data the change is in, in the old and in the new release."""
     file: str = ""
@@ -310,7 +313,7 @@ def _copies_together(changes: list[Change]) -> list[Change]:
         if change.rule.id not in COPIED_EDITS:
             out.append(change)
             continue
-        edit = json.dumps([to_json(change.old), to_json(change.new)], sort_keys=True)
+        edit = json.dumps([json_value(change.old), json_value(change.new)], sort_keys=True)
         groups.setdefault((change.rule.id, edit), []).append(change)
     for found in groups.values():
         levels = tuple(s for s in STABILITIES if any(s in c.appears_in for c in found))

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 
 from ..schema.ir import NORMATIVE_WORDS, normative, sentences
 from .model import Change, Path
+from .payload import MovedSentence, Payload, Sentence, Sentences
 from .rules import RULES, RuleId
 
 _LINK = re.compile(r"\[`?([^\]`]+?)`?\](?:\([^)]*\))?")
@@ -130,6 +131,11 @@ def _related(a: Path, b: Path) -> bool:
     return a != b and bool(a) and bool(b) and a[0] == b[0]
 
 
+def _sentences(value: Payload | None) -> tuple[str, ...]:
+    """The sentences a ``normative-text-changed`` row drops or adds."""
+    return value.sentences if isinstance(value, Sentences) else ()
+
+
 def pair_moved(changes: Sequence[Change]) -> list[Change]:
     """``changes`` with each sentence that moved between two related locations as one row.
 
@@ -141,22 +147,22 @@ def pair_moved(changes: Sequence[Change]) -> list[Change]:
     rows = [c for c in changes if c.rule.id == RuleId.NORMATIVE_TEXT_CHANGED]
     if len(rows) < 2:
         return list(changes)
-    dropped = {i: list(c.old) for i, c in enumerate(rows)}
-    added = {i: list(c.new) for i, c in enumerate(rows)}
+    dropped = {i: list(_sentences(c.old)) for i, c in enumerate(rows)}
+    added = {i: list(_sentences(c.new)) for i, c in enumerate(rows)}
     by_type: dict[object, list[int]] = {}  # the rows that add a sentence, by the location's type
     for j, target in enumerate(rows):
-        if target.new and target.path:
+        if added[j] and target.path:
             by_type.setdefault(target.path[0], []).append(j)
     candidates: list[tuple[float, int, str, int, str]] = []
     for i, source in enumerate(rows):
-        if not source.old or not source.path:
+        if not dropped[i] or not source.path:
             continue
         for j in by_type.get(source.path[0], ()):
             target = rows[j]
             if not _related(source.path, target.path) or source.stability != target.stability:
                 continue
-            for old in source.old:
-                for new in target.new:
+            for old in _sentences(source.old):
+                for new in _sentences(target.new):
                     score = _similarity(old, new)
                     if score >= MOVED_SIMILARITY:
                         candidates.append((score, i, old, j, new))
@@ -168,7 +174,10 @@ def pair_moved(changes: Sequence[Change]) -> list[Change]:
             source, target = rows[i], rows[j]
             moved.append(
                 dataclasses.replace(
-                    target, rule=RULES[RuleId.NORMATIVE_TEXT_MOVED], old=(source.path, old), new=new
+                    target,
+                    rule=RULES[RuleId.NORMATIVE_TEXT_MOVED],
+                    old=MovedSentence(source.path, old),
+                    new=Sentence(new),
                 )
             )
     if not moved:
@@ -180,5 +189,6 @@ def pair_moved(changes: Sequence[Change]) -> list[Change]:
         if row is None:
             out.append(change)
         elif dropped[row] or added[row]:
-            out.append(dataclasses.replace(change, old=tuple(dropped[row]), new=tuple(added[row])))
+            edit = Sentences(tuple(dropped[row])), Sentences(tuple(added[row]))
+            out.append(dataclasses.replace(change, old=edit[0], new=edit[1]))
     return [*out, *moved]

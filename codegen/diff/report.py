@@ -39,7 +39,7 @@ from . import semver
 from .differ import diff_releases, display_path
 from .html import render_page
 from .locate import Locate, Repository, github_data, github_property, schema_anchors
-from .model import ABSENT, Change, DiffResult, Waiver, part_json
+from .model import Change, DiffResult, Waiver, part_json
 from .rules import BREAKS_TEXT, CATALOG, SEVERITIES, Rule, Severity, Traffic
 from .standing import standing
 from .summary import (
@@ -54,7 +54,6 @@ from .summary import (
     severity_counts,
     steps_by_level,
     unproven_rows,
-    value_json,
     whom,
 )
 
@@ -410,10 +409,10 @@ def change_json(change: Change, rules_url: str | None = None) -> dict[str, Any]:
         "detail": change.detail,
         "path": [part_json(p) for p in change.path],
     }
-    if change.old is not ABSENT:
-        data["old"] = value_json(change.old)
-    if change.new is not ABSENT:
-        data["new"] = value_json(change.new)
+    if change.old is not None:
+        data["old"] = change.old.json()
+    if change.new is not None:
+        data["new"] = change.new.json()
     if change.levels:
         data["levels"] = [
             {"stability": level.stability, "severity": level.severity, "breaks": list(level.roles)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, assert_never
 
-from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, TypeExpr, to_json
+from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_json
 from .path import (
     ABSENT,
     ArgumentPart,
@@ -31,31 +31,22 @@ from .path import (
     TypePart,
     ValuePart,
 )
+from .payload import (
+    Keywords,
+    MovedSentence,
+    Names,
+    Payload,
+    Sentence,
+    Sentences,
+    Tag,
+    TypeSet,
+    words,
+)
+from .payload import describe as describe  # the words of a type expression, where readers of a path find them
 from .proof import Relation, SetProof
 from .rules import RuleId
 
 INNER_WORDS = {"items": "items", "values": "values"}
-
-
-def describe(expr: TypeExpr) -> str:
-    """A type expression the way a reader of the report thinks of it."""
-    match expr:
-        case Ref(name=name):
-            return name
-        case Scalar(type=scalar):
-            return scalar
-        case ArrayOf(item=item):
-            return f"list[{describe(item)}]"
-        case MapOf(value=value):
-            return f"dict[str, {describe(value)}]"
-        case Const(value=value):
-            return repr(value)
-        case Nullable(inner=inner):
-            return f"{describe(inner)} | null"
-        case AnyOf(members=members):
-            return " | ".join(describe(m) for m in members)
-        case _:
-            assert_never(expr)
 
 
 def _member_key(part: MemberPart) -> str:
@@ -111,44 +102,19 @@ def path_words(path: tuple[Part, ...]) -> str:
     return "".join(out)
 
 
-def _show(value: Any) -> str:
-    """A value of the report: a type expression described, a JSON value as Python shows it."""
-    if value is ABSENT:
-        return "none"
-    if isinstance(value, (Ref, Scalar, ArrayOf, MapOf, Const, Nullable, AnyOf)):
-        return describe(value)
-    return repr(to_json(value))
+def detail(rule_id: RuleId, path: Path, old: Payload | None, new: Payload | None) -> str:
+    """The change itself, from its old and new values: ``minItems 1 -> 2``, ``type MessageId``.
 
-
-def _names(items: Any) -> str:
-    return ", ".join(describe(i) if not isinstance(i, str) else i for i in items)
-
-
-def _set_change(before: tuple[Any, ...], after: tuple[Any, ...]) -> str:
-    if not set(before) & set(after):  # nothing kept: the one type replaced by the other
-        return f"{' | '.join(sorted(map(describe, before)))} -> {' | '.join(sorted(map(describe, after)))}"
-    added = sorted(describe(e) for e in after if e not in before)
-    dropped = sorted(describe(e) for e in before if e not in after)
-    parts = []
-    if added:
-        parts.append("adds " + ", ".join(added))
-    if dropped:
-        parts.append("drops " + ", ".join(dropped))
-    return "; ".join(parts)
-
-
-def _union_words(tag: Any) -> str:
-    return f"a union on {tag}" if tag else "an untagged union"
-
-
-def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
-    """The change itself, from its old and new values: ``minItems 1 -> 2``, ``type MessageId``."""
+    Each side says itself (:mod:`.payload`); a rule whose change reads otherwise than ``old -> new``
+    asks its family for what it holds.
+    """
     prefix = "".join(f"{INNER_WORDS[p.where]}: " for p in path if isinstance(p, InnerPart))
     match rule_id:
         case RuleId.FIELD_ADDED_REQUIRED | RuleId.FIELD_ADDED_OPTIONAL:
-            return f"type {describe(new)}"
+            return f"type {words(new)}"
         case RuleId.TYPE_WIDENED | RuleId.TYPE_NARROWED:
-            return prefix + _set_change(old, new)
+            assert isinstance(old, TypeSet) and isinstance(new, TypeSet)
+            return prefix + old.change_to(new)
         case (
             RuleId.CONSTRAINT_TIGHTENED
             | RuleId.CONSTRAINT_LOOSENED
@@ -157,53 +123,48 @@ def detail(rule_id: RuleId, path: Path, old: Any, new: Any) -> str:
         ):
             keyword = next((p for p in path if isinstance(p, KeywordPart)), None)
             word = keyword.name if keyword is not None else "constraint"
-            return f"{prefix}{word} {_show(old)} -> {_show(new)}"
+            return f"{prefix}{word} {words(old)} -> {words(new)}"
         case RuleId.OBJECT_BECAME_UNION | RuleId.PYTHON_CLASS_BECAME_UNION:
-            return _union_words(new)
+            assert isinstance(new, Tag)
+            return new.union_words()
         case RuleId.METHOD_MOVED_SIDE:
-            return f"handled by the {old} -> by the {new}"
+            return f"handled by the {words(old)} -> by the {words(new)}"
         case RuleId.PYTHON_METHOD_REMOVED:
-            return f"handled by the {old} -> by the {new}" if new is not ABSENT else ""
+            return f"handled by the {words(old)} -> by the {words(new)}" if new is not None else ""
         case RuleId.LENIENT_ANNOTATION_ADDED:
-            return ", ".join(k for k in new if k not in old)
+            assert isinstance(old, Keywords) and isinstance(new, Keywords)
+            return new.beyond(old)
         case RuleId.LENIENT_ANNOTATION_REMOVED:
-            return ", ".join(k for k in old if k not in new)
+            assert isinstance(old, Keywords) and isinstance(new, Keywords)
+            return old.beyond(new)
         case RuleId.NORMATIVE_TEXT_CHANGED:
-            words = [f"drops {_quoted(old)}" if old else "", f"adds {_quoted(new)}" if new else ""]
-            return "; ".join(w for w in words if w)
+            assert isinstance(old, Sentences) and isinstance(new, Sentences)
+            said = [
+                f"drops {old.words()}" if old.sentences else "",
+                f"adds {new.words()}" if new.sentences else "",
+            ]
+            return "; ".join(w for w in said if w)
         case RuleId.NORMATIVE_TEXT_MOVED:
-            source, sentence = old
-            moved = f"moves “{sentence}” from {path_words(source)}"
-            return moved if sentence == new else f"{moved}, now “{new}”"
+            assert isinstance(old, MovedSentence) and isinstance(new, Sentence)
+            moved = f"moves {old.words()} from {path_words(old.source)}"
+            return moved if old.text == new.text else f"{moved}, now {new.words()}"
         case RuleId.UNION_TAG_RESERVED | RuleId.UNION_TAG_RELEASED:
             return ""
-        case RuleId.METHOD_KIND_CHANGED:
-            return f"{old} -> {new}"
-        case RuleId.DEFAULT_CHANGED:
-            return f"{_show(old)} -> {_show(new)}"
         case RuleId.PYTHON_CLASS_RENAMED:
-            return f"now {new}"
+            return f"now {words(new)}"
         case RuleId.SIDE_ADDED:
-            return "methods " + _names(new) if new else ""
+            return f"methods {new.words()}" if isinstance(new, Names) and new.names else ""
         case RuleId.SIDE_REMOVED:
-            return "methods " + _names(old) if old else ""
+            return f"methods {old.words()}" if isinstance(old, Names) and old.names else ""
         case RuleId.ENVELOPE_ADDED:
-            return "holds " + _names(new) if new else ""
+            return f"holds {new.words()}" if isinstance(new, Names) and new.names else ""
         case RuleId.ENVELOPE_REMOVED:
-            return "held " + _names(old) if old else ""
+            return f"held {old.words()}" if isinstance(old, Names) and old.names else ""
         case _:
-            # names (of types, tags, attributes, methods, arguments) and type expressions
-            if old is ABSENT and new is ABSENT:
+            # names (of types, tags, attributes, methods, arguments), kinds, defaults and type expressions
+            if old is None and new is None:
                 return ""
-            return f"{prefix}{_name(old)} -> {_name(new)}"
-
-
-def _quoted(sentences: Any) -> str:
-    return " ".join(f"“{s}”" for s in sentences)
-
-
-def _name(value: Any) -> str:
-    return value if isinstance(value, str) else _show(value)
+            return f"{prefix}{words(old)} -> {words(new)}"
 
 
 PREMISES = {

@@ -37,6 +37,7 @@ from ..diff import (
     TypePart,
     diff_releases,
 )
+from ..diff.payload import Name
 from ..diff.rules import rule
 from ..schema.ir import ApiSurface, JsonScalar, Ref, UnionType, refs_in
 from ..schema.releases import surfaces_of
@@ -550,9 +551,9 @@ def _unexpected(change: Change) -> ValueError:
 
 def _names(change: Change) -> tuple[str, str]:
     """``(old, new)``: the names a rename changes."""
-    if not isinstance(change.old, str) or not isinstance(change.new, str):
+    if not isinstance(change.old, Name) or not isinstance(change.new, Name):
         raise ValueError(f"{change.rule.id} at {change.path!r} has no old and new name")
-    return change.old, change.new
+    return change.old.name, change.new.name
 
 
 class _Reader:

@@ -11,10 +11,11 @@ from typing import get_args
 
 import pytest
 
-from codegen.diff import compare, methods
-from codegen.diff.compare import constraint_changes, describe
+from codegen.diff.compare import enums, fields, members, methods, named, python, unions
+from codegen.diff.compare.constraints import constraint_changes
 from codegen.diff.model import ABSENT
 from codegen.diff.rules import RuleId
+from codegen.diff.wording import describe
 from codegen.schema.ir import (
     AliasType,
     AnyOf,
@@ -252,17 +253,17 @@ def test_an_inherited_field_is_compared_when_the_base_changes() -> None:
 @pytest.mark.parametrize(
     "function",
     [
-        compare.compare_types,
-        compare.compare_type,
-        compare.compare_object,
-        compare.compare_field,
-        compare.compare_expr,
-        compare.compare_union,
-        compare.compare_enum,
-        compare.compare_members,
+        named.compare_types,
+        named.compare_type,
+        fields.compare_object,
+        fields.compare_field,
+        named.compare_expr,
+        unions.compare_union,
+        enums.compare_enum,
+        members.compare_members,
         methods.compare_methods,
         methods.compare_method,
-        methods.compare_signature,
+        python.compare_signature,
     ],
     ids=lambda f: f.__name__,
 )

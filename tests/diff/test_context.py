@@ -6,6 +6,7 @@ import dataclasses
 
 from codegen.diff.context import Context
 from codegen.diff.model import FieldPart, TypePart
+from codegen.diff.payload import TypeTerm
 from codegen.diff.rules import Flow, RuleId, Traffic
 from codegen.schema.ir import Method, Ref, Scalar
 from tests.support.diffkit import obj, tiny
@@ -31,8 +32,14 @@ def test_a_change_has_its_rule_s_impact_and_points_into_the_new_schema() -> None
     ctx = Context.between(surface, surface)
     path = (TypePart("Params"), FieldPart("x"))
     flow = Flow(frozenset({"agent"}), frozenset({"client"}))
-    found = ctx.change(RuleId.FIELD_ADDED_REQUIRED, path, Traffic(flow, flow), where, new=Scalar("string"))
-    assert (found.rule.id, found.path, found.new) == ("field-added-required", path, Scalar("string"))
+    found = ctx.change(
+        RuleId.FIELD_ADDED_REQUIRED, path, Traffic(flow, flow), where, new=TypeTerm(Scalar("string"))
+    )
+    assert (found.rule.id, found.path, found.new) == (
+        "field-added-required",
+        path,
+        TypeTerm(Scalar("string")),
+    )
     assert (found.subject, found.detail) == ("Params.x", "type string")
     assert (found.severity, found.roles, found.flow) == ("breaking", ("old agent",), Traffic(flow, flow))
     assert (found.stability, found.file, found.pointer) == (

@@ -23,7 +23,8 @@ import pytest
 from codegen.diagnostics import collecting
 from codegen.diff import diff_releases, diff_surfaces
 from codegen.diff.differ import display_path
-from codegen.diff.model import ABSENT, KeywordPart, MemberPart, SidePart, TypePart
+from codegen.diff.model import KeywordPart, MemberPart, SidePart, TypePart
+from codegen.diff.payload import Bound, Names
 from codegen.diff.rules import RULES
 from codegen.errors import CodegenError
 from codegen.schema.ir import ApiSurface, ArrayOf, Method, Scalar
@@ -1005,7 +1006,7 @@ def test_a_new_side_brings_its_methods() -> None:
         ("notification-added", "notification proxy/successor (handled by the proxy)"),
     }
     side = only(found, "side-added")
-    assert side.path == (SidePart("proxy"),) and side.new == ("proxy/initialize", "proxy/successor")
+    assert side.path == (SidePart("proxy"),) and side.new == Names(("proxy/initialize", "proxy/successor"))
 
 
 def test_an_untyped_member_opens_the_union_and_is_no_variant() -> None:
@@ -1021,7 +1022,7 @@ def test_a_union_member_s_constraint_is_one_change_at_that_member() -> None:
         MemberPart(None, member=ArrayOf(Scalar("string"))),
         KeywordPart("minItems"),
     )
-    assert (change.old, change.new) == (ABSENT, 1)
+    assert (change.old, change.new) == (None, Bound(1))
 
 
 def test_the_same_values_spelt_another_way_are_not_narrowed() -> None:

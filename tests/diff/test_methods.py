@@ -1,4 +1,4 @@
-"""Methods (``codegen.diff.methods``): subjects, the bindings' signatures, how methods change in Python."""
+"""Methods (``codegen.diff.compare.methods``): subjects, the bindings' signatures, their Python changes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from codegen.api.methods import method_spec
-from codegen.diff.methods import method_part, python_paths, signature
+from codegen.diff.compare.methods import method_part
+from codegen.diff.compare.python import python_paths, signature
 from codegen.diff.model import HandlerPart, MethodPart
 from codegen.diff.wording import path_words
 from codegen.schema.ir import ApiSurface, Method

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
-from typing import Any
 
 import pytest
 
 from codegen.diff import Change, DiffResult, SurfaceDiff, Waiver
-from codegen.diff.model import ABSENT, FieldPart, Path, TypePart
+from codegen.diff.model import FieldPart, Path, TypePart
+from codegen.diff.payload import Bound, Payload, TypeTerm
 from codegen.diff.rules import RuleId, Severity, rule
 from codegen.schema.ir import Ref, Scalar
 from tests.support.diffkit import MESSAGE_ID
@@ -19,7 +19,11 @@ A_B: Path = (TypePart("A"), FieldPart("b"))
 
 
 def change(
-    rule_id: RuleId, severity: Severity, path: Path = A_B, old: Any = ABSENT, new: Any = ABSENT
+    rule_id: RuleId,
+    severity: Severity,
+    path: Path = A_B,
+    old: Payload | None = None,
+    new: Payload | None = None,
 ) -> Change:
     return Change(rule(rule_id), "stable", path, severity, (), old=old, new=new)
 
@@ -32,7 +36,7 @@ MESSAGE_ID_PATH: Path = (TypePart("PromptResponse"), FieldPart("messageId"))
 
 
 def test_a_fingerprint_is_the_rule_and_the_path_hashed() -> None:
-    found = change(RuleId.FIELD_ADDED_REQUIRED, "breaking", MESSAGE_ID_PATH, new=Ref("MessageId"))
+    found = change(RuleId.FIELD_ADDED_REQUIRED, "breaking", MESSAGE_ID_PATH, new=TypeTerm(Ref("MessageId")))
     key = (
         '["acp-change/2","field-added-required",'
         '[{"kind":"type","name":"PromptResponse"},{"kind":"field","name":"messageId"}]]'
@@ -42,21 +46,23 @@ def test_a_fingerprint_is_the_rule_and_the_path_hashed() -> None:
 
 
 def test_a_fingerprint_ignores_the_values_severity_stability_and_words() -> None:
-    a = change(RuleId.TYPE_CHANGED, "breaking", A_B, Scalar("integer"), Scalar("string"))
-    b = Change(rule(RuleId.TYPE_CHANGED), "unstable", A_B, "info", ("old agent",), Scalar("number"))
+    a = change(RuleId.TYPE_CHANGED, "breaking", A_B, TypeTerm(Scalar("integer")), TypeTerm(Scalar("string")))
+    b = Change(rule(RuleId.TYPE_CHANGED), "unstable", A_B, "info", ("old agent",), TypeTerm(Scalar("number")))
     assert a.fingerprint == b.fingerprint and a.message != b.message
 
 
 def test_a_fingerprint_tells_two_keywords_of_one_field_apart() -> None:
     from codegen.diff.model import KeywordPart
 
-    low = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("minimum")), ABSENT, 0)
-    high = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("maximum")), ABSENT, 9)
+    low = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("minimum")), None, Bound(0))
+    high = change(RuleId.CONSTRAINT_TIGHTENED, "breaking", (*A_B, KeywordPart("maximum")), None, Bound(9))
     assert low.fingerprint != high.fingerprint and low.subject == high.subject == "A.b"
 
 
 def test_a_message_is_the_subject_and_its_detail_rendered_from_the_fields() -> None:
-    changed = change(RuleId.TYPE_CHANGED, "breaking", A_B, Scalar("integer"), Scalar("string"))
+    changed = change(
+        RuleId.TYPE_CHANGED, "breaking", A_B, TypeTerm(Scalar("integer")), TypeTerm(Scalar("string"))
+    )
     assert (changed.subject, changed.detail) == ("A.b", "integer -> string")
     assert changed.message == "A.b: integer -> string"
     assert change(RuleId.PYTHON_CLASS_ADDED, "info", (TypePart("X"),)).message == "X"

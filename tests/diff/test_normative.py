@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from codegen.diff import diff_surfaces
 from codegen.diff.normative import normative_edit, words
+from codegen.diff.payload import Sentences
 from tests.support.diffkit import Mini, mini, props
 
 # --- wordings of one requirement ----------------------------------------------------------------
@@ -150,7 +151,7 @@ def test_a_requirement_added_to_a_method_description_is_a_row_of_the_method() ->
         (
             "normative-text-changed",
             "request session/prompt (handled by the agent)",
-            ("Once inserted, the Agent MUST NOT answer with an error.",),
+            Sentences(("Once inserted, the Agent MUST NOT answer with an error.",)),
         )
     ]
     assert rows[0].pointer == "/$defs/PromptRequest"

@@ -1,4 +1,4 @@
-"""A generated name that code calls to build a value, and one it cannot call (``compare.python_kind``).
+"""A generated name that code calls to build a value, and one it cannot call (``compare.python.python_kind``).
 
 The smallest pair of issue 32's finding 2 (1.20.0 -> 1.21.0): a union of one member is that member's
 class in the bindings (``AuthMethod = AuthMethodAgent``), so ``AuthMethod(id=..., name=...)`` works; a
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from codegen.diff import diff_surfaces
-from codegen.diff.compare import one_class
+from codegen.diff.compare.python import one_class
 from codegen.schema.ir import ApiSurface
 from tests.support.diffkit import PYTHON
 from tests.support.schemas import obj, package, surface, tagged

@@ -6,7 +6,8 @@ import datetime
 
 import pytest
 
-from codegen.diff import ABSENT, Change, DiffResult, SurfaceDiff, TypePart, Waiver, semver
+from codegen.diff import Change, DiffResult, SurfaceDiff, TypePart, Waiver, semver
+from codegen.diff.payload import TypeTerm
 from codegen.diff.rules import CATALOG, RuleId, Severity
 from codegen.diff.rules import rule as rule_of
 from codegen.schema.ir import Scalar, Stability
@@ -20,7 +21,7 @@ def change(
     rule_id: RuleId, severity: Severity, name: str = "Thing", stability: Stability = "stable"
 ) -> Change:
     """A change of ``rule_id`` to type ``name`` (a new field's type is a string)."""
-    new = Scalar("string") if rule_id in FIELD_ADDED else ABSENT
+    new = TypeTerm(Scalar("string")) if rule_id in FIELD_ADDED else None
     return Change(rule_of(rule_id), stability, (TypePart(name),), severity, (), new=new)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from codegen.diff import DiffResult, SurfaceDiff, diff_surfaces
 from codegen.diff.model import Change
+from codegen.diff.payload import Sentences
 from codegen.schema.ir import ApiSurface, Method, Stability, normative
 from tests.support.diffkit import AGENT, BOTH, CLIENT, NOBODY, PYTHON, Mini, mini, only
 from tests.support.schemas import catch_all, tagged
@@ -490,7 +491,7 @@ def test_a_description_that_adds_a_requirement_is_its_own_change_with_the_senten
         "adds “Clients MUST send a live one.”",
         "info",
     )
-    assert change.new == ("Clients MUST send a live one.",)
+    assert change.new == Sentences(("Clients MUST send a live one.",))
     assert diff((), (plain,)) == ()
 
 

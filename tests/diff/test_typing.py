@@ -43,14 +43,10 @@ NamedType: TypeAlias = ObjectType | UnionType | EnumType | AliasType | RecordTyp
 
 DISPATCHES = {
     "renames.py": {"rename_refs": "TupleOf", "shape": "RecordType"},
-    "compare.py": {
-        "_members": "TupleOf",
-        "without_constraints": "TupleOf",
-        "accepts_any": "TupleOf",
-        "_constraint_pairs": "TupleOf",
-        "_compare_named": "RecordType",
-    },
-    "wording.py": {"describe": "TupleOf"},
+    "compare/base.py": {"without_constraints": "TupleOf", "accepts_any": "TupleOf"},
+    "compare/constraints.py": {"constraint_pairs": "TupleOf"},
+    "compare/named.py": {"_members": "TupleOf", "_compare_named": "RecordType"},
+    "payload.py": {"describe": "TupleOf"},
     "sets.py": {
         "_old_names": "TupleOf",
         "_includes": "TupleOf",
@@ -71,7 +67,7 @@ def misspelt(ctx: Context) -> None:
     ctx.change("type-chaged", (TypePart("X"),))
 """
 
-ERROR = re.compile(r"^codegen/diff/(?P<file>\w+\.py):(?P<line>\d+): error: (?P<message>.*)$")
+ERROR = re.compile(r"^codegen/diff/(?P<file>[\w/]+\.py):(?P<line>\d+): error: (?P<message>.*)$")
 
 
 @pytest.fixture(scope="module")
