@@ -172,6 +172,8 @@ PREMISES = {
     "catch-all": "the union's catch-all took it, and is where a later release's variants arrive",
     "other-member": "another member of the union takes it",
     "defaults-applied": "read as the new models read it, every omitted field's default filled",
+    "extra-kept": "old receivers keep the keys a member adds and read every member as sent; what they "
+    "miss is what the tag means",
     "lenient": "the old models read it as the field's default (or drop the item), the new ones refuse it",
 }
 """The words of each :attr:`~.proof.SetProof.premise` token."""

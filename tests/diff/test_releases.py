@@ -217,6 +217,9 @@ def test_alpha7_to_alpha8_idle_state_update_keeps_its_fields_and_becomes_a_union
     became = by_rule(found, "object-became-union")["IdleStateUpdate"]
     assert became.detail == "a union on stopReason"
     assert became.severity == "warning" and became.roles == ("old client",), "agents send it, clients read it"
+    # every member is an old IdleStateUpdate, whose model keeps extra keys: the inclusion is the proof
+    assert became.proof is not None and became.proof.relation == "narrower"
+    assert became.proof.premise == "extra-kept"
     # an open enum of strings became a string: the same values on the wire, a new annotation in Python
     assert "IdleStateUpdate.stopReason" not in by_rule(found, "type-changed")
     changed = by_rule(found, "python-annotation-changed")["IdleStateUpdate.stopReason"]

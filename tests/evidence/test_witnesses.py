@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from codegen.diff import Evidence, NoEvidence, diff_surfaces
+from codegen.diff.proof import Relation
+from codegen.diff.standing import Standing, standing
 from codegen.evidence.oracle import evidence_at_its_row, witnessable
 from codegen.evidence.search import wants_evidence
 from tests.evidence.test_evidence import evidence_of, pair, with_cost
@@ -158,5 +160,10 @@ def test_an_object_become_union_its_old_models_read_as_sent_is_not_searchable(
     if extra:
         assert not_shown(change, old_surface, new_surface) == READ_AS_SENT
         assert found.evidence([change])[0] == NoEvidence(0, READ_AS_SENT, searchable=False)
+        # the verdict rests on the inclusion instead: a set proof, not an unproven row
+        assert change.proof is not None and change.proof.relation is Relation.NARROWER
+        assert change.proof.premise == "extra-kept"
+        assert standing(dataclasses.replace(change, evidence=NoEvidence(0, READ_AS_SENT))) is Standing.SET_PROOF
         return
+    assert change.proof is None  # a closed old object refuses the tag: no inclusion to rest on
     assert not_shown(change, old_surface, new_surface) is None

@@ -178,5 +178,9 @@ PREMISE_DEFAULTS = "defaults-applied"
 """A premise: the values are compared as a receiver reads them, every omitted field's default filled."""
 
 
+PREMISE_EXTRA_KEPT = "extra-kept"
+"""A premise: the old models keep the keys an object does not name, so they read every member as sent."""
+
+
 PREMISE_LENIENT = "lenient"
 """A premise: the old models read a value the schema refuses as the field's default (or drop the item)."""

@@ -35,6 +35,7 @@ from .base import (
     NOTHING_SHARED,
     PREMISE_CATCH_ALL,
     PREMISE_DEFAULT,
+    PREMISE_EXTRA_KEPT,
     At,
     Shared,
     Side,
@@ -48,8 +49,19 @@ from .members import compare_members, default_member, tag_of, union_is_open
 
 
 def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -> Iterator[Change]:
-    """An object became a union: the fields it keeps in common, and every member as a new one."""
-    yield ctx.change(RuleId.OBJECT_BECAME_UNION, at.path, at.traffic, at.where, new=Tag(new.tag_wire_name))
+    """An object became a union: the fields it keeps in common, and every member as a new one.
+
+    The row rests on a set proof when every value of the union is one the old
+    object accepts and the old object keeps the keys it does not name: old
+    receivers then read every member as it was sent, refusing, dropping and
+    replacing nothing, and what they miss (what the tag means) no message shows.
+    """
+    found = ctx.change(RuleId.OBJECT_BECAME_UNION, at.path, at.traffic, at.where, new=Tag(new.tag_wire_name))
+    if all(o.extra == "allow" for o in ctx.old.lineage(old.name)):
+        proof = ctx.sets.relate(("old", Ref(old.name)), ("new", Ref(new.name)), Ref(old.name), Ref(new.name))
+        if proof.relation in (Relation.NARROWER, Relation.EQUAL):
+            found = dataclasses.replace(found, proof=dataclasses.replace(proof, premise=PREMISE_EXTRA_KEPT))
+    yield found
     before = {f.wire_name: f for f in ctx.old.all_fields(old.name)}
     for f in new.fields:
         if f.wire_name in before:
