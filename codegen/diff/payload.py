@@ -156,7 +156,7 @@ class Tag:
     name: str | None
 
     def words(self) -> str:
-        return self.name if self.name is not None else "None"
+        return self.name if self.name is not None else "untagged"
 
     def json(self) -> JsonData:
         return self.name

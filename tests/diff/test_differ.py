@@ -975,7 +975,7 @@ MINI_CASES = [
         CLIENT,
         old=update_untagged,
         new=update_tagged_with_default,
-        detail="None -> kind",
+        detail="untagged -> kind",
     ),
     MiniCase(
         "python-annotation-changed",

@@ -56,7 +56,7 @@ CASES: list[tuple[Payload, str, Any]] = [
         ["x-deserialize-default-on-null"],
     ),
     (Tag("type"), "type", "type"),
-    (Tag(None), "None", None),
+    (Tag(None), "untagged", None),
     (Exclusivity(True), "oneOf", "oneOf"),
     (Name("SessionId"), "SessionId", "SessionId"),
     (MethodKindValue("notification"), "notification", "notification"),
