@@ -88,7 +88,7 @@ from .instances import (
 )
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
-from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors
+from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors, read_leniently
 
 
 class Validator(Protocol):
@@ -838,7 +838,8 @@ class Pair:
                 matching = [r for r in found.refusals if r.at(p.anchor) is not None]
                 if matching:
                     witness, why = self.first_witness(change, p, matching)
-                    if witness is None:  # the search stopped at refusals of the type alone: search on
+                    if witness is None and not self.read_leniently_by_all(change, p):
+                        # the search stopped at refusals of the type alone: search on
                         whole = self.search(p.direction, p.root)
                         if isinstance(whole, Search):
                             tried += whole.generated
@@ -982,6 +983,9 @@ class Pair:
             named = source.surface.by_schema_name(top)
             if other is None or named is None or target.models.adapter(other) is None:
                 continue
+            if self.read_leniently(direction, carrier):
+                tried.append(f"{carrier.words}, whose models read it leniently")
+                continue
 
             def keeps(instance: Any, top: str = top, other: str = other, named: NamedType = named) -> bool:
                 refusal = self.refusal(direction, top, other, named, instance)
@@ -1020,6 +1024,24 @@ class Pair:
             f"a {root} alone is refused, but no whole message a refusing peer receives that carries it is "
             f"(tried: {where})"
         )
+
+    def read_leniently(self, direction: Direction, carrier: Carrier) -> bool:
+        """Whether the trying side's models read every place a ``carrier`` message holds the type it
+        carries leniently (:func:`~.walk.read_leniently`): none is refused there, none is generated."""
+        source, target = self.sides(direction)
+        top = source.surface.by_schema_name(carrier.schema_name)
+        other = self.planner.target_type(direction, carrier.schema_name)
+        if len(carrier.chain) < 2 or top is None or other is None:
+            return False
+        return read_leniently(source.surface, target.surface, top, other, carrier.chain[-1])
+
+    def read_leniently_by_all(self, change: Change, plan: Plan) -> bool:
+        """Whether every whole message :meth:`whole` tries reads the searched type leniently: then more
+        messages of the type give no witness either."""
+        assert plan.root is not None
+        peers = self.planner.refusers(change, plan.direction)
+        tried = self.planner.carriers(plan.direction, plan.root, peers)[:CARRIERS_TRIED]
+        return bool(tried) and all(self.read_leniently(plan.direction, c) for c in tried)
 
     def _carried(
         self, direction: Direction, carrier: Carrier, message: Any, keeps: Callable[[Any], bool]

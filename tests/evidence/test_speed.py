@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from codegen.evidence import instances as gen
-from tests.support.releases import release_files
+from codegen.evidence.walk import read_leniently
+from tests.support.releases import release_files, surface_of
 
 
 def keeping(found: list[Any]) -> Callable[[Any], bool]:
@@ -79,3 +80,44 @@ def test_a_kept_form_is_a_fresh_copy_each_time() -> None:
         second = canonical.canonicalish(schema)
     assert "edited" not in second["properties"]["a"]
     assert second == canonical.canonicalish(schema)
+
+
+@pytest.mark.parametrize(
+    ("top", "root", "lenient"),
+    [
+        # configOptions skips an invalid item: a SessionConfigSelectOptions refused inside is dropped
+        ("NewSessionResponse", "SessionConfigSelectOptions", True),
+        ("SetSessionConfigOptionResponse", "SessionConfigSelectOptions", True),
+        # UsageUpdate.cost reads a refused Cost as omitted (the shape of issue 32's finding 9)
+        ("UpdateSessionNotification", "Cost", True),
+        # the prompt's content blocks are read strictly
+        ("PromptRequest", "ContentBlock", False),
+        ("PromptRequest", "TextContent", False),
+    ],
+)
+def test_what_the_reading_side_reads_leniently_is_not_generated_for(
+    top: str, root: str, lenient: bool
+) -> None:
+    """A whole message is not generated when the refusing side's models read every place it can hold
+    the searched type leniently (:func:`~codegen.evidence.walk.read_leniently`): no message of it is
+    refused there.  Read strictly anywhere, it is generated as before."""
+    old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
+    mine, theirs = old.by_schema_name(top), new.by_schema_name(top)
+    assert (
+        mine is not None
+        and theirs is not None
+        and root in release_files("v2-sdk-2.2.0").schema(False).data["$defs"]
+    )
+    assert read_leniently(old, new, mine, theirs, root) is lenient
+
+
+def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
+    """Where the refusing side's type is not known to read the message the same way (here: a type of
+    another shape altogether), every place counts as read strictly: the whole message is generated."""
+    old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
+    mine, unrelated = old.by_schema_name("NewSessionResponse"), new.by_schema_name("PromptRequest")
+    assert mine is not None and unrelated is not None
+    assert not read_leniently(old, new, mine, unrelated, "SessionConfigSelectOptions")
+    assert read_leniently(
+        old, new, mine, new.by_schema_name("NewSessionResponse"), "SessionConfigSelectOptions"
+    )
