@@ -480,6 +480,16 @@ def generate(
     return count, done
 
 
+def prepare(cache: Path | None = None) -> None:
+    """Make this process ready to generate, once: what the first generation of a process builds
+    (hypothesis's modules imported, the constants of the modules loaded, which it reads from their
+    source and keeps under :func:`storage_home`) is built here, so that the workers forked after it
+    have it instead of each building it again.  Call it once the models are imported (they are
+    modules too).  It changes nothing generated: a generation reads the same constants either way.
+    """
+    generate({"type": "string"}, 1, lambda _instance: True, storage_home(cache))
+
+
 @functools.cache
 def _versions() -> str:
     """What the messages of a schema depend on besides it: the generator's versions, and this module's

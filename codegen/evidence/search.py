@@ -80,6 +80,7 @@ from .instances import (
     canonical,
     generation_schema,
     instances,
+    prepare,
     shrink,
     size,
     through,
@@ -1188,6 +1189,7 @@ def pairs_of(
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
     modules = load_all(sides, cache, tick)
+    prepare(cache)  # before the searches' workers fork: they inherit it
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 
