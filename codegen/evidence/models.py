@@ -16,6 +16,7 @@ live side by side in one process, each rendered and imported once.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -161,11 +162,13 @@ def _engine_ready(surface: ApiSurface) -> None:
     core.  Rendering the smallest class of ``surface`` here (a type that
     refers to no other; its text is thrown away) loads all of it once.
     """
+    from ..errors import CodegenError
     from ..schema.ir import references_of
 
     alone = sorted(name for name, named in surface.types.items() if not references_of(named))
     if alone:
-        _render(surface, frozenset(alone[:1]))
+        with contextlib.suppress(CodegenError):  # only a head start: the renders say what fails
+            _render(surface, frozenset(alone[:1]))
 
 
 def missing_models(sides: Sequence[Wanted], cache: Path) -> int:
