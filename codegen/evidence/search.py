@@ -1189,7 +1189,8 @@ def pairs_of(
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
     modules = load_all(sides, cache, tick)
-    prepare(cache)  # before the searches' workers fork: they inherit it
+    if rendering:  # a cold cache: the searches will generate; their workers inherit this
+        prepare(cache)
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 
