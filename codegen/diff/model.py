@@ -43,6 +43,7 @@ from .path import (
     part_json,
 )
 from .proof import Relation, SetProof
+from .reading import LenientRead
 from .rules import CATALOG, NO_TRAFFIC, SEVERITIES, Role, Rule, RuleId, Severity, Traffic
 from .wording import detail, path_words
 
@@ -111,6 +112,10 @@ class Evidence:
     """The whole message a peer receives that ``message`` is, in words (``params of notification
     session/update``), when ``schema_type`` is a method's params or result; empty for a message of
     ``schema_type`` alone, which is no witness (issue 32: a peer reads the message that carries it)."""
+    read: LenientRead | None = None
+    """Accepted by the models of ``refused_by`` too, which read it leniently and lose the value at
+    ``read.at`` (an item dropped, a value replaced by the field's default); ``error`` is why their
+    strict reading refuses that value (``None``: their models refuse the message)."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from ..schema.ir import AnyOf, ArrayOf, Const, MapOf, Nullable, Ref, Scalar, to_
 from . import semver
 from .model import ABSENT, Change, DiffResult, Evidence, NoEvidence
 from .proof import SetProof
+from .reading import LenientRead, Reading
 from .rules import SEVERITIES, Severity
 from .standing import Standing, standing, standings, without_proof
 from .wording import describe, proof_words
@@ -86,6 +87,7 @@ def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
             "error": found.error,
             "schema_refuses": found.schema_refuses,
             "by_dispatch": found.by_dispatch,
+            "read": read_json(found.read),
         }
     if isinstance(found, NoEvidence):
         return {
@@ -97,15 +99,43 @@ def evidence_json(found: Evidence | NoEvidence | None) -> dict[str, Any] | None:
     return None
 
 
+def read_json(read: LenientRead | None) -> dict[str, Any] | None:
+    """How the receiver's lenient models read a witness they accept (``None``: they refuse it)."""
+    if read is None:
+        return None
+    data: dict[str, Any] = {"how": str(read.how), "at": list(read.at)}
+    if read.read is not ABSENT:
+        data["read"] = read.read
+    return data
+
+
+def read_words(read: LenientRead) -> str:
+    """``drops availableCommands.0``, ``reads stopReason as null``: what a lenient receiver loses."""
+    if read.how is Reading.DROPPED:
+        return f"drops {read.where}"
+    shown = (
+        json.dumps(read.read, ensure_ascii=False, sort_keys=True) if read.read is not ABSENT else "omitted"
+    )
+    return f"reads {read.where} as {shown}"
+
+
 def evidence_line(change: Change) -> str:
     """One line saying what the search for a witness found (empty when none ran).
 
-    A witness names the whole message a peer receives (:attr:`Evidence.carrier`) and who refuses it.
+    A witness names the whole message a peer receives (:attr:`Evidence.carrier`) and who refuses it, or,
+    where that peer's models accept it and read it leniently (:attr:`Evidence.read`), what they lose.
     """
     found = change.evidence
     if isinstance(found, Evidence) and found.by_dispatch:  # a call of a method the receiver lost
         seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
         return f"witness: {_a(found.sent_by)} sends {found.carrier} {seen}; {found.error}"
+    if isinstance(found, Evidence) and found.read is not None:  # accepted, but read leniently
+        seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
+        sender = f" what {_a(found.sent_by)} sends" if found.sent_by else " the message"
+        return (
+            f"witness: {_a(found.refused_by)} accepts{sender} but {read_words(found.read)}: "
+            f"{found.carrier or found.schema_type} {seen} ({found.error})"
+        )
     if isinstance(found, Evidence):
         seen = json.dumps(found.message, ensure_ascii=False, sort_keys=True)
         refuses = f"{found.refused_by} refuses"

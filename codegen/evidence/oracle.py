@@ -53,6 +53,7 @@ from ..diff.report import release_pairs
 from ..errors import CodegenError
 from ..schema.ir import Stability
 from ..schema.load import SchemaSource, default_cache_dir, read_lock
+from .batches import batch_kind, batch_refused, removed_batch, sendable_batch
 from .instances import canonical, size
 from .search import (
     DEFAULT_EXAMPLES,
@@ -193,7 +194,9 @@ def evidence_at_its_row(pair: Pair, change: Change, evidence: Evidence) -> bool:
 def witness_holds(pair: Pair, change: Change, evidence: Evidence, direction: Direction) -> bool:
     """Whether ``evidence`` is a witness of ``change`` in ``direction``, checked again from scratch: a
     whole message (its carrier named), accepted by the sending side (its JSON Schema and its models,
-    :meth:`~.search.Pair.refusal` checks both) and refused by the other side's models at the anchor."""
+    :meth:`~.search.Pair.refusal` checks both) and refused by the other side's models at the anchor; or,
+    for a witness read leniently (:attr:`~codegen.diff.Evidence.read`), accepted by the other side's
+    models too, which lose the value it names there, at the anchor (:meth:`~.search.Pair.reading`)."""
     if evidence.by_dispatch:
         return dispatch_holds(pair, change, evidence)
     anchor = pair.planner.located(change, direction).anchor
@@ -205,6 +208,9 @@ def witness_holds(pair: Pair, change: Change, evidence: Evidence, direction: Dir
         return False
     if not source.valid(top, evidence.message) or source.models.refusal(top, evidence.message) is not None:
         return False
+    if evidence.read is not None:  # accepted by both: the receiver's models lose the value it names
+        shown = pair.reading(direction, top, target_name, named, evidence.message, anchor)
+        return shown is not None and shown[0] == evidence.read
     refusal = pair.refusal(direction, top, target_name, named, evidence.message)
     return refusal is not None and refusal.at(anchor) is not None
 
@@ -286,13 +292,28 @@ def dispatch_holds(pair: Pair, change: Change, evidence: Evidence) -> bool:
     the old models, its method one the old release's handler has and the new release's has not."""
     removed = pair.planner.removed_method(change)
     message = evidence.message
-    if removed is None or not isinstance(message, dict) or message.get("method") != removed.wire_name:
+    if removed is None:
+        return batch_holds(pair, change, evidence)
+    if not isinstance(message, dict) or message.get("method") != removed.wire_name:
         return False
     params, top = message.get("params"), evidence.schema_type
     if not pair.old.valid(top, params) or pair.old.models.refusal(top, params) is not None:
         return False
     kept = {(m.wire_name, m.kind, m.side) for m in pair.new.surface.methods}
     return (removed.wire_name, removed.kind, removed.side) not in kept
+
+
+def batch_holds(pair: Pair, change: Change, evidence: Evidence) -> bool:
+    """Whether a batch the rule predicted holds (:mod:`.batches`): an array valid under the old schema's
+    root whose every item one of the sender's old envelope models accepts, that the new schema's root
+    refuses, of a kind the new release lets that sender send no batch of."""
+    batch = removed_batch(change, pair.old.surface)
+    if batch is None or evidence.schema_type != batch.name:
+        return False
+    sendable = sendable_batch(pair.old.surface, batch, pair.old.valid_root, pair.old.models.refusal)
+    kind = batch_kind(pair.old.surface, batch)
+    message = evidence.message
+    return sendable(message) and batch_refused(pair.new.surface, batch, kind, pair.new.valid_root, message)
 
 
 WITNESS_TRIES = 3
@@ -304,7 +325,8 @@ def witnessable(
 ) -> list[tuple[Change, Evidence]]:
     """The unproven verdicts (no witness, no set proof) that a message of the oracle's own search of
     their type, refused at their location and wrapped in a whole message a refusing peer receives,
-    witnesses after all: each one a verdict the differ could have proven."""
+    witnesses after all, or that a message its receiver reads otherwise witnesses
+    (:meth:`~.search.Pair.read_leniently`): each one a verdict the differ could have proven."""
     out = []
     for index, evidence in found.items():
         change = wanted[index]
@@ -326,6 +348,10 @@ def witnessable(
             if shown is not None:
                 out.append((change, shown))
                 break
+        else:
+            read = pair.read_leniently(change, examples)
+            if read is not None:
+                out.append((change, read))
     return out
 
 

@@ -24,7 +24,14 @@ peer receives, the fields and union members on the way made present), and
 that whole message is checked again on both sides: valid under the sending
 release's schema, accepted by its models, refused by the other release's
 models at the change.  Only a whole message is a witness; a change whose
-refused messages no whole message carries has none, and says so.
+refused messages no whole message carries has none, and says so.  Where a
+lenient place on the way makes the other release's models accept the whole
+message, the way they read it is the witness when it loses the value at the
+change (:mod:`.lenient`, :meth:`Pair.whole_read`); a change those models
+refuse nothing of (a lenient field, an open object) is searched for such a
+reading alone (:meth:`Pair.read_leniently`).  A removed method or batch, which
+no model validates, gets the message its rule predicts (:meth:`Pair.predicted`,
+:mod:`.batches`).
 
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
@@ -35,6 +42,7 @@ tried too (:meth:`Pair.probes`).  The search is deterministic.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import itertools
@@ -57,7 +65,9 @@ from ..diff import (
     SurfaceDiff,
     TypePart,
 )
+from ..diff.reading import LenientRead
 from ..diff.renames import detect_renames
+from ..diff.sets import Sets
 from ..schema.builder.node import Pointer
 from ..schema.ir import (
     ApiSurface,
@@ -76,6 +86,7 @@ from ..schema.ir import (
 from ..schema.ir import Field as IrField
 from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
+from .batches import BATCH_KEY, batch_kind, batch_member, batch_refused, removed_batch, sendable_batch
 from .instances import (
     canonical,
     generation_schema,
@@ -87,9 +98,19 @@ from .instances import (
     with_field,
     with_tag,
 )
+from .lenient import lost_at
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
-from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors, read_leniently
+from .walk import (
+    ERRORS_OF_KEYWORDS,
+    Anchor,
+    Located,
+    Place,
+    anchor_of,
+    at,
+    carried_leniently,
+    located_errors,
+)
 
 
 class Validator(Protocol):
@@ -185,6 +206,14 @@ class Side:
             self._validators[schema_name] = root.evolve(schema=self.defs[schema_name])
         return bool(self._validators[schema_name].is_valid(instance))
 
+    def valid_root(self, instance: Any) -> bool:
+        """Whether the side's JSON Schema accepts ``instance`` as a root message (any kind it allows)."""
+        if "" not in self._validators:
+            import jsonschema
+
+            self._validators[""] = jsonschema.Draft202012Validator(self.schema)
+        return bool(self._validators[""].is_valid(instance))
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -253,6 +282,35 @@ DEFAULT_ONLY = (
 """Why a changed default is not searchable."""
 
 
+READ_AS_SENT = (
+    "every value of the new union is one of the old object (set inclusion), whose models keep extra "
+    "keys: an old receiver accepts every member and reads it as it was sent, the member's own fields as "
+    "extra keys, nothing refused, dropped or replaced; what it misses is what the tag means, which no "
+    "message shows"
+)
+"""Why an object that became a union is not searchable, when :func:`read_as_sent` says so."""
+
+
+def read_as_sent(change: Change, old: ApiSurface, new: ApiSurface) -> bool:
+    """Whether an ``object-became-union`` change leaves every new member read as sent by the old models:
+    every value of the new union is a value of the old object (:class:`~codegen.diff.sets.Sets`), so
+    no lenient field of it reads one otherwise, and the old object (and every type it extends) keeps
+    the keys it does not name."""
+    match change.path:
+        case (TypePart(name=name),) if change.rule.id is RuleId.OBJECT_BECAME_UNION:
+            pass
+        case _:
+            return False
+    renamed_from = {n: o for o, n in detect_renames(old, new).items()}
+    was = old.types.get(renamed_from.get(name, name))
+    if not isinstance(was, ObjectType) or not isinstance(new.types.get(name), UnionType):
+        return False
+    if any(o.extra != "allow" for o in old.lineage(was.name)):
+        return False
+    sets = Sets(old, new, renamed_from)
+    return sets.includes(sets.old_term(Ref(name)), ("new", Ref(name)))
+
+
 def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """Why no message a search generates can show ``change`` (``None``: one may), from its typed fields.
 
@@ -271,6 +329,8 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """
     if change.rule.id is RuleId.DEFAULT_CHANGED:
         return DEFAULT_ONLY
+    if read_as_sent(change, old, new):
+        return READ_AS_SENT
     if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
         return None
     match change.path:
@@ -584,6 +644,19 @@ class Planner:
         """Where to look for a change: one plan per direction its rule breaks."""
         return [self.plan(change, direction) for direction in SEARCHED_BREAKS[change.rule.breaks]]
 
+    def read_plans(self, change: Change) -> list[Plan]:
+        """Where to look for a change the trying side's models refuse no message of
+        (:meth:`refuses_nothing`: a lenient field, an open object), for a message they read otherwise
+        (:meth:`Pair.read_leniently`): one plan per such direction its rule breaks."""
+        if not_shown(change, self.old, self.new) is not None:
+            return []
+        found = []
+        for direction in SEARCHED_BREAKS[change.rule.breaks]:
+            plan = self.located(change, direction)
+            if plan.anchor is not None and self.refuses_nothing(direction, plan.anchor) is not None:
+                found.append(plan)
+        return found
+
     @staticmethod
     def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
         """The searches the plans need: one per direction and ``$defs`` type, with every anchor in it."""
@@ -601,9 +674,10 @@ class Planner:
         listed = list(changes)
         roots: set[tuple[Direction, str]] = set(self.groups(self.plans(change) for change in listed))
         for change in listed:  # the whole messages that carry what they search
-            for plan in self.plans(change):
+            for plan in [*self.plans(change), *self.read_plans(change)]:
                 if plan.root is None or plan.anchor is None:
                     continue
+                roots.add((plan.direction, plan.root))
                 peers = self.refusers(change, plan.direction)
                 carriers = self.carriers(plan.direction, plan.root, peers)[:CARRIERS_RENDERED]
                 roots.update((plan.direction, carrier.schema_name) for carrier in carriers)
@@ -611,6 +685,9 @@ class Planner:
             removed = self.removed_method(change)
             if removed is not None and removed.params in self.old.types:
                 wanted["old"].add(removed.params)
+            batch = removed_batch(change, self.old)
+            if batch is not None:  # the envelopes the items of an old sender's batch are
+                wanted["old"].update(n for n, side in self.old.envelopes.items() if side == batch.sender)
         for direction, root in sorted(roots):
             source, _ = self.surfaces(direction)
             named, other = source.by_schema_name(root), self.target_type(direction, root)
@@ -839,8 +916,7 @@ class Pair:
                 matching = [r for r in found.refusals if r.at(p.anchor) is not None]
                 if matching:
                     witness, why = self.first_witness(change, p, matching)
-                    if witness is None and not self.read_leniently_by_all(change, p):
-                        # the search stopped at refusals of the type alone: search on
+                    if witness is None:  # the search stopped at refusals of the type alone: search on
                         whole = self.search(p.direction, p.root)
                         if isinstance(whole, Search):
                             tried += whole.generated
@@ -851,7 +927,7 @@ class Pair:
                         break
                     reasons.append(why)
             else:
-                predicted = self.predicted(change)
+                predicted = self.predicted(change) or self.read_leniently(change)
                 if predicted is not None:
                     out[index] = predicted
                 elif not any(p.root is not None and p.anchor is not None for p in plan):
@@ -869,7 +945,7 @@ class Pair:
         handler's dispatcher refuses (``-32601``) or ignores (``None``: no such rule, or no message)."""
         removed = self.planner.removed_method(change)
         if removed is None:
-            return None
+            return self.predicted_batch(change)
         params = self.old.surface.types.get(removed.params)
         top = def_of(params) if params is not None else None
         if top is None or self.old.models.adapter(top) is None:
@@ -915,6 +991,81 @@ class Pair:
             by_dispatch=True,
             carrier=f"{removed.kind} {removed.wire_name} (handled by the {removed.side})",
         )
+
+    def predicted_batch(self, change: Change) -> Evidence | None:
+        """For a batch the new release no longer has (:mod:`.batches`): an old sender's batch, valid
+        under the old schema's root, each item accepted by one of the sender's old envelope models,
+        which the new schema's root refuses and the new receiver's dispatcher answers with ``-32600``
+        (``None``: no such rule, or no batch generated)."""
+        batch = removed_batch(change, self.old.surface)
+        member = batch_member(self.old.schema, batch) if batch is not None else None
+        if batch is None or member is None:
+            return None
+        kind = batch_kind(self.old.surface, batch)
+        sendable = sendable_batch(self.old.surface, batch, self.old.valid_root, self.old.models.refusal)
+
+        def keeps(instance: Any) -> bool:
+            return sendable(instance) and batch_refused(
+                self.new.surface, batch, kind, self.new.valid_root, instance
+            )
+
+        found: list[Any] = []
+
+        def accept(instance: Any) -> bool:
+            if keeps(instance):
+                found.append(instance)
+            return bool(found)
+
+        try:
+            schema = generation_schema({**self.old.defs, BATCH_KEY: member}, BATCH_KEY)
+            instances(schema, DEFAULT_EXAMPLES, accept, self.cache)
+        except (ValueError, KeyError):
+            return None
+        if not found:
+            return None
+        receivers = sorted(change.flow.old.receivers) or sorted(
+            p for p in self.new.surface.envelopes.values() if p != batch.sender
+        )
+        return Evidence(
+            message=shrink(found[0], keeps),
+            schema_type=batch.name,
+            sent_by=_peers(self.old.release, [batch.sender]),
+            refused_by=_peers(self.new.release, receivers),
+            error=(
+                f"-32600 Invalid Request: the {self.new.release} schema has no {batch.name}, and its "
+                f"runtime takes no {kind} batch from the {batch.sender}"
+            ),
+            schema_refuses=True,
+            by_dispatch=True,
+            carrier=f"batch {batch.name}",
+        )
+
+    def _read_otherwise(
+        self, direction: Direction, root: str, anchor: Anchor, examples: int | None
+    ) -> Any | None:
+        """The smallest generated message of ``$defs[root]`` the trying side's models read otherwise at
+        ``anchor`` (:meth:`reading`), ``None``: none of ``examples`` (the pair's by default)."""
+        source, target = self.sides(direction)
+        named, other = source.surface.by_schema_name(root), self.target_def(direction, root)
+        if named is None or other is None or target.models.adapter(other) is None:
+            return None
+
+        def keeps(instance: Any) -> bool:
+            return self.reading(direction, root, other, named, instance, anchor) is not None
+
+        found: list[Any] = []
+
+        def accept(instance: Any) -> bool:
+            if keeps(instance):
+                found.append(instance)
+            return bool(found)
+
+        try:
+            schema = generation_schema(source.defs, root, self.probes(direction, root))
+            instances(schema, self.examples if examples is None else examples, accept, self.cache)
+        except (ValueError, KeyError):
+            return None
+        return shrink(found[0], keeps) if found else None
 
     def first_hit(self, change: Change) -> int | None:
         """The first of the distinct messages of a search already run that showed the change (1 for
@@ -984,7 +1135,7 @@ class Pair:
             named = source.surface.by_schema_name(top)
             if other is None or named is None or target.models.adapter(other) is None:
                 continue
-            if self.read_leniently(direction, carrier):
+            if self.carries_leniently(direction, carrier):
                 tried.append(f"{carrier.words}, whose models read it leniently")
                 continue
 
@@ -1002,47 +1153,125 @@ class Pair:
             error = refusal.at(anchor)
             assert error is not None
             # a new sender's message refused by an old receiver, or the reverse
-            traffic = change.flow
-            source_flow, target_flow = (
-                (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
-            )
-            refusing = carrier.receivers(target_flow.receivers) or frozenset(target_flow.receivers)
-            sending = frozenset(source_flow.senders) - refusing or frozenset(source_flow.senders)
-            return (
-                Evidence(
-                    message=found,
-                    schema_type=top,
-                    sent_by=_peers(source.release, sending),
-                    refused_by=_peers(target.release, refusing),
-                    error=error.line(),
-                    schema_refuses=not target.valid(other, found),
-                    carrier=carrier.words,
-                ),
-                "",
-            )
+            return self._evidence(change, direction, carrier, found, error.line(), other), ""
+        lenient = self.whole_read(change, plan, message, carriers[:CARRIERS_TRIED])
+        if lenient is not None:
+            return lenient, ""
         where = "; ".join(tried) or "none has a model on both sides"
         return None, (
             f"a {root} alone is refused, but no whole message a refusing peer receives that carries it is "
             f"(tried: {where})"
         )
 
-    def read_leniently(self, direction: Direction, carrier: Carrier) -> bool:
+    def carries_leniently(self, direction: Direction, carrier: Carrier) -> bool:
         """Whether the trying side's models read every place a ``carrier`` message holds the type it
-        carries leniently (:func:`~.walk.read_leniently`): none is refused there, none is generated."""
+        carries leniently (:func:`~.walk.carried_leniently`): none is refused there, so no message of
+        it is generated for a refusal (:meth:`whole_read` may still show how they read one)."""
         source, target = self.sides(direction)
         top = source.surface.by_schema_name(carrier.schema_name)
         other = self.planner.target_type(direction, carrier.schema_name)
         if len(carrier.chain) < 2 or top is None or other is None:
             return False
-        return read_leniently(source.surface, target.surface, top, other, carrier.chain[-1])
+        return carried_leniently(source.surface, target.surface, top, other, carrier.chain[-1])
 
-    def read_leniently_by_all(self, change: Change, plan: Plan) -> bool:
-        """Whether every whole message :meth:`whole` tries reads the searched type leniently: then more
-        messages of the type give no witness either."""
-        assert plan.root is not None
-        peers = self.planner.refusers(change, plan.direction)
-        tried = self.planner.carriers(plan.direction, plan.root, peers)[:CARRIERS_TRIED]
-        return bool(tried) and all(self.read_leniently(plan.direction, c) for c in tried)
+    def reading(
+        self, direction: Direction, top: str, other: str, named: NamedType, instance: Any, anchor: Anchor
+    ) -> tuple[LenientRead, str] | None:
+        """Where the trying side's models, accepting ``instance`` (a ``$defs[top]`` valid on the
+        generating side and accepted by its models), read it otherwise than it was sent at ``anchor``
+        (:func:`~.lenient.lost_at`), and why their strict reading refuses what they lose there."""
+        source, target = self.sides(direction)
+        if not source.valid(top, instance) or source.models.refusal(top, instance) is not None:
+            return None
+        adapter = target.models.adapter(other)
+        if adapter is None:
+            return None
+        try:
+            read = adapter.dump_python(
+                adapter.validate_python(copy.deepcopy(instance)), mode="json", by_alias=True
+            )
+        except Exception:  # refused, or not dumped back: no lenient reading to show
+            return None
+
+        def refused(inner: NamedType, value: Any) -> tuple[Located, ...]:
+            there = self.target_def(direction, inner.schema_name) if inner.schema_name else None
+            error = target.models.refusal(there, value) if there is not None else None
+            return () if error is None else located_errors(source.surface, inner, value, error)
+
+        return lost_at(source.surface, named, instance, read, anchor, refused)
+
+    def whole_read(
+        self, change: Change, plan: Plan, message: Any, carriers: list[Carrier]
+    ) -> Evidence | None:
+        """``message`` inside a whole message of one of ``carriers`` that the trying side's models accept
+        but read leniently, losing it at the change (:meth:`reading`); ``None``: none does."""
+        direction, anchor = plan.direction, plan.anchor
+        assert anchor is not None
+        source, target = self.sides(direction)
+        for carrier in carriers:
+            top, other = carrier.schema_name, self.target_def(direction, carrier.schema_name)
+            named = source.surface.by_schema_name(top)
+            if other is None or named is None or target.models.adapter(other) is None:
+                continue
+
+            def keeps(instance: Any, top: str = top, other: str = other, named: NamedType = named) -> bool:
+                return self.reading(direction, top, other, named, instance, anchor) is not None
+
+            found = self._carried(direction, carrier, message, keeps)
+            if found is None:
+                continue
+            found = shrink(found, keeps)
+            shown = self.reading(direction, top, other, named, found, anchor)
+            assert shown is not None
+            return self._evidence(change, direction, carrier, found, shown[1], other, shown[0])
+        return None
+
+    def _evidence(
+        self,
+        change: Change,
+        direction: Direction,
+        carrier: Carrier,
+        message: Any,
+        error: str,
+        other: str,
+        read: LenientRead | None = None,
+    ) -> Evidence:
+        """The witness ``message`` of ``carrier`` gives: who sends it, who refuses (or misreads) it."""
+        source, target = self.sides(direction)
+        traffic = change.flow
+        source_flow, target_flow = (
+            (traffic.new, traffic.old) if direction == "receivers" else (traffic.old, traffic.new)
+        )
+        refusing = carrier.receivers(target_flow.receivers) or frozenset(target_flow.receivers)
+        sending = frozenset(source_flow.senders) - refusing or frozenset(source_flow.senders)
+        return Evidence(
+            message=message,
+            schema_type=carrier.schema_name,
+            sent_by=_peers(source.release, sending),
+            refused_by=_peers(target.release, refusing),
+            error=error,
+            schema_refuses=not target.valid(other, message),
+            carrier=carrier.words,
+            read=read,
+        )
+
+    def read_leniently(self, change: Change, examples: int | None = None) -> Evidence | None:
+        """A witness, for a change the trying side's models refuse no message of (a lenient field, an
+        open object: :meth:`Planner.refuses_nothing`), of how they read one: a message of the change's
+        type they accept but read otherwise at the change (:meth:`reading`), in a whole message that
+        carries it (``None``: none of the messages generated)."""
+        for plan in self.planner.read_plans(change):
+            direction, root, anchor = plan.direction, plan.root, plan.anchor
+            if root is None or anchor is None:
+                continue
+            message = self._read_otherwise(direction, root, anchor, examples)
+            if message is None:
+                continue
+            carriers = self.planner.carriers(direction, root, self.planner.refusers(change, direction))
+            shown = self.whole_read(change, plan, message, carriers[:CARRIERS_TRIED])
+            if shown is not None:
+                return shown
+        return None
 
     def _carried(
         self, direction: Direction, carrier: Carrier, message: Any, keeps: Callable[[Any], bool]

@@ -454,7 +454,7 @@ def located_errors(surface: ApiSurface, root: NamedType, instance: Any, error: A
 # --- where the reading side's models swallow what a whole message carries --------------------------
 
 
-def read_leniently(
+def carried_leniently(
     source: ApiSurface, target: ApiSurface, top: NamedType, other: NamedType, root: str
 ) -> bool:
     """Whether every place a ``top`` message (of ``source``) can hold a value of ``$defs[root]`` is one

@@ -11,6 +11,7 @@ import pytest
 
 from codegen.diff import Change, DiffResult, Evidence, NoEvidence
 from codegen.diff.proof import Relation, SetProof
+from codegen.diff.reading import LenientRead, Reading
 from codegen.diff.report import (
     render_github,
     render_html,
@@ -85,6 +86,44 @@ def test_a_row_with_a_witness_shows_the_whole_message_and_its_carrier(fmt: str) 
     assert "result of request session/prompt" in out
     assert '"messageId": 7' in out or '\\"messageId\\": 7' in out
     assert "unproven verdict" not in out
+
+
+READ = dataclasses.replace(
+    WITNESS,
+    message={"commands": [{"name": "plan"}]},
+    error="commands.0.kind: Field required",
+    read=LenientRead(Reading.DROPPED, ("commands", 0)),
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_witness_read_leniently_says_what_the_receiver_loses(fmt: str) -> None:
+    """Accepted by both sides, the item dropped by the receiver's lenient list: a witness, which every
+    format shows as what the receiver accepts and loses, never as a refusal."""
+    result = _with(READ)
+    assert standing(_row(result)) is Standing.WITNESS
+    out = FORMATS[fmt](result).replace("&#34;", '"').replace("%2C", ",")
+    if fmt in ("json", "sarif"):
+        shown = json.loads(out)
+        found = [e for e in _evidence_in(shown) if e.get("read") == {"how": "dropped", "at": ["commands", 0]}]
+        assert found and found[0]["error"] == "commands.0.kind: Field required"
+    else:
+        assert f"a {A3} client accepts what a {A5} agent sends but drops commands.0" in out
+    assert "refuses what" not in out
+
+
+def _evidence_in(data: object) -> list[dict[str, object]]:
+    """Every ``evidence`` object anywhere in a JSON report."""
+    found: list[dict[str, object]] = []
+    if isinstance(data, dict):
+        if isinstance(data.get("evidence"), dict):
+            found.append(data["evidence"])
+        for value in data.values():
+            found += _evidence_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            found += _evidence_in(value)
+    return found
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -8,6 +8,7 @@ required.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import sys
@@ -27,6 +28,7 @@ from codegen.diff import (
     ValuePart,
     diff_surfaces,
 )
+from codegen.diff.reading import LenientRead, Reading
 from codegen.evidence import instances as gen
 from codegen.evidence.models import Models, import_models
 from codegen.evidence.search import (
@@ -185,7 +187,8 @@ def side(release: Mini, label: str, folder: Path) -> Side:
     surface = release.surface()
     data = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": release.defs}
     key = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
-    return Side(label, surface, data, Models(surface, import_models(surface, folder, key)))
+    schema = {**data, "anyOf": release.roots}  # the root message kinds, which a batch is one of
+    return Side(label, surface, schema, Models(surface, import_models(surface, folder, key)))
 
 
 def pair(old: Mini, new: Mini, folder: Path, examples: int = 60) -> tuple[Pair, ApiSurface, ApiSurface]:
@@ -260,31 +263,43 @@ def with_cost(release: Mini, pattern: bool, lenient: bool) -> Mini:
 @pytest.mark.parametrize("lenient", [True, False], ids=["lenient", "strict"])
 def test_a_witness_is_judged_inside_the_whole_message_a_peer_receives(tmp_path: Path, lenient: bool) -> None:
     """A currency the old pattern refuses: a ``Cost`` alone is refused by old agents, but inside the
-    request they receive, where ``cost`` is read leniently, it is read as omitted and the request is
-    accepted: no witness (finding 9). Where ``cost`` is not lenient, the request is the witness."""
+    request they receive, where ``cost`` is read leniently, the request is accepted and its ``cost`` read
+    as ``null`` (finding 9: judged as the peer reads it): the witness says so, not that the agent
+    refuses it. Where ``cost`` is not lenient, the request is refused: the witness of a refusal."""
     old, new = with_cost(mini(), True, lenient), with_cost(mini(), False, lenient)
     found, old_surface, new_surface = pair(old, new, tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "constraint-loosened")
-    if lenient:
-        assert isinstance(shown, NoEvidence) and shown.searchable
-        assert "a Cost alone is refused, but no whole message" in shown.reason
-        assert "params of request session/prompt (handled by the agent)" in shown.reason
-        return
     assert isinstance(shown, Evidence) and shown.schema_type == "PromptRequest"
+    assert shown.carrier == "params of request session/prompt (handled by the agent)"
+    assert found.new.valid("PromptRequest", shown.message)
+    if lenient:
+        assert shown.read == LenientRead(Reading.REPLACED, ("cost",), None)
+        assert found.old.models.refusal("PromptRequest", shown.message) is None  # accepted, read otherwise
+        assert shown.error.startswith("cost.currency: ")
+        return
+    assert shown.read is None
     assert shown.message["cost"]["currency"] != "" or shown.message["cost"] == {"currency": ""}
     assert found.old.models.refusal("PromptRequest", shown.message) is not None
-    assert found.new.valid("PromptRequest", shown.message)
 
 
-def test_a_verdict_the_models_do_not_show_has_no_evidence_and_stands(tmp_path: Path) -> None:
-    """A removed batch is in no type the models validate: searched for, none found, still breaking."""
+def test_a_removed_batch_is_witnessed_by_the_batch_the_rule_predicts(tmp_path: Path) -> None:
+    """A removed batch is in no type the models validate: the rule's own message is built, an old
+    agent's batch of one envelope its old models accept, which the new schema's root refuses and the
+    new runtime, that takes no batch from the agent, answers with -32600."""
+    from codegen.evidence.oracle import batch_holds
+
     old = mini()
     old.roots.append(batch("Agent"))
     found, old_surface, new_surface = pair(old, mini(), tmp_path)
     [change] = [c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "envelope-removed"]
     shown = found.evidence([change])[0]
-    assert shown == NoEvidence(0, "no type of the generated models carries it", searchable=False)
-    assert change.severity == "breaking"
+    assert isinstance(shown, Evidence) and shown.by_dispatch and change.severity == "breaking"
+    assert isinstance(shown.message, list) and len(shown.message) == 1
+    assert found.old.valid_root(shown.message) and not found.new.valid_root(shown.message)
+    assert shown.error.startswith("-32600 Invalid Request") and shown.carrier == "batch AgentBatchCall"
+    assert batch_holds(found, change, shown)
+    assert not batch_holds(found, change, dataclasses.replace(shown, message=[]))
+    assert not batch_holds(found, change, dataclasses.replace(shown, message=shown.message[0]))
 
 
 def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
@@ -339,31 +354,53 @@ def test_a_constraint_on_a_field_the_receiver_reads_leniently_is_not_searched(
         assert isinstance(shown, Evidence) and shown.message["tags"] == []
 
 
-@pytest.mark.parametrize("lenient", [True, False])
-def test_an_object_that_became_a_union_is_not_searched_where_the_old_type_takes_any_object(
-    tmp_path: Path, lenient: bool
+@pytest.mark.parametrize("lenient", [True, False], ids=["lenient", "strict"])
+@pytest.mark.parametrize("retyped", [False, True], ids=["members-read-as-sent", "stopReason-retyped"])
+def test_an_object_that_became_a_union_is_shown_only_where_old_models_read_a_member_otherwise(
+    tmp_path: Path, lenient: bool, retyped: bool
 ) -> None:
-    """``PromptResponse`` becomes a union of objects tagged by ``kind``.  An old client whose model reads
-    every object (its one field optional and lenient, extra keys kept) refuses no new message; one whose
-    ``stopReason`` must be a string may: that one is searched."""
+    """``PromptResponse`` becomes a union of objects tagged by ``kind``.  Where every member is a value
+    of the old object (a sender sends no property its schema does not list), old clients read each
+    member as sent: nothing can show it, and the row says why.  Where a member sends ``stopReason`` as
+    an integer, an old client whose model reads it leniently reads it as null (a witness read
+    leniently: its old model refuses nothing, :data:`OPEN_THERE`), and one whose model does not
+    refuses the response (a witness of a refusal)."""
+    from codegen.diff.reading import Reading
+    from codegen.evidence.search import READ_AS_SENT
+
     old, new = mini(), mini()
     if lenient:
         old.defs["PromptResponse"]["properties"]["stopReason"]["x-deserialize-default-on-error"] = True
     response = new.defs["PromptResponse"]
+    stop = {"stopReason": {"type": "integer"}} if retyped else {}
     new.defs["PromptResponse"] = {
         "anyOf": [
-            {"type": "object", "properties": {"kind": {"type": "string", "const": k}}, "required": ["kind"]}
+            {
+                "type": "object",
+                "properties": {"kind": {"type": "string", "const": k}, **stop},
+                "required": ["kind", *stop],
+            }
             for k in ("done", "failed")
         ],
         **{k: v for k, v in response.items() if k.startswith("x-")},
     }
     found, old_surface, new_surface = pair(old, new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "object-became-union")
-    if lenient:
-        assert shown == NoEvidence(0, OPEN_THERE, searchable=False)
+    if not retyped:
+        assert shown == NoEvidence(0, READ_AS_SENT, searchable=False)
         assert found._searches == {}
+        return
+    assert isinstance(shown, Evidence) and isinstance(shown.message.get("stopReason"), int)
+    if lenient:
+        [change] = [
+            c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "object-became-union"
+        ]
+        anchor = found.planner.located(change, "receivers").anchor
+        assert anchor is not None and found.planner.refuses_nothing("receivers", anchor) == OPEN_THERE
+        assert shown.read is not None and shown.read.how is Reading.REPLACED
+        assert shown.read.at == ("stopReason",) and shown.read.read is None
     else:
-        assert isinstance(shown, NoEvidence) and shown.searchable and shown.examples > 0
+        assert shown.read is None and found.old.models.refusal("PromptResponse", shown.message) is not None
 
 
 def test_a_removed_lenient_annotation_over_a_narrowed_type_is_searched_and_shown(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from codegen.evidence import instances as gen
-from codegen.evidence.walk import read_leniently
+from codegen.evidence.walk import carried_leniently
 from tests.support.releases import release_files, surface_of
 
 
@@ -99,7 +99,7 @@ def test_what_the_reading_side_reads_leniently_is_not_generated_for(
     top: str, root: str, lenient: bool
 ) -> None:
     """A whole message is not generated when the refusing side's models read every place it can hold
-    the searched type leniently (:func:`~codegen.evidence.walk.read_leniently`): no message of it is
+    the searched type leniently (:func:`~codegen.evidence.walk.carried_leniently`): no message of it is
     refused there.  Read strictly anywhere, it is generated as before."""
     old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
     mine, theirs = old.by_schema_name(top), new.by_schema_name(top)
@@ -108,7 +108,7 @@ def test_what_the_reading_side_reads_leniently_is_not_generated_for(
         and theirs is not None
         and root in release_files("v2-sdk-2.2.0").schema(False).data["$defs"]
     )
-    assert read_leniently(old, new, mine, theirs, root) is lenient
+    assert carried_leniently(old, new, mine, theirs, root) is lenient
 
 
 def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
@@ -117,7 +117,7 @@ def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
     old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
     mine, unrelated = old.by_schema_name("NewSessionResponse"), new.by_schema_name("PromptRequest")
     assert mine is not None and unrelated is not None
-    assert not read_leniently(old, new, mine, unrelated, "SessionConfigSelectOptions")
-    assert read_leniently(
+    assert not carried_leniently(old, new, mine, unrelated, "SessionConfigSelectOptions")
+    assert carried_leniently(
         old, new, mine, new.by_schema_name("NewSessionResponse"), "SessionConfigSelectOptions"
     )

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from codegen.diff import Evidence, NoEvidence, diff_surfaces
 from codegen.evidence.oracle import evidence_at_its_row, witnessable
 from codegen.evidence.search import wants_evidence
 from tests.evidence.test_evidence import evidence_of, pair, with_cost
-from tests.support.diffkit import mini
+from tests.support.diffkit import Mini, mini
+from tests.support.schemas import tagged
 
 
 def test_a_witness_holds_both_ways_and_a_tampered_one_does_not(tmp_path: Path) -> None:
@@ -40,16 +44,28 @@ def test_the_oracle_witnesses_an_unproven_verdict_the_search_missed(tmp_path: Pa
     assert evidence_at_its_row(found, change, witness)
 
 
-def test_the_oracle_cannot_witness_what_a_lenient_field_hides(tmp_path: Path) -> None:
-    """Finding 9's shape: a ``Cost`` the old models refuse alone, read leniently inside the request."""
+def test_a_lenient_reading_is_a_witness_checked_both_ways(tmp_path: Path) -> None:
+    """Finding 9's shape: a ``Cost`` the old models refuse alone, read leniently inside the request as
+    ``null``. The witness names that reading, the oracle holds it both ways, and a message the old agent
+    reads as it was sent (or reads otherwise elsewhere) is no witness of it."""
+    from codegen.diff.reading import Reading
+
     old, new = with_cost(mini(), True, True), with_cost(mini(), False, True)
     found, old_surface, new_surface = pair(old, new, tmp_path)
     shown = evidence_of(found, old_surface, new_surface, "constraint-loosened")
-    assert isinstance(shown, NoEvidence)
+    assert isinstance(shown, Evidence) and shown.read is not None and shown.read.how is Reading.REPLACED
     [change] = [
         c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "constraint-loosened"
     ]
-    assert witnessable(found, [change], {0: shown}, 25) == []
+    assert evidence_at_its_row(found, change, shown)
+    faithful = dataclasses.replace(shown, message={**shown.message, "cost": {"currency": "EUR"}})
+    elsewhere = dataclasses.replace(shown, read=dataclasses.replace(shown.read, at=("value",)))
+    for wrong in (faithful, elsewhere):
+        assert not evidence_at_its_row(found, change, wrong)
+    # had the search found nothing, the oracle's own messages witness it: an unproven row it fails on
+    unproven = dataclasses.replace(change, proof=None)
+    [(missed, witness)] = witnessable(found, [unproven], {0: NoEvidence(25)}, 25)
+    assert witness.read == shown.read and evidence_at_its_row(found, missed, witness)
 
 
 def test_a_removed_notification_is_witnessed_by_the_call_the_rule_predicts(tmp_path: Path) -> None:
@@ -73,3 +89,74 @@ def test_a_removed_notification_is_witnessed_by_the_call_the_rule_predicts(tmp_p
     assert dispatch_holds(found, change, shown) and evidence_at_its_row(found, change, shown)
     renamed = dataclasses.replace(shown, message={**shown.message, "method": "session/other"})
     assert not dispatch_holds(found, change, renamed)
+
+
+def with_commands(
+    release: Mini, required: tuple[str, ...], members: list[dict[str, Any]] | None = None
+) -> Mini:
+    """``PromptRequest.commands``, a list read skipping its invalid items, of ``Command``: an object of a
+    ``name`` and the fields ``required`` (all required), or the union of ``members``: the shape of
+    ``AvailableCommandsUpdate.availableCommands`` in v2-sdk-2.0.0 and 2.1.0."""
+    command: dict[str, Any] = {
+        "type": "object",
+        "properties": {name: {"type": "string"} for name in ("name", *required)},
+        "required": list(required),
+    }
+    release.defs["Command"] = {"anyOf": members} if members is not None else command
+    release.defs["PromptRequest"]["properties"]["commands"] = {
+        "type": "array",
+        "items": {"$ref": "#/$defs/Command"},
+        "x-deserialize-skip-invalid-items": True,
+    }
+    return release
+
+
+def test_an_item_a_lenient_list_drops_is_a_witness(tmp_path: Path) -> None:
+    """A field made required on the items of a list the receiver reads skipping invalid items: an old
+    client's request is accepted whole by the new agent, which drops the command. The witness says so,
+    and holds both ways; the same request with the field sent is no witness."""
+    from codegen.diff.reading import LenientRead, Reading
+
+    old, new = with_commands(mini(), ("name",)), with_commands(mini(), ("name", "kind"))
+    found, old_surface, new_surface = pair(old, new, tmp_path)
+    [change] = [
+        c
+        for c in diff_surfaces(old_surface, new_surface).changes
+        if c.rule.id == "field-added-required" and c.subject == "Command.kind"
+    ]
+    shown = found.evidence([change])[0]
+    assert isinstance(shown, Evidence) and (shown.sent_by, shown.refused_by) == ("old client", "new agent")
+    assert shown.read == LenientRead(Reading.DROPPED, ("commands", 0))
+    assert shown.message["commands"] == [{"name": ""}] and shown.error == "commands.0.kind: Field required"
+    assert found.new.models.refusal("PromptRequest", shown.message) is None  # accepted whole
+    assert evidence_at_its_row(found, change, shown)
+    sent = dataclasses.replace(shown, message={**shown.message, "commands": [{"name": "", "kind": ""}]})
+    assert not evidence_at_its_row(found, change, sent)
+
+
+@pytest.mark.parametrize("extra", [True, False], ids=["keeps-extra-keys", "closed"])
+def test_an_object_become_union_its_old_models_read_as_sent_is_not_searchable(
+    tmp_path: Path, extra: bool
+) -> None:
+    """An object that became a union of members tagged on ``kind``: where the old object keeps extra
+    keys and takes every member, an old receiver reads each member as it was sent, and nothing can
+    witness the verdict (it says why). Where the old object is closed, the tag is refused: a witness."""
+    from codegen.evidence.search import READ_AS_SENT, not_shown
+
+    old = with_commands(mini(), ("name",))
+    if not extra:
+        old.defs["Command"]["additionalProperties"] = False
+    members = [tagged("kind", "slash"), tagged("kind", "prompt")]
+    for member in members:
+        member["properties"]["name"] = {"type": "string"}
+        member["required"].append("name")
+    new = with_commands(mini(), ("name",), members)
+    found, old_surface, new_surface = pair(old, new, tmp_path)
+    [change] = [
+        c for c in diff_surfaces(old_surface, new_surface).changes if c.rule.id == "object-became-union"
+    ]
+    if extra:
+        assert not_shown(change, old_surface, new_surface) == READ_AS_SENT
+        assert found.evidence([change])[0] == NoEvidence(0, READ_AS_SENT, searchable=False)
+        return
+    assert not_shown(change, old_surface, new_surface) is None
