@@ -17,6 +17,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -286,6 +287,120 @@ def _strategies_built_once() -> Iterator[None]:
             setattr(module, name, original)
 
 
+SURROGATES = (0xD800, 0xDFFF)
+"""The code points UTF-8 cannot encode: the surrogates (every other one encodes and decodes back)."""
+
+
+@contextlib.contextmanager
+def _utf8_known() -> Iterator[None]:
+    """While it lasts, hypothesis knows which characters UTF-8 encodes without encoding each of them.
+
+    hypothesis-jsonschema draws its strings from the characters UTF-8 can
+    encode.  hypothesis finds those (``intervals_from_codec``) by encoding
+    and decoding every code point, about a second and a half, and keeps the
+    table under its home, which is the build cache (:func:`storage_home`): a
+    search on an empty ``--cache`` paid it in the command and again in every
+    worker that generated before the table was on disk.  The table is what
+    UTF-8 is defined to be (every code point but the surrogates, each one
+    decoding back to itself), so it is given as that: the same intervals,
+    hence the same characters drawn (tests/evidence/test_speed.py compares
+    the two).  Other codecs, and a hypothesis without that function, are
+    left as they are.
+    """
+    from hypothesis.internal import charmap
+
+    original = getattr(charmap, "intervals_from_codec", None)
+    if not callable(original):
+        yield
+        return
+
+    def intervals_from_codec(codec_name: str) -> Any:
+        if codec_name != "utf-8":
+            return original(codec_name)
+        return _utf8_intervals()
+
+    charmap.intervals_from_codec = intervals_from_codec  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        charmap.intervals_from_codec = original
+
+
+@functools.cache
+def _utf8_intervals() -> tuple[Any, Any]:
+    """(the code points UTF-8 encodes, those of them that do not decode back: none), as hypothesis's
+    ``IntervalSet`` objects."""
+    from hypothesis.internal.intervalsets import IntervalSet
+
+    low, high = SURROGATES
+    return IntervalSet([(0, low - 1), (high + 1, sys.maxunicode)]), IntervalSet([])
+
+
+_CANONICAL: dict[tuple[str, str], str | None] = {}
+"""The generator's canonical form of each schema it has read in this process, and what merging a list
+of schemas gave: JSON text by the JSON text of the argument (:func:`_canonical_forms_once`)."""
+
+
+@contextlib.contextmanager
+def _canonical_forms_once() -> Iterator[None]:
+    """While it lasts, hypothesis-jsonschema canonicalises (and merges) each schema once per process.
+
+    Building a strategy, it turns every subschema into a canonical form
+    (``canonicalish``), the subschemas of it again at each level, and merges
+    ``allOf`` parts (``merged``), which canonicalises them once more; on a
+    large union (a ``SessionUpdate``, whose members repeat the same content
+    types) that was most of the time of a search.  Both are functions of
+    the schema's JSON alone, so the result of the first call is kept, as
+    JSON text, and each later call with the same schema gets a fresh copy of
+    it (the generator edits what they return): the same forms, hence the
+    same messages (tests/evidence/test_speed.py compares them).  Without
+    those functions (another version), nothing changes.
+    """
+    from hypothesis_jsonschema import _canonicalise as canonical
+    from hypothesis_jsonschema import _from_schema as strategies
+
+    names = ("canonicalish", "merged")
+    originals = {name: getattr(canonical, name, None) for name in names}
+    if not all(callable(f) for f in originals.values()):
+        yield
+        return
+
+    def once(name: str) -> Callable[[Any], Any]:
+        original = originals[name]
+        assert original is not None
+
+        def kept(argument: Any) -> Any:
+            try:
+                key = (name, json.dumps(argument, sort_keys=True, allow_nan=False))
+            except (TypeError, ValueError):  # not plain JSON: not kept
+                return original(argument)
+            if key in _CANONICAL:
+                text = _CANONICAL[key]
+                return None if text is None else json.loads(text)
+            found = original(argument)
+            try:
+                text = None if found is None else json.dumps(found, allow_nan=False)
+            except (TypeError, ValueError):
+                return found
+            if text is not None and json.loads(text) != found:  # something JSON would not give back
+                return found
+            _CANONICAL[key] = text
+            return found
+
+        return kept
+
+    replaced = [module for module in (canonical, strategies) if all(hasattr(module, n) for n in names)]
+    try:
+        for module in replaced:
+            for name in names:
+                setattr(module, name, once(name))
+        yield
+    finally:
+        for module in replaced:
+            for name, original in originals.items():
+                setattr(module, name, original)
+
+
 class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)
     """Raised by the test function to end a generation early."""
 
@@ -343,7 +458,8 @@ def generate(
         if done:
             raise _Enough
 
-    with _storage(home):  # from_schema and the generation read and write the Unicode tables too
+    # from_schema and the generation read and write the Unicode tables too
+    with _storage(home), _utf8_known(), _canonical_forms_once():
         test = settings(
             max_examples=examples,
             database=None,
@@ -362,6 +478,16 @@ def generate(
             text = f"{type(error).__name__}: {error}".splitlines()[0][:200]
             raise ValueError(text) from None
     return count, done
+
+
+def prepare(cache: Path | None = None) -> None:
+    """Make this process ready to generate, once: what the first generation of a process builds
+    (hypothesis's modules imported, the constants of the modules loaded, which it reads from their
+    source and keeps under :func:`storage_home`) is built here, so that the workers forked after it
+    have it instead of each building it again.  Call it once the models are imported (they are
+    modules too).  It changes nothing generated: a generation reads the same constants either way.
+    """
+    generate({"type": "string"}, 1, lambda _instance: True, storage_home(cache))
 
 
 @functools.cache

@@ -16,6 +16,7 @@ live side by side in one process, each rendered and imported once.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import hashlib
@@ -143,12 +144,31 @@ def load_all(sides: Sequence[Wanted], cache: Path, tick: Tick | None = None) -> 
     ``tick`` is called once per side rendered.
     """
     missing = {side.key: side for side in sides if _missing(side.key, cache)}
-    if missing:
-        import datamodel_code_generator  # noqa: F401 (slow to import: once here, not in every worker)
+    if len(missing) > 1:  # once here, not in every worker
+        _engine_ready(next(iter(missing.values())).surface)
     jobs = [functools.partial(_render, side.surface, side.only) for side in missing.values()]
     for key, files in zip(missing, run_all(jobs, tick), strict=True):
         _write(_folder(cache, key), files)
     return [import_models(side.surface, cache, side.key, side.only) for side in sides]
+
+
+def _engine_ready(surface: ApiSurface) -> None:
+    """Make this process ready to render, so that the workers forked after it are too.
+
+    The engine (datamodel-code-generator) loads most of itself on its first
+    use in a process, not on import: its parser and settings, a few dozen
+    pydantic classes built on the spot, and our templates, about a second
+    altogether, paid in each worker when the models were rendered on every
+    core.  Rendering the smallest class of ``surface`` here (a type that
+    refers to no other; its text is thrown away) loads all of it once.
+    """
+    from ..errors import CodegenError
+    from ..schema.ir import references_of
+
+    alone = sorted(name for name, named in surface.types.items() if not references_of(named))
+    if alone:
+        with contextlib.suppress(CodegenError):  # only a head start: the renders say what fails
+            _render(surface, frozenset(alone[:1]))
 
 
 def missing_models(sides: Sequence[Wanted], cache: Path) -> int:

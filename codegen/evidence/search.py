@@ -91,6 +91,7 @@ from .instances import (
     canonical,
     generation_schema,
     instances,
+    prepare,
     shrink,
     size,
     through,
@@ -100,7 +101,16 @@ from .instances import (
 from .lenient import lost_at
 from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, run_all
-from .walk import ERRORS_OF_KEYWORDS, Anchor, Located, Place, anchor_of, at, located_errors
+from .walk import (
+    ERRORS_OF_KEYWORDS,
+    Anchor,
+    Located,
+    Place,
+    anchor_of,
+    at,
+    carried_leniently,
+    located_errors,
+)
 
 
 class Validator(Protocol):
@@ -1125,6 +1135,9 @@ class Pair:
             named = source.surface.by_schema_name(top)
             if other is None or named is None or target.models.adapter(other) is None:
                 continue
+            if self.carries_leniently(direction, carrier):
+                tried.append(f"{carrier.words}, whose models read it leniently")
+                continue
 
             def keeps(instance: Any, top: str = top, other: str = other, named: NamedType = named) -> bool:
                 refusal = self.refusal(direction, top, other, named, instance)
@@ -1149,6 +1162,17 @@ class Pair:
             f"a {root} alone is refused, but no whole message a refusing peer receives that carries it is "
             f"(tried: {where})"
         )
+
+    def carries_leniently(self, direction: Direction, carrier: Carrier) -> bool:
+        """Whether the trying side's models read every place a ``carrier`` message holds the type it
+        carries leniently (:func:`~.walk.carried_leniently`): none is refused there, so no message of
+        it is generated for a refusal (:meth:`whole_read` may still show how they read one)."""
+        source, target = self.sides(direction)
+        top = source.surface.by_schema_name(carrier.schema_name)
+        other = self.planner.target_type(direction, carrier.schema_name)
+        if len(carrier.chain) < 2 or top is None or other is None:
+            return False
+        return carried_leniently(source.surface, target.surface, top, other, carrier.chain[-1])
 
     def reading(
         self, direction: Direction, top: str, other: str, named: NamedType, instance: Any, anchor: Anchor
@@ -1394,6 +1418,8 @@ def pairs_of(
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
     modules = load_all(sides, cache, tick)
+    if rendering:  # a cold cache: the searches will generate; their workers inherit this
+        prepare(cache)
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
 

@@ -36,6 +36,7 @@ from ..diff import (
     ValuePart,
 )
 from ..diff.wording import describe
+from ..schema.builder.node import Pointer
 from ..schema.ir import (
     AliasType,
     AnyOf,
@@ -54,6 +55,7 @@ from ..schema.ir import (
     UnionType,
     all_fields,
 )
+from ..schema.ir import Field as IrField
 
 MemberKey = tuple[Any, ...]
 """How a union member is selected: ``("tag", value)``, ``("other",)``, ``("title", title)``, or
@@ -447,3 +449,116 @@ def located_errors(surface: ApiSurface, root: NamedType, instance: Any, error: A
         where = places(surface, root, instance, steps, missing) or {Place(root.name, end=True)}
         found.append(Located(str(detail.get("type", "")), loc, str(detail.get("msg", "")), frozenset(where)))
     return tuple(found)
+
+
+# --- where the reading side's models swallow what a whole message carries --------------------------
+
+
+def carried_leniently(
+    source: ApiSurface, target: ApiSurface, top: NamedType, other: NamedType, root: str
+) -> bool:
+    """Whether every place a ``top`` message (of ``source``) can hold a value of ``$defs[root]`` is one
+    that ``other``'s models (of ``target``) read leniently: inside a field read with
+    ``x-deserialize-default-on-error`` (a value it refuses is read as omitted) or inside an item of a
+    list read with ``x-deserialize-skip-invalid-items`` (an item it refuses is dropped).
+
+    Then no ``top`` message is refused anywhere inside such a value: an error there never leaves the
+    field or the item, so a change of ``root`` cannot be shown by any ``top`` message, whatever it is
+    (``NewSessionResponse.configOptions`` skips an invalid ``SessionConfigOption``: a
+    ``SessionConfigSelectOptions`` refused alone is not refused there).  The two sides are walked
+    together along the same message (the same field names, list items, map values, union members by
+    their tag); where the reading side's shape is not known to match, every place below it counts as
+    read strictly, so the answer is ``True`` only when it is sure.
+    """
+    seen: set[tuple[str, str | None]] = set()
+
+    def holds_root(named: NamedType) -> bool:
+        """Whether a value of ``named`` is one of ``root`` (or of a member of it, or of a class that
+        builds on it): where the places of a refusal would name ``root``."""
+        origin = getattr(named, "origin", None)
+        if (
+            _schema_name(source, named.name) == root
+            or named.schema_name == root
+            or (origin is not None and _schema_name(source, origin.union) == root)
+            or (isinstance(named, UnionType) and _schema_name(source, named.mirrors) == root)
+        ):
+            return True
+        base = source.types.get(named.base) if isinstance(named, ObjectType) and named.base else None
+        return base is not None and holds_root(base)
+
+    def named_reaches(mine: NamedType, theirs: NamedType | None) -> bool:
+        """Whether a value of ``mine`` (read as ``theirs``; ``None``: not known) can hold ``root``
+        somewhere read strictly."""
+        key = (mine.name, theirs.name if theirs is not None else None)
+        if key in seen:
+            return False
+        seen.add(key)
+        if holds_root(mine):
+            return True
+        match mine:
+            case ObjectType() | UnionType():
+                if _fields_reach(mine, theirs):
+                    return True
+                if isinstance(mine, UnionType):
+                    return any(
+                        expr_reaches(v.type, _member(theirs, v) if theirs is not None else None)
+                        for v in mine.members
+                    )
+                return False
+            case AliasType():
+                return expr_reaches(mine.target, theirs.target if isinstance(theirs, AliasType) else None)
+        return False
+
+    def _fields_reach(mine: ObjectType | UnionType, theirs: NamedType | None) -> bool:
+        own = all_fields(source.types, mine.name) if isinstance(mine, ObjectType) else mine.fields
+        read: dict[str, IrField] = {}
+        if isinstance(theirs, ObjectType):
+            read = {f.wire_name: f for f in all_fields(target.types, theirs.name)}
+        elif isinstance(theirs, UnionType):
+            read = {f.wire_name: f for f in theirs.fields}
+        for f in own:
+            reading = read.get(f.wire_name)
+            if reading is not None and reading.default_on_error:
+                continue  # whatever is inside is read as omitted when refused
+            skipped = reading is not None and reading.skip_invalid_items
+            if expr_reaches(f.type, reading.type if reading is not None else None, skipped):
+                return True
+        return False
+
+    def expr_reaches(mine: TypeExpr, theirs: TypeExpr | None, skipped: bool = False) -> bool:
+        match mine:
+            case Ref(name=name):
+                named = source.types.get(name)
+                if named is None:
+                    return False
+                other_named = target.types.get(theirs.name) if isinstance(theirs, Ref) else None
+                return named_reaches(named, other_named)
+            case Nullable(inner=inner):
+                return expr_reaches(inner, theirs.inner if isinstance(theirs, Nullable) else theirs, skipped)
+            case ArrayOf(item=item):
+                if isinstance(theirs, ArrayOf) and skipped:
+                    return False  # an item refused is dropped
+                return expr_reaches(item, theirs.item if isinstance(theirs, ArrayOf) else None)
+            case MapOf(value=value):
+                return expr_reaches(value, theirs.value if isinstance(theirs, MapOf) else None)
+            case AnyOf(members=members):
+                return any(expr_reaches(m, None) for m in members)
+        return False
+
+    return not named_reaches(top, other)
+
+
+def _schema_name(surface: ApiSurface, name: str | None) -> str | None:
+    named = surface.types.get(name) if name is not None else None
+    if named is None:
+        return None
+    return Pointer.parse(named.pointer).defs_entry if named.pointer else named.schema_name
+
+
+def _member(theirs: NamedType, variant: Any) -> TypeExpr | None:
+    """The member of the reading side's union that reads a message of ``variant`` (by its tag; ``None``:
+    no tag, or not a union)."""
+    if not isinstance(theirs, UnionType) or variant.tag is None:
+        return None
+    found = next((v for v in theirs.variants if v.tag == variant.tag), None)
+    return found.type if found is not None else None

@@ -1,0 +1,123 @@
+"""What makes the evidence search fast changes nothing it finds: the same characters, the same messages.
+
+The speed itself is measured side by side by ``benchmarks/bench_diff.py`` (``make bench-diff``), never
+asserted here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codegen.evidence import instances as gen
+from codegen.evidence.walk import carried_leniently
+from tests.support.releases import release_files, surface_of
+
+
+def keeping(found: list[Any]) -> Callable[[Any], bool]:
+    """An ``accept`` that keeps every message and never stops the generation."""
+
+    def accept(instance: Any) -> bool:
+        found.append(instance)
+        return False
+
+    return accept
+
+
+def test_the_utf8_table_is_the_one_hypothesis_builds_by_encoding_every_code_point(tmp_path: Path) -> None:
+    """:func:`~codegen.evidence.instances._utf8_known` answers what hypothesis computes (once per
+    storage home, a second or two) with the definition of UTF-8: the same intervals, so the same
+    characters are drawn."""
+    from hypothesis.internal import charmap
+
+    gen.require_generator(tmp_path)
+    with gen._storage(tmp_path / "hypothesis"):
+        built = charmap.intervals_from_codec.__wrapped__("utf-8")  # not hypothesis's in-memory copy
+        with gen._utf8_known():
+            given = charmap.intervals_from_codec("utf-8")
+            other = charmap.intervals_from_codec("ascii")
+    assert [s.intervals for s in given] == [s.intervals for s in built]
+    assert given[0].intervals == ((0, 0xD7FF), (0xE000, 0x10FFFF)) and not given[1].intervals
+    assert other[0].intervals == ((0, 127),)  # other codecs are hypothesis's own
+    assert charmap.intervals_from_codec.__name__ == "intervals_from_codec" and hasattr(
+        charmap.intervals_from_codec, "cache_info"
+    )  # put back
+
+
+@pytest.mark.parametrize(
+    ("release", "name"), [("v2-sdk-2.2.0", "ContentBlock"), ("v2-sdk-2.1.0", "AgentResponse")]
+)
+def test_canonical_forms_kept_draw_the_same_messages(
+    release: str, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With each schema canonicalised once (:func:`~codegen.evidence.instances._canonical_forms_once`)
+    the messages are the same, in the same order, as with the generator's own canonicalisation; and
+    the forms were kept (the speed-up is in use)."""
+    defs = release_files(release).schema(True).data["$defs"]
+    schema = gen.generation_schema(defs, name, ("x", "y"))
+    gen._CANONICAL.clear()
+    fast: list[Any] = []
+    gen.generate(schema, 10, keeping(fast))
+    assert gen._CANONICAL
+    monkeypatch.setattr(gen, "_canonical_forms_once", contextlib.nullcontext)
+    slow: list[Any] = []
+    gen.generate(schema, 10, keeping(slow))
+    assert fast == slow and len(fast) == 10
+
+
+def test_a_kept_form_is_a_fresh_copy_each_time() -> None:
+    """The generator edits the forms it gets back: a kept one is handed out as a new object."""
+    from hypothesis_jsonschema import _canonicalise as canonical
+
+    schema = {"type": "object", "properties": {"a": {"type": "integer", "minimum": 1.0}}}
+    with gen._canonical_forms_once():
+        first = canonical.canonicalish(schema)
+        first["properties"]["a"]["edited"] = True
+        second = canonical.canonicalish(schema)
+    assert "edited" not in second["properties"]["a"]
+    assert second == canonical.canonicalish(schema)
+
+
+@pytest.mark.parametrize(
+    ("top", "root", "lenient"),
+    [
+        # configOptions skips an invalid item: a SessionConfigSelectOptions refused inside is dropped
+        ("NewSessionResponse", "SessionConfigSelectOptions", True),
+        ("SetSessionConfigOptionResponse", "SessionConfigSelectOptions", True),
+        # UsageUpdate.cost reads a refused Cost as omitted (the shape of issue 32's finding 9)
+        ("UpdateSessionNotification", "Cost", True),
+        # the prompt's content blocks are read strictly
+        ("PromptRequest", "ContentBlock", False),
+        ("PromptRequest", "TextContent", False),
+    ],
+)
+def test_what_the_reading_side_reads_leniently_is_not_generated_for(
+    top: str, root: str, lenient: bool
+) -> None:
+    """A whole message is not generated when the refusing side's models read every place it can hold
+    the searched type leniently (:func:`~codegen.evidence.walk.carried_leniently`): no message of it is
+    refused there.  Read strictly anywhere, it is generated as before."""
+    old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
+    mine, theirs = old.by_schema_name(top), new.by_schema_name(top)
+    assert (
+        mine is not None
+        and theirs is not None
+        and root in release_files("v2-sdk-2.2.0").schema(False).data["$defs"]
+    )
+    assert carried_leniently(old, new, mine, theirs, root) is lenient
+
+
+def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
+    """Where the refusing side's type is not known to read the message the same way (here: a type of
+    another shape altogether), every place counts as read strictly: the whole message is generated."""
+    old, new = surface_of("v2-sdk-2.1.0", False), surface_of("v2-sdk-2.2.0", False)
+    mine, unrelated = old.by_schema_name("NewSessionResponse"), new.by_schema_name("PromptRequest")
+    assert mine is not None and unrelated is not None
+    assert not carried_leniently(old, new, mine, unrelated, "SessionConfigSelectOptions")
+    assert carried_leniently(
+        old, new, mine, new.by_schema_name("NewSessionResponse"), "SessionConfigSelectOptions"
+    )
