@@ -163,7 +163,8 @@ def test_an_object_become_union_its_old_models_read_as_sent_is_not_searchable(
         # the verdict rests on the inclusion instead: a set proof, not an unproven row
         assert change.proof is not None and change.proof.relation is Relation.NARROWER
         assert change.proof.premise == "extra-kept"
-        assert standing(dataclasses.replace(change, evidence=NoEvidence(0, READ_AS_SENT))) is Standing.SET_PROOF
+        searched = dataclasses.replace(change, evidence=NoEvidence(0, READ_AS_SENT))
+        assert standing(searched) is Standing.SET_PROOF
         return
     assert change.proof is None  # a closed old object refuses the tag: no inclusion to rest on
     assert not_shown(change, old_surface, new_surface) is None
