@@ -596,10 +596,11 @@ class TaggedUnion:
     def __repr__(self) -> str:
         return f"TaggedUnion({self.wire!r})"
 
-    def _finish(self, source: Any) -> Callable[[Any, Any], Any]:
+    def _finish(self, source: Any) -> Callable[[Any], Any]:
         """What the fast dispatch's result becomes: itself, or the one-step dispatch's verdict."""
 
-        def finish(value: Any, info: Any) -> Any:
+        def finish(value: Any) -> Any:
+            # called after every fast dispatch: no ValidationInfo for it, the fall-through keeps its own
             if type(value) is not _Unmatched:
                 return value
             # what the fast dispatch could not take, the full dispatch (with the Python
@@ -609,9 +610,9 @@ class TaggedUnion:
                 from pydantic import TypeAdapter  # only needed once a message falls through
 
                 adapter = self._slow[source] = TypeAdapter(Annotated[source, _OneStep(self.wire)])
-            if info.mode == "json":
-                return adapter.validate_json(_json.dumps(value.raw), context=info.context)
-            return adapter.validate_python(value.raw, context=info.context)
+            if value.mode == "json":
+                return adapter.validate_json(_json.dumps(value.raw), context=value.context)
+            return adapter.validate_python(value.raw, context=value.context)
 
         return finish
 
@@ -676,8 +677,8 @@ class TaggedUnion:
         ]
         if _OTHER in groups:
             fast.append(choices[labels[_OTHER]])
-        fast.append(core_schema.no_info_plain_validator_function(_Unmatched))
-        return core_schema.with_info_after_validator_function(
+        fast.append(core_schema.with_info_plain_validator_function(_Unmatched))
+        return core_schema.no_info_after_validator_function(
             self._finish(source), core_schema.union_schema(fast, mode="left_to_right")
         )
 
@@ -691,10 +692,12 @@ class _OneStep(TaggedUnion):
 class _Unmatched:
     """A value the fast dispatch of a :class:`TaggedUnion` did not take, as it was given."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("context", "mode", "raw")
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, info: core_schema.ValidationInfo) -> None:
         self.raw = raw
+        self.mode = info.mode
+        self.context = info.context
 
 
 def _union_members(source: Any) -> list[Any]:
