@@ -10,10 +10,11 @@ it times, side by side in one run and taking turns:
 * the generated model of the message (the params class of its method).
 
 Each figure is the best of 5 rounds (``--rounds``: more on a loaded machine).  It prints
-microseconds per message and the ratios ``x json.loads`` and ``x floor``, in JSON mode (``model_validate_json`` of the text) and in
-Python mode (``model_validate`` of the parsed dict).  With ``--against REF`` it also times the
-generated package as committed at ``REF`` (``git archive``), beside the current one, and the
-cold import of both (fresh processes, taking turns, median): a before/after in one run.
+microseconds per message and the ratios ``x json.loads`` and ``x floor``, in JSON mode
+(``model_validate_json`` of the text) and in Python mode (``model_validate`` of the parsed
+dict).  With ``--against REF`` it also times the generated package as committed at ``REF``
+(``git archive``), beside the current one, and the cold import of both (fresh processes,
+taking turns, median): a before/after in one run.
 
 It asserts nothing (the machine is shared and noisy).  Run it with ``make bench`` or
 ``python benchmarks/bench_floor.py``.
