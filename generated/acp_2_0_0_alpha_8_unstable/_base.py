@@ -281,7 +281,8 @@ class Reserved:
         reserved = self.values
 
         def refuse(value: Any) -> Any:
-            if isinstance(value, Hashable) and value in reserved:
+            # a tag is a string: checked without the ABC's Python-level isinstance
+            if (type(value) is str or isinstance(value, Hashable)) and value in reserved:
                 raise PydanticCustomError(
                     "reserved_tag",
                     "'{tag}' is a known tag, so it cannot be used for the catch-all variant",
