@@ -427,8 +427,10 @@ def _bound_of(function: Any) -> dict[str, Any] | None:
     """``{"ge": 0}`` for pydantic's after-validator of ``Field(ge=0)``, else ``None``."""
     import functools
 
-    from pydantic._internal._validators import NUMERIC_VALIDATOR_LOOKUP
-
+    try:  # pydantic's own validators, to recognise them (left as they are if they move)
+        from pydantic._internal._validators import NUMERIC_VALIDATOR_LOOKUP
+    except ImportError:  # pragma: no cover
+        return None
     if not isinstance(function, functools.partial) or function.args or len(function.keywords) != 1:
         return None
     ((name, value),) = function.keywords.items()
