@@ -9,11 +9,12 @@ it times, side by side in one run and taking turns:
   leniency, pydantic's defaults), written by hand below;
 * the generated model of the message (the params class of its method).
 
-Each figure is the best of 5 rounds.  It prints microseconds per message and the ratios
-``x json.loads`` and ``x floor``, in JSON mode (``model_validate_json`` of the text) and in
-Python mode (``model_validate`` of the parsed dict).  With ``--against REF`` it also times the
-generated package as committed at ``REF`` (``git archive``), beside the current one, and the
-cold import of both (fresh processes, taking turns, median): a before/after in one run.
+Each figure is the best of 5 rounds (``--rounds``: more on a loaded machine).  It prints
+microseconds per message and the ratios ``x json.loads`` and ``x floor``, in JSON mode
+(``model_validate_json`` of the text) and in Python mode (``model_validate`` of the parsed
+dict).  With ``--against REF`` it also times the generated package as committed at ``REF``
+(``git archive``), beside the current one, and the cold import of both (fresh processes,
+taking turns, median): a before/after in one run.
 
 It asserts nothing (the machine is shared and noisy).  Run it with ``make bench`` or
 ``python benchmarks/bench_floor.py``.
@@ -391,6 +392,9 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=2000, help="calls per round (%(default)s)")
     parser.add_argument("--against", metavar="REF", help="also time generated/ as committed at REF")
     parser.add_argument("--repeat", type=int, default=11, help="import measurements per side")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="rounds per figure, the best one kept (%(default)s)"
+    )
     args = parser.parse_args()
 
     sys.path.insert(0, str(ROOT / "generated"))
@@ -406,7 +410,8 @@ def main() -> None:
 
         print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
         print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print(f"release {RELEASE_PACKAGE}; best of 5 rounds of {args.number} calls; us per message\n")
+        print(f"release {RELEASE_PACKAGE}; best of {args.rounds} rounds of {args.number} calls;", end=" ")
+        print("us per message\n")
         for mode in ("json", "python"):
             header = f"| {mode} mode | json.loads us | floor us | floor x loads |"
             rule = "| --- | ---: | ---: | ---: |"
@@ -431,7 +436,7 @@ def main() -> None:
                 else:
                     functions.append(lambda f=floor, d=data: f.model_validate(d))
                     functions += [lambda m=m, d=data: m.model_validate(d) for m in models]
-                loads, floor_s, *model_s = best_of(functions, args.number)
+                loads, floor_s, *model_s = best_of(functions, args.number, args.rounds)
                 row = f"| {case.name} | {loads * 1e6:.2f} | {floor_s * 1e6:.2f} | {floor_s / loads:.2f} |"
                 for seconds in model_s:
                     row += f" {seconds * 1e6:.2f} | {seconds / loads:.2f} | {seconds / floor_s:.2f} |"

@@ -35,7 +35,6 @@ fast path refuses, and give the same values and the same errors.
 from __future__ import annotations
 
 import json as _json
-import threading
 import types
 import typing
 from collections.abc import Callable, Hashable, Mapping
@@ -69,7 +68,7 @@ _MISSING: Final = object()
 
 
 class _Dropped:
-    """What a lenient field holds between validation and ``model_post_init``."""
+    """What an unbound :data:`DefaultOnError` gives for an invalid value (outside an :class:`AcpModel`)."""
 
     __slots__ = ()
 
@@ -81,7 +80,7 @@ _DROPPED: Final = _Dropped()
 
 
 class _Nulled:
-    """What a :data:`DefaultOnNull` field holds between validation and ``model_post_init``."""
+    """What an unbound :data:`DefaultOnNull` gives for ``null`` (outside an :class:`AcpModel`)."""
 
     __slots__ = ()
 
@@ -91,6 +90,9 @@ class _Nulled:
 
 _NULLED: Final = _Nulled()
 
+
+_JSON_INT: Final = "acp_json_int"
+"""The core-schema metadata key that marks the schema of :data:`JsonInt` (see ``_fold_bounds``)."""
 
 _LENIENT: Final = "acp_lenient"
 """The core-schema metadata key that marks the fallback of a lenient field (see ``AcpModel``)."""
@@ -164,7 +166,10 @@ class _SkipInvalidItems:
         if inner["type"] != "list":
             raise TypeError(f"SkipInvalidItems needs a list type, not {source!r}")
         # pydantic-core drops an item whose validation fails when the item schema says so
-        inner["items_schema"] = core_schema.with_default_schema(inner["items_schema"], on_error="omit")
+        # (its errors are never seen, so only what decides acceptance is checked)
+        inner["items_schema"] = core_schema.with_default_schema(
+            _only_acceptance(inner["items_schema"]), on_error="omit"
+        )
         return schema
 
 
@@ -204,6 +209,7 @@ class _JsonInteger:
             ],
             mode="left_to_right",
             custom_error_type="int_type",
+            metadata={_JSON_INT: True},
         )
 
 
@@ -275,7 +281,8 @@ class Reserved:
         reserved = self.values
 
         def refuse(value: Any) -> Any:
-            if isinstance(value, Hashable) and value in reserved:
+            # a tag is a string: checked without the ABC's Python-level isinstance
+            if (type(value) is str or isinstance(value, Hashable)) and value in reserved:
                 raise PydanticCustomError(
                     "reserved_tag",
                     "'{tag}' is a known tag, so it cannot be used for the catch-all variant",
@@ -318,19 +325,12 @@ class AcpModel(BaseModel):
         __acp_pins__: ClassVar[Mapping[str, tuple[str, Any]]]
         __acp_reserved__: ClassVar[Mapping[str, frozenset[Hashable]]]
         __acp_lenient__: ClassVar[tuple[str, ...]]
-        __acp_post_init__: ClassVar[Callable[..., Any]]
-        __acp_pending__: ClassVar[list[int]]
     # Pinned tags by wire name: (attribute name, value).
     __acp_pins__ = {}
     # Tags a catch-all refuses, by wire name.
     __acp_reserved__ = {}
     # Attribute names of the fields marked DefaultOnError or DefaultOnNull.
     __acp_lenient__ = ()
-    # Called by pydantic-core after validation: ``bool`` (does nothing) or, while a lenient
-    # fallback has left placeholders in instances of this class, ``_repair``.
-    __acp_post_init__ = bool
-    # How many instances of this class hold placeholders not yet restored (changed in place).
-    __acp_pending__ = [0]
 
     def __init__(self, /, **data: Any) -> None:
         for wire, (name, value) in type(self).__acp_pins__.items():
@@ -356,16 +356,8 @@ class AcpModel(BaseModel):
                     # the default is for type checkers and for building in Python;
                     # validated data must carry its tag
                     field["schema"] = field["schema"]["schema"]
-            lenient = False
-            for field in fields.values():
-                field["schema"], bound = _bind_fallbacks(field["schema"], cls)
-                lenient = lenient or bound
-            if lenient:
-                # pydantic-core calls this after every instance it builds: a C function that does
-                # nothing (``bool``), until a fallback has left a value for ``_repair`` to restore
-                typing.cast(dict[str, Any], schema)["post_init"] = "__acp_post_init__"
-                if "__acp_post_init__" not in cls.__dict__:
-                    cls.__acp_post_init__ = bool  # its own: arming a base class does not arm it
+            for name, field in fields.items():
+                field["schema"] = _bind_fallbacks(_fold_bounds(field["schema"]), cls, name)
         return schema
 
     @classmethod
@@ -391,119 +383,174 @@ class AcpModel(BaseModel):
         cls.__acp_lenient__ = tuple(lenient)
 
 
-# What lenient fallbacks have left for ``_repair``: instances not yet restored, by class.
-_PENDING_LOCK: Final = threading.Lock()
+_BOUNDS: Final = ("gt", "ge", "lt", "le", "multiple_of")
 
 
-def _bind_fallbacks(schema: Any, cls: type[AcpModel]) -> tuple[Any, bool]:
-    """One field's core schema with its lenient fallbacks bound to ``cls``, and whether it has any.
+def _fold_bounds(schema: Any) -> Any:
+    """A field's core schema with the bounds of its :data:`JsonInt` values checked in pydantic-core.
 
-    A fallback that leaves a placeholder (an invalid value dropped, a null read as the default)
-    also arms ``cls``: its instances run ``_repair`` after validation until every placeholder
-    is restored.  Valid values never reach a fallback, so they never arm anything.  The schema
-    is copied where it changes: pydantic may share parts of it with other classes.
+    pydantic applies ``Field(ge=0)`` to a :data:`JsonInt` (a union, which takes no bounds) as a
+    Python after-validator per bound.  The same bounds on a strict ``int`` schema after the union
+    give the same errors (type, message and context) without leaving pydantic-core.
     """
     if not isinstance(schema, dict):
-        return schema, False
+        return schema
+    kind = schema.get("type")
+    if kind == "function-after":
+        bounds: dict[str, Any] = {}
+        inner: Any = schema
+        while isinstance(inner, dict) and inner.get("type") == "function-after":
+            bound = _bound_of(inner["function"].get("function"))
+            if bound is None:
+                break
+            bounds.update(bound)
+            inner = inner["schema"]
+        if bounds and isinstance(inner, dict) and (inner.get("metadata") or {}).get(_JSON_INT):
+            from pydantic_core import core_schema  # only needed once a schema is built
+
+            return core_schema.chain_schema([inner, core_schema.int_schema(strict=True, **bounds)])
+    if kind in ("default", "nullable", "function-wrap", "function-after", "function-before"):
+        return {**schema, "schema": _fold_bounds(schema["schema"])}
+    if kind == "list":
+        return {**schema, "items_schema": _fold_bounds(schema["items_schema"])}
+    if kind == "union":
+        return {**schema, "choices": [_map_choice(_fold_bounds, c) for c in schema["choices"]]}
+    return schema
+
+
+def _map_choice(function: Callable[[Any], Any], choice: Any) -> Any:
+    """``function`` applied to the schema of a union choice (a schema, or a schema and its label)."""
+    return (function(choice[0]), choice[1]) if isinstance(choice, tuple) else function(choice)
+
+
+def _bound_of(function: Any) -> dict[str, Any] | None:
+    """``{"ge": 0}`` for pydantic's after-validator of ``Field(ge=0)``, else ``None``."""
+    import functools
+
+    try:  # pydantic's own validators, to recognise them (left as they are if they move)
+        from pydantic._internal._validators import NUMERIC_VALIDATOR_LOOKUP
+    except ImportError:  # pragma: no cover
+        return None
+    if not isinstance(function, functools.partial) or function.args or len(function.keywords) != 1:
+        return None
+    ((name, value),) = function.keywords.items()
+    if name in _BOUNDS and NUMERIC_VALIDATOR_LOOKUP.get(name) is function.func:
+        return {name: value}
+    return None
+
+
+def _bind_fallbacks(schema: Any, cls: type[AcpModel], name: str) -> Any:
+    """Field ``name``'s core schema with its lenient fallbacks bound to the field.
+
+    Bound, a fallback gives the field its final value itself, so that no model needs a
+    post-init: an invalid value dropped puts the default into the instance's ``__dict__`` and
+    omits the field (so it does not count as set), a ``null`` read as the default returns the
+    default (the field counts as set).  Valid values never reach a fallback.  The schema is
+    copied where it changes: pydantic may share parts of it with other classes.
+    """
+    if not isinstance(schema, dict):
+        return schema
     schema = dict(schema)
-    found = False
     kind = (schema.get("metadata") or {}).get(_LENIENT)
     if kind == "error" and schema["type"] == "union":
-        schema["choices"] = [schema["choices"][0], _armed_plain(cls)]
-        found = True
+        schema["choices"] = [_only_acceptance(schema["choices"][0]), _bound_drop(cls, name)]
     elif kind == "null" and schema["type"] == "function-wrap":
-        schema["function"] = {"type": "no-info", "function": _armed_wrap(cls)}
-        found = True
+        schema["function"] = {"type": "with-info", "function": _bound_null(cls, name)}
     if schema["type"] in ("default", "nullable", "function-wrap", "function-after", "function-before"):
-        schema["schema"], inner = _bind_fallbacks(schema.get("schema"), cls)
-        found = found or inner
+        schema["schema"] = _bind_fallbacks(schema.get("schema"), cls, name)
     elif schema["type"] == "union":
-        choices = []
-        for choice in schema["choices"]:
-            if isinstance(choice, tuple):
-                bound, inner = _bind_fallbacks(choice[0], cls)
-                choices.append((bound, choice[1]))
-            else:
-                bound, inner = _bind_fallbacks(choice, cls)
-                choices.append(bound)
-            found = found or inner
-        schema["choices"] = choices
-    return schema, found
+        bind = lambda inner: _bind_fallbacks(inner, cls, name)  # noqa: E731
+        schema["choices"] = [_map_choice(bind, choice) for choice in schema["choices"]]
+    return schema
 
 
-def _arm(cls: type[AcpModel]) -> None:
-    with _PENDING_LOCK:
-        if "__acp_pending__" not in cls.__dict__:
-            cls.__acp_pending__ = [0]  # each class counts its own, from its first drop on
-        cls.__acp_pending__[0] += 1
-        if cls.__dict__.get("__acp_post_init__") is not _repair:
-            cls.__acp_post_init__ = _repair  # a class attribute set: only when it changes
+def _only_acceptance(schema: Any) -> Any:
+    """The schema a lenient fallback guards, reduced to what decides acceptance.
+
+    Its errors are never seen (an invalid value falls back), so an open enum (known string
+    literals, or any string) is checked as one string schema: it takes the same values and
+    gives the same value back, and refuses in one step instead of building an error per member.
+    """
+    if not isinstance(schema, dict):
+        return schema
+    kind = schema.get("type")
+    if kind in ("nullable", "default"):
+        return {**schema, "schema": _only_acceptance(schema["schema"])}
+    if kind == "union":
+        choices = [c[0] if isinstance(c, tuple) else c for c in schema["choices"]]
+        strings = [
+            c
+            for c in choices
+            if isinstance(c, dict) and c.get("type") == "str" and c.keys() <= {"type", "strict"}
+        ]
+        literals = [
+            c
+            for c in choices
+            if isinstance(c, dict) and c.get("type") == "literal" and c.keys() <= {"type", "expected"}
+        ]
+        texts = all(isinstance(v, str) for c in literals for v in c["expected"])
+        if strings and texts and len(strings) + len(literals) == len(choices):
+            return strings[0]
+    return schema
 
 
-def _armed_plain(cls: type[AcpModel]) -> Any:
-    from pydantic_core import core_schema  # only needed once a schema is built
+def _bound_drop(cls: type[AcpModel], name: str) -> Any:
+    """The fallback of :data:`DefaultOnError` field ``name`` of ``cls``: as if the key were absent."""
+    from pydantic_core import PydanticOmit, core_schema  # only needed once a schema is built
 
-    def drop(value: Any) -> Any:
-        _arm(cls)
-        return _DROPPED
+    info = cls.__pydantic_fields__[name]
+    if info.is_required():
+        empty = _required_empty(cls, name, "invalid value")
 
-    return core_schema.no_info_plain_validator_function(drop)
+        def drop_required(value: Any) -> Any:
+            return empty()  # a required list or map becomes empty, and stays given
+
+        return core_schema.no_info_plain_validator_function(drop_required)
+
+    def drop(value: Any, validation: core_schema.ValidationInfo) -> Any:
+        data = validation.data
+        if data is None or validation.field_name != name:
+            return _field_default(info, {})
+        # the default goes into the model's __dict__ (pydantic-core builds the instance from this
+        # very dict, in field order), and the field is omitted: it is not in model_fields_set
+        data[name] = _field_default(info, data)
+        raise PydanticOmit
+
+    return core_schema.with_info_plain_validator_function(drop)
 
 
-def _armed_wrap(cls: type[AcpModel]) -> Any:
-    def default_on_null(value: Any, validate: Callable[[Any], Any]) -> Any:
-        if value is None:
-            _arm(cls)
-            return _NULLED
-        return validate(value)
+def _bound_null(cls: type[AcpModel], name: str) -> Callable[..., Any]:
+    """The wrap validator of :data:`DefaultOnNull` field ``name`` of ``cls``: null is the default, given."""
+    info = cls.__pydantic_fields__[name]
+    empty = _required_empty(cls, name, "null") if info.is_required() else None
+
+    def default_on_null(value: Any, validate: Callable[[Any], Any], validation: Any) -> Any:
+        if value is not None:
+            return validate(value)
+        if empty is not None:
+            return empty()
+        return _field_default(info, validation.data or {})
 
     return default_on_null
 
 
-def _repair(model: AcpModel, context: Any, /) -> None:
-    """Restore the placeholders a lenient fallback left in ``model`` (its class is armed)."""
-    cls = type(model)
-    restored = 0
-    for name in cls.__acp_lenient__:
-        found = model.__dict__.get(name)
-        if found is _DROPPED:
-            _restore_default(model, name, given=False)
-            restored += 1
-        elif found is _NULLED:
-            _restore_default(model, name, given=True)
-            restored += 1
-    if restored:
-        with _PENDING_LOCK:
-            pending = cls.__acp_pending__
-            pending[0] = max(pending[0] - restored, 0)
-            if pending[0] == 0:
-                # nothing left anywhere: back to the C no-op (an instance that failed validation
-                # after a drop keeps its class armed, which costs time, never correctness)
-                cls.__acp_post_init__ = bool
+def _required_empty(cls: type[AcpModel], name: str, what: str) -> Callable[[], Any]:
+    """``list`` or ``dict`` for a required lenient field, which has no default to fall back to."""
+    empty = _empty_value(cls.__pydantic_fields__[name])
+    if empty is not None:
+        return empty
+
+    def refuse() -> Any:
+        raise ValueError(f"{cls.__name__}.{name}: {what} and no default to fall back to")
+
+    return refuse
 
 
-def _restore_default(model: AcpModel, name: str, *, given: bool) -> None:
-    """Replace a lenient value: by the default, or empty if the field is required.
-
-    ``given``: whether the field still counts as set (a ``null`` read as the default)
-    or as omitted (an invalid value dropped).
-    """
-    info = type(model).__pydantic_fields__[name]
+def _field_default(info: FieldInfo, data: dict[str, Any]) -> Any:
+    """The default of an optional field, as pydantic would fill it in."""
     if info.default is None and info.default_factory is None:
-        model.__dict__[name] = None  # the common case, without pydantic's copy of the default
-        if not given:
-            model.__pydantic_fields_set__.discard(name)
-        return
-    if info.is_required():
-        empty = _empty_value(info)
-        if empty is None:
-            what = "null" if given else "invalid value"
-            raise ValueError(f"{type(model).__name__}.{name}: {what} and no default to fall back to")
-        model.__dict__[name] = empty()
-    else:
-        model.__dict__[name] = info.get_default(call_default_factory=True, validated_data=model.__dict__)
-        if not given:
-            model.__pydantic_fields_set__.discard(name)
+        return None  # the common case, without pydantic's copy of the default
+    return info.get_default(call_default_factory=True, validated_data=data)
 
 
 def _wire_name(name: str, info: FieldInfo) -> str:
@@ -552,10 +599,11 @@ class TaggedUnion:
     def __repr__(self) -> str:
         return f"TaggedUnion({self.wire!r})"
 
-    def _finish(self, source: Any) -> Callable[[Any, Any], Any]:
+    def _finish(self, source: Any) -> Callable[[Any], Any]:
         """What the fast dispatch's result becomes: itself, or the one-step dispatch's verdict."""
 
-        def finish(value: Any, info: Any) -> Any:
+        def finish(value: Any) -> Any:
+            # called after every fast dispatch: no ValidationInfo for it, the fall-through keeps its own
             if type(value) is not _Unmatched:
                 return value
             # what the fast dispatch could not take, the full dispatch (with the Python
@@ -565,9 +613,9 @@ class TaggedUnion:
                 from pydantic import TypeAdapter  # only needed once a message falls through
 
                 adapter = self._slow[source] = TypeAdapter(Annotated[source, _OneStep(self.wire)])
-            if info.mode == "json":
-                return adapter.validate_json(_json.dumps(value.raw), context=info.context)
-            return adapter.validate_python(value.raw, context=info.context)
+            if value.mode == "json":
+                return adapter.validate_json(_json.dumps(value.raw), context=value.context)
+            return adapter.validate_python(value.raw, context=value.context)
 
         return finish
 
@@ -632,8 +680,8 @@ class TaggedUnion:
         ]
         if _OTHER in groups:
             fast.append(choices[labels[_OTHER]])
-        fast.append(core_schema.no_info_plain_validator_function(_Unmatched))
-        return core_schema.with_info_after_validator_function(
+        fast.append(core_schema.with_info_plain_validator_function(_Unmatched))
+        return core_schema.no_info_after_validator_function(
             self._finish(source), core_schema.union_schema(fast, mode="left_to_right")
         )
 
@@ -647,10 +695,12 @@ class _OneStep(TaggedUnion):
 class _Unmatched:
     """A value the fast dispatch of a :class:`TaggedUnion` did not take, as it was given."""
 
-    __slots__ = ("raw",)
+    __slots__ = ("context", "mode", "raw")
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, info: core_schema.ValidationInfo) -> None:
         self.raw = raw
+        self.mode = info.mode
+        self.context = info.context
 
 
 def _union_members(source: Any) -> list[Any]:
