@@ -308,7 +308,7 @@ def index_source(packages: Mapping[str, IndexEntry]) -> str:
         "# Generated ACP bindings",
         "",
         "Written by `acp-codegen generate`; do not edit. Each folder is one self-contained",
-        "package that needs only pydantic (2.11 or later) and the standard library.",
+        "package that needs only pydantic (2.12 or later) and the standard library.",
         f"`{RECORD_NAME}` records every file acp-codegen wrote here; it changes nothing else.",
         "",
         "| package | release | schema | protocol version | schema sha256 |",

@@ -6,7 +6,7 @@
 - :mod:`.bindings`: ACP 1.20.0 (stable schema): typed method bindings.
 - :mod:`.schema`: Pydantic models of ACP 1.20.0 (stable schema).
 
-The package needs only pydantic (2.11 or later) and the standard library;
+The package needs only pydantic (2.12 or later) and the standard library;
 copy the whole folder to vendor it.
 """
 

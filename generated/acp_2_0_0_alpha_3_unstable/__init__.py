@@ -7,7 +7,7 @@
 - :mod:`.patches`: Patch semantics of ACP 2.0.0-alpha.3 session updates (unstable schema).
 - :mod:`.schema`: Pydantic models of ACP 2.0.0-alpha.3 (unstable schema).
 
-The package needs only pydantic (2.11 or later) and the standard library;
+The package needs only pydantic (2.12 or later) and the standard library;
 copy the whole folder to vendor it.
 """
 

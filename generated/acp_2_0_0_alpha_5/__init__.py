@@ -7,7 +7,7 @@
 - :mod:`.patches`: Patch semantics of ACP 2.0.0-alpha.5 session updates (stable schema).
 - :mod:`.schema`: Pydantic models of ACP 2.0.0-alpha.5 (stable schema).
 
-The package needs only pydantic (2.11 or later) and the standard library;
+The package needs only pydantic (2.12 or later) and the standard library;
 copy the whole folder to vendor it.
 """
 

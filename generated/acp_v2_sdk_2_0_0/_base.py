@@ -40,9 +40,21 @@ import typing
 from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal, TypeAlias, get_args, get_origin
 
+from pydantic import VERSION as _PYDANTIC_VERSION
 from pydantic import AliasGenerator, BaseModel, ConfigDict, GetCoreSchemaHandler
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
+
+OLDEST_PYDANTIC: Final = (2, 12)
+"""The oldest pydantic the models are exact on.  A lenient field's fallback omits the field (it is
+then out of ``model_fields_set``, as if the key were absent); pydantic 2.11 counts such a field as
+given, so a dump with ``exclude_unset`` would write a value nobody sent."""
+
+if tuple(int(part) for part in _PYDANTIC_VERSION.split(".")[:2]) < OLDEST_PYDANTIC:
+    raise ImportError(
+        f"the ACP models need pydantic 2.12 or later, not {_PYDANTIC_VERSION}: "
+        "pip install 'pydantic>=2.12,<3'"
+    )
 
 if TYPE_CHECKING:
     from pydantic_core import core_schema

@@ -7,7 +7,7 @@
 - :mod:`.patches`: Patch semantics of ACP v2-sdk-2.3.0 session updates (unstable schema).
 - :mod:`.schema`: Pydantic models of ACP v2-sdk-2.3.0 (unstable schema).
 
-The package needs only pydantic (2.11 or later) and the standard library;
+The package needs only pydantic (2.12 or later) and the standard library;
 copy the whole folder to vendor it.
 """
 

@@ -30,11 +30,12 @@ def installed_versions() -> list[str]:
     return [pins[name] for name in sorted(pins)]
 
 
-def wheelhouse(config: pytest.Config, name: str, requirements: list[str]) -> Path:
-    """A folder with the wheels of ``requirements`` and what they need, at the checkout's versions."""
+def wheelhouse(config: pytest.Config, name: str, requirements: list[str], pinned: bool = True) -> Path:
+    """A folder with the wheels of ``requirements`` and what they need, at the checkout's versions
+    (``pinned``), or else at the versions the requirements name."""
     assert config.cache is not None
     folder = config.cache.mkdir(name)
-    constraints = installed_versions()
+    constraints = installed_versions() if pinned else []
     key = hashlib.sha256("\n".join([*requirements, "--", *constraints]).encode()).hexdigest()
     stamp = folder / "requirements.sha256"
     if not stamp.is_file() or stamp.read_text().strip() != key:
