@@ -34,6 +34,7 @@ accepted on purpose, each with its reason.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import math
@@ -212,6 +213,10 @@ class Location:
     """Per property: every value a member of a union the object is in pins it to (``const``),
     and every value a catch-all member refuses (``not`` of consts).  Both the members the object
     is in and the ones it is not count, so a mutant can move the object to another member."""
+    lenient_at: dict[tuple[str, str], dict[str, list[Any]]] = field(default_factory=dict)
+    """Per pinned ``(property, value as JSON)``: the default-on-error properties of the member that
+    pins it (its ``$ref`` and ``allOf`` parts included), which read a value their schema refuses as
+    omitted once an object moves there."""
 
     def edge(self, key: str) -> Edge:
         """The step into property ``key``, with its lenient markers."""
@@ -255,6 +260,8 @@ class NearMiss:
     path: tuple[Edge, ...]  # edges down to (and including) the changed property
     changed_value: bool  # False: a property was removed from the object at path[:-1]
     original: Any = None
+    lenient_siblings: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """A moved object's properties that the member it moved to reads leniently, with their schemas."""
 
 
 def pointer(path: tuple[Edge, ...]) -> str:
@@ -429,7 +436,20 @@ class Target:
     def check_near_miss(self, name: str, miss: NearMiss) -> list[Disagreement]:
         """A near miss the schema rejects, in each mode: rejected, or repaired as its lenient marker says."""
         expected = repaired(miss, self.def_validator(name).is_valid)
+        if expected is None and miss.lenient_siblings:
+            expected = self._read_moved(name, miss)
         return [d for mode in MODES for d in self._check_near_miss(name, miss, expected, mode)]
+
+    def _read_moved(self, name: str, miss: NearMiss) -> Any:
+        """A moved object as the member it moved to reads it: each property that member reads
+        leniently and whose value its schema refuses, omitted (``None``: still refused)."""
+        fixed = copy.deepcopy(miss.instance)
+        obj = _get(fixed, miss.path[:-1])
+        for key, props in miss.lenient_siblings:
+            check = self.schema_for(props[0] if len(props) == 1 else {"allOf": list(props)})
+            if not check.is_valid(obj[key]):
+                del obj[key]
+        return fixed if self.def_validator(name).is_valid(fixed) else None
 
     def _check_near_miss(self, name: str, miss: NearMiss, expected: Any, mode: str) -> list[Disagreement]:
         try:
@@ -466,6 +486,7 @@ class Target:
         instance: Any,
         in_union: bool = False,
         tags: dict[str, list[Any]] | None = None,
+        lenient_at: dict[tuple[str, str], dict[str, list[Any]]] | None = None,
     ) -> Iterator[tuple[dict[str, Any], bool]]:
         for schema in schemas:
             if not isinstance(schema, dict):
@@ -473,17 +494,45 @@ class Target:
             yield schema, in_union
             if isinstance(schema.get("$ref"), str):
                 target = _resolve_ref(self.defs, schema["$ref"])[1]
-                yield from self._expand([target], instance, in_union, tags)
+                yield from self._expand([target], instance, in_union, tags, lenient_at)
             for member in schema.get("allOf", []) if isinstance(schema.get("allOf"), list) else []:
-                yield from self._expand([member], instance, in_union, tags)
+                yield from self._expand([member], instance, in_union, tags, lenient_at)
             for key in ("anyOf", "oneOf"):
                 members = schema.get(key)
                 if isinstance(members, list):
                     for member in members:
                         if tags is not None:
                             self._union_tags(member, tags, set())
+                        if lenient_at is not None:
+                            self._member_lenient(member, lenient_at)
                         if self.schema_for(member).is_valid(instance):
-                            yield from self._expand([member], instance, True, tags)
+                            yield from self._expand([member], instance, True, tags, lenient_at)
+
+    def _member_lenient(self, member: Any, lenient_at: dict[tuple[str, str], dict[str, list[Any]]]) -> None:
+        """The default-on-error properties of ``member``, under each value it pins a property to."""
+        props: dict[str, list[Any]] = {}
+        self._member_properties(member, props, set())
+        lenient = {
+            k: v for k, v in props.items() if any(isinstance(p, dict) and p.get(DEFAULT_ON_ERROR) for p in v)
+        }
+        for key, schemas in props.items():
+            for prop in schemas:
+                if isinstance(prop, dict) and "const" in prop:
+                    pinned = (key, json.dumps(prop["const"], sort_keys=True))
+                    lenient_at.setdefault(pinned, {}).update(lenient)
+
+    def _member_properties(self, member: Any, props: dict[str, list[Any]], seen: set[str]) -> None:
+        """Every property schema of ``member``, through its ``$ref`` and ``allOf`` parts."""
+        if not isinstance(member, dict):
+            return
+        for key, prop in (member.get("properties") or {}).items():
+            props.setdefault(key, []).append(prop)
+        ref = member.get("$ref")
+        if isinstance(ref, str) and ref not in seen:
+            seen.add(ref)
+            self._member_properties(_resolve_ref(self.defs, ref)[1], props, seen)
+        for part in member.get("allOf", []) if isinstance(member.get("allOf"), list) else []:
+            self._member_properties(part, props, seen)
 
     def _union_tags(self, member: Any, tags: dict[str, list[Any]], seen: set[str]) -> None:
         """The values ``member`` of a union pins a property to, or refuses as a catch-all, into ``tags``."""
@@ -505,9 +554,10 @@ class Target:
 
     def _walk(self, schemas: list[Any], instance: Any, path: tuple[Edge, ...], found: list[Location]) -> None:
         tags: dict[str, list[Any]] = {}
-        expanded = list(self._expand(schemas, instance, tags=tags))
+        lenient_at: dict[tuple[str, str], dict[str, list[Any]]] = {}
+        expanded = list(self._expand(schemas, instance, tags=tags, lenient_at=lenient_at))
         if isinstance(instance, dict):
-            here = Location(path, tags=tags)
+            here = Location(path, tags=tags, lenient_at=lenient_at)
             extra: list[Any] = []
             for schema, in_union in expanded:
                 for key, prop in (schema.get("properties") or {}).items():
@@ -594,7 +644,10 @@ def _moved(instance: Any, location: Location, obj: dict[str, Any]) -> Iterator[N
         path = (*location.path, edge)
         for value in location.tags[key]:
             if not json_equal(value, obj[key]):
-                yield _replaced(instance, path, "moved-tag", value)
+                miss = _replaced(instance, path, "moved-tag", value)
+                lenient = location.lenient_at.get((key, json.dumps(value, sort_keys=True)), {})
+                siblings = tuple((k, tuple(v)) for k, v in sorted(lenient.items()) if k != key and k in obj)
+                yield dataclasses.replace(miss, lenient_siblings=siblings)
         if key in location.in_union and key not in location.required:  # else: missing-required
             removed = copy.deepcopy(instance)
             del _get(removed, location.path)[key]

@@ -9,6 +9,7 @@ cannot pass by checking nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from pathlib import Path
 from typing import Annotated, Any
@@ -494,3 +495,42 @@ def test_a_reserved_tag_no_member_takes_goes_to_the_default_member(
     assert found.check_valid("AuthMethod", message) == []
     # a tag the catch-all takes, on an object both the catch-all and the default member fit
     assert found.check_valid("AuthMethod", {"type": "_vendor", "name": "N", "id": "i"}) == []
+
+
+# --- an object moved to a member that reads one of its properties leniently ----------------------
+
+
+@pytest.fixture(scope="module")
+def lenient_destination(tmp_path_factory: pytest.TempPathFactory) -> Target:
+    """A union on ``type``: ``text`` and ``number`` members, each with a lenient ``default`` of its
+    own type (as ACP's elicitation property schemas have)."""
+    from tests.support.schemas import obj, package, surface, tagged
+
+    def kind(json_type: str) -> dict[str, Any]:
+        return obj({"default": {"type": json_type, "x-deserialize-default-on-error": True}})
+
+    defs = {
+        "Text": kind("string"),
+        "Number": kind("number"),
+        "Prop": {"anyOf": [tagged("type", "text", ref="Text"), tagged("type", "number", ref="Number")]},
+    }
+    built = surface(defs)
+    models = package(built, tmp_path_factory.mktemp("acp_lenient_destination"), "acp_lenient_destination")
+    root = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs, "anyOf": []}
+    return Target("9.9.9-test", False, surface=built, package=models, root=root)
+
+
+def test_a_moved_object_is_read_as_the_member_it_moved_to_reads_it(lenient_destination: Target) -> None:
+    """``{"type": "text", "default": "x"}`` moved to ``number``: the schema refuses ``"x"`` as a
+    number, and the ``number`` member reads its lenient ``default`` as omitted, so the model must
+    accept ``{"type": "number"}``.  Checked as a plain near miss (no lenient property on the way
+    to the changed tag), the same mutant is wrongly reported as accepted."""
+    found = lenient_destination
+    text = {"type": "text", "default": "x"}
+    [miss] = [m for m in near_misses(found, "Prop", text) if m.kind == "moved-tag"]
+    assert miss.instance == {"type": "number", "default": "x"}
+    assert not found.def_validator("Prop").is_valid(miss.instance)
+    assert [key for key, _ in miss.lenient_siblings] == ["default"]
+    assert found.check_near_miss("Prop", miss) == []
+    blind = dataclasses.replace(miss, lenient_siblings=())
+    assert {d.outcome for d in found.check_near_miss("Prop", blind)} == {"accepted"}
