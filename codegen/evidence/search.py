@@ -959,21 +959,11 @@ class Pair:
         def sendable(instance: Any) -> bool:
             return self.old.valid(top, instance) and self.old.models.refusal(top, instance) is None
 
-        found: list[Any] = []
-
-        def accept(instance: Any) -> bool:
-            if sendable(instance):
-                found.append(instance)
-            return bool(found)
-
-        try:
-            instances(generation_schema(self.old.defs, top), TARGETED, accept, self.cache)
-        except (ValueError, KeyError):
-            return None
-        if not found:
+        first = self.first_kept(lambda: generation_schema(self.old.defs, top), TARGETED, sendable)
+        if first is None:
             return None
         call = {"id": 0} if removed.kind == "request" else {}
-        params = shrink(found[0], sendable)
+        params = shrink(first, sendable)
         message = {"jsonrpc": "2.0", **call, "method": removed.wire_name, "params": params}
         answer = (
             f"-32601 Method not found: the {self.new.release} {removed.side} handles no {removed.wire_name}"
@@ -1009,25 +999,18 @@ class Pair:
                 self.new.surface, batch, kind, self.new.valid_root, instance
             )
 
-        found: list[Any] = []
-
-        def accept(instance: Any) -> bool:
-            if keeps(instance):
-                found.append(instance)
-            return bool(found)
-
-        try:
-            schema = generation_schema({**self.old.defs, BATCH_KEY: member}, BATCH_KEY)
-            instances(schema, DEFAULT_EXAMPLES, accept, self.cache)
-        except (ValueError, KeyError):
-            return None
-        if not found:
+        first = self.first_kept(
+            lambda: generation_schema({**self.old.defs, BATCH_KEY: member}, BATCH_KEY),
+            DEFAULT_EXAMPLES,
+            keeps,
+        )
+        if first is None:
             return None
         receivers = sorted(change.flow.old.receivers) or sorted(
             p for p in self.new.surface.envelopes.values() if p != batch.sender
         )
         return Evidence(
-            message=shrink(found[0], keeps),
+            message=shrink(first, keeps),
             schema_type=batch.name,
             sent_by=_peers(self.old.release, [batch.sender]),
             refused_by=_peers(self.new.release, receivers),
@@ -1053,6 +1036,18 @@ class Pair:
         def keeps(instance: Any) -> bool:
             return self.reading(direction, root, other, named, instance, anchor) is not None
 
+        first = self.first_kept(
+            lambda: generation_schema(source.defs, root, self.probes(direction, root)),
+            self.examples if examples is None else examples,
+            keeps,
+        )
+        return shrink(first, keeps) if first is not None else None
+
+    def first_kept(
+        self, schema: Callable[[], Any], examples: int, keeps: Callable[[Any], bool]
+    ) -> Any | None:
+        """The first of ``examples`` generated instances of ``schema()`` that ``keeps`` takes (``None``:
+        none did, or the schema cannot be generated from)."""
         found: list[Any] = []
 
         def accept(instance: Any) -> bool:
@@ -1061,11 +1056,10 @@ class Pair:
             return bool(found)
 
         try:
-            schema = generation_schema(source.defs, root, self.probes(direction, root))
-            instances(schema, self.examples if examples is None else examples, accept, self.cache)
+            instances(schema(), examples, accept, self.cache)
         except (ValueError, KeyError):
             return None
-        return shrink(found[0], keeps) if found else None
+        return found[0] if found else None
 
     def first_hit(self, change: Change) -> int | None:
         """The first of the distinct messages of a search already run that showed the change (1 for
