@@ -722,6 +722,7 @@ class Connection:
 
     async def _read_loop(self) -> None:
         channel = self.channel
+        collected = False
         try:
             while (message := await channel.receive()) is not None:
                 if isinstance(message, Exception):  # undecodable input: a RequestError of any package
@@ -731,8 +732,13 @@ class Connection:
         except (ConnectionError, OSError) as error:
             logger.debug("connection lost: %s", error)
             self.lost = error if isinstance(error, ConnectionError) else ConnectionError(str(error))
+        except GeneratorExit:
+            # the task was dropped with its loop still pending on it and is being garbage
+            # collected: its loop is gone, so nothing can be scheduled or awaited any more
+            collected = True
+            raise
         finally:
-            if not self._closed.is_set():
+            if not collected and not self._closed.is_set():
                 self._notifications.put_nowait(None)
                 await self._finish()
 

@@ -750,3 +750,29 @@ def test_extension_notifications_reach_ext_notification() -> None:
         return agent.calls[1:]
 
     assert run(go()) == [("_vendor/event", {"n": 1}), ("_vendor/bare", {})]
+
+
+def test_a_connection_dropped_while_it_waits_is_collected_without_an_unraisable_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A caller that drops a connection (say after a TransportError) leaves its reader pending.
+
+    The event loop holds tasks weakly, so the reader is garbage collected while it waits, and
+    Python throws GeneratorExit into it: it must not schedule or await anything then (before the
+    fix, its clean-up awaited and Python reported "coroutine ignored GeneratorExit").
+    """
+    import gc
+    import sys
+
+    seen: list[str] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda raised: seen.append(repr(raised.exc_value)))
+
+    async def drop() -> None:
+        wire = Wire(acp, TestAgent())
+        await asyncio.sleep(0.01)
+        del wire
+        gc.collect()
+        await asyncio.sleep(0.01)
+
+    run(drop())
+    assert seen == []
