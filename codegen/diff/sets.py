@@ -55,7 +55,7 @@ from ..schema.ir import (
     to_json,
 )
 from .path import ABSENT
-from .proof import Relation, SetProof
+from .proof import Premise, Relation, SetProof, Shown
 
 __all__ = ["Sets", "Term", "json_type", "same_json", "with_defaults"]
 
@@ -283,11 +283,13 @@ class Sets:
 
     # --- what a set takes --------------------------------------------------------------------
 
-    def relation(self, old: TypeExpr, new: TypeExpr, premise: str = "") -> SetProof:
+    def relation(self, old: TypeExpr, new: TypeExpr, premise: Premise | None = None) -> SetProof:
         """How the values of ``old`` (references under new names) stand to those of ``new``."""
         return self.relate(self.old_term(old), ("new", new), old, new, premise)
 
-    def relate(self, old: Term, new: Term, shown_old: Any, shown_new: Any, premise: str = "") -> SetProof:
+    def relate(
+        self, old: Term, new: Term, shown_old: Shown, shown_new: Shown, premise: Premise | None = None
+    ) -> SetProof:
         """:meth:`relation` of two terms; ``shown_old`` and ``shown_new`` are what the proof names."""
         wider, narrower = self.includes(new, old), self.includes(old, new)
         if wider and narrower:

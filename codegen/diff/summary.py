@@ -185,7 +185,7 @@ def proof_json(proof: SetProof) -> dict[str, Any]:
         if value is not ABSENT:
             data[name] = value_json(value)
     if proof.premise:
-        data["premise"] = proof.premise
+        data["premise"] = str(proof.premise)
     return data
 
 

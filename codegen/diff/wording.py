@@ -43,7 +43,7 @@ from .payload import (
     words,
 )
 from .payload import describe as describe  # the words of a type expression, where readers of a path find them
-from .proof import Relation, SetProof
+from .proof import Premise, Relation, SetProof
 from .rules import RuleId
 
 INNER_WORDS = {"items": "items", "values": "values"}
@@ -167,14 +167,15 @@ def detail(rule_id: RuleId, path: Path, old: Payload | None, new: Payload | None
             return f"{prefix}{words(old)} -> {words(new)}"
 
 
-PREMISES = {
-    "default-member": "the union's default member (no tag property) takes it",
-    "catch-all": "the union's catch-all took it, and is where a later release's variants arrive",
-    "other-member": "another member of the union takes it",
-    "defaults-applied": "read as the new models read it, every omitted field's default filled",
-    "extra-kept": "old receivers keep the keys a member adds and read every member as sent; what they "
-    "miss is what the tag means",
-    "lenient": "the old models read it as the field's default (or drop the item), the new ones refuse it",
+PREMISES: dict[Premise, str] = {
+    Premise.DEFAULT_MEMBER: "the union's default member (no tag property) takes it",
+    Premise.CATCH_ALL: "the union's catch-all took it, and is where a later release's variants arrive",
+    Premise.OTHER_MEMBER: "another member of the union takes it",
+    Premise.DEFAULTS_APPLIED: "read as the new models read it, every omitted field's default filled",
+    Premise.EXTRA_KEPT: "old receivers keep the keys a member adds and read every member as sent; what "
+    "they miss is what the tag means",
+    Premise.LENIENT: "the old models read it as the field's default (or drop the item), the new ones "
+    "refuse it",
 }
 """The words of each :attr:`~.proof.SetProof.premise` token."""
 
@@ -191,7 +192,7 @@ def _value(value: Any) -> str:
 
 def proof_words(proof: SetProof) -> str:
     """A set proof as one line: the two sets, the relation, a value only one side accepts, the premise."""
-    if proof.premise == "defaults-applied":
+    if proof.premise is Premise.DEFAULTS_APPLIED:
         return (
             f"an omitted field is read as {_value(proof.old)} by old receivers and meant as "
             f"{_value(proof.new)} by new senders ({PREMISES[proof.premise]})"
@@ -205,5 +206,5 @@ def proof_words(proof: SetProof) -> str:
     sets = f"{_value(proof.old)} → {_value(proof.new)}: " if proof.old is not ABSENT else ""
     shown = ((proof.only_new, "new"), (proof.only_old, "no longer accepted"))
     extra = [f"{_value(v)} is {w}" for v, w in shown if v is not ABSENT]
-    premise = f" ({PREMISES.get(proof.premise, proof.premise)})" if proof.premise else ""
+    premise = f" ({PREMISES[proof.premise]})" if proof.premise else ""
     return sets + "; ".join([relation, *extra]) + premise

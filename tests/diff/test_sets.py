@@ -14,8 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from codegen.diff.model import ABSENT, Relation
+from codegen.diff.proof import Premise, SetProof
 from codegen.diff.sets import Sets, with_defaults
-from codegen.diff.wording import proof_words
+from codegen.diff.wording import PREMISES, proof_words
 from codegen.schema.ir import (
     AliasType,
     AnyOf,
@@ -344,3 +345,12 @@ def test_an_inclusion_is_never_refuted_by_a_value_and_a_witness_is_one_side_s_al
         assert sets.accepts(("new", wide), proof.only_new) and not sets.accepts(
             ("old", narrow), proof.only_new
         )
+
+
+@pytest.mark.parametrize("premise", list(Premise))
+def test_every_premise_has_its_own_words_in_a_proof(premise: Premise) -> None:
+    """A premise is a typed token: each one is worded, and no two read alike."""
+    proof = SetProof(Relation.EQUAL, premise=premise)
+    words = proof_words(proof)
+    assert words.endswith(f"({PREMISES[premise]})")
+    assert sum(PREMISES[premise] == other for other in PREMISES.values()) == 1

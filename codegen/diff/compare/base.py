@@ -160,27 +160,3 @@ def normative_change(ctx: Context, old_doc: str, new_doc: str, at: At) -> Iterat
             old=Sentences(dropped),
             new=Sentences(added),
         )
-
-
-PREMISE_DEFAULT = "default-member"
-"""A :attr:`~codegen.diff.proof.SetProof.premise`: the union's default member (no tag property) takes it."""
-
-
-PREMISE_CATCH_ALL = "catch-all"
-"""A premise: the union's catch-all takes the tag, and is where a later release's variants arrive."""
-
-
-PREMISE_OTHER_MEMBER = "other-member"
-"""A premise: another member of an untagged union takes the value."""
-
-
-PREMISE_DEFAULTS = "defaults-applied"
-"""A premise: the values are compared as a receiver reads them, every omitted field's default filled."""
-
-
-PREMISE_EXTRA_KEPT = "extra-kept"
-"""A premise: the old models keep the keys an object does not name, so they read every member as sent."""
-
-
-PREMISE_LENIENT = "lenient"
-"""A premise: the old models read a value the schema refuses as the field's default (or drop the item)."""

@@ -16,10 +16,11 @@ from ...schema.ir import ArrayOf, Field, ObjectType, Ref, refs_in, strip_nullabl
 from ..context import Context
 from ..model import ABSENT, Change, FieldPart, Relation, SetProof, TypePart, field_default, json_key
 from ..payload import Default, Keywords, Name, TypeTerm
+from ..proof import Premise
 from ..renames import rename_refs
 from ..rules import RuleId
 from ..sets import Term, with_defaults
-from .base import PREMISE_DEFAULTS, PREMISE_LENIENT, At, Side, accepts_any, normative_change
+from .base import At, Side, accepts_any, normative_change
 from .python import attribute_path
 
 
@@ -75,7 +76,7 @@ def lenient_proof(ctx: Context, old: Field, new: Field) -> SetProof | None:
         value = ABSENT if bad is ABSENT else [bad]
     if value is ABSENT:
         return None
-    return SetProof(Relation.NARROWER, only_old=value, premise=PREMISE_LENIENT)
+    return SetProof(Relation.NARROWER, only_old=value, premise=Premise.LENIENT)
 
 
 def _default(f: Field) -> Default | None:
@@ -200,7 +201,7 @@ def compare_field(ctx: Context, old: Field, new: Field, at: At) -> Iterator[Chan
             with_defaults(ctx.new, new.type, field_default(old)),
             with_defaults(ctx.new, new.type, field_default(new)),
         )
-        proof = SetProof(Relation.OVERLAP, read[0], read[1], premise=PREMISE_DEFAULTS)
+        proof = SetProof(Relation.OVERLAP, read[0], read[1], premise=Premise.DEFAULTS_APPLIED)
         yield dataclasses.replace(found, proof=proof)
     was, now = lenient_keywords(old), lenient_keywords(new)
     if set(now) - set(was):

@@ -13,8 +13,9 @@ from collections.abc import Iterator, Mapping
 from ...schema.ir import ApiSurface, EnumType, JsonScalar, UnionType, Variant
 from ..context import Context
 from ..model import Change, MemberPart, Path, Relation, SetProof
+from ..proof import Premise
 from ..rules import BECAME, MEMBER_ADDED, MEMBER_REMOVED, MemberKind, openness
-from .base import PREMISE_CATCH_ALL, PREMISE_DEFAULT, PREMISE_OTHER_MEMBER, At, accepts_any
+from .base import At, accepts_any
 
 
 def union_is_open(surface: ApiSurface, union: UnionType) -> bool:
@@ -91,13 +92,13 @@ def compare_members(
             yield dataclasses.replace(found, proof=found.proof or proofs.get(member))
 
 
-def _premise(union: UnionType | EnumType) -> str:
+def _premise(union: UnionType | EnumType) -> Premise | None:
     """What takes the values of a member that left (or took those of one that arrived)."""
     if not isinstance(union, UnionType):
-        return ""
+        return None
     if union.catch_all is not None:
-        return PREMISE_CATCH_ALL
-    return PREMISE_DEFAULT if union.tagged else PREMISE_OTHER_MEMBER
+        return Premise.CATCH_ALL
+    return Premise.DEFAULT_MEMBER if union.tagged else Premise.OTHER_MEMBER
 
 
 def tag_of(path: Path) -> JsonScalar | object:

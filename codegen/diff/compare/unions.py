@@ -27,15 +27,13 @@ from ...schema.ir import (
 from ..context import Context
 from ..model import ABSENT, Change, FieldPart, MemberPart, Path, Relation, SetProof, ValuePart
 from ..payload import Exclusivity, Tag, TypeSet, TypeTerm
+from ..proof import Premise
 from ..renames import rename_refs
 from ..rules import MEMBER_ADDED, RuleId, openness
 from ..sets import Term
 from ..wording import describe
 from .base import (
     NOTHING_SHARED,
-    PREMISE_CATCH_ALL,
-    PREMISE_DEFAULT,
-    PREMISE_EXTRA_KEPT,
     At,
     Shared,
     Side,
@@ -60,7 +58,7 @@ def object_became_union(ctx: Context, old: ObjectType, new: UnionType, at: At) -
     if all(o.extra == "allow" for o in ctx.old.lineage(old.name)):
         proof = ctx.sets.relate(("old", Ref(old.name)), ("new", Ref(new.name)), Ref(old.name), Ref(new.name))
         if proof.relation in (Relation.NARROWER, Relation.EQUAL):
-            found = dataclasses.replace(found, proof=dataclasses.replace(proof, premise=PREMISE_EXTRA_KEPT))
+            found = dataclasses.replace(found, proof=dataclasses.replace(proof, premise=Premise.EXTRA_KEPT))
     yield found
     before = {f.wire_name: f for f in ctx.old.all_fields(old.name)}
     for f in new.fields:
@@ -190,7 +188,9 @@ def _tag_changed(ctx: Context, old: UnionType, new: UnionType, at: At) -> Iterat
         new.tag_wire_name or ABSENT,
     )
     if proof.relation is Relation.EQUAL:
-        proof = dataclasses.replace(proof, premise=PREMISE_DEFAULT if default_member(ctx.new, new) else "")
+        proof = dataclasses.replace(
+            proof, premise=Premise.DEFAULT_MEMBER if default_member(ctx.new, new) else None
+        )
     rule_id = {
         Relation.EQUAL: RuleId.UNION_DISPATCH_CHANGED,
         Relation.WIDER: RuleId.TYPE_WIDENED,
@@ -307,7 +307,7 @@ def _tag_proof(
         return None
     relation = Relation.WIDER if released else Relation.NARROWER
     only = {"only_new": witness} if released else {"only_old": witness}
-    return SetProof(relation, premise=PREMISE_CATCH_ALL, **only)
+    return SetProof(relation, premise=Premise.CATCH_ALL, **only)
 
 
 def _claimed(
@@ -342,7 +342,7 @@ def _claimed(
         variant.type,
         witness,
         ABSENT,
-        PREMISE_CATCH_ALL,
+        Premise.CATCH_ALL,
     )
     found = ctx.change(RuleId.UNION_TAG_CLAIMED, path, at.traffic, at.where)
     yield dataclasses.replace(found, proof=proof)
