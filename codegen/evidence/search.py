@@ -253,6 +253,10 @@ class Search:
     refusals: tuple[Refusal, ...]
 
 
+Searched = dict[tuple[Direction, str], Search | str]
+"""The searches of a set of changes, by direction and ``$defs`` type (:meth:`Pair.searched`)."""
+
+
 def def_of(named: NamedType) -> str | None:
     """The ``$defs`` entry that holds a type (a derived type's pointer is inside its parent's)."""
     return Pointer.parse(named.pointer).defs_entry
@@ -708,6 +712,8 @@ class Pair:
     """Where generated messages are kept between runs (``None``: nowhere)."""
     planner: Planner = field(init=False)
     _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
+    _found_raw: dict[SearchKey, Found | str] = field(default_factory=dict)
+    """What each search in :attr:`_searches` found, as a worker sends it (:meth:`run_searches`)."""
 
     def __post_init__(self) -> None:
         self.planner = Planner(self.old.surface, self.new.surface)
@@ -752,8 +758,13 @@ class Pair:
         """
         key = self.key(direction, schema_name, wanted, examples)
         if key not in self._searches:
-            self._searches[key] = self._found(key, self._search(*key))
+            self.keep(key, self._search(*key))
         return self._searches[key]
+
+    def keep(self, key: SearchKey, found: Found | str) -> None:
+        """Keep what the search ``key`` found (here or in a worker), with its refusals made again here."""
+        self._found_raw[key] = found
+        self._searches[key] = self._found(key, found)
 
     def key(
         self,
@@ -891,52 +902,60 @@ class Pair:
         change's other direction is searched only if its first shows nothing.
         """
         listed = list(changes)
-        plans = [self.plans(change) for change in listed]
+        searched = self.searched(listed)
+        return {index: self.evidence_of(change, searched) for index, change in enumerate(listed)}
+
+    def searched(self, changes: Iterable[Change]) -> Searched:
+        """The searches of ``changes`` (each run here unless :func:`search_all` ran it already), by
+        direction and ``$defs`` type: what :meth:`evidence_of` reads for each of them."""
+        listed = list(changes)
         search_all((self, key) for key in self.requests(listed))
         search_all((self, key) for key in self.requests(listed, then=True))
-        searched = {
+        return {
             (d, root): self._searches[key]
-            for (d, root), anchors in self.planner.groups(plans).items()
+            for (d, root), anchors in self.planner.groups(self.plans(change) for change in listed).items()
             if (key := self.key(d, root, frozenset(anchors))) in self._searches
         }
-        out: dict[int, Evidence | NoEvidence] = {}
-        for index, (change, plan) in enumerate(zip(listed, plans, strict=True)):
-            tried = 0
-            reasons: list[str] = []
-            for p in plan:
-                if p.root is None or p.anchor is None:
-                    continue
-                found = searched.get((p.direction, p.root))
-                if found is None:  # not run: the first direction showed it
-                    continue
-                if isinstance(found, str):
-                    reasons.append(found)
-                    continue
-                tried += found.generated
-                matching = [r for r in found.refusals if r.at(p.anchor) is not None]
-                if matching:
-                    witness, why = self.first_witness(change, p, matching)
-                    if witness is None:  # the search stopped at refusals of the type alone: search on
-                        whole = self.search(p.direction, p.root)
-                        if isinstance(whole, Search):
-                            tried += whole.generated
-                            more = [r for r in whole.refusals if r.at(p.anchor) is not None]
-                            witness, why = self.first_witness(change, p, more)
-                    if witness is not None:
-                        out[index] = witness
-                        break
-                    reasons.append(why)
-            else:
-                predicted = self.predicted(change) or self.read_leniently(change)
-                if predicted is not None:
-                    out[index] = predicted
-                elif not any(p.root is not None and p.anchor is not None for p in plan):
-                    out[index] = unsearchable(plan)
-                elif tried == 0:
-                    out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
-                else:
-                    out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
-        return out
+
+    def evidence_of(self, change: Change, searched: Searched) -> Evidence | NoEvidence:
+        """The evidence of one change of those :meth:`searched` ran the searches of: the smallest
+        message refused at its location in a whole message (or the message its rule predicts, or a
+        lenient reading), or why there is none.  It depends on that change and those searches only
+        (a search it runs more of is one another change would run the same), so the changes of a
+        diff can be weighed in any order, or at once (:func:`evidence_all`)."""
+        plan = self.plans(change)
+        tried = 0
+        reasons: list[str] = []
+        for p in plan:
+            if p.root is None or p.anchor is None:
+                continue
+            found = searched.get((p.direction, p.root))
+            if found is None:  # not run: the first direction showed it
+                continue
+            if isinstance(found, str):
+                reasons.append(found)
+                continue
+            tried += found.generated
+            matching = [r for r in found.refusals if r.at(p.anchor) is not None]
+            if matching:
+                witness, why = self.first_witness(change, p, matching)
+                if witness is None:  # the search stopped at refusals of the type alone: search on
+                    whole = self.search(p.direction, p.root)
+                    if isinstance(whole, Search):
+                        tried += whole.generated
+                        more = [r for r in whole.refusals if r.at(p.anchor) is not None]
+                        witness, why = self.first_witness(change, p, more)
+                if witness is not None:
+                    return witness
+                reasons.append(why)
+        predicted = self.predicted(change) or self.read_leniently(change)
+        if predicted is not None:
+            return predicted
+        if not any(p.root is not None and p.anchor is not None for p in plan):
+            return unsearchable(plan)
+        if tried == 0:
+            return NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
+        return NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
 
     def predicted(self, change: Change) -> Evidence | None:
         """The message the rule itself predicts, where the search found none: for a method or
@@ -1381,7 +1400,55 @@ def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = N
     for wave in waves:
         found = run_all([functools.partial(pair._search, *key) for pair, key in wave], tick)
         for (pair, key), result in zip(wave, found, strict=True):
-            pair._searches[key] = pair._found(key, result)
+            pair.keep(key, result)
+
+
+Weighed = tuple[list[tuple[int, int, Evidence | NoEvidence]], list[dict[SearchKey, Found | str]]]
+"""What one job of :func:`evidence_all` sends back: (pair, change, evidence) for each of its changes, and
+per pair the searches it ran that were not run before it."""
+
+
+def evidence_all(
+    work: list[tuple[Pair, list[Change]]], progress: Progress | None = None
+) -> list[dict[int, Evidence | NoEvidence]]:
+    """:meth:`Pair.evidence` of each pair's changes, the changes weighed on every core.
+
+    Once the searches have run, what is left of a change's evidence is its
+    own: its refused messages wrapped in whole messages, the message its rule
+    predicts, a lenient reading (:meth:`Pair.evidence_of`), each generating
+    messages of its own.  The changes are weighed in jobs run on every core,
+    the same change at each stability level in one job, one level after the
+    other (a type the same at both levels generates the same messages, which
+    the second reads back from the cache).  A search a job runs more of is kept by its pair here
+    too (:meth:`Pair.keep`), as if it had been run here.  The evidence is the
+    same as one change after the other gives, since each change's depends on
+    it and the searches alone.  The jobs are a stage of ``progress``.
+    """
+    searched = [pair.searched(changes) for pair, changes in work]
+    jobs: dict[str, list[tuple[int, int]]] = {}
+    for p, (_, changes) in enumerate(work):
+        for c, change in enumerate(changes):
+            jobs.setdefault(change.key, []).append((p, c))
+
+    def weigh(job: list[tuple[int, int]]) -> Weighed:
+        before = [set(pair._found_raw) for pair, _ in work]
+        found = [(p, c, work[p][0].evidence_of(work[p][1][c], searched[p])) for p, c in job]
+        ran = [
+            {key: raw for key, raw in pair._found_raw.items() if key not in seen}
+            for (pair, _), seen in zip(work, before, strict=True)
+        ]
+        return found, ran
+
+    out: list[dict[int, Evidence | NoEvidence]] = [{} for _ in work]
+    tick = progress.stage("weighing the messages found", len(jobs)) if progress is not None and jobs else None
+    for found, ran in run_all([functools.partial(weigh, job) for job in jobs.values()], tick):
+        for p, c, evidence in found:
+            out[p][c] = evidence
+        for (pair, _), more in zip(work, ran, strict=True):
+            for key, raw in more.items():
+                if key not in pair._searches:
+                    pair.keep(key, raw)
+    return [dict(sorted(found.items())) for found in out]
 
 
 # --- a whole diff ------------------------------------------------------------------------------
@@ -1488,12 +1555,14 @@ def attach_evidence(
         todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches})
         tick = progress.stage(stage, todo) if progress is not None and todo else None
         search_all(requests, tick)
+    weighed = [s for s in levels if s in pairs]
+    work = [(pairs[s], searched[s]) for s in weighed]
+    by_level = dict(zip(weighed, evidence_all(work, progress), strict=True))
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]
-        pair = pairs.get(surface.stability)
-        if pair is not None:
-            found = pair.evidence(searched[surface.stability])
+        if surface.stability in by_level:
+            found = by_level[surface.stability]
         else:  # none of its changes can be searched for: each says why
             planner = planners[surface.stability]
             found = {n: unsearchable(planner.plans(c)) for n, c in enumerate(searched[surface.stability])}
