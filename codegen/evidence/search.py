@@ -46,7 +46,7 @@ import copy
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -1379,13 +1379,19 @@ def constants(defs: Mapping[str, Any], name: str) -> set[str]:
     return found
 
 
-def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = None) -> None:
+def search_all(
+    requests: Iterable[tuple[Pair, SearchKey]],
+    tick: Tick | None = None,
+    also: Sequence[Callable[[], Any]] = (),
+) -> list[Any]:
     """Run the searches not run yet, on every core; each pair keeps its own (:meth:`Pair.search`).
 
     Searches that generate from the same schema (a type the same in the
     stable and the unstable schema) run one after the other, so that the
     second reads the messages the first kept under the cache.  ``tick`` is
-    called once per search run.
+    called once per search run and once per job of ``also``: jobs that need
+    no search, run beside the first searches (before them, so that a long one starts at once),
+    their results returned in order.
     """
     todo: dict[tuple[int, SearchKey], tuple[Pair, SearchKey]] = {}
     for pair, key in requests:
@@ -1397,20 +1403,23 @@ def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = N
         generation = (pair.generation(key[1], key[0]), key[3])
         waves[generation in generations and bool(generation[0])].append((pair, key))
         generations.add(generation)
-    for wave in waves:
-        found = run_all([functools.partial(pair._search, *key) for pair, key in wave], tick)
-        for (pair, key), result in zip(wave, found, strict=True):
+    extra: list[Any] = []
+    for number, wave in enumerate(waves):
+        first = list(also) if number == 0 else []
+        found = run_all([*first, *(functools.partial(pair._search, *key) for pair, key in wave)], tick)
+        extra.extend(found[: len(first)])
+        for (pair, key), result in zip(wave, found[len(first) :], strict=True):
             pair.keep(key, result)
+    return extra
 
 
 Weighed = tuple[list[tuple[int, int, Evidence | NoEvidence]], list[dict[SearchKey, Found | str]]]
-"""What one job of :func:`evidence_all` sends back: (pair, change, evidence) for each of its changes, and
+"""What one job of :class:`Weighing` sends back: (pair, change, evidence) for each of its changes, and
 per pair the searches it ran that were not run before it."""
 
 
-def evidence_all(
-    work: list[tuple[Pair, list[Change]]], progress: Progress | None = None
-) -> list[dict[int, Evidence | NoEvidence]]:
+@dataclass
+class Weighing:
     """:meth:`Pair.evidence` of each pair's changes, the changes weighed on every core.
 
     Once the searches have run, what is left of a change's evidence is its
@@ -1419,36 +1428,79 @@ def evidence_all(
     messages of its own.  The changes are weighed in jobs run on every core,
     the same change at each stability level in one job, one level after the
     other (a type the same at both levels generates the same messages, which
-    the second reads back from the cache).  A search a job runs more of is kept by its pair here
-    too (:meth:`Pair.keep`), as if it had been run here.  The evidence is the
-    same as one change after the other gives, since each change's depends on
-    it and the searches alone.  The jobs are a stage of ``progress``.
+    the second reads back from the cache).  A change none of whose plans has
+    a type to search needs no search (:meth:`alone`): its jobs can run beside
+    the searches.  A search a job runs more of is kept by its pair here too
+    (:meth:`Pair.keep`), as if it had been run here.  The evidence is the same
+    as one change after the other gives, since each change's depends on it
+    and the searches alone.
     """
-    searched = [pair.searched(changes) for pair, changes in work]
-    jobs: dict[str, list[tuple[int, int]]] = {}
-    for p, (_, changes) in enumerate(work):
-        for c, change in enumerate(changes):
-            jobs.setdefault(change.key, []).append((p, c))
 
-    def weigh(job: list[tuple[int, int]]) -> Weighed:
-        before = [set(pair._found_raw) for pair, _ in work]
-        found = [(p, c, work[p][0].evidence_of(work[p][1][c], searched[p])) for p, c in job]
+    work: list[tuple[Pair, list[Change]]]
+    found: list[dict[int, Evidence | NoEvidence]] = field(init=False)
+    jobs: list[tuple[bool, list[tuple[int, int]]]] = field(init=False)
+    """Each job: whether its changes need no search, and its (pair, change) indexes."""
+
+    def __post_init__(self) -> None:
+        self.found = [{} for _ in self.work]
+        grouped: dict[str, list[tuple[int, int]]] = {}
+        for p, (_, changes) in enumerate(self.work):
+            for c, change in enumerate(changes):
+                grouped.setdefault(change.key, []).append((p, c))
+        self.jobs = [(all(self._alone(p, c) for p, c in job), job) for job in grouped.values()]
+
+    def _alone(self, p: int, c: int) -> bool:
+        pair, changes = self.work[p]
+        return not any(x.root is not None and x.anchor is not None for x in pair.plans(changes[c]))
+
+    def alone(self) -> list[Callable[[], Weighed]]:
+        """The jobs of the changes that need no search (to run beside the searches)."""
+        empty: list[Searched] = [{} for _ in self.work]
+        return [functools.partial(self._weigh, job, empty) for alone, job in self.jobs if alone]
+
+    def rest(self, progress: Progress | None = None) -> None:
+        """Weigh the other changes, once their searches have run (a stage of ``progress``)."""
+        searched = [pair.searched(changes) for pair, changes in self.work]
+        jobs = [functools.partial(self._weigh, job, searched) for alone, job in self.jobs if not alone]
+        tick = (
+            progress.stage("weighing the messages found", len(jobs))
+            if progress is not None and jobs
+            else None
+        )
+        self.take(run_all(jobs, tick))
+
+    def take(self, results: Iterable[Weighed]) -> None:
+        """Keep what jobs found."""
+        for found, ran in results:
+            for p, c, evidence in found:
+                self.found[p][c] = evidence
+            for (pair, _), more in zip(self.work, ran, strict=True):
+                for key, raw in more.items():
+                    if key not in pair._searches:
+                        pair.keep(key, raw)
+
+    def evidence(self) -> list[dict[int, Evidence | NoEvidence]]:
+        """Each pair's evidence by change index, once every job has been taken."""
+        return [dict(sorted(found.items())) for found in self.found]
+
+    def _weigh(self, job: list[tuple[int, int]], searched: list[Searched]) -> Weighed:
+        before = [set(pair._found_raw) for pair, _ in self.work]
+        found = [(p, c, self.work[p][0].evidence_of(self.work[p][1][c], searched[p])) for p, c in job]
         ran = [
             {key: raw for key, raw in pair._found_raw.items() if key not in seen}
-            for (pair, _), seen in zip(work, before, strict=True)
+            for (pair, _), seen in zip(self.work, before, strict=True)
         ]
         return found, ran
 
-    out: list[dict[int, Evidence | NoEvidence]] = [{} for _ in work]
-    tick = progress.stage("weighing the messages found", len(jobs)) if progress is not None and jobs else None
-    for found, ran in run_all([functools.partial(weigh, job) for job in jobs.values()], tick):
-        for p, c, evidence in found:
-            out[p][c] = evidence
-        for (pair, _), more in zip(work, ran, strict=True):
-            for key, raw in more.items():
-                if key not in pair._searches:
-                    pair.keep(key, raw)
-    return [dict(sorted(found.items())) for found in out]
+
+def evidence_all(
+    work: list[tuple[Pair, list[Change]]], progress: Progress | None = None
+) -> list[dict[int, Evidence | NoEvidence]]:
+    """:meth:`Pair.evidence` of each pair's changes, weighed on every core (:class:`Weighing`)."""
+    weighing = Weighing(work)
+    weighing.take(run_all(weighing.alone()))
+    weighing.rest(progress)
+    return weighing.evidence()
 
 
 # --- a whole diff ------------------------------------------------------------------------------
@@ -1545,6 +1597,8 @@ def attach_evidence(
         if stabilities
         else {}
     )
+    weighed = [s for s in levels if s in pairs]
+    weighing = Weighing([(pairs[s], searched[s]) for s in weighed])
     for then, stage in ((False, "searching for evidence"), (True, "searching the other direction")):
         requests = [
             (pairs[stability], key)
@@ -1552,12 +1606,12 @@ def attach_evidence(
             if (stability := surface.stability) in pairs
             for key in pairs[stability].requests((surface.changes[i] for i in wanted[stability]), then)
         ]
-        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches})
+        alone = [] if then else weighing.alone()  # changes no search shows: weighed beside the searches
+        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches}) + len(alone)
         tick = progress.stage(stage, todo) if progress is not None and todo else None
-        search_all(requests, tick)
-    weighed = [s for s in levels if s in pairs]
-    work = [(pairs[s], searched[s]) for s in weighed]
-    by_level = dict(zip(weighed, evidence_all(work, progress), strict=True))
+        weighing.take(search_all(requests, tick, alone))
+    weighing.rest(progress)
+    by_level = dict(zip(weighed, weighing.evidence(), strict=True))
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]
