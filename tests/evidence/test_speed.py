@@ -137,8 +137,9 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
 
     old, new = release_files("2.0.0-alpha.5"), release_files("2.0.0-alpha.7")
     built = (surfaces_of(old, ["unstable"]), surfaces_of(new, ["unstable"]))
-    changes = [c for c in diff_surfaces(*(b["unstable"] for b in built)).changes if wants_evidence(c)]
-    only = {"unstable": Planner(built[0]["unstable"], built[1]["unstable"]).types(changes)}
+    before, after = built[0]["unstable"], built[1]["unstable"]
+    changes = [c for c in diff_surfaces(before, after).changes if wants_evidence(c)]
+    only = {"unstable": Planner(before, after).types(changes)}
 
     def fresh() -> Any:
         [found] = pairs_of(old, new, ["unstable"], tmp_path, built=built, only=only)  # type: ignore[arg-type]
