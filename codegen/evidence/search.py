@@ -710,6 +710,9 @@ class Pair:
     examples: int = DEFAULT_EXAMPLES
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
+    fresh: bool = False
+    """Whether this run rendered its models: a cold cache, whose messages must be generated too (the
+    changes are then weighed on every core, :class:`Weighing`)."""
     planner: Planner = field(init=False)
     _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
     _found_raw: dict[SearchKey, Found | str] = field(default_factory=dict)
@@ -1434,12 +1437,19 @@ class Weighing:
     (:meth:`Pair.keep`), as if it had been run here.  The evidence is the same
     as one change after the other gives, since each change's depends on it
     and the searches alone.
+
+    On a warm cache (no pair :attr:`~Pair.fresh`) the messages are read back,
+    not generated: what is left is checking them, which a worker would pay
+    again for each model it builds a validator of, so the changes are weighed
+    here, one after the other.
     """
 
     work: list[tuple[Pair, list[Change]]]
     found: list[dict[int, Evidence | NoEvidence]] = field(init=False)
     jobs: list[tuple[bool, list[tuple[int, int]]]] = field(init=False)
     """Each job: whether its changes need no search, and its (pair, change) indexes."""
+    handed: bool = field(default=False, init=False)
+    """Whether :meth:`alone` handed out the jobs of the changes that need no search."""
 
     def __post_init__(self) -> None:
         self.found = [{} for _ in self.work]
@@ -1453,21 +1463,40 @@ class Weighing:
         pair, changes = self.work[p]
         return not any(x.root is not None and x.anchor is not None for x in pair.plans(changes[c]))
 
+    @property
+    def spread(self) -> bool:
+        """Whether the jobs run on every core (a pair's models were rendered: a cold cache)."""
+        return any(pair.fresh for pair, _ in self.work)
+
     def alone(self) -> list[Callable[[], Weighed]]:
-        """The jobs of the changes that need no search (to run beside the searches)."""
+        """The jobs of the changes that need no search, to run beside the searches (none on a warm
+        cache: :meth:`rest` weighs every change there)."""
+        if not self.spread:
+            return []
+        self.handed = True
         empty: list[Searched] = [{} for _ in self.work]
         return [functools.partial(self._weigh, job, empty) for alone, job in self.jobs if alone]
 
     def rest(self, progress: Progress | None = None) -> None:
         """Weigh the other changes, once their searches have run (a stage of ``progress``)."""
         searched = [pair.searched(changes) for pair, changes in self.work]
-        jobs = [functools.partial(self._weigh, job, searched) for alone, job in self.jobs if not alone]
+        jobs = [
+            functools.partial(self._weigh, job, searched)
+            for alone, job in self.jobs
+            if not (alone and self.handed)
+        ]
         tick = (
             progress.stage("weighing the messages found", len(jobs))
             if progress is not None and jobs
             else None
         )
-        self.take(run_all(jobs, tick))
+        if self.spread:
+            self.take(run_all(jobs, tick))
+            return
+        for job in jobs:
+            self.take([job()])
+            if tick is not None:
+                tick()
 
     def take(self, results: Iterable[Weighed]) -> None:
         """Keep what jobs found."""
@@ -1534,7 +1563,8 @@ def pairs_of(
     if rendering:  # a cold cache: the searches will generate; their workers inherit this
         prepare(cache)
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
-    return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
+    fresh = bool(rendering)
+    return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache, fresh) for i in range(len(wanted))]
 
 
 NOT_A_PEERS_MESSAGE = "its rule names no peer whose messages could show it"

@@ -127,12 +127,19 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2.0.0-alpha.5 → 2.0.0-alpha.7, unstable: :class:`~codegen.evidence.search.Weighing` on two
-    workers, the changes no search shows beside the searches, gives each change the evidence
-    :meth:`~codegen.evidence.search.Pair.evidence` gives in one process, and its pair keeps the same
-    searches (one a job ran in a worker too: a search on past its first refusals), so the same first
-    hits."""
+    workers (a cold cache), the changes no search shows beside the searches, gives each change the
+    evidence :meth:`~codegen.evidence.search.Pair.evidence` gives in one process, and its pair keeps
+    the same searches (one a job ran in a worker too: a search on past its first refusals), so the
+    same first hits.  On a warm cache it weighs them in the process, with the same evidence."""
     from codegen.diff import Evidence, diff_surfaces
-    from codegen.evidence.search import Planner, Weighing, pairs_of, search_all, wants_evidence
+    from codegen.evidence.search import (
+        Planner,
+        Weighing,
+        evidence_all,
+        pairs_of,
+        search_all,
+        wants_evidence,
+    )
     from codegen.schema.releases import surfaces_of
 
     old, new = release_files("2.0.0-alpha.5"), release_files("2.0.0-alpha.7")
@@ -149,7 +156,11 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     alone = fresh()
     expected = alone.evidence(changes)
     monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
+    warm = fresh()  # its models were rendered above: weighed here, one change after the other
+    assert not warm.fresh and not Weighing([(warm, changes)]).alone()
+    assert evidence_all([(warm, changes)]) == [expected]
     spread = fresh()
+    spread.fresh = True  # as on a cold cache: weighed on every core
     weighing = Weighing([(spread, changes)])
     beside = weighing.alone()
     assert beside and len(beside) < len(weighing.jobs)  # some need no search, some do
