@@ -17,7 +17,8 @@
    load of a shared machine moves less).  With ``--root DIR`` (a checkout of
    another commit, e.g. ``git worktree add /tmp/before <commit>``) the same
    commands run from there too, row by row beside this checkout's, so that
-   the two are measured under the same load.
+   the two are measured under the same load.  Each row ends with the 1-minute load average when it
+   ended (on a shared machine, the wall clock means little above the number of cores).
 
 Run it with `make bench-diff` (or `.venv/bin/python benchmarks/bench_diff.py`;
 ``--evidence-only`` runs part 3 only).  It prints figures and ratios; it asserts nothing.
@@ -178,7 +179,7 @@ def evidence_costs(pairs: list[tuple[str, str]], before: Path | None) -> None:
     roots = [("this checkout", ROOT)] + ([("--root", before)] if before is not None else [])
     print(f"   {'':45} {'wall clock s (ratio)':^38} {'CPU s, workers too (ratio)':^38}")
     head = f"{'plain':>8} {'cold':>14} {'warm':>14}"
-    print(f"   {'pair':30} {'run from':14} {head} {head}")
+    print(f"   {'pair':30} {'run from':14} {head} {head} {'load':>5}")
     for old, new in chosen:
         for label, root in roots:
             plain = cli_seconds(root, ["diff", old, new, "--no-evidence"], repeat=3)
@@ -190,7 +191,8 @@ def evidence_costs(pairs: list[tuple[str, str]], before: Path | None) -> None:
                 f"{warm[i]:6.1f} ({warm[i] / plain[i]:4.1f}x)"
                 for i in (0, 1)
             ]
-            print(f"   {old + '..' + new:30} {label:14} {cells[0]} {cells[1]}", flush=True)
+            load = os.getloadavg()[0]  # the 1-minute load as the row ends: how far to trust its wall clock
+            print(f"   {old + '..' + new:30} {label:14} {cells[0]} {cells[1]} {load:5.1f}", flush=True)
 
 
 def main() -> None:

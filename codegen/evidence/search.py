@@ -46,7 +46,7 @@ import copy
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -251,6 +251,10 @@ class Search:
     generated: int
     distinct: int
     refusals: tuple[Refusal, ...]
+
+
+Searched = dict[tuple[Direction, str], Search | str]
+"""The searches of a set of changes, by direction and ``$defs`` type (:meth:`Pair.searched`)."""
 
 
 def def_of(named: NamedType) -> str | None:
@@ -706,8 +710,13 @@ class Pair:
     examples: int = DEFAULT_EXAMPLES
     cache: Path | None = None
     """Where generated messages are kept between runs (``None``: nowhere)."""
+    fresh: bool = False
+    """Whether this run rendered its models: a cold cache, whose messages must be generated too (the
+    changes are then weighed on every core, :class:`Weighing`)."""
     planner: Planner = field(init=False)
     _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
+    _found_raw: dict[SearchKey, Found | str] = field(default_factory=dict)
+    """What each search in :attr:`_searches` found, as a worker sends it (:meth:`run_searches`)."""
 
     def __post_init__(self) -> None:
         self.planner = Planner(self.old.surface, self.new.surface)
@@ -752,8 +761,13 @@ class Pair:
         """
         key = self.key(direction, schema_name, wanted, examples)
         if key not in self._searches:
-            self._searches[key] = self._found(key, self._search(*key))
+            self.keep(key, self._search(*key))
         return self._searches[key]
+
+    def keep(self, key: SearchKey, found: Found | str) -> None:
+        """Keep what the search ``key`` found (here or in a worker), with its refusals made again here."""
+        self._found_raw[key] = found
+        self._searches[key] = self._found(key, found)
 
     def key(
         self,
@@ -891,52 +905,60 @@ class Pair:
         change's other direction is searched only if its first shows nothing.
         """
         listed = list(changes)
-        plans = [self.plans(change) for change in listed]
+        searched = self.searched(listed)
+        return {index: self.evidence_of(change, searched) for index, change in enumerate(listed)}
+
+    def searched(self, changes: Iterable[Change]) -> Searched:
+        """The searches of ``changes`` (each run here unless :func:`search_all` ran it already), by
+        direction and ``$defs`` type: what :meth:`evidence_of` reads for each of them."""
+        listed = list(changes)
         search_all((self, key) for key in self.requests(listed))
         search_all((self, key) for key in self.requests(listed, then=True))
-        searched = {
+        return {
             (d, root): self._searches[key]
-            for (d, root), anchors in self.planner.groups(plans).items()
+            for (d, root), anchors in self.planner.groups(self.plans(change) for change in listed).items()
             if (key := self.key(d, root, frozenset(anchors))) in self._searches
         }
-        out: dict[int, Evidence | NoEvidence] = {}
-        for index, (change, plan) in enumerate(zip(listed, plans, strict=True)):
-            tried = 0
-            reasons: list[str] = []
-            for p in plan:
-                if p.root is None or p.anchor is None:
-                    continue
-                found = searched.get((p.direction, p.root))
-                if found is None:  # not run: the first direction showed it
-                    continue
-                if isinstance(found, str):
-                    reasons.append(found)
-                    continue
-                tried += found.generated
-                matching = [r for r in found.refusals if r.at(p.anchor) is not None]
-                if matching:
-                    witness, why = self.first_witness(change, p, matching)
-                    if witness is None:  # the search stopped at refusals of the type alone: search on
-                        whole = self.search(p.direction, p.root)
-                        if isinstance(whole, Search):
-                            tried += whole.generated
-                            more = [r for r in whole.refusals if r.at(p.anchor) is not None]
-                            witness, why = self.first_witness(change, p, more)
-                    if witness is not None:
-                        out[index] = witness
-                        break
-                    reasons.append(why)
-            else:
-                predicted = self.predicted(change) or self.read_leniently(change)
-                if predicted is not None:
-                    out[index] = predicted
-                elif not any(p.root is not None and p.anchor is not None for p in plan):
-                    out[index] = unsearchable(plan)
-                elif tried == 0:
-                    out[index] = NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
-                else:
-                    out[index] = NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
-        return out
+
+    def evidence_of(self, change: Change, searched: Searched) -> Evidence | NoEvidence:
+        """The evidence of one change of those :meth:`searched` ran the searches of: the smallest
+        message refused at its location in a whole message (or the message its rule predicts, or a
+        lenient reading), or why there is none.  It depends on that change and those searches only
+        (a search it runs more of is one another change would run the same), so the changes of a
+        diff can be weighed in any order, or at once (:func:`evidence_all`)."""
+        plan = self.plans(change)
+        tried = 0
+        reasons: list[str] = []
+        for p in plan:
+            if p.root is None or p.anchor is None:
+                continue
+            found = searched.get((p.direction, p.root))
+            if found is None:  # not run: the first direction showed it
+                continue
+            if isinstance(found, str):
+                reasons.append(found)
+                continue
+            tried += found.generated
+            matching = [r for r in found.refusals if r.at(p.anchor) is not None]
+            if matching:
+                witness, why = self.first_witness(change, p, matching)
+                if witness is None:  # the search stopped at refusals of the type alone: search on
+                    whole = self.search(p.direction, p.root)
+                    if isinstance(whole, Search):
+                        tried += whole.generated
+                        more = [r for r in whole.refusals if r.at(p.anchor) is not None]
+                        witness, why = self.first_witness(change, p, more)
+                if witness is not None:
+                    return witness
+                reasons.append(why)
+        predicted = self.predicted(change) or self.read_leniently(change)
+        if predicted is not None:
+            return predicted
+        if not any(p.root is not None and p.anchor is not None for p in plan):
+            return unsearchable(plan)
+        if tried == 0:
+            return NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
+        return NoEvidence(tried, "; ".join(dict.fromkeys(reasons)))
 
     def predicted(self, change: Change) -> Evidence | None:
         """The message the rule itself predicts, where the search found none: for a method or
@@ -1360,13 +1382,19 @@ def constants(defs: Mapping[str, Any], name: str) -> set[str]:
     return found
 
 
-def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = None) -> None:
+def search_all(
+    requests: Iterable[tuple[Pair, SearchKey]],
+    tick: Tick | None = None,
+    also: Sequence[Callable[[], Any]] = (),
+) -> list[Any]:
     """Run the searches not run yet, on every core; each pair keeps its own (:meth:`Pair.search`).
 
     Searches that generate from the same schema (a type the same in the
     stable and the unstable schema) run one after the other, so that the
     second reads the messages the first kept under the cache.  ``tick`` is
-    called once per search run.
+    called once per search run and once per job of ``also``: jobs that need
+    no search, run beside the first searches (before them, so that a long one starts at once),
+    their results returned in order.
     """
     todo: dict[tuple[int, SearchKey], tuple[Pair, SearchKey]] = {}
     for pair, key in requests:
@@ -1378,10 +1406,130 @@ def search_all(requests: Iterable[tuple[Pair, SearchKey]], tick: Tick | None = N
         generation = (pair.generation(key[1], key[0]), key[3])
         waves[generation in generations and bool(generation[0])].append((pair, key))
         generations.add(generation)
-    for wave in waves:
-        found = run_all([functools.partial(pair._search, *key) for pair, key in wave], tick)
-        for (pair, key), result in zip(wave, found, strict=True):
-            pair._searches[key] = pair._found(key, result)
+    extra: list[Any] = []
+    for number, wave in enumerate(waves):
+        first = list(also) if number == 0 else []
+        found = run_all([*first, *(functools.partial(pair._search, *key) for pair, key in wave)], tick)
+        extra.extend(found[: len(first)])
+        for (pair, key), result in zip(wave, found[len(first) :], strict=True):
+            pair.keep(key, result)
+    return extra
+
+
+Weighed = tuple[list[tuple[int, int, Evidence | NoEvidence]], list[dict[SearchKey, Found | str]]]
+"""What one job of :class:`Weighing` sends back: (pair, change, evidence) for each of its changes, and
+per pair the searches it ran that were not run before it."""
+
+
+@dataclass
+class Weighing:
+    """:meth:`Pair.evidence` of each pair's changes, the changes weighed on every core.
+
+    Once the searches have run, what is left of a change's evidence is its
+    own: its refused messages wrapped in whole messages, the message its rule
+    predicts, a lenient reading (:meth:`Pair.evidence_of`), each generating
+    messages of its own.  The changes are weighed in jobs run on every core,
+    the same change at each stability level in one job, one level after the
+    other (a type the same at both levels generates the same messages, which
+    the second reads back from the cache).  A change none of whose plans has
+    a type to search needs no search (:meth:`alone`): its jobs can run beside
+    the searches.  A search a job runs more of is kept by its pair here too
+    (:meth:`Pair.keep`), as if it had been run here.  The evidence is the same
+    as one change after the other gives, since each change's depends on it
+    and the searches alone.
+
+    On a warm cache (no pair :attr:`~Pair.fresh`) the messages are read back,
+    not generated: what is left is checking them, which a worker would pay
+    again for each model it builds a validator of, so the changes are weighed
+    here, one after the other.
+    """
+
+    work: list[tuple[Pair, list[Change]]]
+    found: list[dict[int, Evidence | NoEvidence]] = field(init=False)
+    jobs: list[tuple[bool, list[tuple[int, int]]]] = field(init=False)
+    """Each job: whether its changes need no search, and its (pair, change) indexes."""
+    handed: bool = field(default=False, init=False)
+    """Whether :meth:`alone` handed out the jobs of the changes that need no search."""
+
+    def __post_init__(self) -> None:
+        self.found = [{} for _ in self.work]
+        grouped: dict[str, list[tuple[int, int]]] = {}
+        for p, (_, changes) in enumerate(self.work):
+            for c, change in enumerate(changes):
+                grouped.setdefault(change.key, []).append((p, c))
+        self.jobs = [(all(self._alone(p, c) for p, c in job), job) for job in grouped.values()]
+
+    def _alone(self, p: int, c: int) -> bool:
+        pair, changes = self.work[p]
+        return not any(x.root is not None and x.anchor is not None for x in pair.plans(changes[c]))
+
+    @property
+    def spread(self) -> bool:
+        """Whether the jobs run on every core (a pair's models were rendered: a cold cache)."""
+        return any(pair.fresh for pair, _ in self.work)
+
+    def alone(self) -> list[Callable[[], Weighed]]:
+        """The jobs of the changes that need no search, to run beside the searches (none on a warm
+        cache: :meth:`rest` weighs every change there)."""
+        if not self.spread:
+            return []
+        self.handed = True
+        empty: list[Searched] = [{} for _ in self.work]
+        return [functools.partial(self._weigh, job, empty) for alone, job in self.jobs if alone]
+
+    def rest(self, progress: Progress | None = None) -> None:
+        """Weigh the other changes, once their searches have run (a stage of ``progress``)."""
+        searched = [pair.searched(changes) for pair, changes in self.work]
+        jobs = [
+            functools.partial(self._weigh, job, searched)
+            for alone, job in self.jobs
+            if not (alone and self.handed)
+        ]
+        tick = (
+            progress.stage("weighing the messages found", len(jobs))
+            if progress is not None and jobs
+            else None
+        )
+        if self.spread:
+            self.take(run_all(jobs, tick))
+            return
+        for job in jobs:
+            self.take([job()])
+            if tick is not None:
+                tick()
+
+    def take(self, results: Iterable[Weighed]) -> None:
+        """Keep what jobs found."""
+        for found, ran in results:
+            for p, c, evidence in found:
+                self.found[p][c] = evidence
+            for (pair, _), more in zip(self.work, ran, strict=True):
+                for key, raw in more.items():
+                    if key not in pair._searches:
+                        pair.keep(key, raw)
+
+    def evidence(self) -> list[dict[int, Evidence | NoEvidence]]:
+        """Each pair's evidence by change index, once every job has been taken."""
+        return [dict(sorted(found.items())) for found in self.found]
+
+    def _weigh(self, job: list[tuple[int, int]], searched: list[Searched]) -> Weighed:
+        before = [set(pair._found_raw) for pair, _ in self.work]
+        found = [(p, c, self.work[p][0].evidence_of(self.work[p][1][c], searched[p])) for p, c in job]
+        ran = [
+            {key: raw for key, raw in pair._found_raw.items() if key not in seen}
+            for (pair, _), seen in zip(self.work, before, strict=True)
+        ]
+        return found, ran
+
+
+def evidence_all(
+    work: list[tuple[Pair, list[Change]]], progress: Progress | None = None
+) -> list[dict[int, Evidence | NoEvidence]]:
+    """:meth:`Pair.evidence` of each pair's changes, weighed on every core (:class:`Weighing`)."""
+    weighing = Weighing(work)
+    weighing.take(run_all(weighing.alone()))
+    weighing.rest(progress)
+    return weighing.evidence()
 
 
 # --- a whole diff ------------------------------------------------------------------------------
@@ -1415,7 +1563,8 @@ def pairs_of(
     if rendering:  # a cold cache: the searches will generate; their workers inherit this
         prepare(cache)
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
-    return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache) for i in range(len(wanted))]
+    fresh = bool(rendering)
+    return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache, fresh) for i in range(len(wanted))]
 
 
 NOT_A_PEERS_MESSAGE = "its rule names no peer whose messages could show it"
@@ -1478,6 +1627,8 @@ def attach_evidence(
         if stabilities
         else {}
     )
+    weighed = [s for s in levels if s in pairs]
+    weighing = Weighing([(pairs[s], searched[s]) for s in weighed])
     for then, stage in ((False, "searching for evidence"), (True, "searching the other direction")):
         requests = [
             (pairs[stability], key)
@@ -1485,15 +1636,17 @@ def attach_evidence(
             if (stability := surface.stability) in pairs
             for key in pairs[stability].requests((surface.changes[i] for i in wanted[stability]), then)
         ]
-        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches})
+        alone = [] if then else weighing.alone()  # changes no search shows: weighed beside the searches
+        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches}) + len(alone)
         tick = progress.stage(stage, todo) if progress is not None and todo else None
-        search_all(requests, tick)
+        weighing.take(search_all(requests, tick, alone))
+    weighing.rest(progress)
+    by_level = dict(zip(weighed, weighing.evidence(), strict=True))
     surfaces: list[SurfaceDiff] = []
     for surface in result.surfaces:
         indexes = wanted[surface.stability]
-        pair = pairs.get(surface.stability)
-        if pair is not None:
-            found = pair.evidence(searched[surface.stability])
+        if surface.stability in by_level:
+            found = by_level[surface.stability]
         else:  # none of its changes can be searched for: each says why
             planner = planners[surface.stability]
             found = {n: unsearchable(planner.plans(c)) for n, c in enumerate(searched[surface.stability])}

@@ -121,3 +121,55 @@ def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
     assert carried_leniently(
         old, new, mine, new.by_schema_name("NewSessionResponse"), "SessionConfigSelectOptions"
     )
+
+
+def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2.0.0-alpha.5 → 2.0.0-alpha.7, unstable: :class:`~codegen.evidence.search.Weighing` on two
+    workers (a cold cache), the changes no search shows beside the searches, gives each change the
+    evidence :meth:`~codegen.evidence.search.Pair.evidence` gives in one process, and its pair keeps
+    the same searches (one a job ran in a worker too: a search on past its first refusals), so the
+    same first hits.  On a warm cache it weighs them in the process, with the same evidence."""
+    from codegen.diff import Evidence, diff_surfaces
+    from codegen.evidence.search import (
+        Planner,
+        Weighing,
+        evidence_all,
+        pairs_of,
+        search_all,
+        wants_evidence,
+    )
+    from codegen.schema.releases import surfaces_of
+
+    old, new = release_files("2.0.0-alpha.5"), release_files("2.0.0-alpha.7")
+    built = (surfaces_of(old, ["unstable"]), surfaces_of(new, ["unstable"]))
+    before, after = built[0]["unstable"], built[1]["unstable"]
+    changes = [c for c in diff_surfaces(before, after).changes if wants_evidence(c)]
+    only = {"unstable": Planner(before, after).types(changes)}
+
+    def fresh() -> Any:
+        [found] = pairs_of(old, new, ["unstable"], tmp_path, built=built, only=only)  # type: ignore[arg-type]
+        return found
+
+    monkeypatch.setenv("ACP_CODEGEN_JOBS", "1")
+    alone = fresh()
+    expected = alone.evidence(changes)
+    monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
+    warm = fresh()  # its models were rendered above: weighed here, one change after the other
+    assert not warm.fresh and not Weighing([(warm, changes)]).alone()
+    assert evidence_all([(warm, changes)]) == [expected]
+    spread = fresh()
+    spread.fresh = True  # as on a cold cache: weighed on every core
+    weighing = Weighing([(spread, changes)])
+    beside = weighing.alone()
+    assert beside and len(beside) < len(weighing.jobs)  # some need no search, some do
+    weighing.take(search_all([(spread, key) for key in spread.requests(changes)], also=beside))
+    searched = set(spread.searched(changes)) and set(spread._searches)
+    weighing.rest()
+    [found] = weighing.evidence()
+    assert found == expected
+    assert sum(isinstance(e, Evidence) for e in found.values()) >= 5
+    assert spread._searches.keys() - searched  # run by a job, kept here
+    assert spread._searches.keys() == alone._searches.keys()
+    assert [spread.first_hit(c) for c in changes] == [alone.first_hit(c) for c in changes]
