@@ -129,11 +129,14 @@ class _DefaultOnError:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
+        schema = handler(source)
+        if schema["type"] == "any":
+            return schema  # it refuses nothing, so there is nothing to fall back from
         # A valid value is taken by the first member and never leaves pydantic-core; only a value
         # the type refuses reaches the fallback (Python).  The fallback never fails, so the
         # union never reports an error of its own.
         return core_schema.union_schema(
-            [handler(source), core_schema.no_info_plain_validator_function(_drop)],
+            [schema, core_schema.no_info_plain_validator_function(_drop)],
             mode="left_to_right",
             metadata={_LENIENT: "error"},
         )
