@@ -7,10 +7,15 @@ it times, side by side in one run and taking turns:
 * ``json.loads`` of the message text (the cost of reading JSON at all);
 * the floor: a plain ``BaseModel`` with only the fields the message has (no union, no
   leniency, pydantic's defaults), written by hand below;
+* the declared floor: a plain ``BaseModel`` of each message that declares every field the
+  schema declares (same nesting, plain types, each union a closed tagged union), written by
+  hand below; what it costs beyond the floor is the schema's shape, what the generated model
+  costs beyond it is the generated model's own work (leniency, tags, patch bookkeeping);
 * the generated model of the message (the params class of its method).
 
 Each figure is the best of 5 rounds (``--rounds``: more on a loaded machine).  It prints
-microseconds per message and the ratios ``x json.loads`` and ``x floor``, in JSON mode
+microseconds per message and the ratios ``x json.loads``, ``x floor`` and ``x declared`` (the
+declared floor), and ``declared x floor``, in JSON mode
 (``model_validate_json`` of the text) and in Python mode (``model_validate`` of the parsed
 dict).  With ``--against REF`` it also times the generated package as committed at ``REF``
 (``git archive``), beside the current one, and the cold import of both (fresh processes,
@@ -36,9 +41,9 @@ import timeit
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_models import PRELOADS, import_seconds
@@ -218,6 +223,304 @@ class FInitialize(BaseModel):
     capabilities: FCapabilities
 
 
+# --- the declared floor: every field the schema declares, plain pydantic ----------------------
+#
+# Written by hand from the v2-sdk-2.3.0 schema (not from the emitter): each model a message
+# reaches declares every property its schema object declares, with the same wire names
+# (aliases), plain types (an open enum is ``str``, a JSON integer ``int``, ``Any`` is ``Any``),
+# the schema's bounds, ``None`` defaults for optional properties, the same nesting, and each
+# union as a closed tagged union (``Field(discriminator=...)``) of its tagged members.  No
+# leniency, no catch-all member, no strict mode, ``extra`` as pydantic's default ("ignore").
+# What is left between this and the generated models is the generated models' own work.
+#
+# Two stand-ins, which cost nothing here: a type reached only through a property no message
+# carries is ``dict[str, Any]`` (pydantic-core never validates it for these messages), and a
+# union member no message selects declares its tag alone (a tagged union finds its member by
+# one lookup, whatever the others declare).  A union with one tagged member besides its
+# catch-all is that member.
+
+
+def tag_only(name: str, tag: str) -> type[BaseModel]:
+    """A ``session/update`` member no message selects: its tag alone (see above)."""
+    return create_model(name, session_update=(Literal[tag], Field(alias="sessionUpdate")))
+
+
+class DMeta(BaseModel):
+    """``_meta``: declared by nearly every schema object."""
+
+    field_meta: dict[str, Any] | None = Field(None, alias="_meta")
+
+
+class DAnnotations(DMeta):
+    audience: list[str] | None = None
+    last_modified: str | None = Field(None, alias="lastModified")
+    priority: float | None = Field(None, ge=0, le=1)
+
+
+class DText(DMeta):
+    type: Literal["text"]
+    text: str
+    annotations: DAnnotations | None = None
+
+
+class DImage(DMeta):
+    type: Literal["image"]
+    data: str
+    mime_type: str = Field(alias="mimeType")
+    uri: str | None = None
+    annotations: DAnnotations | None = None
+
+
+class DAudio(DMeta):
+    type: Literal["audio"]
+    data: str
+    mime_type: str = Field(alias="mimeType")
+    annotations: DAnnotations | None = None
+
+
+class DResourceLink(DMeta):
+    type: Literal["resource_link"]
+    name: str
+    uri: str
+    title: str | None = None
+    description: str | None = None
+    icons: list[dict[str, Any]] | None = None
+    mime_type: str | None = Field(None, alias="mimeType")
+    size: int | None = Field(None, ge=0)
+    annotations: DAnnotations | None = None
+
+
+class DResource(DMeta):
+    type: Literal["resource"]
+    resource: dict[str, Any]
+    annotations: DAnnotations | None = None
+
+
+DContentBlock = Annotated[DText | DImage | DAudio | DResourceLink | DResource, Field(discriminator="type")]
+
+
+class DMessageChunk(DMeta):
+    session_update: Literal["agent_message_chunk"] = Field(alias="sessionUpdate")
+    message_id: str = Field(alias="messageId")
+    content: DContentBlock
+
+
+class DToolContent(DMeta):
+    type: Literal["content"]
+    content: DContentBlock
+
+
+class DTerminalContent(DMeta):
+    type: Literal["terminal"]
+    terminal_id: str = Field(alias="terminalId")
+
+
+class DDiffContent(DMeta):
+    type: Literal["diff"]
+    changes: list[dict[str, Any]]
+    patch: dict[str, Any] | None = None
+
+
+DToolCallContent = Annotated[DToolContent | DDiffContent | DTerminalContent, Field(discriminator="type")]
+
+
+class DLocation(DMeta):
+    path: str
+    line: int | None = Field(None, ge=1)
+
+
+class DCancelCapabilities(DMeta):
+    pass
+
+
+class DToolCallCapabilities(DMeta):
+    cancel: DCancelCapabilities | None = None
+
+
+class DToolCallUpdate(DMeta):
+    session_update: Literal["tool_call_update"] = Field(alias="sessionUpdate")
+    tool_call_id: str = Field(alias="toolCallId")
+    name: str | None = None
+    title: str | None = None
+    kind: str | None = None
+    status: str | None = None
+    content: list[DToolCallContent] | None = None
+    locations: list[DLocation] | None = None
+    raw_input: Any = Field(None, alias="rawInput")
+    raw_output: Any = Field(None, alias="rawOutput")
+    capabilities: DToolCallCapabilities | None = None
+
+
+class DPlanEntry(DMeta):
+    content: str
+    priority: str
+    status: str
+
+
+class DPlanItems(DMeta):
+    type: Literal["items"]
+    plan_id: str = Field(alias="planId")
+    entries: list[DPlanEntry]
+
+
+class DPlan(DMeta):
+    session_update: Literal["plan_update"] = Field(alias="sessionUpdate")
+    plan: DPlanItems  # the union of "items" and its catch-all, closed: one member
+
+
+class DCost(DMeta):
+    amount: float
+    currency: str
+
+
+class DUsage(DMeta):
+    session_update: Literal["usage_update"] = Field(alias="sessionUpdate")
+    used: int = Field(ge=0)
+    size: int = Field(ge=0)
+    cost: DCost | None = None
+
+
+class DError(BaseModel):
+    code: int
+    message: str
+    data: Any = None
+
+
+class DState(DMeta):
+    session_update: Literal["state_update"] = Field(alias="sessionUpdate")
+    background: list[dict[str, Any]] | None = None
+
+
+class DRunning(DState):
+    state: Literal["running"]
+
+
+class DRequiresAction(DState):
+    state: Literal["requires_action"]
+
+
+class DIdle(DState):
+    state: Literal["idle"]
+
+
+class DIdleEndTurn(DIdle):
+    stop_reason: Literal["end_turn"] = Field(alias="stopReason")
+
+
+class DIdleMaxTokens(DIdle):
+    stop_reason: Literal["max_tokens"] = Field(alias="stopReason")
+
+
+class DIdleMaxTurnRequests(DIdle):
+    stop_reason: Literal["max_turn_requests"] = Field(alias="stopReason")
+
+
+class DIdleRefusal(DIdle):
+    stop_reason: Literal["refusal"] = Field(alias="stopReason")
+
+
+class DIdleCancelled(DIdle):
+    stop_reason: Literal["cancelled"] = Field(alias="stopReason")
+
+
+class DIdleError(DIdle):
+    stop_reason: Literal["error"] = Field(alias="stopReason")
+    error: DError | None = None
+
+
+DIdleUpdate = Annotated[
+    DIdleEndTurn | DIdleMaxTokens | DIdleMaxTurnRequests | DIdleRefusal | DIdleCancelled | DIdleError,
+    Field(discriminator="stop_reason"),
+]
+DStateUpdate = Annotated[DRunning | DIdleUpdate | DRequiresAction, Field(discriminator="state")]
+
+_UNSELECTED_UPDATES = [
+    tag_only(f"D{tag.title().replace('_', '')}", tag)
+    for tag in (
+        "user_message_chunk",
+        "user_message",
+        "agent_message",
+        "agent_thought_chunk",
+        "agent_thought",
+        "tool_call_content_chunk",
+        "terminal_update",
+        "terminal_output_chunk",
+        "available_commands_update",
+        "config_option_update",
+        "session_info_update",
+        "notice",
+        "compaction_update",
+        "compaction_summary_chunk",
+    )
+]
+
+DSessionUpdate = Annotated[
+    Union[  # built from a list: the unselected members
+        (DMessageChunk, DToolCallUpdate, DPlan, DUsage, DStateUpdate, *_UNSELECTED_UPDATES)
+    ],
+    Field(discriminator="session_update"),
+]
+
+
+class DUpdateNotification(DMeta):
+    session_id: str = Field(alias="sessionId")
+    update: DSessionUpdate
+
+
+class DOtherUpdate(BaseModel):
+    session_update: str = Field(alias="sessionUpdate")
+
+
+class DOpenUpdateNotification(DMeta):
+    """For an unknown tag: the closed union, else the catch-all member (plain pydantic: left to right)."""
+
+    session_id: str = Field(alias="sessionId")
+    update: Annotated[DSessionUpdate | DOtherUpdate, Field(union_mode="left_to_right")]
+
+
+class DPrompt(DMeta):
+    session_id: str = Field(alias="sessionId")
+    prompt: list[DContentBlock] = Field(min_length=1)
+
+
+class DImplementation(DMeta):
+    name: str
+    title: str | None = None
+    version: str
+
+
+class DTerminalAuth(DMeta):
+    pass
+
+
+class DClientAuth(DMeta):
+    terminal: DTerminalAuth | None = None
+
+
+class DElicitationForm(DMeta):
+    pass
+
+
+class DElicitationUrl(DMeta):
+    pass
+
+
+class DElicitation(DMeta):
+    form: DElicitationForm | None = None
+    url: DElicitationUrl | None = None
+
+
+class DClientCapabilities(DMeta):
+    auth: DClientAuth | None = None
+    elicitation: DElicitation | None = None
+
+
+class DInitialize(DMeta):
+    protocol_version: int = Field(alias="protocolVersion", ge=0, le=65535)
+    info: DImplementation
+    capabilities: DClientCapabilities = Field(default_factory=DClientCapabilities)
+
+
 # --- the messages -----------------------------------------------------------------------------
 
 
@@ -227,6 +530,8 @@ class Case:
     generated: str
     """The params class of the message's method in the generated package."""
     floor: type[BaseModel]
+    declared: type[BaseModel] | None
+    """The declared floor; ``None`` for a message only leniency accepts (no declared floor takes it)."""
     message: dict[str, Any]
 
 
@@ -239,6 +544,7 @@ CASES = [
         "update agent_message_chunk",
         "UpdateSessionNotification",
         FMessageChunkNotification,
+        DUpdateNotification,
         update(
             {
                 "sessionUpdate": "agent_message_chunk",
@@ -251,12 +557,14 @@ CASES = [
         "update tool_call_update, status",
         "UpdateSessionNotification",
         FToolCallStatusNotification,
+        DUpdateNotification,
         update({"sessionUpdate": "tool_call_update", "toolCallId": "tool-1", "status": "completed"}),
     ),
     Case(
         "update tool_call_update, lenient fields set",
         "UpdateSessionNotification",
         FToolCallFullNotification,
+        DUpdateNotification,
         update(
             {
                 "sessionUpdate": "tool_call_update",
@@ -274,12 +582,14 @@ CASES = [
         "update tool_call_update, invalid kind",
         "UpdateSessionNotification",
         FToolCallBadKindNotification,
+        None,
         update({"sessionUpdate": "tool_call_update", "toolCallId": "tool-1", "kind": 7, "status": "failed"}),
     ),
     Case(
         "update plan_update",
         "UpdateSessionNotification",
         FPlanNotification,
+        DUpdateNotification,
         update(
             {
                 "sessionUpdate": "plan_update",
@@ -299,6 +609,7 @@ CASES = [
         "update usage_update",
         "UpdateSessionNotification",
         FUsageNotification,
+        DUpdateNotification,
         update(
             {
                 "sessionUpdate": "usage_update",
@@ -312,6 +623,7 @@ CASES = [
         "update state_update idle, error",
         "UpdateSessionNotification",
         FIdleErrorNotification,
+        DUpdateNotification,
         update(
             {
                 "sessionUpdate": "state_update",
@@ -325,12 +637,14 @@ CASES = [
         "update unknown tag (catch-all)",
         "UpdateSessionNotification",
         FCustomNotification,
+        DOpenUpdateNotification,
         update({"sessionUpdate": "_vendor/telemetry", "payload": {"a": [1, 2, 3]}}),
     ),
     Case(
         "session/prompt",
         "PromptRequest",
         FPrompt,
+        DPrompt,
         {
             "sessionId": "sess-1",
             "prompt": [
@@ -348,6 +662,7 @@ CASES = [
         "initialize",
         "InitializeRequest",
         FInitialize,
+        DInitialize,
         {
             "protocolVersion": 2,
             "info": {"name": "zed", "title": "Zed", "version": "0.200.0"},
@@ -414,32 +729,36 @@ def main() -> None:
         print("us per message\n")
         for mode in ("json", "python"):
             header = f"| {mode} mode | json.loads us | floor us | floor x loads |"
-            rule = "| --- | ---: | ---: | ---: |"
+            header += " declared us | declared x floor |"
+            rule = "| --- | ---: | ---: | ---: | ---: | ---: |"
             for label, _ in sides:
-                header += f" {label} us | x loads | x floor |"
-                rule += " ---: | ---: | ---: |"
+                header += f" {label} us | x loads | x floor | x declared |"
+                rule += " ---: | ---: | ---: | ---: |"
             print(header)
             print(rule)
             for case in CASES:
                 text = json.dumps(case.message)
                 data = case.message
-                floor = case.floor
+                floors = [case.floor] if case.declared is None else [case.floor, case.declared]
                 models = [getattr(module, case.generated) for _, module in sides]
-                for model in models:  # every side accepts the message
+                for model in [*floors, *models]:  # every side accepts the message
                     model.model_validate_json(text)
                     model.model_validate(data)
-                floor.model_validate_json(text)
                 functions: list[Callable[[], Any]] = [lambda text=text: json.loads(text)]
                 if mode == "json":
-                    functions.append(lambda f=floor, t=text: f.model_validate_json(t))
-                    functions += [lambda m=m, t=text: m.model_validate_json(t) for m in models]
+                    functions += [lambda m=m, t=text: m.model_validate_json(t) for m in [*floors, *models]]
                 else:
-                    functions.append(lambda f=floor, d=data: f.model_validate(d))
-                    functions += [lambda m=m, d=data: m.model_validate(d) for m in models]
-                loads, floor_s, *model_s = best_of(functions, args.number, args.rounds)
+                    functions += [lambda m=m, d=data: m.model_validate(d) for m in [*floors, *models]]
+                loads, floor_s, *rest = best_of(functions, args.number, args.rounds)
+                declared_s = rest.pop(0) if case.declared is not None else None
                 row = f"| {case.name} | {loads * 1e6:.2f} | {floor_s * 1e6:.2f} | {floor_s / loads:.2f} |"
-                for seconds in model_s:
+                if declared_s is None:
+                    row += " - | - |"
+                else:
+                    row += f" {declared_s * 1e6:.2f} | {declared_s / floor_s:.2f} |"
+                for seconds in rest:
                     row += f" {seconds * 1e6:.2f} | {seconds / loads:.2f} | {seconds / floor_s:.2f} |"
+                    row += " - |" if declared_s is None else f" {seconds / declared_s:.2f} |"
                 print(row)
             print()
 

@@ -132,11 +132,14 @@ class _DefaultOnError:
     ) -> core_schema.CoreSchema:
         from pydantic_core import core_schema  # only needed once a schema is built
 
+        schema = handler(source)
+        if schema["type"] == "any":
+            return schema  # it refuses nothing, so there is nothing to fall back from
         # A valid value is taken by the first member and never leaves pydantic-core; only a value
         # the type refuses reaches the fallback (Python).  The fallback never fails, so the
         # union never reports an error of its own.
         return core_schema.union_schema(
-            [handler(source), core_schema.no_info_plain_validator_function(_drop)],
+            [schema, core_schema.no_info_plain_validator_function(_drop)],
             mode="left_to_right",
             metadata={_LENIENT: "error"},
         )
@@ -370,6 +373,11 @@ class AcpModel(BaseModel):
                     field["schema"] = field["schema"]["schema"]
             for name, field in fields.items():
                 field["schema"] = _bind_fallbacks(_fold_bounds(field["schema"]), cls, name)
+                if field.get("validation_alias") == name:
+                    # the wire name is the attribute name: looked up once, not once by alias and
+                    # again by name (pydantic-core does not tell the two apart, and scans a JSON
+                    # object's keys for each lookup of a field the message does not carry)
+                    del field["validation_alias"]
         return schema
 
     @classmethod
@@ -467,7 +475,7 @@ def _bind_fallbacks(schema: Any, cls: type[AcpModel], name: str) -> Any:
     if kind == "error" and schema["type"] == "union":
         schema["choices"] = [_only_acceptance(schema["choices"][0]), _bound_drop(cls, name)]
     elif kind == "null" and schema["type"] == "function-wrap":
-        schema["function"] = {"type": "with-info", "function": _bound_null(cls, name)}
+        schema["function"] = _bound_null(cls, name)
     if schema["type"] in ("default", "nullable", "function-wrap", "function-after", "function-before"):
         schema["schema"] = _bind_fallbacks(schema.get("schema"), cls, name)
     elif schema["type"] == "union":
@@ -531,19 +539,25 @@ def _bound_drop(cls: type[AcpModel], name: str) -> Any:
     return core_schema.with_info_plain_validator_function(drop)
 
 
-def _bound_null(cls: type[AcpModel], name: str) -> Callable[..., Any]:
-    """The wrap validator of :data:`DefaultOnNull` field ``name`` of ``cls``: null is the default, given."""
+def _bound_null(cls: type[AcpModel], name: str) -> dict[str, Any]:
+    """The wrap validator of :data:`DefaultOnNull` field ``name`` of ``cls``: null is the default, given.
+
+    It takes the validation info only if the field's default factory reads the other fields.
+    """
     info = cls.__pydantic_fields__[name]
     empty = _required_empty(cls, name, "null") if info.is_required() else None
+    if empty is None and info.default_factory_takes_validated_data:
 
-    def default_on_null(value: Any, validate: Callable[[Any], Any], validation: Any) -> Any:
-        if value is not None:
-            return validate(value)
-        if empty is not None:
-            return empty()
-        return _field_default(info, validation.data or {})
+        def default_from_data(value: Any, validate: Callable[[Any], Any], validation: Any) -> Any:
+            return validate(value) if value is not None else _field_default(info, validation.data or {})
 
-    return default_on_null
+        return {"type": "with-info", "function": default_from_data}
+    default: Callable[[], Any] = empty if empty is not None else lambda: _field_default(info, {})
+
+    def default_on_null(value: Any, validate: Callable[[Any], Any]) -> Any:
+        return validate(value) if value is not None else default()
+
+    return {"type": "no-info", "function": default_on_null}
 
 
 def _required_empty(cls: type[AcpModel], name: str, what: str) -> Callable[[], Any]:
@@ -648,7 +662,7 @@ class TaggedUnion:
             key = "|".join(names) if special and "|".join(names) not in groups else tag
             labels[tag] = key
             if len(members) == 1:
-                choices[key] = handler.generate_schema(members[0])
+                choices[key] = handler.generate_schema(self._member(members[0], _UNTAGGED in groups))
             else:
                 choices[key] = core_schema.union_schema(
                     [(handler.generate_schema(m), name) for m, name in zip(members, names, strict=True)]
@@ -682,20 +696,46 @@ class TaggedUnion:
         # member without the tag when that one refuses), then the catch-all, which refuses the
         # known tags.  Whatever none of them takes goes through the one-step dispatch again,
         # so that what it accepts, and the errors it reports, stay exactly the same.
-        fast: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [
-            core_schema.tagged_union_schema(
-                choices={tag: choices[tag] for tag in known},
-                discriminator=self.wire,
-                custom_error_type="acp_fall_through",
-                custom_error_message="no known tag",
-            )
-        ]
+        by_tag = core_schema.tagged_union_schema(
+            choices={tag: choices[tag] for tag in known},
+            discriminator=self.wire,
+            custom_error_type="acp_fall_through",
+            custom_error_message="no known tag",
+        )
+        fast: list[core_schema.CoreSchema | tuple[core_schema.CoreSchema, str]] = [by_tag]
         if _OTHER in groups:
             fast.append(choices[labels[_OTHER]])
+        if isinstance(self, _Nested):
+            # what this union refuses, the union it is a member of validates again in one step
+            return core_schema.union_schema(fast, mode="left_to_right") if len(fast) > 1 else by_tag
         fast.append(core_schema.with_info_plain_validator_function(_Unmatched))
         return core_schema.no_info_after_validator_function(
             self._finish(source), core_schema.union_schema(fast, mode="left_to_right")
         )
+
+    def _member(self, member: Any, untagged: bool) -> Any:
+        """``member``, or, if it is a tagged union itself, that union without its own fall-through.
+
+        A member that is a tagged union (``Annotated[A | B, TaggedUnion("state")]``) needs no
+        Python step of its own after its fast dispatch: what it refuses, this union's fall-through
+        validates again in one step, the member included, with the same result and the same
+        errors.  So valid input pays one Python call for the whole nest instead of one per level.
+        Not where another member may take what the member refuses (a member without the tag):
+        there, the member's own result decides.  The one-step dispatch keeps its members as they are.
+        """
+        if isinstance(self, _OneStep) or untagged or get_origin(member) is not Annotated:
+            return member
+        inner, *metadata = get_args(member)
+        if not any(type(meta) is TaggedUnion for meta in metadata):
+            return member
+        nested = [_Nested(meta.wire) if type(meta) is TaggedUnion else meta for meta in metadata]
+        return Annotated[(inner, *nested)]
+
+
+class _Nested(TaggedUnion):
+    """The fast dispatch alone, without a fall-through: a tagged union that is a member of another."""
+
+    __slots__ = ()
 
 
 class _OneStep(TaggedUnion):

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any, get_args
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
@@ -112,6 +114,76 @@ def test_docstrings_say_which_member_a_class_is(models: ModuleType) -> None:
     assert models.NoneIdle.__doc__.startswith("Member of ``Idle`` for ``stopReason`` null or absent.")
     assert models.OtherStateUpdate.__doc__.startswith("Member of ``StateUpdate`` for any other ``state``")
     assert "Ready for a new prompt." not in (models.ErrorStopReason.__doc__ or "")
+
+
+NEST_INPUTS: list[Any] = [
+    ERROR,
+    {"kind": "state", "state": "running", "since": "t"},
+    {"kind": "state", "state": "idle", "stopReason": "end_turn", "note": "n", "extra": [1]},
+    {"kind": "state", "state": "idle", "stopReason": "_x"},
+    {"kind": "state", "state": "idle", "stopReason": 42},
+    {"kind": "state", "state": "idle"},
+    {"kind": "state", "state": "_x"},
+    {"kind": "_x"},
+    {"kind": "message", "text": "hi"},
+    # refused at each level, and where each level's tag is missing or of the wrong type
+    {"kind": "state", "state": "idle", "stopReason": "end_turn", "note": 5},
+    {"kind": "state", "state": "idle", "stopReason": "error", "error": {"code": "x"}, "note": 5},
+    {"kind": "state", "state": "idle", "stopReason": "_x", "note": 5},
+    {"kind": "state", "state": "running", "since": 5},
+    {"kind": "state", "state": 5},
+    {"kind": "state"},
+    {"kind": 5},
+    {"state": "idle"},
+    {"kind": "message", "text": 5},
+    "state",
+    None,
+]
+
+
+def outcome(validate: Any, data: Any) -> Any:
+    """What validation gives: the class, the dump and the fields set, or the errors."""
+    try:
+        found = validate(data)
+    except ValidationError as error:
+        return error.errors(include_url=False)
+    return type(found), wire(found), found.model_fields_set
+
+
+@pytest.mark.parametrize("mode", ["python", "json"])
+def test_the_fast_dispatch_gives_what_the_one_step_dispatch_gives(models: ModuleType, mode: str) -> None:
+    """Nested unions have no fall-through of their own: what they refuse, the outer one redoes in one step."""
+    base = sys.modules[models.__name__.rsplit(".", 1)[0] + "._base"]
+    union, tagged = get_args(models.Update)
+    fast = TypeAdapter(models.Update)
+    one_step = TypeAdapter(Annotated[union, base._OneStep(tagged.wire)])
+    for data in NEST_INPUTS:
+        if mode == "json":
+            text = json.dumps(data)
+            assert outcome(fast.validate_json, text) == outcome(one_step.validate_json, text), data
+        else:
+            assert outcome(fast.validate_python, data) == outcome(one_step.validate_python, data), data
+
+
+def test_a_valid_message_leaves_pydantic_core_once_for_the_whole_nest(models: ModuleType) -> None:
+    """Three levels of tagged unions, one Python step (the outer union's), in Python and JSON mode."""
+    adapter = TypeAdapter(models.Update)
+    text = json.dumps(ERROR)
+    adapter.validate_python(ERROR)
+    base = sys.modules[models.__name__.rsplit(".", 1)[0] + "._base"].__file__
+    calls: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code.co_filename == base:
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        adapter.validate_python(ERROR)
+        adapter.validate_json(text)
+    finally:
+        sys.setprofile(None)
+    assert calls == ["finish", "finish"]
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,14 @@ tests/runtime/test_new_releases.py.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Annotated, Any
 
 import jsonschema
 import pytest
-from pydantic import TypeAdapter, ValidationError
+from pydantic import Field, TypeAdapter, ValidationError
 
 from codegen.diagnostics import collecting
 from codegen.runtime import _patch
@@ -177,3 +178,39 @@ def test_null_resets_a_patch_field_to_its_default_and_omission_keeps_it(nulls: M
     )
     assert reset.servers == []
     assert reset.model_dump(by_alias=True, exclude_unset=True)["servers"] == []
+
+
+def test_a_default_factory_that_reads_the_other_fields_gets_them_on_null(nulls: ModuleType) -> None:
+    base = sys.modules[nulls.__name__.rsplit(".", 1)[0] + "._base"]
+
+    class Batch(base.AcpModel):  # type: ignore[misc, name-defined]
+        size: int
+        sizes: Annotated[list[int], base.DefaultOnNull] = Field(default_factory=lambda data: [data["size"]])
+        names: Annotated[list[str], base.DefaultOnNull] = Field(default_factory=list)
+
+    for parsed in (
+        Batch.model_validate({"size": 2, "sizes": None, "names": None}),
+        Batch.model_validate_json('{"size": 2, "sizes": null, "names": null}'),
+    ):
+        assert (parsed.sizes, parsed.names) == ([2], [])
+        assert parsed.model_fields_set == {"size", "sizes", "names"}
+    assert Batch.model_validate({"size": 2, "sizes": [5]}).sizes == [5]
+
+
+def test_a_wire_name_that_is_the_attribute_name_is_looked_up_once(nulls: ModuleType) -> None:
+    """Only a field whose wire name differs keeps its alias in the core schema; both names still work."""
+    base = sys.modules[nulls.__name__.rsplit(".", 1)[0] + "._base"]
+
+    class Call(base.AcpModel):  # type: ignore[misc, name-defined]
+        tool_call_id: str
+        title: str | None = None
+
+    fields = Call.__pydantic_core_schema__["schema"]["fields"]
+    assert fields["tool_call_id"]["validation_alias"] == "toolCallId"
+    assert "validation_alias" not in fields["title"]
+    for data in ({"toolCallId": "a", "title": "t"}, {"tool_call_id": "a", "title": "t"}):
+        assert Call.model_validate(data).model_dump() == {"tool_call_id": "a", "title": "t"}
+        assert Call.model_validate_json(json.dumps(data)).model_fields_set == {"tool_call_id", "title"}
+    with pytest.raises(ValidationError) as caught:
+        Call.model_validate_json('{"toolCallId": "a", "title": 5}')
+    assert [error["loc"] for error in caught.value.errors()] == [("title",)]
