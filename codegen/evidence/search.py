@@ -449,6 +449,11 @@ class Plan:
     reason: str = NOT_SEARCHABLE
     """Why no message can carry the change, when ``root`` or ``anchor`` is ``None``."""
 
+    @property
+    def searchable(self) -> bool:
+        """Whether a search can show the change: there is a type to generate and an anchor to hit."""
+        return self.root is not None and self.anchor is not None
+
 
 @dataclass(frozen=True)
 class Carrier:
@@ -954,7 +959,7 @@ class Pair:
         predicted = self.predicted(change) or self.read_leniently(change)
         if predicted is not None:
             return predicted
-        if not any(p.root is not None and p.anchor is not None for p in plan):
+        if not any(p.searchable for p in plan):
             return unsearchable(plan)
         if tried == 0:
             return NoEvidence(0, "; ".join(dict.fromkeys(reasons)), searchable=False)
@@ -1461,7 +1466,7 @@ class Weighing:
 
     def _alone(self, p: int, c: int) -> bool:
         pair, changes = self.work[p]
-        return not any(x.root is not None and x.anchor is not None for x in pair.plans(changes[c]))
+        return not any(x.searchable for x in pair.plans(changes[c]))
 
     @property
     def spread(self) -> bool:
