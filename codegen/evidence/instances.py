@@ -17,6 +17,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -364,6 +365,7 @@ def _canonical_forms_once() -> Iterator[None]:
     if not all(callable(f) for f in originals.values()):
         yield
         return
+    encoder = getattr(canonical, "encode_canonical_json", None)
 
     def once(name: str) -> Callable[[Any], Any]:
         original = originals[name]
@@ -390,15 +392,49 @@ def _canonical_forms_once() -> Iterator[None]:
         return kept
 
     replaced = [module for module in (canonical, strategies) if all(hasattr(module, n) for n in names)]
+    encoding = [m for m in (canonical, strategies) if getattr(m, "encode_canonical_json", None) is encoder]
     try:
         for module in replaced:
             for name in names:
                 setattr(module, name, once(name))
+        if callable(encoder):
+            for module in encoding:
+                module.encode_canonical_json = _fast_canonical_json(encoder)
         yield
     finally:
         for module in replaced:
             for name, original in originals.items():
                 setattr(module, name, original)
+        for module in encoding:
+            module.encode_canonical_json = encoder
+
+
+_FLOAT_LIKE = re.compile(r"[0-9][.eE]")
+"""Where the C encoder's text may hold a float (a digit then a point or an exponent): the only values
+hypothesis-jsonschema's canonical encoder writes otherwise (an integral float as an integer)."""
+
+
+def _fast_canonical_json(original: Callable[[Any], str]) -> Callable[[Any], str]:
+    """hypothesis-jsonschema's canonical JSON encoding (sorted keys, an integral float written as an
+    integer), by the C encoder where the value holds no float.
+
+    Its own encoder is the pure-Python one (it replaces how floats are
+    written), and canonicalising a schema encodes each subschema again at
+    each level, which on a large union was a third of a search on an empty
+    cache.  Without a float, both write the same text: the C encoder's is
+    kept unless it has a digit followed by a point or an exponent, which a
+    float always has (and a string sometimes: then the original encodes
+    it), so the text, hence the forms and the messages, are the same.
+    """
+
+    def encode(value: Any) -> str:
+        try:
+            text = json.dumps(value, sort_keys=True)
+        except (TypeError, ValueError):
+            return original(value)
+        return original(value) if _FLOAT_LIKE.search(text) else text
+
+    return encode
 
 
 class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)

@@ -173,3 +173,33 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     assert spread._searches.keys() - searched  # run by a job, kept here
     assert spread._searches.keys() == alone._searches.keys()
     assert [spread.first_hit(c) for c in changes] == [alone.first_hit(c) for c in changes]
+
+
+def _json_values() -> Any:
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    texts = st.text(alphabet="0123456789.eE-abc\"\\é", max_size=6)
+    return st.recursive(
+        scalars | texts,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+        max_leaves=12,
+    )
+
+
+def test_the_canonical_encoding_by_the_c_encoder_is_the_generators_own() -> None:
+    """:func:`~codegen.evidence.instances._fast_canonical_json` writes the text hypothesis-jsonschema's
+    own encoder writes (integral floats as integers, sorted keys), for any JSON value: floats, strings
+    that look like numbers, nested keys; so the canonical forms, and the messages, are the same."""
+    from hypothesis import given, settings
+    from hypothesis_jsonschema._encode import encode_canonical_json
+
+    fast = gen._fast_canonical_json(encode_canonical_json)
+    assert fast({"b": [1.0, 2.5], "a": "x1.0"}) == encode_canonical_json({"b": [1.0, 2.5], "a": "x1.0"})
+
+    @settings(max_examples=300, deadline=None, database=None)
+    @given(_json_values())
+    def same(value: Any) -> None:
+        assert fast(value) == encode_canonical_json(value)
+
+    same()
