@@ -399,14 +399,14 @@ def _canonical_forms_once() -> Iterator[None]:
                 setattr(module, name, once(name))
         if callable(encoder):
             for module in encoding:
-                module.encode_canonical_json = _fast_canonical_json(encoder)
+                setattr(module, "encode_canonical_json", _fast_canonical_json(encoder))
         yield
     finally:
         for module in replaced:
             for name, original in originals.items():
                 setattr(module, name, original)
         for module in encoding:
-            module.encode_canonical_json = encoder
+            setattr(module, "encode_canonical_json", encoder)
 
 
 _FLOAT_LIKE = re.compile(r"[0-9][.eE]")
