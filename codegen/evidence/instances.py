@@ -393,20 +393,21 @@ def _canonical_forms_once() -> Iterator[None]:
 
     replaced = [module for module in (canonical, strategies) if all(hasattr(module, n) for n in names)]
     encoding = [m for m in (canonical, strategies) if getattr(m, "encode_canonical_json", None) is encoder]
+    swapped = "encode_canonical_json"  # not declared by the module: set by name
     try:
         for module in replaced:
             for name in names:
                 setattr(module, name, once(name))
         if callable(encoder):
             for module in encoding:
-                setattr(module, "encode_canonical_json", _fast_canonical_json(encoder))
+                setattr(module, swapped, _fast_canonical_json(encoder))
         yield
     finally:
         for module in replaced:
             for name, original in originals.items():
                 setattr(module, name, original)
         for module in encoding:
-            setattr(module, "encode_canonical_json", encoder)
+            setattr(module, swapped, encoder)
 
 
 _FLOAT_LIKE = re.compile(r"[0-9][.eE]")
