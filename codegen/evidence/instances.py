@@ -438,6 +438,42 @@ def _fast_canonical_json(original: Callable[[Any], str]) -> Callable[[Any], str]
     return encode
 
 
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """While it lasts, hypothesis draws no constants of the modules the process has loaded.
+
+    hypothesis sometimes draws a string or a number from the constants it
+    reads out of the source of every loaded module it calls local (any file
+    outside site-packages and the standard library): this package when it
+    runs from a checkout but not when pip installed it, the model modules
+    rendered under the build cache, and any module of the program that calls
+    it.  The messages of a schema then depended on how the tool was installed
+    and what else was loaded, which the cache key of a generation
+    (:func:`instances`) does not name; and reading those constants (parsing
+    every module's source) was a third of a second of every search on an
+    empty cache.  Without them the messages are a function of the schema and
+    the generator's versions alone.  hypothesis's own constants are kept.
+    Without that function (another version), nothing changes.
+    """
+    from hypothesis.internal.conjecture import providers
+
+    original = getattr(providers, "_get_local_constants", None)
+    cached = getattr(providers, "CONSTANTS_CACHE", None)
+    empty = getattr(providers, "Constants", None)
+    if not (callable(original) and callable(empty) and hasattr(cached, "cache")):
+        yield
+        return
+    none = empty()
+    assert cached is not None
+    cached.cache.clear()  # the pools drawn from, as built with the modules' constants
+    providers._get_local_constants = lambda: none
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        cached.cache.clear()
+
+
 class _Enough(Exception):  # noqa: N818 (not an error: the search found what it wanted)
     """Raised by the test function to end a generation early."""
 
@@ -496,7 +532,7 @@ def generate(
             raise _Enough
 
     # from_schema and the generation read and write the Unicode tables too
-    with _storage(home), _utf8_known(), _canonical_forms_once():
+    with _storage(home), _utf8_known(), _canonical_forms_once(), _no_local_constants():
         test = settings(
             max_examples=examples,
             database=None,
@@ -519,11 +555,10 @@ def generate(
 
 def prepare(cache: Path | None = None) -> None:
     """Make this process ready to generate, once: what the first generation of a process builds
-    (hypothesis's modules imported, the constants of the modules loaded, which it reads from their
-    source and keeps under :func:`storage_home`) is built here, so that the workers forked after it
-    have it instead of each building it again.  Call it once the models are imported (they are
-    modules too).  It changes nothing generated: a generation reads the same constants either way.
-    """
+    (hypothesis's modules imported, its table of Unicode categories, which it keeps under
+    :func:`storage_home`) is built here, so that the workers forked after it have it instead of each
+    building it again.  It changes nothing generated, and needs no model loaded: a generation reads
+    no module's constants (:func:`_no_local_constants`), so it can run while the models render."""
     generate({"type": "string"}, 1, lambda _instance: True, storage_home(cache))
 
 

@@ -24,7 +24,7 @@ import importlib
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -137,17 +137,23 @@ def load_models(files: ReleaseFiles, surface: ApiSurface, cache: Path) -> Module
     return import_models(surface, cache, wanted.key)
 
 
-def load_all(sides: Sequence[Wanted], cache: Path, tick: Tick | None = None) -> list[ModuleType]:
+def load_all(
+    sides: Sequence[Wanted],
+    cache: Path,
+    tick: Tick | None = None,
+    beside: Callable[[], None] | None = None,
+) -> list[ModuleType]:
     """The ``schema`` module of the models of each side, the ones not yet under ``cache`` rendered on
     every core.
 
-    ``tick`` is called once per side rendered.
+    ``tick`` is called once per side rendered; ``beside`` is run by this process while they render
+    (:func:`~.parallel.run_all`).
     """
     missing = {side.key: side for side in sides if _missing(side.key, cache)}
     if len(missing) > 1:  # once here, not in every worker
         _engine_ready(next(iter(missing.values())).surface)
     jobs = [functools.partial(_render, side.surface, side.only) for side in missing.values()]
-    for key, files in zip(missing, run_all(jobs, tick), strict=True):
+    for key, files in zip(missing, run_all(jobs, tick, beside), strict=True):
         _write(_folder(cache, key), files)
     return [import_models(side.surface, cache, side.key, side.only) for side in sides]
 

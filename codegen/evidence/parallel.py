@@ -23,6 +23,7 @@ import os
 import pickle
 import select
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -142,13 +143,21 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list[Any]:
+def run_all(
+    jobs: Sequence[Callable[[], Any]], tick: Tick | None = None, beside: Callable[[], None] | None = None
+) -> list[Any]:
     """Each job's result, in the order of ``jobs``, the jobs run on every core (forked workers).
 
-    A job that raises raises here; on that, or on Ctrl-C, the workers are killed at once.
+    ``beside`` is work of this process that the jobs do not need, run while they run (in a thread
+    started once the workers are forked, so that none of them inherits it half done) and finished
+    before this returns: what the next workers should inherit.
+    A job that raises raises here (as does ``beside``); on that, or on Ctrl-C, the workers are killed
+    at once.
     """
     count = min(workers(), len(jobs))
     if count <= 1 or not hasattr(os, "fork"):
+        if beside is not None:
+            beside()
         results = []
         for job in jobs:
             results.append(job())
@@ -157,9 +166,11 @@ def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list
         return results
     _JOBS[:] = jobs
     started: list[_Worker] = []
+    helper: _Beside | None = None
     try:
         with ctrl_c_held():  # each worker is in ``started`` as soon as it is forked, to be ended
             started.extend(_Worker.start() for _ in range(count))
+        helper = _Beside.start(beside) if beside is not None else None
         out: list[Any] = [None] * len(jobs)
         waiting = iter(range(len(jobs)))
         for worker in started:
@@ -178,8 +189,40 @@ def run_all(jobs: Sequence[Callable[[], Any]], tick: Tick | None = None) -> list
                 following = next(waiting, None)
                 if following is not None:
                     worker.give(following)
+        if helper is not None:
+            helper.finish()
         return out
     finally:
         for worker in started:
             worker.stop()
         _JOBS.clear()
+        if helper is not None:
+            helper.thread.join()
+
+
+@dataclass
+class _Beside:
+    """:func:`run_all`'s ``beside``, in a thread of this process, and what it raised."""
+
+    thread: threading.Thread
+    raised: list[BaseException]
+
+    @classmethod
+    def start(cls, work: Callable[[], None]) -> _Beside:
+        raised: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                work()
+            except BaseException as error:  # raised again by finish, in the caller's thread
+                raised.append(error)
+
+        thread = threading.Thread(target=run, name="acp-codegen beside the workers", daemon=True)
+        thread.start()
+        return cls(thread, raised)
+
+    def finish(self) -> None:
+        """Wait for the work; raise what it raised."""
+        self.thread.join()
+        if self.raised:
+            raise self.raised[0]

@@ -1564,9 +1564,9 @@ def pairs_of(
     ]
     rendering = missing_models(sides, cache)
     tick = progress.stage("rendering the models", rendering) if progress is not None and rendering else None
-    modules = load_all(sides, cache, tick)
-    if rendering:  # a cold cache: the searches will generate; their workers inherit this
-        prepare(cache)
+    # a cold cache: the searches will generate; this process gets ready while the models render,
+    # and the workers of the searches inherit it
+    modules = load_all(sides, cache, tick, functools.partial(prepare, cache) if rendering else None)
     loaded = [Side.of(side.files, side.surface, module) for side, module in zip(sides, modules, strict=True)]
     fresh = bool(rendering)
     return [Pair(loaded[i], loaded[len(wanted) + i], examples, cache, fresh) for i in range(len(wanted))]

@@ -68,3 +68,40 @@ def test_with_one_worker_the_jobs_run_here_with_the_same_results(monkeypatch: py
     monkeypatch.setenv("ACP_CODEGEN_JOBS", "1")
     mine = os.getpid()
     assert run_all([lambda: os.getpid(), lambda: 2]) == [mine, 2]
+
+
+def test_work_beside_the_jobs_runs_here_while_they_run_and_is_done_when_they_are(
+    tmp_path: os.PathLike[str],
+) -> None:
+    """``beside`` runs in this process, at the same time as the workers (a job waits for it to have
+    started), none of them inherits what it does, and it has finished when run_all returns."""
+    import time
+
+    done: list[int] = []
+    started = tmp_path / "beside"  # type: ignore[operator]
+
+    def beside() -> None:
+        started.touch()
+        time.sleep(0.2)
+        done.append(os.getpid())
+
+    def job() -> tuple[bool, int]:
+        deadline = time.monotonic() + 30
+        while not started.exists():
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        return bool(done), os.getpid()
+
+    results = run_all([job, job], beside=beside)
+    assert done == [os.getpid()]
+    assert all(not seen and pid != os.getpid() for seen, pid in results)
+    assert children() == []
+
+
+def test_work_beside_the_jobs_that_raises_raises_here() -> None:
+    def beside() -> None:
+        raise ValueError("not ready")
+
+    with pytest.raises(ValueError, match="not ready"):
+        run_all([lambda: 1, lambda: 2], beside=beside)
+    assert children() == []

@@ -179,7 +179,7 @@ def _json_values() -> Any:
     from hypothesis import strategies as st
 
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-    texts = st.text(alphabet="0123456789.eE-abc\"\\é", max_size=6)
+    texts = st.text(alphabet='0123456789.eE-abc"\\é', max_size=6)
     return st.recursive(
         scalars | texts,
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
@@ -203,3 +203,37 @@ def test_the_canonical_encoding_by_the_c_encoder_is_the_generators_own() -> None
         assert fast(value) == encode_canonical_json(value)
 
     same()
+
+
+def test_the_messages_of_a_schema_do_not_depend_on_the_modules_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hypothesis draws constants from the source of every module it calls local (not in
+    site-packages), which made the messages depend on how acp-codegen was installed and on what the
+    process had imported.  A generation reads none (:func:`~codegen.evidence.instances._no_local_constants`):
+    loading a module full of new constants changes no message, and none of its constants is drawn."""
+    import importlib
+    import sys
+
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "integer"}}}
+    before: list[Any] = []
+    gen.generate(schema, 300, keeping(before), tmp_path / "home")
+    words = [f"local-constant-{i}" for i in range(400)]
+    (tmp_path / "many_constants.py").write_text(
+        "WORDS = [\n"
+        + "".join(f"    {w!r},\n" for w in words)
+        + "]\nNUMBERS = ["
+        + ", ".join(str(1000003 + i) for i in range(400))
+        + "]\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("many_constants")
+    try:
+        after: list[Any] = []
+        gen.generate(schema, 300, keeping(after), tmp_path / "home")
+    finally:
+        sys.modules.pop("many_constants", None)
+    assert after == before
+    drawn = {m.get("a") for m in after} | {m.get("n") for m in after}
+    assert not drawn & (set(words) | {1000003 + i for i in range(400)})
