@@ -756,7 +756,8 @@ def _array(node: Mapping[str, Any], limit: int, depth: int) -> list[Any]:
 
 
 def _object(node: Mapping[str, Any], limit: int, depth: int) -> list[Any]:
-    properties = node.get("properties") if isinstance(node.get("properties"), dict) else {}
+    found_properties = node.get("properties")
+    properties: Mapping[str, Any] = found_properties if isinstance(found_properties, dict) else {}
     required = [name for name in node.get("required", []) if isinstance(name, str)]
     least = int(node.get("minProperties", 0))
     names = list(dict.fromkeys([*required, *(n for n in properties if n not in required)]))
@@ -814,10 +815,16 @@ def _merged(node: Mapping[str, Any]) -> dict[str, Any] | None:
                 if not both:
                     return None
                 out["type"] = both[0] if len(both) == 1 else both
-            elif key in ("anyOf", "oneOf") and ("anyOf" in out or "oneOf" in out):
-                return None
-            elif key == "const" and "const" in out and out["const"] != value:
+            elif _clashes(out, key, value):
                 return None
             else:
                 out.setdefault(key, value)
     return out
+
+
+def _clashes(merged: Mapping[str, Any], key: str, value: Any) -> bool:
+    """Whether a part's ``key: value`` is one :func:`_merged` cannot add to what it merged: a second
+    ``anyOf``/``oneOf``, or another ``const``."""
+    if key in ("anyOf", "oneOf"):
+        return "anyOf" in merged or "oneOf" in merged
+    return key == "const" and "const" in merged and merged["const"] != value

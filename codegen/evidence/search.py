@@ -1160,14 +1160,16 @@ class Pair:
         if not carriers:
             return None, f"no message a refusing peer receives carries {root}"
         tried: list[str] = []
-        lenient: set[tuple[str, ...]] = set()
+        read_leniently: set[tuple[str, ...]] = set()
         for carrier in carriers[:CARRIERS_TRIED]:
             top, other = carrier.schema_name, self.target_def(direction, carrier.schema_name)
             named = source.surface.by_schema_name(top)
             if other is None or named is None or target.models.adapter(other) is None:
                 continue
-            if self.carries_leniently(direction, carrier) or self.envelope_of(direction, carrier, lenient):
-                lenient.add(carrier.chain)
+            if self.carries_leniently(direction, carrier) or self.envelope_of(
+                direction, carrier, read_leniently
+            ):
+                read_leniently.add(carrier.chain)
                 tried.append(f"{carrier.words}, whose models read it leniently")
                 continue
 
