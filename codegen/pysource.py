@@ -261,4 +261,3 @@ def _written_as(expr: TypeExpr) -> Hashable:
             return ("any_of", tuple(_written_as(m) for m in expr.members))
         case _:
             assert_never(expr)
-

@@ -33,6 +33,10 @@ reading alone (:meth:`Pair.read_leniently`).  A removed method or batch, which
 no model validates, gets the message its rule predicts (:meth:`Pair.predicted`,
 :mod:`.batches`).
 
+Before any message is generated, the ones the rule predicts are built (:func:`built_at`,
+:func:`~.instances.built`): the smallest message at the change's anchor, the tag value it names put
+at the union's tag, a batch of one smallest envelope, the smallest whole message around a refused
+one; each is checked as a generated one is, and generation runs only where none shows the change.
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
 type shares them.  Where the schema takes any string, the strings the other
@@ -1080,7 +1084,9 @@ class Pair:
     def first_kept(
         self, schema: Callable[[], Any], examples: int, keeps: Callable[[Any], bool]
     ) -> Any | None:
-        """The first of ``examples`` generated instances of ``schema()`` that ``keeps`` takes (``None``:
+        """The first instance of ``schema()`` that ``keeps`` takes: of those built with the fewest fields
+        (:func:`~.instances.built`: what a rule predicts is usually such a message, a batch of one
+        envelope, a call with its required params), then of ``examples`` generated ones (``None``:
         none did, or the schema cannot be generated from)."""
         found: list[Any] = []
 
@@ -1342,7 +1348,9 @@ class Pair:
         self, direction: Direction, carrier: Carrier, message: Any, keeps: Callable[[Any], bool]
     ) -> Any | None:
         """A message of ``carrier`` (on the generating side of ``direction``) with ``message`` inside,
-        for which ``keeps`` holds (``None``: none of :data:`WRAPS` generated)."""
+        for which ``keeps`` holds: of those built with the fewest fields around it (an envelope's
+        method named after the params it carries, :meth:`method_named`), then of :data:`WRAPS`
+        generated ones (``None``: none is)."""
         if len(carrier.chain) == 1:
             return message if keeps(message) else None
         source, _ = self.sides(direction)

@@ -312,9 +312,11 @@ def pr_body(
     budget = (MARKDOWN_LIMIT - sum(len(line) + 1 for line in text) - 256 * reports) // max(reports, 1)
     moves = iter(done.moves)
     lines = [
-        part
-        if isinstance(part, str)
-        else diff_markdown(part, rules_url, budget, full_report(next(moves), options)).rstrip()
+        (
+            part
+            if isinstance(part, str)
+            else diff_markdown(part, rules_url, budget, full_report(next(moves), options)).rstrip()
+        )
         for part in parts
     ]
     return "\n".join(lines) + "\n"
