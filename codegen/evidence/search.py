@@ -667,9 +667,58 @@ class Planner:
         found = []
         for direction in SEARCHED_BREAKS[change.rule.breaks]:
             plan = self.located(change, direction)
-            if plan.anchor is not None and self.refuses_nothing(direction, plan.anchor) is not None:
+            if (
+                plan.anchor is not None
+                and self.refuses_nothing(direction, plan.anchor) is not None
+                and not self.read_as_refused(direction, plan.anchor)
+            ):
                 found.append(plan)
         return found
+
+    def read_as_refused(self, direction: Direction, anchor: Anchor) -> bool:
+        """Whether the trying side's lenient reading of every value it refuses at ``anchor`` (and the
+        generating side accepts) is that value itself, so that no message is read otherwise there:
+        a list made to hold at least one item (``minItems`` 1, none before), whose only value refused
+        is the empty list, at a field the trying side reads leniently (its fallback for a required
+        list is the empty list, as for one whose default is), the field and its items the same on
+        both sides as validated but for that bound (:func:`_as_validated`; an item one side refuses
+        could be dropped, leaving a list read as empty)."""
+        if anchor.keyword != "minItems" or anchor.field is None or anchor.members:
+            return False
+        source, target = self.surfaces(direction)
+        if (
+            anchor.type not in source.types
+            or (theirs := self.counterpart(direction, anchor.type)) not in target.types
+        ):
+            return False
+        sent = next((f for f in source.all_fields(anchor.type) if f.wire_name == anchor.field), None)
+        read = next((f for f in target.all_fields(theirs) if f.wire_name == anchor.field), None)
+        if sent is None or read is None or not read.default_on_error:
+            return False
+        if not (read.required or read.default == []):
+            return False
+        if not isinstance(sent.type, ArrayOf) or not isinstance(read.type, ArrayOf):
+            return False
+        if (sent.type.constraints.min_items or 0) != 0 or read.type.constraints.min_items != 1:
+            return False
+        bound = dataclasses.replace(sent.type.constraints, min_items=1)
+        as_read = dataclasses.replace(sent, type=dataclasses.replace(sent.type, constraints=bound))
+        if _as_validated(dataclasses.replace(as_read, required=read.required, default=read.default)) != (
+            _as_validated(read)
+        ):
+            return False
+        seen: set[str] = set()
+        stack = list(refs_in(sent.type))
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            before, after = source.types.get(current), target.types.get(self.counterpart(direction, current))
+            if before is None or after is None or _as_validated(before) != _as_validated(after):
+                return False
+            stack.extend(references_of(before))
+        return True
 
     @staticmethod
     def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:

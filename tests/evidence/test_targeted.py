@@ -14,8 +14,8 @@ import pytest
 
 from codegen.diff import diff_surfaces
 from codegen.evidence.instances import built, generation_schema
-from codegen.evidence.search import Planner, built_at
-from tests.support.releases import release_files, surface_of
+from codegen.evidence.search import LENIENT_THERE, Planner, built_at
+from tests.support.releases import package_of, release_files, surface_of
 
 
 def _has_pattern(node: Any) -> bool:
@@ -79,3 +79,40 @@ def test_a_tag_the_catch_all_took_is_put_at_the_tag_of_the_smallest_old_message(
         assert change.proof is not None and change.proof.only_old == {tag: plan.anchor.value}
         validator = jsonschema.Draft202012Validator(data).evolve(schema=data["$defs"][plan.root])
         assert validator.is_valid(first)
+
+
+@pytest.mark.parametrize("unstable", [False, True])
+def test_a_list_made_non_empty_at_a_lenient_field_is_read_as_sent_and_not_searched(unstable: bool) -> None:
+    """v2-sdk-2.2.0 asks ``SessionConfigSelectGroup.options`` for one item at least, a field its
+    models read leniently: the only list an old sender sends that they refuse is ``[]`` (the set
+    proof's value), and they read it as ``[]`` (a required list's fallback), so no message is read
+    otherwise there and no lenient reading is searched for (:meth:`Planner.read_as_refused`); the
+    change stays one no message shows, for the reason its plan gives."""
+    old, new = surface_of("v2-sdk-2.1.0", unstable), surface_of("v2-sdk-2.2.0", unstable)
+    [change] = [
+        c
+        for c in diff_surfaces(old, new).changes
+        if c.rule.id == "constraint-tightened"
+        and getattr(c.path[0], "name", None) == "SessionConfigSelectGroup"
+    ]
+    planner = Planner(old, new)
+    [plan] = planner.plans(change)
+    assert plan.anchor is None and plan.reason == LENIENT_THERE
+    located = planner.located(change, "senders")
+    assert located.anchor is not None and planner.read_as_refused("senders", located.anchor)
+    assert planner.read_plans(change) == []
+    assert change.proof is not None and change.proof.only_old == []
+    named = new.types["SessionConfigSelectGroup"]
+    model = getattr(package_of("v2-sdk-2.2.0", unstable).schema, named.name)
+    sent = {"groupId": "", "name": "", "options": change.proof.only_old}
+    read = model.model_validate(sent).model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert read == sent
+    # the same bound on a field read strictly (``PromptRequest.prompt``) is refused, and searched
+    [strict] = [
+        c
+        for c in diff_surfaces(old, new).changes
+        if c.rule.id == "constraint-tightened" and getattr(c.path[0], "name", None) == "PromptRequest"
+    ]
+    anchor = planner.located(strict, "senders").anchor
+    assert anchor is not None and not planner.read_as_refused("senders", anchor)
+    assert [p.searchable for p in planner.plans(strict)] == [True]
