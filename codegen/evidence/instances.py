@@ -768,11 +768,11 @@ def _object(node: Mapping[str, Any], limit: int, depth: int) -> list[Any]:
         if not options:
             return []
         choices.append(options)
-    first = {name: options[0] for name, options in zip(names, choices, strict=True)}
+    first = {name: options[0] for name, options in sorted(zip(names, choices, strict=True))}
     found = [first]
     for name, options in zip(names, choices, strict=True):  # one property at a time varied
         for option in options[1:]:
-            found.append({**first, name: option})
+            found.append(dict(sorted({**first, name: option}.items())))
             if len(found) >= limit:
                 return found
     return found
