@@ -675,3 +675,191 @@ def shrink(instance: Any, keeps: Callable[[Any], bool], budget: int = 300) -> An
             if tries >= budget:
                 break
     return best
+
+
+BUILT = 8
+"""The most instances :func:`built` gives of one schema (and of each node inside it)."""
+
+
+def built(schema: Any, limit: int = BUILT) -> list[Any]:
+    """Up to ``limit`` of the smallest instances of a generation schema (:func:`generation_schema`),
+    built from it rather than generated, deterministically: an object with its required properties
+    only, an array with as few items as it allows, a string as short as it allows, a number at its
+    lower bound, each ``const`` and the first ``enum`` value; one instance per branch of an
+    ``anyOf``/``oneOf`` (in order), and per type of a list of types.
+
+    What the rule and its proof predict is usually a small message (a tag and the fields its member
+    requires, an empty list, an empty string), which random generation spends many messages
+    reaching.  The instances are candidates: what a keyword here does not read (a ``pattern``, a
+    ``not``, an ``allOf`` it cannot merge) may make one invalid, and every one is checked against the
+    schema's own validator by its caller, as every generated message is.
+    """
+    return _dedupe(_built(schema, limit, 0), limit)
+
+
+_BUILT_DEPTH = 24
+"""How deep :func:`built` goes before it gives up on a branch (a schema nested deeper gives none)."""
+
+
+def _dedupe(found: list[Any], limit: int) -> list[Any]:
+    kept: dict[str, Any] = {}
+    for value in found:
+        kept.setdefault(canonical(value), value)
+        if len(kept) >= limit:
+            break
+    return list(kept.values())
+
+
+def _built(node: Any, limit: int, depth: int) -> list[Any]:
+    if node is True or node == {}:
+        return [None]
+    if not isinstance(node, dict) or depth > _BUILT_DEPTH:
+        return []
+    if "const" in node:
+        return [node["const"]]
+    if isinstance(node.get("enum"), list):
+        return list(node["enum"][:1])
+    if isinstance(node.get("allOf"), list):
+        merged = _merged(node)
+        return [] if merged is None else _built(merged, limit, depth + 1)
+    for keyword in ("anyOf", "oneOf"):
+        branches = node.get(keyword)
+        if isinstance(branches, list):
+            rest = {k: v for k, v in node.items() if k != keyword}
+            found: list[Any] = []
+            for branch in branches:
+                part = _merged({"allOf": [rest, branch]}) if rest else branch
+                found.extend(_built(part, limit, depth + 1) if part is not None else [])
+                if len(found) >= limit:
+                    break
+            return _dedupe(found, limit)
+    kinds = node.get("type")
+    if kinds is None:
+        kinds = (
+            "object" if "properties" in node or "required" in node else "array" if "items" in node else None
+        )
+    if isinstance(kinds, list):
+        found = []
+        for kind in kinds:
+            found.extend(_built({**node, "type": kind}, limit, depth + 1))
+        return _dedupe(found, limit)
+    match kinds:
+        case "null" | None:
+            return [None]
+        case "boolean":
+            return [False]
+        case "integer" | "number":
+            return [_lowest(node)]
+        case "string":
+            return ["0" * int(node.get("minLength", 0))]
+        case "array":
+            return _array(node, limit, depth)
+        case "object":
+            return _object(node, limit, depth)
+    return []
+
+
+def _lowest(node: Mapping[str, Any]) -> int | float:
+    """The number a numeric schema allows nearest 0 from above its lower bound (its multiple aside)."""
+    low = node.get("minimum")
+    above = node.get("exclusiveMinimum")
+    value: int | float = 0
+    if isinstance(low, (int, float)) and low > value:
+        value = low
+    if isinstance(above, (int, float)) and above >= value:
+        value = above + 1 if node.get("type") == "integer" or isinstance(above, int) else above + 0.5
+    high = node.get("maximum")
+    if isinstance(high, (int, float)) and value > high:
+        value = high
+    return int(value) if node.get("type") == "integer" else value
+
+
+def _array(node: Mapping[str, Any], limit: int, depth: int) -> list[Any]:
+    least = int(node.get("minItems", 0))
+    items = node.get("items", True)
+    if least == 0:
+        return [[]]
+    if isinstance(items, list):  # a tuple form: each position its own schema
+        firsts = [_built(item, 1, depth + 1) for item in items[:least]]
+        return [[f[0] for f in firsts]] if all(firsts) and len(firsts) == least else []
+    options = _built(items, limit, depth + 1)
+    if not options:
+        return []
+    if node.get("uniqueItems") and least > 1:
+        return [options[:least]] if len(options) >= least else []
+    return [[option] * least for option in options]
+
+
+def _object(node: Mapping[str, Any], limit: int, depth: int) -> list[Any]:
+    found_properties = node.get("properties")
+    properties: Mapping[str, Any] = found_properties if isinstance(found_properties, dict) else {}
+    required = [name for name in node.get("required", []) if isinstance(name, str)]
+    least = int(node.get("minProperties", 0))
+    names = list(dict.fromkeys([*required, *(n for n in properties if n not in required)]))
+    names = names[: max(len(required), least)]
+    choices: list[list[Any]] = []
+    for name in names:
+        options = _built(properties.get(name, True), limit, depth + 1)
+        if not options:
+            return []
+        choices.append(options)
+    first = {name: options[0] for name, options in sorted(zip(names, choices, strict=True))}
+    found = [first]
+    for name, options in zip(names, choices, strict=True):  # one property at a time varied
+        for option in options[1:]:
+            found.append(dict(sorted({**first, name: option}.items())))
+            if len(found) >= limit:
+                return found
+    return found
+
+
+def _merged(node: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An ``allOf`` node's parts merged into one node, as far as :func:`built` reads them: properties
+    (a property in two parts: both, as an ``allOf``), ``required``, the strictest bounds, the type
+    both allow, a part's ``anyOf`` kept (one only: a second makes it ``None``, no instance)."""
+    out: dict[str, Any] = {}
+    parts = [{k: v for k, v in node.items() if k != "allOf"}, *node.get("allOf", [])]
+    for part in parts:
+        if part is False:
+            return None
+        if not isinstance(part, dict):
+            continue
+        if isinstance(part.get("allOf"), list):
+            part = _merged(part)
+            if part is None:
+                return None
+        for key, value in part.items():
+            if key == "properties" and isinstance(value, dict):
+                present = out.setdefault("properties", {})
+                for name, sub in value.items():
+                    present[name] = {"allOf": [present[name], sub]} if name in present else sub
+            elif key == "required":
+                out["required"] = list(dict.fromkeys([*out.get("required", []), *value]))
+            elif key in ("minItems", "minLength", "minProperties", "minimum", "exclusiveMinimum"):
+                out[key] = max(out.get(key, value), value)
+            elif key in ("maxItems", "maxLength", "maximum"):
+                out[key] = min(out.get(key, value), value)
+            elif key == "type" and "type" in out:
+                mine = set(out["type"]) if isinstance(out["type"], list) else {out["type"]}
+                theirs = set(value) if isinstance(value, list) else {value}
+                if "number" in mine and "integer" in theirs:
+                    mine.add("integer")
+                if "number" in theirs and "integer" in mine:
+                    theirs.add("integer")
+                both = sorted(mine & theirs)
+                if not both:
+                    return None
+                out["type"] = both[0] if len(both) == 1 else both
+            elif _clashes(out, key, value):
+                return None
+            else:
+                out.setdefault(key, value)
+    return out
+
+
+def _clashes(merged: Mapping[str, Any], key: str, value: Any) -> bool:
+    """Whether a part's ``key: value`` is one :func:`_merged` cannot add to what it merged: a second
+    ``anyOf``/``oneOf``, or another ``const``."""
+    if key in ("anyOf", "oneOf"):
+        return "anyOf" in merged or "oneOf" in merged
+    return key == "const" and "const" in merged and merged["const"] != value

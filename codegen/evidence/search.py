@@ -33,6 +33,10 @@ reading alone (:meth:`Pair.read_leniently`).  A removed method or batch, which
 no model validates, gets the message its rule predicts (:meth:`Pair.predicted`,
 :mod:`.batches`).
 
+Before any message is generated, the ones the rule predicts are built (:func:`built_at`,
+:func:`~.instances.built`): the smallest message at the change's anchor, the tag value it names put
+at the union's tag, a batch of one smallest envelope, the smallest whole message around a refused
+one; each is checked as a generated one is, and generation runs only where none shows the change.
 Messages are generated per ``$defs`` type (the one that holds the change's
 type), at most ``examples`` per type and direction, and every change in that
 type shares them.  Where the schema takes any string, the strings the other
@@ -88,6 +92,7 @@ from ..schema.load import ReleaseFiles
 from ..schema.releases import surfaces_of
 from .batches import BATCH_KEY, batch_kind, batch_member, batch_refused, removed_batch, sendable_batch
 from .instances import (
+    built,
     canonical,
     generation_schema,
     instances,
@@ -662,9 +667,58 @@ class Planner:
         found = []
         for direction in SEARCHED_BREAKS[change.rule.breaks]:
             plan = self.located(change, direction)
-            if plan.anchor is not None and self.refuses_nothing(direction, plan.anchor) is not None:
+            if (
+                plan.anchor is not None
+                and self.refuses_nothing(direction, plan.anchor) is not None
+                and not self.read_as_refused(direction, plan.anchor)
+            ):
                 found.append(plan)
         return found
+
+    def read_as_refused(self, direction: Direction, anchor: Anchor) -> bool:
+        """Whether the trying side's lenient reading of every value it refuses at ``anchor`` (and the
+        generating side accepts) is that value itself, so that no message is read otherwise there:
+        a list made to hold at least one item (``minItems`` 1, none before), whose only value refused
+        is the empty list, at a field the trying side reads leniently (its fallback for a required
+        list is the empty list, as for one whose default is), the field and its items the same on
+        both sides as validated but for that bound (:func:`_as_validated`; an item one side refuses
+        could be dropped, leaving a list read as empty)."""
+        if anchor.keyword != "minItems" or anchor.field is None or anchor.members:
+            return False
+        source, target = self.surfaces(direction)
+        if (
+            anchor.type not in source.types
+            or (theirs := self.counterpart(direction, anchor.type)) not in target.types
+        ):
+            return False
+        sent = next((f for f in source.all_fields(anchor.type) if f.wire_name == anchor.field), None)
+        read = next((f for f in target.all_fields(theirs) if f.wire_name == anchor.field), None)
+        if sent is None or read is None or not read.default_on_error:
+            return False
+        if not (read.required or read.default == []):
+            return False
+        if not isinstance(sent.type, ArrayOf) or not isinstance(read.type, ArrayOf):
+            return False
+        if (sent.type.constraints.min_items or 0) != 0 or read.type.constraints.min_items != 1:
+            return False
+        bound = dataclasses.replace(sent.type.constraints, min_items=1)
+        as_read = dataclasses.replace(sent, type=dataclasses.replace(sent.type, constraints=bound))
+        if _as_validated(dataclasses.replace(as_read, required=read.required, default=read.default)) != (
+            _as_validated(read)
+        ):
+            return False
+        seen: set[str] = set()
+        stack = list(refs_in(sent.type))
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            before, after = source.types.get(current), target.types.get(self.counterpart(direction, current))
+            if before is None or after is None or _as_validated(before) != _as_validated(after):
+                return False
+            stack.extend(references_of(before))
+        return True
 
     @staticmethod
     def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
@@ -841,6 +895,12 @@ class Pair:
 
         schema = generation_schema(source.defs, schema_name, self.probes(direction, schema_name))
         count = 0
+        for anchor in sorted(wanted, key=repr):  # first the messages built at each anchor
+            for instance in built_at(schema, root, anchor):
+                if anchor not in missing:
+                    break
+                count += 1
+                shown(anchor, instance)
         try:
             for anchor in sorted(wanted, key=repr):
                 narrowed = at_anchor(schema, root, anchor)
@@ -1073,7 +1133,9 @@ class Pair:
     def first_kept(
         self, schema: Callable[[], Any], examples: int, keeps: Callable[[Any], bool]
     ) -> Any | None:
-        """The first of ``examples`` generated instances of ``schema()`` that ``keeps`` takes (``None``:
+        """The first instance of ``schema()`` that ``keeps`` takes: of those built with the fewest fields
+        (:func:`~.instances.built`: what a rule predicts is usually such a message, a batch of one
+        envelope, a call with its required params), then of ``examples`` generated ones (``None``:
         none did, or the schema cannot be generated from)."""
         found: list[Any] = []
 
@@ -1083,7 +1145,9 @@ class Pair:
             return bool(found)
 
         try:
-            instances(schema(), examples, accept, self.cache)
+            generating = schema()
+            if not any(accept(instance) for instance in built(generating)):
+                instances(generating, examples, accept, self.cache)
         except (ValueError, KeyError):
             return None
         return found[0] if found else None
@@ -1151,12 +1215,16 @@ class Pair:
         if not carriers:
             return None, f"no message a refusing peer receives carries {root}"
         tried: list[str] = []
+        read_leniently: set[tuple[str, ...]] = set()
         for carrier in carriers[:CARRIERS_TRIED]:
             top, other = carrier.schema_name, self.target_def(direction, carrier.schema_name)
             named = source.surface.by_schema_name(top)
             if other is None or named is None or target.models.adapter(other) is None:
                 continue
-            if self.carries_leniently(direction, carrier):
+            if self.carries_leniently(direction, carrier) or self.envelope_of(
+                direction, carrier, read_leniently
+            ):
+                read_leniently.add(carrier.chain)
                 tried.append(f"{carrier.words}, whose models read it leniently")
                 continue
 
@@ -1183,6 +1251,37 @@ class Pair:
             f"a {root} alone is refused, but no whole message a refusing peer receives that carries it is "
             f"(tried: {where})"
         )
+
+    def method_named(self, direction: Direction, carrier: Carrier) -> dict[str, Any] | None:
+        """The raw schema of an envelope ``carrier`` (the chain narrowed already) with its ``method``
+        fixed to the wire names of the methods whose params are the next entry of its chain (``None``:
+        no envelope, or no such method): an envelope's schema takes any string there, which its models
+        then read against the params, so a message built with its fewest fields names the method that
+        carries them (:meth:`_carried`; random messages are generated from the schema as it is)."""
+        source, _ = self.sides(direction)
+        top = source.surface.by_schema_name(carrier.schema_name)
+        if top is None or top.name not in source.surface.envelopes or len(carrier.chain) < 2:
+            return None
+        inner = carrier.chain[1]
+        names = sorted(
+            {
+                m.wire_name
+                for m in source.surface.methods
+                if (params := source.surface.types.get(m.params)) is not None and def_of(params) == inner
+            }
+        )
+        node = source.defs.get(carrier.schema_name)
+        narrowed = through(node, _ref(inner)) if isinstance(node, dict) else None
+        if not names or narrowed is None or "method" not in narrowed.get("properties", {}):
+            return None
+        return {**narrowed, "properties": {**narrowed["properties"], "method": {"enum": names}}}
+
+    def envelope_of(self, direction: Direction, carrier: Carrier, lenient: set[tuple[str, ...]]) -> bool:
+        """Whether ``carrier`` is an envelope that carries the type only as the params of a method
+        (:meth:`method_named`) whose own carrier, the rest of its chain, is one of ``lenient`` (read
+        leniently where it holds the type): the envelope's models read those params with the same
+        models, so no envelope message is refused there either."""
+        return carrier.chain[1:] in lenient and self.method_named(direction, carrier) is not None
 
     def carries_leniently(self, direction: Direction, carrier: Carrier) -> bool:
         """Whether the trying side's models read every place a ``carrier`` message holds the type it
@@ -1298,7 +1397,9 @@ class Pair:
         self, direction: Direction, carrier: Carrier, message: Any, keeps: Callable[[Any], bool]
     ) -> Any | None:
         """A message of ``carrier`` (on the generating side of ``direction``) with ``message`` inside,
-        for which ``keeps`` holds (``None``: none of :data:`WRAPS` generated)."""
+        for which ``keeps`` holds: of those built with the fewest fields around it (an envelope's
+        method named after the params it carries, :meth:`method_named`), then of :data:`WRAPS`
+        generated ones (``None``: none is)."""
         if len(carrier.chain) == 1:
             return message if keeps(message) else None
         source, _ = self.sides(direction)
@@ -1311,6 +1412,12 @@ class Pair:
         defs[carrier.chain[-1]] = {"const": message}
         try:
             schema = generation_schema(defs, carrier.schema_name)
+            named = self.method_named(direction, carrier)
+            fixed = (
+                generation_schema({**defs, carrier.schema_name: named}, carrier.schema_name)
+                if named
+                else None
+            )
         except (ValueError, KeyError):
             return None
         hits: list[Any] = []
@@ -1321,6 +1428,8 @@ class Pair:
                 return True
             return False
 
+        if any(accept(instance) for instance in [*built(fixed), *built(schema)]):
+            return hits[0]
         try:
             instances(schema, WRAPS, accept, self.cache)
         except ValueError:
@@ -1341,6 +1450,21 @@ def at_anchor(schema: Any, root: NamedType, anchor: Anchor) -> Any | None:
         case () if anchor.field is not None and anchor.keyword is not None and isinstance(root, ObjectType):
             return with_field(schema, anchor.field)  # a constraint on its value (absence shows no other)
     return None
+
+
+def built_at(schema: Any, root: NamedType, anchor: Anchor) -> list[Any]:
+    """The messages of ``root`` built at ``anchor`` (:func:`~.instances.built`), tried before any is
+    generated: the smallest messages of the schema :func:`at_anchor` narrows to (of the whole schema
+    where it narrows none), and where the anchor names a tag value of ``root``'s own union (a tag a
+    catch-all took, a member given to it), each of those with that value at the tag (the value the
+    rule's set proof names), first.  Each is a candidate, checked as a generated one is."""
+    narrowed = at_anchor(schema, root, anchor)
+    found = built(narrowed if narrowed is not None else schema)
+    tag = root.tag_wire_name if isinstance(root, UnionType) and anchor.type == root.name else None
+    if tag is not None and anchor.has_value and anchor.tag:
+        tagged = [{**m, tag: anchor.value} for m in found if isinstance(m, dict) and tag in m]
+        found = [*tagged, *found]
+    return found
 
 
 def unsearchable(plans: list[Plan]) -> NoEvidence:

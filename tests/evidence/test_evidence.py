@@ -304,13 +304,14 @@ def test_a_removed_batch_is_witnessed_by_the_batch_the_rule_predicts(tmp_path: P
 
 def test_a_change_no_generated_message_shows_reports_how_many_were_tried(tmp_path: Path) -> None:
     """A constraint the generated messages do not reach: the new schema caps ``stopReason`` at 500
-    characters, and none of the old agents' messages generated has a longer one: the ones built with
-    ``stopReason`` present (:data:`TARGETED`), then the 15 of the whole type."""
+    characters, and none of the old agents' messages has a longer one: the one built with the fewest
+    fields and ``stopReason`` present (:func:`~codegen.evidence.search.built_at`), the ones generated
+    with it present (:data:`TARGETED`), then the 15 of the whole type."""
     new = mini()
     new.defs["PromptResponse"]["properties"]["stopReason"]["maxLength"] = 500
     found, old_surface, new_surface = pair(mini(), new, tmp_path, examples=15)
     shown = evidence_of(found, old_surface, new_surface, "constraint-tightened")
-    assert shown == NoEvidence(TARGETED + 15, "")
+    assert shown == NoEvidence(1 + TARGETED + 15, "")
 
 
 def test_a_removed_lenient_annotation_is_not_searched_and_says_why(tmp_path: Path) -> None:
