@@ -184,7 +184,7 @@ def render_all(sides: Sequence[Wanted], tick: Tick | None = None) -> list[dict[s
     normalised = [
         n if side.only is None else n.reaching(side.only) for n, side in zip(normalised, sides, strict=True)
     ]
-    keys = [_class_keys(side.surface, n) for side, n in zip(sides, normalised, strict=True)]
+    keys = [_class_keys(n) for n in normalised]
     firsts: list[tuple[int, list[str]]] = []  # a side, and the classes first rendered there
     seen: set[str] = set()
     for index, by_name in enumerate(keys):
@@ -247,16 +247,14 @@ def _spread(tick: Tick | None, jobs: int, steps: int) -> Tick | None:
     return step
 
 
-def _class_keys(surface: ApiSurface, normalised: Normalised) -> dict[str, str]:
+def _class_keys(normalised: Normalised) -> dict[str, str]:
     """Each class of ``normalised`` and what its statement is rendered from: its name, definition
-    and template data, and whether the module's annotations are evaluated (alike: the same text)."""
-    from ..emit.models import parts_renderable
-
-    eager = parts_renderable(surface)
+    and template data (alike: the same statement, in a module whose annotations are evaluated as
+    each class is made, as :func:`render_all` has them all)."""
     defs = normalised.schema["$defs"]
     return {
         name: hashlib.sha256(
-            json.dumps([name, eager, definition, _plain(normalised.template_data[name])]).encode()
+            json.dumps([name, definition, _plain(normalised.template_data[name])]).encode()
         ).hexdigest()
         for name, definition in defs.items()
     }
