@@ -8,6 +8,11 @@ are the names the normaliser says each class and alias uses
 ones; of the engine's module only its statements are kept, from the first
 that is not an import (its own header and imports name what its stock
 templates would use, not ours).
+
+The evidence search also renders some classes on their own
+(:func:`render_parts`) and puts a module together from their statements
+(:func:`assemble_models`): a class's statement comes from its own definition
+and template data, so a class several releases define alike is rendered once.
 """
 
 from __future__ import annotations

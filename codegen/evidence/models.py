@@ -6,8 +6,9 @@ statements its generated package holds (not formatted: they are imported,
 never shown).  A search needs the classes of the types it tries and of the
 types they refer to, so only those are rendered when the caller names them
 (``only``): each class as the whole module has it, in a tenth of the time
-or less.  They are rendered on every core at once (:func:`load_all`) and
-kept under the build cache (``--cache``), keyed by the release's schema
+or less.  They are rendered on every core at once (:func:`load_all`), each
+class that several sides define alike once (:func:`render_all`), and kept
+under the build cache (``--cache``), keyed by the release's schema
 files, the stability level, the types named and what shapes the models
 (:data:`MODEL_SOURCES` and the versions of the tools the emitter runs), and
 imported from there under a name of their own: the models of two releases
