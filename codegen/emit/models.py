@@ -174,7 +174,7 @@ def render_parts(surface: ApiSurface, normalised: Normalised, classes: Iterable[
     alone = Normalised(schema, data, frozenset(), normalised.shared)
     body = _statements(surface, _engine_output(surface, alone, _eager(surface))) if wanted else ""
     found = split_statements(surface, body)
-    return {name: found[name] for name in sorted(wanted)}
+    return {name: found[name] for name in sorted(wanted) if name in found}  # one the engine drops stays out
 
 
 def split_statements(surface: ApiSurface, body: str) -> dict[str, str]:
@@ -217,7 +217,7 @@ def assemble_models(surface: ApiSurface, normalised: Normalised, parts: Mapping[
     if not parts_renderable(surface):
         raise ValueError("the models of a surface with recursive types are rendered whole")
     defs: dict[str, Any] = normalised.schema["$defs"]
-    body = _GAP.join(parts[name] for name in _dependency_order(defs))
+    body = _GAP.join(parts[name] for name in _dependency_order(defs) if name in parts)
     return _module(surface, normalised, body + "\n" if body else "")
 
 

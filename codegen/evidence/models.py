@@ -218,7 +218,7 @@ def render_all(sides: Sequence[Wanted], tick: Tick | None = None) -> list[dict[s
     return [
         {
             "schema.py": assemble_models(
-                side.surface, n, {name: statements[key] for name, key in by_name.items()}
+                side.surface, n, {name: statements[key] for name, key in by_name.items() if key in statements}
             ),
             "_base.py": runtime_module(side.surface, "_base.py").source,
         }
