@@ -6,8 +6,9 @@ statements its generated package holds (not formatted: they are imported,
 never shown).  A search needs the classes of the types it tries and of the
 types they refer to, so only those are rendered when the caller names them
 (``only``): each class as the whole module has it, in a tenth of the time
-or less.  They are rendered on every core at once (:func:`load_all`) and
-kept under the build cache (``--cache``), keyed by the release's schema
+or less.  They are rendered on every core at once (:func:`load_all`), each
+class that several sides define alike once (:func:`render_all`), and kept
+under the build cache (``--cache``), keyed by the release's schema
 files, the stability level, the types named and what shapes the models
 (:data:`MODEL_SOURCES` and the versions of the tools the emitter runs), and
 imported from there under a name of their own: the models of two releases
@@ -18,13 +19,15 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import functools
 import hashlib
 import importlib
+import json
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -32,10 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..schema.ir import ApiSurface
 from ..schema.load import ReleaseFiles
-from .parallel import Tick, run_all
+from .parallel import Tick, run_all, workers
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
+
+    from ..emit.normalise import Normalised
 
 _LOADED: dict[str, ModuleType] = {}
 
@@ -43,6 +48,7 @@ _LOADED: dict[str, ModuleType] = {}
 CODEGEN = Path(__file__).resolve().parent.parent
 MODEL_SOURCES = (
     "emit",
+    "evidence/models.py",
     "schema",
     "runtime",
     "naming.py",
@@ -54,6 +60,9 @@ MODEL_SOURCES = (
     "../templates/models",
 )
 """What shapes the generated models, besides the schema: a change to any of these renders them again."""
+_JOBS_PER_WORKER = 2
+"""How many render jobs :func:`render_all` makes per worker (a job costs about 10 ms besides its classes)."""
+
 MODEL_TOOLS = ("datamodel-code-generator", "black", "jinja2", "pydantic")
 
 
@@ -150,12 +159,130 @@ def load_all(
     (:func:`~.parallel.run_all`).
     """
     missing = {side.key: side for side in sides if _missing(side.key, cache)}
-    if len(missing) > 1:  # once here, not in every worker
-        _engine_ready(next(iter(missing.values())).surface)
-    jobs = [functools.partial(_render, side.surface, side.only) for side in missing.values()]
-    for key, files in zip(missing, run_all(jobs, tick, beside), strict=True):
+    for key, files in zip(missing, render_all(list(missing.values()), tick, beside), strict=True):
         _write(_folder(cache, key), files)
     return [import_models(side.surface, cache, side.key, side.only) for side in sides]
+
+
+def render_all(
+    sides: Sequence[Wanted], tick: Tick | None = None, beside: Callable[[], None] | None = None
+) -> list[dict[str, str]]:
+    """The files of each side's models (as :func:`_render` makes them), rendered on every core, each
+    class that several sides define alike rendered once.
+
+    The sides of a diff (two releases, two stability levels) share most of their classes: the same
+    type, defined alike, renders the same statement on each side.  So a class is rendered once, on
+    the first side that has it (:func:`~codegen.emit.models.render_parts`), and each side's module is
+    put together from the statements of its classes (:func:`~codegen.emit.models.assemble_models`):
+    about half the classes are rendered, in a few jobs per core (a side's classes rendered first there,
+    or a part of them), the longest first so that the last to end is a short one.  ``tick`` is called
+    once per side, the last time with the last job; ``beside`` is run by this process while the jobs
+    run (:func:`~.parallel.run_all`).
+    """
+    from ..emit.models import parts_renderable
+
+    if len(sides) < 2 or not all(parts_renderable(side.surface) for side in sides):
+        if len(sides) > 1:  # once here, not in every worker
+            _engine_ready(sides[0].surface)
+        whole = [functools.partial(_render, side.surface, side.only) for side in sides]
+        return run_all(whole, tick, beside)
+    from ..emit.models import assemble_models, render_parts
+    from ..emit.normalise import normalise
+    from ..emit.output import runtime_module
+    from ..errors import CodegenError
+
+    normalised = [normalise(side.surface) for side in sides]
+    normalised = [
+        n if side.only is None else n.reaching(side.only) for n, side in zip(normalised, sides, strict=True)
+    ]
+    keys = [_class_keys(n) for n in normalised]
+    firsts: list[tuple[int, list[str]]] = []  # a side, and the classes first rendered there
+    seen: set[str] = set()
+    for index, by_name in enumerate(keys):
+        first = [name for name, key in by_name.items() if key not in seen]
+        seen.update(by_name.values())
+        if first:
+            firsts.append((index, first))
+    # a few jobs per core, the longest first: the last to end is a short one, whatever the sides
+    size = max(1, sum(len(names) for _, names in firsts) // (_JOBS_PER_WORKER * workers()))
+    jobs = sorted(
+        ((index, part) for index, names in firsts for part in _parts(names, size)),
+        key=lambda job: -len(job[1]),
+    )
+    if len(jobs) > 1:  # the engine readied once here, not in every worker: one class, thrown away
+        last, names = jobs[-1]
+        with contextlib.suppress(CodegenError):  # only a head start: the jobs say what fails
+            render_parts(sides[last].surface, normalised[last], names[:1])
+    rendered = run_all(
+        [functools.partial(render_parts, sides[i].surface, normalised[i], names) for i, names in jobs],
+        _spread(tick, len(jobs), len(sides)),
+        beside,
+    )
+    if tick is not None and not jobs:  # no side has a class
+        for _ in sides:
+            tick()
+    statements = {
+        keys[i][name]: text
+        for (i, _), parts in zip(jobs, rendered, strict=True)
+        for name, text in parts.items()
+    }
+    return [
+        {
+            "schema.py": assemble_models(
+                side.surface, n, {name: statements[key] for name, key in by_name.items() if key in statements}
+            ),
+            "_base.py": runtime_module(side.surface, "_base.py").source,
+        }
+        for side, n, by_name in zip(sides, normalised, keys, strict=True)
+    ]
+
+
+def _parts(names: list[str], size: int) -> list[list[str]]:
+    """``names`` in as few parts of about the same length as have at most ``size`` names each."""
+    count = -(-len(names) // size)
+    step = -(-len(names) // count)
+    return [names[start : start + step] for start in range(0, len(names), step)]
+
+
+def _spread(tick: Tick | None, jobs: int, steps: int) -> Tick | None:
+    """A tick per job done that calls ``tick`` ``steps`` times in all, the last with the last job."""
+    if tick is None:
+        return None
+    done = [0]
+
+    def step() -> None:
+        before = done[0] * steps // jobs
+        done[0] += 1
+        for _ in range(done[0] * steps // jobs - before):
+            tick()
+
+    return step
+
+
+def _class_keys(normalised: Normalised) -> dict[str, str]:
+    """Each class of ``normalised`` and what its statement is rendered from: its name, definition
+    and template data (alike: the same statement, in a module whose annotations are evaluated as
+    each class is made, as :func:`render_all` has them all)."""
+    defs = normalised.schema["$defs"]
+    return {
+        name: hashlib.sha256(
+            json.dumps([name, definition, _plain(normalised.template_data[name])]).encode()
+        ).hexdigest()
+        for name, definition in defs.items()
+    }
+
+
+def _plain(value: Any) -> Any:
+    """``value`` (template data: dataclasses, mappings, sets) as JSON, the same for equal data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__, *(_plain(getattr(value, f.name)) for f in dataclasses.fields(value))]
+    if isinstance(value, Mapping):
+        return [[key, _plain(item)] for key, item in value.items()]
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
 
 
 def _engine_ready(surface: ApiSurface) -> None:
