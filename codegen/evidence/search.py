@@ -1456,14 +1456,17 @@ def built_at(schema: Any, root: NamedType, anchor: Anchor) -> list[Any]:
     """The messages of ``root`` built at ``anchor`` (:func:`~.instances.built`), tried before any is
     generated: the smallest messages of the schema :func:`at_anchor` narrows to (of the whole schema
     where it narrows none), and where the anchor names a tag value of ``root``'s own union (a tag a
-    catch-all took, a member given to it), each of those with that value at the tag (the value the
-    rule's set proof names), first.  Each is a candidate, checked as a generated one is."""
+    catch-all took, a member given to it), the object of that tag alone and each of those with that
+    value at the tag (the value the rule's set proof names), first.  Each is a candidate, checked as a
+    generated one is."""
     narrowed = at_anchor(schema, root, anchor)
     found = built(narrowed if narrowed is not None else schema)
     tag = root.tag_wire_name if isinstance(root, UnionType) and anchor.type == root.name else None
     if tag is not None and anchor.has_value and anchor.tag:
         tagged = [{**m, tag: anchor.value} for m in found if isinstance(m, dict) and tag in m]
-        found = [*tagged, *found]
+        # the tag alone first: the smallest object that carries it (what a set proof names), which
+        # the fields of the smallest message of another member may make a valid member elsewhere
+        found = [{tag: anchor.value}, *tagged, *found]
     return found
 
 

@@ -81,6 +81,30 @@ def test_a_tag_the_catch_all_took_is_put_at_the_tag_of_the_smallest_old_message(
         assert validator.is_valid(first)
 
 
+def test_a_tag_the_catch_all_took_is_tried_alone_before_the_fields_of_another_member() -> None:
+    """On alpha.5 -> alpha.7 the smallest message of the old catch-all carries the fields of another
+    member (``messageId``, ``content``), which the new member of a claimed tag accepts too: the first
+    message built at each anchor is the tag alone, the set proof's own value, which the new models
+    refuse (the new member requires a field)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    old, new = surface_of("2.0.0-alpha.5", True), surface_of("2.0.0-alpha.7", True)
+    changes = [c for c in diff_surfaces(old, new).changes if c.rule.id == "union-tag-claimed"]
+    assert len(changes) == 3
+    planner = Planner(old, new)
+    data = release_files("2.0.0-alpha.5").schema(True).data
+    models = package_of("2.0.0-alpha.7", True).schema
+    for change in changes:
+        [plan] = [p for p in planner.plans(change) if p.root is not None]
+        assert plan.anchor is not None and plan.root is not None
+        root = old.by_schema_name(plan.root)
+        assert root is not None
+        first = built_at(generation_schema(data["$defs"], plan.root), root, plan.anchor)[0]
+        assert change.proof is not None and first == change.proof.only_old
+        with pytest.raises(ValidationError):
+            TypeAdapter(getattr(models, root.name)).validate_python(first)
+
+
 @pytest.mark.parametrize("unstable", [False, True])
 def test_a_list_made_non_empty_at_a_lenient_field_is_read_as_sent_and_not_searched(unstable: bool) -> None:
     """v2-sdk-2.2.0 asks ``SessionConfigSelectGroup.options`` for one item at least, a field its
