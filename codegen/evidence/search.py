@@ -57,6 +57,7 @@ from types import ModuleType
 from typing import Any, Literal, Protocol
 
 from ..diff import (
+    ABSENT,
     Built,
     Change,
     DiffResult,
@@ -1111,10 +1112,14 @@ class Pair:
         )
 
     def _read_otherwise(
-        self, direction: Direction, root: str, anchor: Anchor, examples: int | None
+        self, direction: Direction, root: str, anchor: Anchor, examples: int | None, value: Any = ABSENT
     ) -> Any | None:
         """The smallest generated message of ``$defs[root]`` the trying side's models read otherwise at
-        ``anchor`` (:meth:`reading`), ``None``: none of ``examples`` (the pair's by default)."""
+        ``anchor`` (:meth:`reading`), ``None``: none of ``examples`` (the pair's by default).
+
+        ``value`` is the value the change's set proof names at the anchor (one the generating side
+        accepts and the trying side's schema refuses): where the anchor is a field of ``root`` itself,
+        the messages built there (:func:`built_at`) carrying that value are tried first."""
         source, target = self.sides(direction)
         named, other = source.surface.by_schema_name(root), self.target_def(direction, root)
         if named is None or other is None or target.models.adapter(other) is None:
@@ -1123,11 +1128,19 @@ class Pair:
         def keeps(instance: Any) -> bool:
             return self.reading(direction, root, other, named, instance, anchor) is not None
 
-        first = self.first_kept(
-            lambda: generation_schema(source.defs, root, self.probes(direction, root)),
-            self.examples if examples is None else examples,
-            keeps,
-        )
+        schema = generation_schema(source.defs, root, self.probes(direction, root))
+        if (
+            value is not ABSENT
+            and anchor.field is not None
+            and not anchor.members
+            and anchor.type == named.name
+        ):
+            field_name = anchor.field
+            for message in built_at(schema, named, anchor):
+                candidate = {**message, field_name: value} if isinstance(message, dict) else None
+                if candidate is not None and keeps(candidate):
+                    return shrink(candidate, keeps)
+        first = self.first_kept(lambda: schema, self.examples if examples is None else examples, keeps)
         return shrink(first, keeps) if first is not None else None
 
     def first_kept(
@@ -1384,7 +1397,9 @@ class Pair:
             direction, root, anchor = plan.direction, plan.root, plan.anchor
             if root is None or anchor is None:
                 continue
-            message = self._read_otherwise(direction, root, anchor, examples)
+            proof = change.proof
+            value = ABSENT if proof is None else proof.only_old if direction == "senders" else proof.only_new
+            message = self._read_otherwise(direction, root, anchor, examples, value)
             if message is None:
                 continue
             carriers = self.planner.carriers(direction, root, self.planner.refusers(change, direction))

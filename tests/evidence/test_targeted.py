@@ -140,3 +140,30 @@ def test_a_list_made_non_empty_at_a_lenient_field_is_read_as_sent_and_not_search
     anchor = planner.located(strict, "senders").anchor
     assert anchor is not None and not planner.read_as_refused("senders", anchor)
     assert [p.searchable for p in planner.plans(strict)] == [True]
+
+
+def test_a_minimum_tightened_at_a_lenient_field_is_read_with_the_value_its_proof_names(tmp_path: Any) -> None:
+    """v2-sdk-2.1.0 raised ``ToolCallLocation.line``'s minimum, a field its clients read leniently: an
+    old agent's line of 0 is read as null.  The lenient reading is looked for first with the value
+    the set proof names at the field, where 25 random messages showed none: the witness is a whole
+    message carrying that value, read otherwise by the new client at the change."""
+    from codegen.diff import Evidence
+    from codegen.evidence.search import pairs_of
+    from codegen.schema.releases import surfaces_of
+
+    old, new = release_files("v2-sdk-2.0.0"), release_files("v2-sdk-2.1.0")
+    before, after = surfaces_of(old, ["stable"]), surfaces_of(new, ["stable"])
+    [change] = [
+        c
+        for c in diff_surfaces(before["stable"], after["stable"]).changes
+        if c.rule.id == "constraint-tightened" and "ToolCallLocation" in str(c.path)
+    ]
+    planner = Planner(before["stable"], after["stable"])
+    [pair] = pairs_of(
+        old, new, ["stable"], tmp_path, built=(before, after), only={"stable": planner.types([change])}
+    )
+    shown = pair.read_leniently(change)
+    assert isinstance(shown, Evidence) and shown.read is not None
+    assert change.proof is not None and shown.read.at[-1] == "line"
+    locations = shown.message["update"]["locations"]
+    assert [location["line"] for location in locations] == [change.proof.only_old]
