@@ -106,7 +106,7 @@ from .instances import (
 )
 from .lenient import lost_at
 from .models import Models, Wanted, load_all, load_models, missing_models
-from .parallel import Progress, Tick, run_all
+from .parallel import Progress, Tick, heap_frozen, run_all
 from .walk import (
     ERRORS_OF_KEYWORDS,
     Anchor,
@@ -1751,6 +1751,20 @@ def attach_evidence(
     result = _weighed(result)
     if not any(wants_evidence(c) for c in result.changes):
         return result
+    with heap_frozen():
+        return _attached(result, old, new, cache, examples, progress, built)
+
+
+def _attached(
+    result: DiffResult,
+    old: ReleaseFiles,
+    new: ReleaseFiles,
+    cache: Path,
+    examples: int,
+    progress: Progress | None,
+    built: Built | None,
+) -> DiffResult:
+    """:func:`attach_evidence` of a result with a verdict to search evidence for."""
     wanted = {
         surface.stability: [i for i, c in enumerate(surface.changes) if wants_evidence(c)]
         for surface in result.surfaces

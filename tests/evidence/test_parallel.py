@@ -105,3 +105,37 @@ def test_work_beside_the_jobs_that_raises_raises_here() -> None:
     with pytest.raises(ValueError, match="not ready"):
         run_all([lambda: 1, lambda: 2], beside=beside)
     assert children() == []
+
+
+def test_a_frozen_heap_is_left_out_of_collections_while_it_lasts_and_put_back_after() -> None:
+    """:func:`~codegen.evidence.parallel.heap_frozen`: the objects held on entry, and those held when
+    workers fork, are frozen (a worker's collections skip them); nested, it changes nothing; on exit
+    every one is put back, so a cycle that became garbage meanwhile is collected."""
+    import gc
+    import weakref
+
+    from codegen.evidence.parallel import heap_frozen
+
+    class Node:
+        other: object = None
+
+    gc.collect()
+    assert gc.get_freeze_count() == 0
+    cycle = Node()
+    cycle.other = cycle
+    gone = weakref.ref(cycle)
+    with heap_frozen():
+        held = gc.get_freeze_count()
+        assert held > 0
+        with heap_frozen():
+            assert gc.get_freeze_count() == held
+        made = [[n] for n in range(1000)]
+        seen = run_all([lambda: gc.get_freeze_count(), lambda: len(made)])
+        assert seen[0] >= held + 1000 and seen[1] == 1000
+        del cycle
+        gc.collect()
+        assert gone() is not None  # frozen: not collected while it lasts
+    assert gc.get_freeze_count() == 0
+    gc.collect()
+    assert gone() is None
+    assert children() == []
