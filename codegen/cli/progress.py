@@ -21,7 +21,7 @@ def with_evidence(
     from .. import evidence
 
     try:
-        evidence.require_generator(args.cache)
+        evidence.require_generator(args.cache, load=False)  # imported while the models render
     except evidence.MissingGeneratorError as missing:
         diagnostics.gap(missing.message, default="the report has no evidence (--no-evidence silences this)")
         return result

@@ -61,24 +61,45 @@ class MissingGeneratorError(CodegenError):
     """hypothesis or hypothesis-jsonschema is not installed."""
 
 
-def require_generator(cache: Path | None = None) -> None:
+def require_generator(cache: Path | None = None, load: bool = True) -> None:
     """Raise :class:`MissingGeneratorError` (naming what to install) unless the generator imports and
     its hypothesis is one it runs on.
 
     hypothesis-jsonschema builds Unicode tables when it is imported, which
     hypothesis keeps on disk: under :func:`storage_home` of ``cache`` (the
-    default cache when ``None``), never in the current folder.
+    default cache when ``None``), never in the current folder.  Without
+    ``load`` the modules are looked for, not imported (half a second): the
+    first generation imports them (:func:`prepare`, while the models render).
     """
     try:
-        import hypothesis  # noqa: F401
+        if not load:
+            for name in ("hypothesis", "hypothesis_jsonschema"):
+                _find(name)
+        else:
+            import hypothesis  # noqa: F401
 
-        with _storage(storage_home(cache)):
-            import hypothesis_jsonschema  # noqa: F401
+            with _storage(storage_home(cache)):
+                import hypothesis_jsonschema  # noqa: F401
     except ImportError as error:
         raise MissingGeneratorError(f"evidence needs {error.name}: {INSTALL_HINT}") from None
     problem = incompatible(hypothesis_version())
     if problem is not None:
         raise MissingGeneratorError(problem)
+
+
+def _find(name: str) -> None:
+    """Raise ``ImportError`` unless the module ``name`` is imported or would be found to import."""
+    import importlib.util
+
+    if name in sys.modules:
+        found = sys.modules[name] is not None  # None: an import of it is made to fail
+    else:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+    if not found:
+        raise ImportError(f"No module named {name!r}", name=name)
 
 
 def hypothesis_version() -> str:

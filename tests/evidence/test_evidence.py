@@ -485,7 +485,7 @@ def test_without_the_generator_diff_warns_and_reports_without_evidence(
 ) -> None:
     import codegen.evidence as evidence
 
-    def missing(cache: object = None) -> None:
+    def missing(cache: object = None, load: bool = True) -> None:
         raise evidence.MissingGeneratorError(f"evidence needs hypothesis_jsonschema: {evidence.INSTALL_HINT}")
 
     monkeypatch.setattr(evidence, "require_generator", missing)

@@ -237,3 +237,24 @@ def test_the_messages_of_a_schema_do_not_depend_on_the_modules_loaded(
     assert after == before
     drawn = {m.get("a") for m in after} | {m.get("n") for m in after}
     assert not drawn & (set(words) | {1000003 + i for i in range(400)})
+
+
+def test_the_generator_is_looked_for_without_being_imported_before_the_models_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``diff`` checks for the generator before anything else, without importing it (half a second,
+    paid later beside the render jobs); a module made not to import is missing either way."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pathlib import Path; from codegen.evidence.instances import require_generator;"
+        f"require_generator(Path({str(tmp_path)!r}), load=False);"
+        "print(sorted(m for m in ('hypothesis', 'hypothesis_jsonschema') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+    monkeypatch.setitem(sys.modules, "hypothesis_jsonschema", None)
+    for load in (False, True):
+        with pytest.raises(gen.MissingGeneratorError, match="evidence needs hypothesis_jsonschema"):
+            gen.require_generator(tmp_path, load=load)
