@@ -29,7 +29,7 @@ from typing import Any
 from .. import naming, pysource
 from ..errors import CodegenError
 from ..schema.ir import ApiSurface
-from .normalise import Normalised, ObjectData, TypeData, _refs, normalise
+from .normalise import Normalised, ObjectData, TypeData, def_refs, normalise
 from .output import TEMPLATES, Module, format_source, header, runtime_module
 
 MODEL_TEMPLATES = TEMPLATES / "models"
@@ -165,7 +165,7 @@ def render_parts(surface: ApiSurface, normalised: Normalised, classes: Iterable[
         if name not in real:
             real.add(name)
             stack.extend(part["$ref"].removeprefix("#/$defs/") for part in defs[name].get("allOf", ()))
-    stubs = {ref for name in real for ref in _refs(defs[name])} - real
+    stubs = {ref for name in real for ref in def_refs(defs[name])} - real
     schema = {
         **normalised.schema,
         "$defs": {n: defs[n] if n in real else _STUB for n in defs if n in real | stubs},
@@ -223,7 +223,7 @@ def assemble_models(surface: ApiSurface, normalised: Normalised, parts: Mapping[
 
 def _dependency_order(defs: Mapping[str, Any]) -> list[str]:
     """The names of ``defs``, each after those it refers to, the first by name where several may come."""
-    needs = {name: set(_refs(d)) & defs.keys() - {name} for name, d in defs.items()}
+    needs = {name: set(def_refs(d)) & defs.keys() - {name} for name, d in defs.items()}
     users: dict[str, list[str]] = {name: [] for name in defs}
     for name, needed in needs.items():
         for other in needed:

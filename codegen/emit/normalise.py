@@ -141,24 +141,24 @@ class Normalised:
             name = stack.pop()
             if name not in kept:
                 kept.add(name)
-                stack.extend(_refs(defs[name]))
+                stack.extend(def_refs(defs[name]))
         data = {name: found for name, found in self.template_data.items() if name in kept}
         names = frozenset().union(*(d["acp"].names for d in data.values()))
         schema = {**self.schema, "$defs": {name: d for name, d in defs.items() if name in kept}}
         return Normalised(schema, data, names, self.shared)
 
 
-def _refs(node: Any) -> Iterable[str]:
+def def_refs(node: Any) -> Iterable[str]:
     """The ``$defs`` names a normalised definition refers to."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str):
                 yield value.removeprefix("#/$defs/")
             else:
-                yield from _refs(value)
+                yield from def_refs(value)
     elif isinstance(node, list):
         for item in node:
-            yield from _refs(item)
+            yield from def_refs(item)
 
 
 def normalise(surface: ApiSurface) -> Normalised:
