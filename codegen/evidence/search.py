@@ -357,23 +357,36 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
         return None
     if _skips_any_item(now):
         return ITEMS_SKIPPED
-    seen: set[str] = set()
-    stack = list(refs_in(was.type))
-    while stack:
-        current = stack.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        before, after = old.types.get(current), new.types.get(current)
-        if before is None or after is None or _as_validated(before) != _as_validated(after):
-            return None
-        stack.extend(references_of(before))
+    if not _validated_alike(old, new, was.type):
+        return None
     return LENIENCY_ONLY
 
 
 _NOT_VALIDATED = frozenset({"doc", "pointer", "default_on_error", "skip_invalid_items", "default_on_null"})
 """What of an IR value does not change which JSON its schema accepts: its words, where it is, its
 leniency (the receiver's models read more with it, never less)."""
+
+
+def _validated_alike(
+    source: ApiSurface,
+    target: ApiSurface,
+    expr: Any,
+    counterpart: Callable[[str], str] = lambda name: name,
+) -> bool:
+    """Whether every type ``expr`` refers to, and every type those refer to, is on ``target`` (under
+    its ``counterpart`` name) and validated there as on ``source`` (:func:`_as_validated`)."""
+    seen: set[str] = set()
+    stack = list(refs_in(expr))
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        before, after = source.types.get(current), target.types.get(counterpart(current))
+        if before is None or after is None or _as_validated(before) != _as_validated(after):
+            return False
+        stack.extend(references_of(before))
+    return True
 
 
 def _as_validated(value: Any) -> Any:
@@ -709,18 +722,7 @@ class Planner:
             _as_validated(read)
         ):
             return False
-        seen: set[str] = set()
-        stack = list(refs_in(sent.type))
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            before, after = source.types.get(current), target.types.get(self.counterpart(direction, current))
-            if before is None or after is None or _as_validated(before) != _as_validated(after):
-                return False
-            stack.extend(references_of(before))
-        return True
+        return _validated_alike(source, target, sent.type, functools.partial(self.counterpart, direction))
 
     @staticmethod
     def groups(plans: Iterable[list[Plan]]) -> dict[tuple[Direction, str], set[Anchor]]:
