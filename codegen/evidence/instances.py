@@ -68,7 +68,7 @@ def require_generator(cache: Path | None = None, load: bool = True) -> None:
     hypothesis-jsonschema builds Unicode tables when it is imported, which
     hypothesis keeps on disk: under :func:`storage_home` of ``cache`` (the
     default cache when ``None``), never in the current folder.  Without
-    ``load`` the modules are looked for, not imported (half a second): the
+    ``load`` the modules are looked for, not imported (a slow import): the
     first generation imports them (:func:`prepare`, while the models render).
     """
     try:
@@ -442,8 +442,8 @@ def _fast_canonical_json(original: Callable[[Any], str]) -> Callable[[Any], str]
 
     Its own encoder is the pure-Python one (it replaces how floats are
     written), and canonicalising a schema encodes each subschema again at
-    each level, which on a large union was a third of a search on an empty
-    cache.  Without a float, both write the same text: the C encoder's is
+    each level, which on a large union was a large part of a search on an
+    empty cache.  Without a float, both write the same text: the C encoder's is
     kept unless it has a digit followed by a point or an exponent, which a
     float always has (and a string sometimes: then the original encodes
     it), so the text, hence the forms and the messages, are the same.
@@ -471,9 +471,9 @@ def _no_local_constants() -> Iterator[None]:
     it.  The messages of a schema then depended on how the tool was installed
     and what else was loaded, which the cache key of a generation
     (:func:`instances`) does not name; and reading those constants (parsing
-    every module's source) was a third of a second of every search on an
-    empty cache.  Without them the messages are a function of the schema and
-    the generator's versions alone.  hypothesis's own constants are kept.
+    every module's source) was paid by every search on an empty cache.
+    Without them the messages are a function of the schema and the
+    generator's versions alone.  hypothesis's own constants are kept.
     Without that function (another version), nothing changes.
     """
     from hypothesis.internal.conjecture import providers

@@ -53,7 +53,7 @@ def heap_frozen() -> Iterator[None]:
 
     A diff holds a large heap (two releases' schemas, surfaces, the models of four sides), which a
     full collection walks every time: importing the models (a thousand classes, many collections)
-    spent as much time collecting as building them, and a forked worker that collects writes to every
+    spent much of its time collecting, and a forked worker that collects writes to every
     page it walks, copying the parent's memory.  Frozen, those objects are not walked (what the
     :func:`gc.freeze` documentation advises before a fork); nothing is collected that was not
     garbage, and what became garbage meanwhile is collected once they are put back.
