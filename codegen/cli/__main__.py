@@ -2,7 +2,7 @@
 
 import sys
 
-from . import main
+from . import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())
