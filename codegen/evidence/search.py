@@ -109,6 +109,7 @@ from .models import Models, Wanted, load_all, load_models, missing_models
 from .parallel import Progress, Tick, heap_frozen, run_all
 from .walk import (
     ERRORS_OF_KEYWORDS,
+    EXCLUSIVITY,
     Anchor,
     Located,
     Place,
@@ -301,6 +302,17 @@ READ_AS_SENT = (
 )
 """Why an object that became a union is not searchable, when :func:`read_as_sent` says so."""
 
+NOT_EXCLUSIVE = (
+    "the models of a union take a value several of its members accept as one of them (pydantic tries "
+    "the members and keeps one that accepts it), whether the schema writes oneOf or anyOf: no message "
+    "is refused for matching several members; only the refusing release's schema refuses the value "
+    "the set proof names"
+)
+"""Why a union that became exclusive or inclusive is not searchable, when :func:`not_shown` says so."""
+
+_EXCLUSIVITY_RULES = frozenset({RuleId.UNION_BECAME_EXCLUSIVE, RuleId.UNION_BECAME_INCLUSIVE})
+"""The rules of a union's exclusivity (``oneOf`` or ``anyOf``): their anchor names :data:`EXCLUSIVITY`."""
+
 
 def read_as_sent(change: Change, old: ApiSurface, new: ApiSurface) -> bool:
     """Whether an ``object-became-union`` change leaves every new member read as sent by the old models:
@@ -328,6 +340,11 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     A changed default is one: the models fill an omitted field with it and never check it, so it
     changes what a receiver reads, never what it refuses.
 
+    A union that became exclusive or inclusive is one: its models take a value several members accept
+    as one of them (:data:`~.walk.ERRORS_OF_KEYWORDS` of ``oneOf``), so only the refusing release's
+    schema refuses the value its set proof names.  A refusal inside the union is some member's own (a member's field
+    that changed too), which that change's row shows.
+
     A lenient annotation removed from a field is one, when the field's schema is the same on both sides:
     its type, requiredness, nullability and default, and every type it refers to, their descriptions and
     leniency aside (:func:`_as_validated`).  Messages are kept only if valid on the sender's schema, so
@@ -340,6 +357,8 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
     """
     if change.rule.id is RuleId.DEFAULT_CHANGED:
         return DEFAULT_ONLY
+    if change.rule.id in _EXCLUSIVITY_RULES and not ERRORS_OF_KEYWORDS[EXCLUSIVITY]:
+        return NOT_EXCLUSIVE
     if read_as_sent(change, old, new):
         return READ_AS_SENT
     if change.rule.id is not RuleId.LENIENT_ANNOTATION_REMOVED:
@@ -667,7 +686,10 @@ class Planner:
         named = source.types.get(start) if start is not None else None
         if start is None or named is None:
             return Plan(direction, None, None)
-        return Plan(direction, def_of(named), anchor_of(change.path, start))
+        anchor = anchor_of(change.path, start)
+        if change.rule.id in _EXCLUSIVITY_RULES:  # only an error about matching several members is at it
+            anchor = dataclasses.replace(anchor, keyword=EXCLUSIVITY)
+        return Plan(direction, def_of(named), anchor)
 
     def plans(self, change: Change) -> list[Plan]:
         """Where to look for a change: one plan per direction its rule breaks."""

@@ -63,6 +63,10 @@ MemberKey = tuple[Any, ...]
 OTHER: MemberKey = ("other",)
 ANY: MemberKey = ("any",)
 
+EXCLUSIVITY = "oneOf"
+"""The keyword an anchor names for a union that became exclusive or inclusive (the differ's path of
+such a change ends at the union, or at its member, and names no keyword)."""
+
 ERRORS_OF_KEYWORDS: Mapping[str, frozenset[str]] = {
     "minItems": frozenset({"too_short"}),
     "maxItems": frozenset({"too_long"}),
@@ -73,8 +77,13 @@ ERRORS_OF_KEYWORDS: Mapping[str, frozenset[str]] = {
     "maximum": frozenset({"less_than_equal"}),
     "exclusiveMinimum": frozenset({"greater_than"}),
     "exclusiveMaximum": frozenset({"less_than"}),
+    EXCLUSIVITY: frozenset(),
 }
-"""The pydantic error types a constraint keyword gives (a keyword not listed matches any error)."""
+"""The pydantic error types a constraint keyword gives (a keyword not listed matches any error).
+
+A value several members of a ``oneOf`` accept gives none: the models of a union take it as one of them
+(pydantic tries the members and keeps one that accepts it), whether the schema writes ``oneOf`` or
+``anyOf``; a refusal inside such a union is some member's own, which another change shows."""
 
 
 @dataclass(frozen=True)

@@ -168,3 +168,57 @@ def test_an_object_become_union_its_old_models_read_as_sent_is_not_searchable(
         return
     assert change.proof is None  # a closed old object refuses the tag: no inclusion to rest on
     assert not_shown(change, old_surface, new_surface) is None
+
+
+def scoped(exclusive: bool, nullable_id: bool) -> Mini:
+    """``PromptRequest.scope``: a union of two objects told apart by their fields (a ``sessionKey`` or a
+    ``requestId``), written ``oneOf`` or ``anyOf``, the id an integer or null: the shape of
+    ``ElicitationFormMode`` in v2-sdk-2.0.0 (``anyOf``, a ``RequestId`` that takes null) and 2.1.0."""
+    release = mini()
+    request_id: dict[str, Any] = {"type": ["integer", "null"] if nullable_id else "integer"}
+    members = [
+        {
+            "title": "Session",
+            "type": "object",
+            "properties": {"sessionKey": {"type": "string"}},
+            "required": ["sessionKey"],
+        },
+        {
+            "title": "Request",
+            "type": "object",
+            "properties": {"requestId": request_id},
+            "required": ["requestId"],
+        },
+    ]
+    release.defs["Scope"] = {"oneOf" if exclusive else "anyOf": members}
+    release.defs["PromptRequest"]["properties"]["scope"] = {"$ref": "#/$defs/Scope"}
+    return release
+
+
+def test_a_union_made_exclusive_rests_on_its_set_proof_not_on_a_members_own_refusal(tmp_path: Path) -> None:
+    """anyOf -> oneOf, while the ``Request`` member's id stopped taking null. The models of a union take a
+    value several members accept as one of them, so the set proof's value, refused by the new schema, is
+    accepted by the new models: nothing refuses it for matching both. A ``{"requestId": null}`` is
+    refused inside the union, but by the member's own field, which the id's row shows: it is no
+    witness of the exclusivity (the search used to take it for one, at the union as a whole)."""
+    from codegen.evidence.search import NOT_EXCLUSIVE, not_shown
+
+    found, old, new = pair(scoped(False, True), scoped(True, False), tmp_path)
+    changes = diff_surfaces(old, new).changes
+    [change] = [c for c in changes if c.rule.id == "union-became-exclusive"]
+    assert not_shown(change, old, new) == NOT_EXCLUSIVE
+    assert found.evidence([change])[0] == NoEvidence(0, NOT_EXCLUSIVE, searchable=False)
+    assert found._searches == {}
+    assert change.proof is not None and change.proof.relation is Relation.NARROWER
+    both = change.proof.only_old
+    assert both.keys() == {"sessionKey", "requestId"}  # a value both members accept
+    assert found.old.valid("Scope", both) and not found.new.valid("Scope", both)
+    assert found.new.models.refusal("Scope", both) is None  # the premise of NOT_EXCLUSIVE
+    anchor = found.planner.located(change, "senders").anchor
+    assert anchor is not None
+    search = found.search("senders", "Scope")
+    assert not isinstance(search, str)
+    refused = [r for r in search.refusals if r.instance == {"requestId": None}]
+    assert refused and all(r.at(anchor) is None for r in search.refusals)
+    id_rows = [c for c in changes if c.rule.id != "union-became-exclusive" and wants_evidence(c)]
+    assert id_rows and any(isinstance(found.evidence([c])[0], Evidence) for c in id_rows)
