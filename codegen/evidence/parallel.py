@@ -73,6 +73,10 @@ def heap_frozen() -> Iterator[None]:
 _JOBS: list[Callable[[], Any]] = []
 """The jobs of the running :func:`run_all`, read by its forked workers (set before they fork)."""
 
+_IN_WORKER: list[bool] = []
+"""Whether this process is a worker (a list, so the flag needs no ``global``): a job that runs jobs of
+its own (:func:`run_all`) runs them in its worker, one by one, never in workers of its own."""
+
 _LENGTH = 8
 """Bytes of the length that goes before each pickled result on a worker's result pipe."""
 
@@ -104,6 +108,7 @@ class _Worker:
         pid = os.fork()
         if pid == 0:  # the worker: it never returns
             try:
+                _IN_WORKER.append(True)
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
                 os.close(task_write)
                 os.close(result_read)
@@ -181,10 +186,10 @@ def run_all(
     started once the workers are forked, so that none of them inherits it half done) and finished
     before this returns: what the next workers should inherit.
     A job that raises raises here (as does ``beside``); on that, or on Ctrl-C, the workers are killed
-    at once.
+    at once.  In a worker (a job that runs jobs), they run there, one by one.
     """
     count = min(workers(), len(jobs))
-    if count <= 1 or not hasattr(os, "fork"):
+    if count <= 1 or not hasattr(os, "fork") or _IN_WORKER:
         if beside is not None:
             beside()
         results = []

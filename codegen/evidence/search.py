@@ -342,8 +342,8 @@ def not_shown(change: Change, old: ApiSurface, new: ApiSurface) -> str | None:
 
     A union that became exclusive or inclusive is one: its models take a value several members accept
     as one of them (:data:`~.walk.ERRORS_OF_KEYWORDS` of ``oneOf``), so only the refusing release's
-    schema refuses the value its set proof names.  A refusal inside the union is some member's own (a member's field
-    that changed too), which that change's row shows.
+    schema refuses the value its set proof names.  A refusal inside the union is some member's own (a
+    member's field that changed too), which that change's row shows.
 
     A lenient annotation removed from a field is one, when the field's schema is the same on both sides:
     its type, requiredness, nullability and default, and every type it refers to, their descriptions and
@@ -1603,12 +1603,16 @@ class Weighing:
     messages of its own.  The changes are weighed in jobs run on every core,
     the same change at each stability level in one job, one level after the
     other (a type the same at both levels generates the same messages, which
-    the second reads back from the cache).  A change none of whose plans has
-    a type to search needs no search (:meth:`alone`): its jobs can run beside
-    the searches.  A search a job runs more of is kept by its pair here too
-    (:meth:`Pair.keep`), as if it had been run here.  The evidence is the same
-    as one change after the other gives, since each change's depends on it
-    and the searches alone.
+    the second reads back from the cache).  A job needs no search of the
+    others (:meth:`early`) when none of its changes has a type to search, or
+    when every search its changes need is needed by no other job's: it runs
+    those searches itself, before weighing, so it need not wait for the
+    search stage, and runs beside it.  A search a job runs is kept by its
+    pair here too (:meth:`Pair.keep`), as if it had been run here.  The
+    evidence is the same as one change after the other gives, since each
+    change's depends on it and the searches alone, and a search is the same
+    wherever it runs: the same key (a type, a direction, every anchor planned
+    there), the same messages.
 
     On a warm cache (no pair :attr:`~Pair.fresh`) the messages are read back,
     not generated: what is left is checking them, which a worker would pay
@@ -1619,9 +1623,12 @@ class Weighing:
     work: list[tuple[Pair, list[Change]]]
     found: list[dict[int, Evidence | NoEvidence]] = field(init=False)
     jobs: list[tuple[bool, list[tuple[int, int]]]] = field(init=False)
-    """Each job: whether its changes need no search, and its (pair, change) indexes."""
+    """Each job: whether it needs no search of the others (:meth:`early`), and its (pair, change)
+    indexes."""
+    owned: list[set[tuple[Direction, str]]] = field(init=False)
+    """Per pair, the searches (direction, ``$defs`` type) that an early job runs itself."""
     handed: bool = field(default=False, init=False)
-    """Whether :meth:`alone` handed out the jobs of the changes that need no search."""
+    """Whether :meth:`early` handed out the jobs that need no search of the others."""
 
     def __post_init__(self) -> None:
         self.found = [{} for _ in self.work]
@@ -1629,33 +1636,55 @@ class Weighing:
         for p, (_, changes) in enumerate(self.work):
             for c, change in enumerate(changes):
                 grouped.setdefault(change.key, []).append((p, c))
-        self.jobs = [(all(self._alone(p, c) for p, c in job), job) for job in grouped.values()]
+        jobs = list(grouped.values())
+        users: list[dict[tuple[Direction, str], set[int]]] = [{} for _ in self.work]
+        for j, job in enumerate(jobs):
+            for p, where in self._wheres(job):
+                users[p].setdefault(where, set()).add(j)
+        self.owned = [set() for _ in self.work]
+        self.jobs = []
+        for j, job in enumerate(jobs):
+            wheres = self._wheres(job)
+            early = all(users[p][where] == {j} for p, where in wheres)
+            self.jobs.append((early, job))
+            if early:
+                for p, where in wheres:
+                    self.owned[p].add(where)
 
-    def _alone(self, p: int, c: int) -> bool:
-        pair, changes = self.work[p]
-        return not any(x.searchable for x in pair.plans(changes[c]))
+    def _wheres(self, job: list[tuple[int, int]]) -> set[tuple[int, tuple[Direction, str]]]:
+        """The searches a job's changes need, per pair: each plan's direction and ``$defs`` type (the
+        key of a search adds the anchors planned there by every change of the pair)."""
+        return {
+            (p, where)
+            for p, c in job
+            for where in self.work[p][0].planner.groups([self.work[p][0].plans(self.work[p][1][c])])
+        }
+
+    def shared(self, pair: Pair, key: SearchKey) -> bool:
+        """Whether the search ``key`` of ``pair`` is one the search stage runs (no early job runs it)."""
+        p = next(i for i, (mine, _) in enumerate(self.work) if mine is pair)
+        return (key[1], key[0]) not in self.owned[p]
 
     @property
     def spread(self) -> bool:
         """Whether the jobs run on every core (a pair's models were rendered: a cold cache)."""
         return any(pair.fresh for pair, _ in self.work)
 
-    def alone(self) -> list[Callable[[], Weighed]]:
-        """The jobs of the changes that need no search, to run beside the searches (none on a warm
-        cache: :meth:`rest` weighs every change there)."""
+    def early(self) -> list[Callable[[], Weighed]]:
+        """The jobs that need no search of the others, each running its own searches first, to run
+        beside the search stage (none on a warm cache: :meth:`rest` weighs every change there)."""
         if not self.spread:
             return []
         self.handed = True
-        empty: list[Searched] = [{} for _ in self.work]
-        return [functools.partial(self._weigh, job, empty) for alone, job in self.jobs if alone]
+        return [functools.partial(self._weigh, job, None) for early, job in self.jobs if early]
 
     def rest(self, progress: Progress | None = None) -> None:
         """Weigh the other changes, once their searches have run (a stage of ``progress``)."""
         searched = [pair.searched(changes) for pair, changes in self.work]
         jobs = [
             functools.partial(self._weigh, job, searched)
-            for alone, job in self.jobs
-            if not (alone and self.handed)
+            for early, job in self.jobs
+            if not (early and self.handed)
         ]
         tick = (
             progress.stage("weighing the messages found", len(jobs))
@@ -1684,8 +1713,15 @@ class Weighing:
         """Each pair's evidence by change index, once every job has been taken."""
         return [dict(sorted(found.items())) for found in self.found]
 
-    def _weigh(self, job: list[tuple[int, int]], searched: list[Searched]) -> Weighed:
+    def _weigh(self, job: list[tuple[int, int]], searched: list[Searched] | None) -> Weighed:
+        """The evidence of a job's changes, from ``searched`` (``None``: from the searches of the job's
+        own changes, run here first: an early job's)."""
         before = [set(pair._found_raw) for pair, _ in self.work]
+        if searched is None:
+            searched = [
+                pair.searched([changes[c] for q, c in job if q == p])
+                for p, (pair, changes) in enumerate(self.work)
+            ]
         found = [(p, c, self.work[p][0].evidence_of(self.work[p][1][c], searched[p])) for p, c in job]
         ran = [
             {key: raw for key, raw in pair._found_raw.items() if key not in seen}
@@ -1699,7 +1735,7 @@ def evidence_all(
 ) -> list[dict[int, Evidence | NoEvidence]]:
     """:meth:`Pair.evidence` of each pair's changes, weighed on every core (:class:`Weighing`)."""
     weighing = Weighing(work)
-    weighing.take(run_all(weighing.alone()))
+    weighing.take(run_all(weighing.early()))
     weighing.rest(progress)
     return weighing.evidence()
 
@@ -1821,11 +1857,12 @@ def _attached(
             for surface in result.surfaces
             if (stability := surface.stability) in pairs
             for key in pairs[stability].requests((surface.changes[i] for i in wanted[stability]), then)
+            if weighing.shared(pairs[stability], key)
         ]
-        alone = [] if then else weighing.alone()  # changes no search shows: weighed beside the searches
-        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches}) + len(alone)
+        early = [] if then else weighing.early()  # jobs that need no search of others: beside the searches
+        todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches}) + len(early)
         tick = progress.stage(stage, todo) if progress is not None and todo else None
-        weighing.take(search_all(requests, tick, alone))
+        weighing.take(search_all(requests, tick, early))
     weighing.rest(progress)
     by_level = dict(zip(weighed, weighing.evidence(), strict=True))
     surfaces: list[SurfaceDiff] = []

@@ -923,3 +923,42 @@ def test_the_new_members_of_a_real_union_are_shown_by_the_messages_built_at_them
         assert isinstance(search, Search) and search.generated <= len(changes) * TARGETED
     else:  # one is shown late, or not at all within the search's messages
         assert any(hit is None or hit > len(changes) * TARGETED for hit in hits), hits
+
+
+def test_a_job_whose_searches_no_other_needs_runs_them_itself_beside_the_search_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three changes: a ``Cost`` currency loosened (the search of ``Cost`` is its own), and a new
+    required ``mode`` and a ``minLength`` on ``sessionId`` of ``PromptRequest`` (one search serves
+    both). On a cold cache the first is weighed at once, in a worker that runs its search itself; the
+    search stage runs only the shared one. The evidence is what weighing one change after the other
+    here gives, and the search the worker ran is kept here as if run here."""
+    from codegen.evidence.search import Pair, Weighing, search_all
+
+    monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
+    old, new = with_cost(mini(), True, False), with_cost(mini(), False, False)
+    required_mode(new)
+    new.defs["PromptRequest"]["properties"]["sessionId"]["minLength"] = 1
+    found, old_surface, new_surface = pair(old, new, tmp_path)
+    changes = [c for c in diff_surfaces(old_surface, new_surface).changes if wants_evidence(c)]
+    assert sorted(c.rule.id for c in changes) == [
+        "constraint-loosened",
+        "constraint-tightened",
+        "field-added-required",
+    ]
+    cold = Pair(found.old, found.new, found.examples, tmp_path / "messages", fresh=True)
+    weighing = Weighing([(cold, changes)])
+    early = [[changes[c].rule.id for _, c in job] for is_early, job in weighing.jobs if is_early]
+    assert early == [["constraint-loosened"]]
+    requests = cold.requests(changes)
+    assert sorted(key[0] for key in requests) == ["Cost", "PromptRequest"]
+    shared = [key for key in requests if weighing.shared(cold, key)]
+    assert [key[0] for key in shared] == ["PromptRequest"]
+    weighing.take(search_all([(cold, key) for key in shared], None, weighing.early()))
+    assert {key[0] for key in cold._searches} == {"Cost", "PromptRequest"}  # Cost's, from the worker
+    weighing.rest()
+    one_by_one = found.evidence(changes)
+    assert weighing.evidence() == [one_by_one]
+    assert isinstance(
+        one_by_one[changes.index(next(c for c in changes if c.rule.id == "constraint-loosened"))], Evidence
+    )

@@ -139,3 +139,16 @@ def test_a_frozen_heap_is_left_out_of_collections_while_it_lasts_and_put_back_af
     gc.collect()
     assert gone() is None
     assert children() == []
+
+
+def test_a_job_that_runs_jobs_runs_them_in_its_worker_one_by_one() -> None:
+    """A worker forks no workers of its own: the jobs of a job run in it, in order."""
+    mine = os.getpid()
+
+    def nested() -> tuple[int, list[int]]:
+        return os.getpid(), run_all([os.getpid, os.getpid, lambda: 3])
+
+    (worker, inner), other = run_all([nested, lambda: 0])
+    assert worker != mine and other == 0
+    assert inner == [worker, worker, 3]
+    assert children() == []

@@ -127,7 +127,8 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2.0.0-alpha.5 → 2.0.0-alpha.7, unstable: :class:`~codegen.evidence.search.Weighing` on two
-    workers (a cold cache), the changes no search shows beside the searches, gives each change the
+    workers (a cold cache), the jobs that need no search of the others beside the searches (each
+    running its own), gives each change the
     evidence :meth:`~codegen.evidence.search.Pair.evidence` gives in one process, and its pair keeps
     the same searches (one a job ran in a worker too: a search on past its first refusals), so the
     same first hits.  On a warm cache it weighs them in the process, with the same evidence."""
@@ -157,20 +158,22 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     expected = alone.evidence(changes)
     monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
     warm = fresh()  # its models were rendered above: weighed here, one change after the other
-    assert not warm.fresh and not Weighing([(warm, changes)]).alone()
+    assert not warm.fresh and not Weighing([(warm, changes)]).early()
     assert evidence_all([(warm, changes)]) == [expected]
     spread = fresh()
     spread.fresh = True  # as on a cold cache: weighed on every core
     weighing = Weighing([(spread, changes)])
-    beside = weighing.alone()
-    assert beside and len(beside) < len(weighing.jobs)  # some need no search, some do
-    weighing.take(search_all([(spread, key) for key in spread.requests(changes)], also=beside))
-    searched = set(spread.searched(changes)) and set(spread._searches)
+    beside = weighing.early()
+    assert beside and len(beside) < len(weighing.jobs)  # some need no search of the others', some do
+    shared = [(spread, key) for key in spread.requests(changes) if weighing.shared(spread, key)]
+    assert shared and len(shared) < len(spread.requests(changes))  # some searches are a job's own
+    weighing.take(search_all(shared, also=beside))
+    ran_by_jobs = {key for key in spread._searches if not weighing.shared(spread, key)}
+    assert ran_by_jobs  # run in the workers by the early jobs, kept here
     weighing.rest()
     [found] = weighing.evidence()
     assert found == expected
     assert sum(isinstance(e, Evidence) for e in found.values()) >= 5
-    assert spread._searches.keys() - searched  # run by a job, kept here
     assert spread._searches.keys() == alone._searches.keys()
     assert [spread.first_hit(c) for c in changes] == [alone.first_hit(c) for c in changes]
 
