@@ -82,7 +82,6 @@ from ..schema.ir import (
     Nullable,
     ObjectType,
     Ref,
-    Scalar,
     Stability,
     UnionType,
     references_of,
@@ -117,6 +116,8 @@ from .walk import (
     at,
     carried_leniently,
     located_errors,
+    objects_only,
+    takes_any_object,
 )
 
 
@@ -439,31 +440,6 @@ OPEN_THERE = (
 """Why a change to a type as a whole is not searchable, when :meth:`Planner.refuses_nothing` says so."""
 
 
-def _objects_only(surface: ApiSurface, named: NamedType) -> bool:
-    """Whether every value of ``named`` is a JSON object: an object type, or a union of object types."""
-    if isinstance(named, ObjectType):
-        return True
-    if isinstance(named, UnionType):
-        return all(
-            isinstance(member.type, Ref)
-            and member.type.name in surface.types
-            and isinstance(surface.unaliased(member.type.name), ObjectType)
-            for member in named.members
-        )
-    return False
-
-
-def _takes_any_object(surface: ApiSurface, named: ObjectType) -> bool:
-    """Whether the models of ``named`` accept every JSON object, with no error at it or at one of its
-    fields: open to extra keys, no tag it pins or reserves, and every field (its own and inherited)
-    optional and either lenient (an invalid value read as omitted) or of any JSON value."""
-    lineage = surface.lineage(named.name)
-    return all(o.extra == "allow" and o.tag is None and o.reserved is None for o in lineage) and all(
-        not f.required and (f.default_on_error or f.type == Scalar("any"))
-        for f in surface.all_fields(named.name)
-    )
-
-
 ITEMS_SKIPPED = (
     "the receiver's models still skip the list's invalid items (x-deserialize-skip-invalid-items) and "
     "the list has no minimum length, so a list the sender's schema accepts is read whatever its items"
@@ -666,8 +642,8 @@ class Planner:
         if (
             anchor.whole
             and mine is not None
-            and _objects_only(source, mine)
-            and _takes_any_object(target, theirs)
+            and objects_only(source, mine)
+            and takes_any_object(target, theirs)
         ):
             return OPEN_THERE
         return None

@@ -468,8 +468,10 @@ def carried_leniently(
 ) -> bool:
     """Whether every place a ``top`` message (of ``source``) can hold a value of ``$defs[root]`` is one
     that ``other``'s models (of ``target``) read leniently: inside a field read with
-    ``x-deserialize-default-on-error`` (a value it refuses is read as omitted) or inside an item of a
-    list read with ``x-deserialize-skip-invalid-items`` (an item it refuses is dropped).
+    ``x-deserialize-default-on-error`` (a value it refuses is read as omitted), inside an item of a
+    list read with ``x-deserialize-skip-invalid-items`` (an item it refuses is dropped), or inside a
+    union without a tag one of whose members takes every value there (an envelope's result, whose
+    ``ExtResponse`` takes any: the union takes what one member takes).
 
     Then no ``top`` message is refused anywhere inside such a value: an error there never leaves the
     field or the item, so a change of ``root`` cannot be shown by any ``top`` message, whatever it is
@@ -551,10 +553,63 @@ def carried_leniently(
             case MapOf(value=value):
                 return expr_reaches(value, theirs.value if isinstance(theirs, MapOf) else None)
             case AnyOf(members=members):
+                if isinstance(theirs, AnyOf) and takes_every(theirs.members, members):
+                    return False  # a member of the reading side's takes every value sent there
                 return any(expr_reaches(m, None) for m in members)
         return False
 
+    def takes_every(reading: tuple[TypeExpr, ...], sent: tuple[TypeExpr, ...]) -> bool:
+        """Whether one of the ``reading`` members takes every value of the ``sent`` ones, with no error
+        inside it: it takes any JSON value, or any JSON object where each sent member is an object.
+        pydantic's union (one without a tag) then takes every such value, whatever is inside it."""
+        if any(_any_value(target, m) for m in reading):
+            return True
+        sent_objects = all(
+            isinstance(m, Ref) and m.name in source.types and objects_only(source, source.unaliased(m.name))
+            for m in sent
+        )
+        return sent_objects and any(
+            isinstance(m, Ref)
+            and m.name in target.types
+            and isinstance(found := target.unaliased(m.name), ObjectType)
+            and takes_any_object(target, found)
+            for m in reading
+        )
+
     return not named_reaches(top, other)
+
+
+def objects_only(surface: ApiSurface, named: NamedType) -> bool:
+    """Whether every value of ``named`` is a JSON object: an object type, or a union of object types."""
+    if isinstance(named, ObjectType):
+        return True
+    if isinstance(named, UnionType):
+        return all(
+            isinstance(member.type, Ref)
+            and member.type.name in surface.types
+            and isinstance(surface.unaliased(member.type.name), ObjectType)
+            for member in named.members
+        )
+    return False
+
+
+def takes_any_object(surface: ApiSurface, named: ObjectType) -> bool:
+    """Whether the models of ``named`` accept every JSON object, with no error at it or at one of its
+    fields: open to extra keys, no tag it pins or reserves, and every field (its own and inherited)
+    optional and either lenient (an invalid value read as omitted) or of any JSON value."""
+    lineage = surface.lineage(named.name)
+    return all(o.extra == "allow" and o.tag is None and o.reserved is None for o in lineage) and all(
+        not f.required and (f.default_on_error or f.type == Scalar("any"))
+        for f in surface.all_fields(named.name)
+    )
+
+
+def _any_value(surface: ApiSurface, expr: TypeExpr) -> bool:
+    """Whether ``expr`` is any JSON value: ``Scalar("any")``, or a named alias of it."""
+    if isinstance(expr, Ref) and expr.name in surface.types:
+        named = surface.unaliased(expr.name)
+        return isinstance(named, AliasType) and named.target == Scalar("any")
+    return expr == Scalar("any")
 
 
 def _schema_name(surface: ApiSurface, name: str | None) -> str | None:
@@ -565,9 +620,18 @@ def _schema_name(surface: ApiSurface, name: str | None) -> str | None:
 
 
 def _member(theirs: NamedType, variant: Any) -> TypeExpr | None:
-    """The member of the reading side's union that reads a message of ``variant`` (by its tag; ``None``:
-    no tag, or not a union)."""
-    if not isinstance(theirs, UnionType) or variant.tag is None:
+    """The member of the reading side's union that reads a message of ``variant``: by its tag, or, in a
+    union without one, by its title (``None``: neither, or not a union).
+
+    A union without a tag takes a value if any of its members does, so the member of the same title
+    reading it without a refusal is enough for the union to: the walk asks no more of it."""
+    if not isinstance(theirs, UnionType):
         return None
-    found = next((v for v in theirs.variants if v.tag == variant.tag), None)
+    if variant.tag is not None:
+        found = next((v for v in theirs.variants if v.tag == variant.tag), None)
+    elif theirs.tag_wire_name is None and variant.title:
+        titled = [v for v in theirs.variants if v.tag is None and v.title == variant.title]
+        found = titled[0] if len(titled) == 1 else None
+    else:
+        found = None
     return found.type if found is not None else None

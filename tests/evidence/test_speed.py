@@ -93,6 +93,10 @@ def test_a_kept_form_is_a_fresh_copy_each_time() -> None:
         # the prompt's content blocks are read strictly
         ("PromptRequest", "ContentBlock", False),
         ("PromptRequest", "TextContent", False),
+        # an envelope's result (params) is a union without a tag that has a member of any value
+        # (ExtResponse, ExtRequest): whatever is there, that member takes it
+        ("AgentResponse", "PromptResponse", True),
+        ("ClientRequest", "PromptRequest", True),
     ],
 )
 def test_what_the_reading_side_reads_leniently_is_not_generated_for(
@@ -109,6 +113,19 @@ def test_what_the_reading_side_reads_leniently_is_not_generated_for(
         and root in release_files("v2-sdk-2.2.0").schema(False).data["$defs"]
     )
     assert carried_leniently(old, new, mine, theirs, root) is lenient
+
+
+def test_an_envelope_whose_result_union_has_a_member_of_any_value_refuses_nothing_inside_it() -> None:
+    """The premise of the last rows above, on the real models: a result that ``PromptResponse`` refuses
+    alone is in an ``AgentResponse`` the 2.2.0 models accept (its union tries each member, and
+    ``ExtResponse`` takes any value); so no whole ``AgentResponse`` is generated to carry a refusal."""
+    from acp_v2_sdk_2_2_0 import schema
+    from pydantic import TypeAdapter, ValidationError
+
+    result = {"stopReason": 5}
+    with pytest.raises(ValidationError):
+        schema.PromptResponse.model_validate(result)
+    TypeAdapter(schema.AgentResponse).validate_python({"jsonrpc": "2.0", "id": 0, "result": result})
 
 
 def test_a_reading_side_of_another_shape_counts_as_strict() -> None:
