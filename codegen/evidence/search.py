@@ -1613,19 +1613,16 @@ class Weighing:
             for c, change in enumerate(changes):
                 grouped.setdefault(change.key, []).append((p, c))
         jobs = list(grouped.values())
-        users: list[dict[tuple[Direction, str], set[int]]] = [{} for _ in self.work]
-        for j, job in enumerate(jobs):
-            for p, where in self._wheres(job):
-                users[p].setdefault(where, set()).add(j)
+        needs = [self._wheres(job) for job in jobs]
+        users: dict[tuple[int, tuple[Direction, str]], int] = {}
+        for wheres in needs:
+            for need in wheres:
+                users[need] = users.get(need, 0) + 1
+        early = [all(users[need] == 1 for need in wheres) for wheres in needs]
+        self.jobs = list(zip(early, jobs, strict=True))
         self.owned = [set() for _ in self.work]
-        self.jobs = []
-        for j, job in enumerate(jobs):
-            wheres = self._wheres(job)
-            early = all(users[p][where] == {j} for p, where in wheres)
-            self.jobs.append((early, job))
-            if early:
-                for p, where in wheres:
-                    self.owned[p].add(where)
+        for p, where in (need for mine, wheres in zip(early, needs, strict=True) if mine for need in wheres):
+            self.owned[p].add(where)
 
     def _wheres(self, job: list[tuple[int, int]]) -> set[tuple[int, tuple[Direction, str]]]:
         """The searches a job's changes need, per pair: each plan's direction and ``$defs`` type (the

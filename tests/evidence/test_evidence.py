@@ -959,6 +959,5 @@ def test_a_job_whose_searches_no_other_needs_runs_them_itself_beside_the_search_
     weighing.rest()
     one_by_one = found.evidence(changes)
     assert weighing.evidence() == [one_by_one]
-    assert isinstance(
-        one_by_one[changes.index(next(c for c in changes if c.rule.id == "constraint-loosened"))], Evidence
-    )
+    loosened = next(i for i, c in enumerate(changes) if c.rule.id == "constraint-loosened")
+    assert isinstance(one_by_one[loosened], Evidence)
