@@ -1579,16 +1579,15 @@ class Weighing:
     messages of its own.  The changes are weighed in jobs run on every core,
     the same change at each stability level in one job, one level after the
     other (a type the same at both levels generates the same messages, which
-    the second reads back from the cache).  A job needs no search of the
-    others (:meth:`early`) when none of its changes has a type to search, or
-    when every search its changes need is needed by no other job's: it runs
-    those searches itself, before weighing, so it need not wait for the
-    search stage, and runs beside it.  A search a job runs is kept by its
-    pair here too (:meth:`Pair.keep`), as if it had been run here.  The
-    evidence is the same as one change after the other gives, since each
-    change's depends on it and the searches alone, and a search is the same
-    wherever it runs: the same key (a type, a direction, every anchor planned
-    there), the same messages.
+    the second reads back from the cache), and the changes that need a search
+    in common in one job too, so that no search is needed by two jobs.  On a
+    cold cache each job runs the searches its changes need itself, then
+    weighs them (:meth:`early`): no job waits for a search stage, and a
+    search is the same wherever it runs (the same key: a type, a direction,
+    every anchor planned there; the same messages).  A search a job runs is
+    kept by its pair here too (:meth:`Pair.keep`), as if it had been run
+    here.  The evidence is the same as one change after the other gives,
+    since each change's depends on it and the searches alone.
 
     On a warm cache (no pair :attr:`~Pair.fresh`) the messages are read back,
     not generated: what is left is checking them, which a worker would pay
@@ -1598,13 +1597,11 @@ class Weighing:
 
     work: list[tuple[Pair, list[Change]]]
     found: list[dict[int, Evidence | NoEvidence]] = field(init=False)
-    jobs: list[tuple[bool, list[tuple[int, int]]]] = field(init=False)
-    """Each job: whether it needs no search of the others (:meth:`early`), and its (pair, change)
-    indexes."""
-    owned: list[set[tuple[Direction, str]]] = field(init=False)
-    """Per pair, the searches (direction, ``$defs`` type) that an early job runs itself."""
+    jobs: list[list[tuple[int, int]]] = field(init=False)
+    """Each job's (pair, change) indexes: a change at each stability level, and every change that needs
+    a search one of those needs."""
     handed: bool = field(default=False, init=False)
-    """Whether :meth:`early` handed out the jobs that need no search of the others."""
+    """Whether :meth:`early` handed out the jobs, each to run its own searches."""
 
     def __post_init__(self) -> None:
         self.found = [{} for _ in self.work]
@@ -1612,17 +1609,7 @@ class Weighing:
         for p, (_, changes) in enumerate(self.work):
             for c, change in enumerate(changes):
                 grouped.setdefault(change.key, []).append((p, c))
-        jobs = list(grouped.values())
-        needs = [self._wheres(job) for job in jobs]
-        users: dict[tuple[int, tuple[Direction, str]], int] = {}
-        for wheres in needs:
-            for need in wheres:
-                users[need] = users.get(need, 0) + 1
-        early = [all(users[need] == 1 for need in wheres) for wheres in needs]
-        self.jobs = list(zip(early, jobs, strict=True))
-        self.owned = [set() for _ in self.work]
-        for p, where in (need for mine, wheres in zip(early, needs, strict=True) if mine for need in wheres):
-            self.owned[p].add(where)
+        self.jobs = _joined(list(grouped.values()), self._wheres)
 
     def _wheres(self, job: list[tuple[int, int]]) -> set[tuple[int, tuple[Direction, str]]]:
         """The searches a job's changes need, per pair: each plan's direction and ``$defs`` type (the
@@ -1633,32 +1620,26 @@ class Weighing:
             for where in self.work[p][0].planner.groups([self.work[p][0].plans(self.work[p][1][c])])
         }
 
-    def shared(self, pair: Pair, key: SearchKey) -> bool:
-        """Whether the search ``key`` of ``pair`` is one the search stage runs (no early job runs it)."""
-        p = next(i for i, (mine, _) in enumerate(self.work) if mine is pair)
-        return (key[1], key[0]) not in self.owned[p]
-
     @property
     def spread(self) -> bool:
         """Whether the jobs run on every core (a pair's models were rendered: a cold cache)."""
         return any(pair.fresh for pair, _ in self.work)
 
     def early(self) -> list[Callable[[], Weighed]]:
-        """The jobs that need no search of the others, each running its own searches first, to run
-        beside the search stage (none on a warm cache: :meth:`rest` weighs every change there)."""
+        """Every job, each running its own searches first (:class:`Weighing`), to run as the search stage
+        (none on a warm cache: :meth:`rest` weighs every change there)."""
         if not self.spread:
             return []
         self.handed = True
-        return [functools.partial(self._weigh, job, None) for early, job in self.jobs if early]
+        return [functools.partial(self._weigh, job, None) for job in self.jobs]
 
     def rest(self, progress: Progress | None = None) -> None:
-        """Weigh the other changes, once their searches have run (a stage of ``progress``)."""
+        """Weigh the changes, once their searches have run (a stage of ``progress``), unless :meth:`early`
+        handed out their jobs."""
+        if self.handed:
+            return
         searched = [pair.searched(changes) for pair, changes in self.work]
-        jobs = [
-            functools.partial(self._weigh, job, searched)
-            for early, job in self.jobs
-            if not (early and self.handed)
-        ]
+        jobs = [functools.partial(self._weigh, job, searched) for job in self.jobs]
         tick = (
             progress.stage("weighing the messages found", len(jobs))
             if progress is not None and jobs
@@ -1701,6 +1682,32 @@ class Weighing:
             for (pair, _), seen in zip(self.work, before, strict=True)
         ]
         return found, ran
+
+
+def _joined(
+    jobs: list[list[tuple[int, int]]], needs: Callable[[list[tuple[int, int]]], Iterable[Any]]
+) -> list[list[tuple[int, int]]]:
+    """``jobs`` with those that ``needs`` something in common (a search) made one, each where its first
+    part was."""
+    first: dict[Any, int] = {}
+    into = list(range(len(jobs)))
+
+    def root(j: int) -> int:
+        while into[j] != j:
+            j = into[j]
+        return j
+
+    for j, job in enumerate(jobs):
+        for need in needs(job):
+            if need in first:
+                a, b = root(j), root(first[need])
+                into[max(a, b)] = min(a, b)
+            else:
+                first[need] = j
+    joined: dict[int, list[tuple[int, int]]] = {}
+    for j, job in enumerate(jobs):
+        joined.setdefault(root(j), []).extend(job)
+    return list(joined.values())
 
 
 def evidence_all(
@@ -1825,14 +1832,13 @@ def _attached(
     weighed = [s for s in levels if s in pairs]
     weighing = Weighing([(pairs[s], searched[s]) for s in weighed])
     for then, stage in ((False, "searching for evidence"), (True, "searching the other direction")):
+        early = [] if then else weighing.early()  # a cold cache: every job, running its own searches
         requests = [
             (pairs[stability], key)
             for surface in result.surfaces
-            if (stability := surface.stability) in pairs
+            if (stability := surface.stability) in pairs and not weighing.handed
             for key in pairs[stability].requests((surface.changes[i] for i in wanted[stability]), then)
-            if weighing.shared(pairs[stability], key)
         ]
-        early = [] if then else weighing.early()  # jobs that need no search of others: beside the searches
         todo = len({(id(pair), key) for pair, key in requests if key not in pair._searches}) + len(early)
         tick = progress.stage(stage, todo) if progress is not None and todo else None
         weighing.take(search_all(requests, tick, early))

@@ -925,15 +925,16 @@ def test_the_new_members_of_a_real_union_are_shown_by_the_messages_built_at_them
         assert any(hit is None or hit > len(changes) * TARGETED for hit in hits), hits
 
 
-def test_a_job_whose_searches_no_other_needs_runs_them_itself_beside_the_search_stage(
+def test_the_changes_that_need_a_search_in_common_are_one_job_that_runs_its_own_searches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Three changes: a ``Cost`` currency loosened (the search of ``Cost`` is its own), and a new
     required ``mode`` and a ``minLength`` on ``sessionId`` of ``PromptRequest`` (one search serves
-    both). On a cold cache the first is weighed at once, in a worker that runs its search itself; the
-    search stage runs only the shared one. The evidence is what weighing one change after the other
-    here gives, and the search the worker ran is kept here as if run here."""
-    from codegen.evidence.search import Pair, Weighing, search_all
+    both, so they are one job). On a cold cache each job runs in a worker, its searches first: no
+    search is run here, and none twice. The evidence is what weighing one change after the other here
+    gives, and the searches the workers ran are kept here as if run here."""
+    from codegen.evidence.parallel import run_all
+    from codegen.evidence.search import Pair, Weighing
 
     monkeypatch.setenv("ACP_CODEGEN_JOBS", "2")
     old, new = with_cost(mini(), True, False), with_cost(mini(), False, False)
@@ -948,15 +949,12 @@ def test_a_job_whose_searches_no_other_needs_runs_them_itself_beside_the_search_
     ]
     cold = Pair(found.old, found.new, found.examples, tmp_path / "messages", fresh=True)
     weighing = Weighing([(cold, changes)])
-    early = [[changes[c].rule.id for _, c in job] for is_early, job in weighing.jobs if is_early]
-    assert early == [["constraint-loosened"]]
-    requests = cold.requests(changes)
-    assert sorted(key[0] for key in requests) == ["Cost", "PromptRequest"]
-    shared = [key for key in requests if weighing.shared(cold, key)]
-    assert [key[0] for key in shared] == ["PromptRequest"]
-    weighing.take(search_all([(cold, key) for key in shared], None, weighing.early()))
-    assert {key[0] for key in cold._searches} == {"Cost", "PromptRequest"}  # Cost's, from the worker
-    weighing.rest()
+    jobs = sorted(sorted(changes[c].rule.id for _, c in job) for job in weighing.jobs)
+    assert jobs == [["constraint-loosened"], ["constraint-tightened", "field-added-required"]]
+    assert sorted(key[0] for key in cold.requests(changes)) == ["Cost", "PromptRequest"]
+    weighing.take(run_all(weighing.early()))
+    assert {key[0] for key in cold._searches} == {"Cost", "PromptRequest"}  # from the workers
+    weighing.rest()  # nothing left: every job was handed out
     one_by_one = found.evidence(changes)
     assert weighing.evidence() == [one_by_one]
     loosened = next(i for i, c in enumerate(changes) if c.rule.id == "constraint-loosened")

@@ -144,8 +144,8 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """2.0.0-alpha.5 → 2.0.0-alpha.7, unstable: :class:`~codegen.evidence.search.Weighing` on two
-    workers (a cold cache), the jobs that need no search of the others beside the searches (each
-    running its own), gives each change the
+    workers (a cold cache), each job running its own searches (the changes that need a search in
+    common in one job), gives each change the
     evidence :meth:`~codegen.evidence.search.Pair.evidence` gives in one process, and its pair keeps
     the same searches (one a job ran in a worker too: a search on past its first refusals), so the
     same first hits.  On a warm cache it weighs them in the process, with the same evidence."""
@@ -180,13 +180,12 @@ def test_the_changes_weighed_on_every_core_give_what_one_after_the_other_gives(
     spread = fresh()
     spread.fresh = True  # as on a cold cache: weighed on every core
     weighing = Weighing([(spread, changes)])
+    wheres = [weighing._wheres(job) for job in weighing.jobs]
+    assert sum(map(len, wheres)) == len(set().union(*wheres))  # no search needed by two jobs
     beside = weighing.early()
-    assert beside and len(beside) < len(weighing.jobs)  # some need no search of the others', some do
-    shared = [(spread, key) for key in spread.requests(changes) if weighing.shared(spread, key)]
-    assert shared and len(shared) < len(spread.requests(changes))  # some searches are a job's own
-    weighing.take(search_all(shared, also=beside))
-    ran_by_jobs = {key for key in spread._searches if not weighing.shared(spread, key)}
-    assert ran_by_jobs  # run in the workers by the early jobs, kept here
+    assert len(beside) == len(weighing.jobs) < len(changes)  # some changes share a job
+    weighing.take(search_all([], also=beside))
+    assert spread._searches  # run in the workers by the jobs, kept here
     weighing.rest()
     [found] = weighing.evidence()
     assert found == expected
