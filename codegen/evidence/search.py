@@ -50,7 +50,7 @@ import copy
 import dataclasses
 import functools
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -762,6 +762,40 @@ class Planner:
         return frozenset(wanted["old"]), frozenset(wanted["new"])
 
 
+class _Searches(Mapping[SearchKey, "Search | str"]):
+    """A pair's searches by key: what each found (as a worker sends it), made a :class:`Search` with its
+    refusals when it is first read.
+
+    Making the refusals again builds the validators of the searched type's models, which a worker has
+    built already: a cold run whose jobs weigh every change in the workers reads none of them here.
+    """
+
+    def __init__(
+        self, raw: Mapping[SearchKey, Found | str], make: Callable[[SearchKey, Found | str], Search | str]
+    ):
+        self._raw = raw
+        self._make = make
+        self._made: dict[SearchKey, Search | str] = {}
+
+    def __getitem__(self, key: SearchKey) -> Search | str:
+        if key not in self._made:
+            self._made[key] = self._make(key, self._raw[key])
+        return self._made[key]
+
+    def __iter__(self) -> Iterator[SearchKey]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+    def forget(self, key: SearchKey) -> None:
+        """What was made of ``key`` before it was found again."""
+        self._made.pop(key, None)
+
+
 @dataclass
 class Pair:
     """The two sides of one stability level of a diff, and the searches already run on them."""
@@ -775,12 +809,13 @@ class Pair:
     """Whether this run rendered its models: a cold cache, whose messages must be generated too (the
     changes are then weighed on every core, :class:`Weighing`)."""
     planner: Planner = field(init=False)
-    _searches: dict[SearchKey, Search | str] = field(default_factory=dict)
     _found_raw: dict[SearchKey, Found | str] = field(default_factory=dict)
     """What each search in :attr:`_searches` found, as a worker sends it (:meth:`run_searches`)."""
+    _searches: _Searches = field(init=False)
 
     def __post_init__(self) -> None:
         self.planner = Planner(self.old.surface, self.new.surface)
+        self._searches = _Searches(self._found_raw, self._found)
 
     def sides(self, direction: Direction) -> tuple[Side, Side]:
         """(the side messages are generated from, the side whose models try them)."""
@@ -826,9 +861,10 @@ class Pair:
         return self._searches[key]
 
     def keep(self, key: SearchKey, found: Found | str) -> None:
-        """Keep what the search ``key`` found (here or in a worker), with its refusals made again here."""
+        """Keep what the search ``key`` found (here or in a worker), its refusals made again here when
+        it is first read (:class:`_Searches`)."""
         self._found_raw[key] = found
-        self._searches[key] = self._found(key, found)
+        self._searches.forget(key)
 
     def key(
         self,

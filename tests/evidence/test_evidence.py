@@ -954,8 +954,14 @@ def test_the_changes_that_need_a_search_in_common_are_one_job_that_runs_its_own_
     assert sorted(key[0] for key in cold.requests(changes)) == ["Cost", "PromptRequest"]
     weighing.take(run_all(weighing.early()))
     assert {key[0] for key in cold._searches} == {"Cost", "PromptRequest"}  # from the workers
+    assert not cold._searches._made  # their refusals are made here only when read
     weighing.rest()  # nothing left: every job was handed out
     one_by_one = found.evidence(changes)
     assert weighing.evidence() == [one_by_one]
+    for key in cold._searches:  # read, each is what the search run here gives
+        mine, theirs = cold._searches[key], found._searches[key]
+        assert not isinstance(mine, str) and not isinstance(theirs, str)
+        assert [r.instance for r in mine.refusals] == [r.instance for r in theirs.refusals]
+        assert [r.errors for r in mine.refusals] == [r.errors for r in theirs.refusals]
     loosened = next(i for i, c in enumerate(changes) if c.rule.id == "constraint-loosened")
     assert isinstance(one_by_one[loosened], Evidence)
